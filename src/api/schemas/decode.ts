@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import { KnownUpdate, UPDATE_TYPES, type Update } from './updates.ts';
+
+/** A payload did not have the shape its schema expects; `path` names the field. */
+export class DecodeError extends Error {
+  override name = 'DecodeError';
+  constructor(
+    readonly what: string,
+    readonly path: string,
+    readonly issue: string,
+  ) {
+    super(`${what}: ${path ? `field ${path}: ` : ''}${issue}`);
+  }
+}
+
+/** Removes `null` object members recursively: on this platform absent and null mean the same. */
+export function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v !== null) out[k] = stripNulls(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}
+
+/** Decodes `raw` with `schema` leniently (nulls dropped, unknown fields kept); throws DecodeError naming the field. */
+export function decode<S extends z.ZodType>(schema: S, raw: unknown, what = 'payload'): z.infer<S> {
+  const result = schema.safeParse(stripNulls(raw));
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new DecodeError(what, issue ? formatPath(issue.path) : '', issue?.message ?? 'invalid');
+}
+
+const known: ReadonlySet<string> = new Set(UPDATE_TYPES);
+
+/**
+ * Decodes one update. Unknown `update_type`s become an `UnknownUpdate` instead of failing; a known
+ * type with a malformed payload throws DecodeError naming the field.
+ */
+export function decodeUpdate(raw: unknown): Update {
+  const clean = stripNulls(raw);
+  if (clean === null || typeof clean !== 'object' || Array.isArray(clean)) {
+    throw new DecodeError('update', '', 'expected a JSON object');
+  }
+  const record = clean as Record<string, unknown>;
+  const type = record.update_type;
+  if (typeof type !== 'string') throw new DecodeError('update', 'update_type', 'missing or not a string');
+  if (!known.has(type)) {
+    return {
+      update_type: 'unknown',
+      original_update_type: type,
+      timestamp: typeof record.timestamp === 'number' ? record.timestamp : undefined,
+      raw: record,
+    };
+  }
+  return decode(KnownUpdate, record, `update ${type}`);
+}

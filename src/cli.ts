@@ -1,0 +1,44 @@
+/**
+ * The `botflow` command. Each subcommand lives beside the module it drives and is loaded on demand,
+ * so `botflow check` never opens a database and `botflow sandbox` never loads the engine.
+ */
+
+/** A subcommand: `run` gets the arguments after its name and returns the exit code. */
+export interface Command {
+  summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+type CommandLoader = { summary: string; load: () => Promise<{ command: Command }> };
+
+// One line per subcommand; keep them sorted.
+const commands: Record<string, CommandLoader> = {};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length), 4);
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    'usage: botflow <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'botflow <command> --help for details',
+  ].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const entry = commands[name];
+  if (!entry) {
+    console.error(`botflow: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const { command } = await entry.load();
+  return command.run(rest);
+}
