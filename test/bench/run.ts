@@ -1,6 +1,7 @@
 // `npm run bench [-- name...]`: runs the named benchmarks (all when none is named), one after the other.
-import { readdirSync } from 'node:fs';
+
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,9 +19,13 @@ if (unknown.length > 0) {
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`\n=== bench ${name} ===`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, `${name}.bench.ts`)], {
-    stdio: 'inherit',
-  });
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--expose-gc', join(here, `${name}.bench.ts`)],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (run.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);
