@@ -271,6 +271,17 @@ export const OPERATIONS = {
     idempotent: true,
     write: true,
   },
+  /** Same endpoint as answerCallback; the answer carries a `message` that replaces the original one. */
+  answerCallbackResult: {
+    method: 'POST',
+    path: '/answers',
+    query: ['callback_id'],
+    body: ['notification', 'message'],
+    result: R,
+    chatScoped: true,
+    idempotent: true,
+    write: true,
+  },
   getUpdates: {
     method: 'GET',
     path: '/updates',
