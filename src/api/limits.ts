@@ -1,0 +1,213 @@
+/**
+ * Client-side checks of the platform's documented limits. Each function returns every violation
+ * with the path of the field at fault (e.g. `attachments[0].payload.buttons[2][1].payload`), and an
+ * empty list when the input is fine. They accept `unknown` so that the flow linter can run them on
+ * anything a flow file produces; the client runs them before every send and refuses with UsageError.
+ */
+import type { LimitViolation } from './errors.ts';
+import type { OperationName } from './operations.ts';
+import { KEYBOARD_LIMITS, WIDE_BUTTON_TYPES } from './schemas/keyboard.ts';
+import { TEXT_MAX } from './schemas/messages.ts';
+
+export type { LimitViolation } from './errors.ts';
+
+/** Appends a property name to a field path. */
+export function fieldPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+/** Length in characters (code points), so that an emoji counts as one. */
+export function charLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A message or comment text: a string of at most 4000 characters. */
+export function checkText(text: unknown, path = 'text'): LimitViolation[] {
+  if (text === undefined || text === null) return [];
+  if (typeof text !== 'string') return [{ field: path, message: 'must be a string' }];
+  const n = charLength(text);
+  if (n > TEXT_MAX) {
+    return [
+      { field: path, message: `is ${n} characters long; the limit is ${TEXT_MAX}: shorten it or split it` },
+    ];
+  }
+  return [];
+}
+
+/** One keyboard button: text 1..128, callback payload ≤ 1024, link url ≤ 2048. */
+export function checkButton(button: unknown, path: string): LimitViolation[] {
+  if (!isRecord(button))
+    return [{ field: path, message: 'a button must be an object with a type and a text' }];
+  const out: LimitViolation[] = [];
+  if (typeof button.type !== 'string') out.push({ field: fieldPath(path, 'type'), message: 'is missing' });
+  const text = button.text;
+  const L = KEYBOARD_LIMITS;
+  if (typeof text !== 'string') {
+    out.push({ field: fieldPath(path, 'text'), message: 'is missing: every button needs a text' });
+  } else {
+    const n = charLength(text);
+    if (n < L.textMin || n > L.textMax) {
+      out.push({
+        field: fieldPath(path, 'text'),
+        message: `is ${n} characters long; a button text must be ${L.textMin}..${L.textMax} characters`,
+      });
+    }
+  }
+  if (button.type === 'callback') {
+    if (typeof button.payload !== 'string') {
+      out.push({
+        field: fieldPath(path, 'payload'),
+        message: 'is missing: a callback button needs a payload',
+      });
+    } else if (charLength(button.payload) > L.callbackPayload) {
+      out.push({
+        field: fieldPath(path, 'payload'),
+        message: `is ${charLength(button.payload)} characters long; the limit is ${L.callbackPayload}: store the data server-side and put a short key in the payload`,
+      });
+    }
+  }
+  if (button.type === 'link') {
+    if (typeof button.url !== 'string' || button.url === '') {
+      out.push({ field: fieldPath(path, 'url'), message: 'is missing: a link button needs a url' });
+    } else if (charLength(button.url) > L.linkUrl) {
+      out.push({
+        field: fieldPath(path, 'url'),
+        message: `is ${charLength(button.url)} characters long; the limit is ${L.linkUrl}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** An inline keyboard: ≤ 210 buttons, ≤ 30 rows, ≤ 7 per row (≤ 3 in a row with link, open_app, geo or contact buttons). */
+export function checkKeyboard(keyboard: unknown, path = 'payload'): LimitViolation[] {
+  const L = KEYBOARD_LIMITS;
+  if (!isRecord(keyboard) || !Array.isArray(keyboard.buttons)) {
+    return [
+      { field: fieldPath(path, 'buttons'), message: 'must be an array of rows, each an array of buttons' },
+    ];
+  }
+  const rowsPath = fieldPath(path, 'buttons');
+  const rows = keyboard.buttons as unknown[];
+  const out: LimitViolation[] = [];
+  if (rows.length > L.rows) {
+    out.push({ field: rowsPath, message: `has ${rows.length} rows; the limit is ${L.rows}` });
+  }
+  let total = 0;
+  rows.forEach((row, r) => {
+    const rowPath = `${rowsPath}[${r}]`;
+    if (!Array.isArray(row)) {
+      out.push({ field: rowPath, message: 'a row must be an array of buttons' });
+      return;
+    }
+    if (row.length === 0) out.push({ field: rowPath, message: 'is an empty row: remove it' });
+    total += row.length;
+    const wide = row.find((b) => isRecord(b) && typeof b.type === 'string' && WIDE_BUTTON_TYPES.has(b.type));
+    const max = wide ? L.perRowWide : L.perRow;
+    if (row.length > max) {
+      const why = wide ? ` when the row holds a ${(wide as { type: string }).type} button` : '';
+      out.push({ field: rowPath, message: `has ${row.length} buttons; the limit is ${max} per row${why}` });
+    }
+    row.forEach((b, c) => {
+      out.push(...checkButton(b, `${rowPath}[${c}]`));
+    });
+  });
+  if (total > L.buttons) {
+    out.push({ field: rowsPath, message: `has ${total} buttons; the limit is ${L.buttons}` });
+  }
+  return out;
+}
+
+/** Attachments of a message: each an object with a type; at most one inline_keyboard, within its limits. */
+export function checkAttachments(attachments: unknown, path = 'attachments'): LimitViolation[] {
+  if (attachments === undefined || attachments === null) return [];
+  if (!Array.isArray(attachments)) return [{ field: path, message: 'must be an array of attachments' }];
+  const out: LimitViolation[] = [];
+  let keyboards = 0;
+  attachments.forEach((a, i) => {
+    const at = `${path}[${i}]`;
+    if (!isRecord(a) || typeof a.type !== 'string') {
+      out.push({ field: fieldPath(at, 'type'), message: 'every attachment needs a type' });
+      return;
+    }
+    if (a.type === 'inline_keyboard') {
+      keyboards++;
+      if (keyboards > 1) {
+        out.push({
+          field: at,
+          message:
+            'is a second inline_keyboard: a message carries at most one keyboard; merge the rows into one',
+        });
+      }
+      out.push(...checkKeyboard(a.payload, fieldPath(at, 'payload')));
+    }
+  });
+  return out;
+}
+
+/** A NewMessageBody (send, edit, or the `message` of a callback answer). */
+export function checkNewMessageBody(body: unknown, path = ''): LimitViolation[] {
+  if (!isRecord(body)) return [{ field: path || 'body', message: 'a message must be an object' }];
+  return [
+    ...checkText(body.text, fieldPath(path, 'text')),
+    ...checkAttachments(body.attachments, fieldPath(path, 'attachments')),
+  ];
+}
+
+/** A NewCommentBody: text ≤ 4000. */
+export function checkNewCommentBody(body: unknown, path = ''): LimitViolation[] {
+  if (!isRecord(body)) return [{ field: path || 'body', message: 'a comment must be an object' }];
+  return checkText(body.text, fieldPath(path, 'text'));
+}
+
+/** Exactly one of the two fields is set (e.g. sendMessage's chat_id / user_id). */
+export function checkExactlyOne(args: Record<string, unknown>, a: string, b: string): LimitViolation[] {
+  const hasA = args[a] !== undefined && args[a] !== null;
+  const hasB = args[b] !== undefined && args[b] !== null;
+  if (hasA === hasB) {
+    return [
+      {
+        field: hasA ? `${a}/${b}` : a,
+        message: hasA
+          ? `give exactly one target: ${a} or ${b}, not both`
+          : `give exactly one target: ${a} (a chat) or ${b} (a person's dialog)`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Every client-side rule of one operation's arguments; the client refuses the call when any is broken. */
+export function checkOperationArgs(op: OperationName, args: Record<string, unknown>): LimitViolation[] {
+  switch (op) {
+    case 'sendMessage':
+      return [...checkExactlyOne(args, 'chat_id', 'user_id'), ...checkNewMessageBody(args)];
+    case 'editMessage':
+      return checkNewMessageBody(args);
+    case 'getMessages':
+      return checkExactlyOne(args, 'chat_id', 'message_ids');
+    case 'answerCallback':
+    case 'answerCallbackResult': {
+      const out: LimitViolation[] = [];
+      if (op === 'answerCallbackResult' && !isRecord(args.message)) {
+        out.push({
+          field: 'message',
+          message: 'is required: answerCallbackResult changes the original message',
+        });
+      }
+      if (isRecord(args.message)) out.push(...checkNewMessageBody(args.message, 'message'));
+      return out;
+    }
+    case 'sendComment':
+    case 'editComment':
+      return checkNewCommentBody(args);
+    default:
+      return [];
+  }
+}
