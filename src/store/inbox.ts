@@ -1,0 +1,180 @@
+/**
+ * Queries of the `inbox` table: the durable, de-duplicated log of every event botflow must handle.
+ * Intake appends; the engine reads pending rows in arrival order and settles them.
+ */
+import type Database from 'better-sqlite3';
+
+/** What may be in the inbox: updates from the platform now; the engine adds its own kinds. */
+export type InboxKind = 'update' | 'timer' | 'effect_result' | (string & {});
+
+/** Where a row is in its life. Only `pending` rows are work; the others wait for pruning. */
+export type InboxStatus = 'pending' | 'done' | 'failed' | 'ignored';
+
+/** A row to append. */
+export interface InboxEntry {
+  /** Defaults to `'update'`. */
+  kind?: InboxKind;
+  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/intake/keys.ts). */
+  dedupeKey: string;
+  /** The conversation the event belongs to; null when it belongs to none. */
+  conversationKey?: string | null;
+  /** The update's `update_type`, for updates. */
+  updateType?: string | null;
+  /** The event as JSON text, exactly as received. */
+  payload: string;
+  /** Arrival time in ms; defaults to now. */
+  receivedAt?: number;
+}
+
+/** What happened to one appended entry. */
+export interface AppendResult {
+  /** True when the entry is new; false for a duplicate, which was ignored. */
+  inserted: boolean;
+  /** The new row's id (arrival order), or null for a duplicate. */
+  id: number | null;
+}
+
+/** A stored row. */
+export interface InboxRow {
+  id: number;
+  kind: InboxKind;
+  dedupeKey: string;
+  conversationKey: string | null;
+  updateType: string | null;
+  payload: string;
+  receivedAt: number;
+  status: InboxStatus;
+  attempts: number;
+  error: string | null;
+  processedAt: number | null;
+}
+
+const COLUMNS =
+  'id, kind, dedupe_key AS dedupeKey, conversation_key AS conversationKey, update_type AS updateType, ' +
+  'payload, received_at AS receivedAt, status, attempts, error, processed_at AS processedAt';
+
+/** Rows deleted per statement while pruning, so that one prune never holds the write lock for long. */
+const PRUNE_CHUNK = 2000;
+
+/** The inbox queries over one connection; statements are prepared once. */
+export class InboxStore {
+  private readonly insert: Database.Statement;
+  private readonly selectPending: Database.Statement;
+  private readonly selectPendingOf: Database.Statement;
+  private readonly selectById: Database.Statement;
+  private readonly selectByDedupeKey: Database.Statement;
+  private readonly settle: Database.Statement;
+  private readonly bumpAttempts: Database.Statement;
+  private readonly pruneChunk: Database.Statement;
+  private readonly countByStatus: Database.Statement;
+  private readonly appendAll: (entries: readonly InboxEntry[]) => AppendResult[];
+
+  constructor(readonly db: Database.Database) {
+    this.insert = db.prepare(
+      'INSERT INTO inbox (kind, dedupe_key, conversation_key, update_type, payload, received_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING',
+    );
+    this.selectPending = db.prepare(
+      `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
+    );
+    this.selectPendingOf = db.prepare(
+      `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND conversation_key = ? ORDER BY id LIMIT ?`,
+    );
+    this.selectById = db.prepare(`SELECT ${COLUMNS} FROM inbox WHERE id = ?`);
+    this.selectByDedupeKey = db.prepare(`SELECT ${COLUMNS} FROM inbox WHERE dedupe_key = ?`);
+    this.settle = db.prepare(
+      "UPDATE inbox SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ? AND status = 'pending'",
+    );
+    this.bumpAttempts = db.prepare('UPDATE inbox SET attempts = attempts + 1, error = ? WHERE id = ?');
+    this.pruneChunk = db.prepare(
+      "DELETE FROM inbox WHERE id IN (SELECT id FROM inbox WHERE received_at < ? AND status <> 'pending' LIMIT ?)",
+    );
+    this.countByStatus = db.prepare('SELECT status, count(*) AS n FROM inbox GROUP BY status');
+    this.appendAll = db.transaction((entries: readonly InboxEntry[]) => {
+      const now = Date.now();
+      return entries.map((e): AppendResult => {
+        const { changes, lastInsertRowid } = this.insert.run(
+          e.kind ?? 'update',
+          e.dedupeKey,
+          e.conversationKey ?? null,
+          e.updateType ?? null,
+          e.payload,
+          e.receivedAt ?? now,
+        );
+        return changes > 0 ? { inserted: true, id: Number(lastInsertRowid) } : { inserted: false, id: null };
+      });
+    });
+  }
+
+  /**
+   * Appends `entries` in one transaction (nested in the caller's transaction when there is one) and says,
+   * entry by entry, which were new. Duplicates, within the batch or with stored rows, are ignored.
+   */
+  append(entries: readonly InboxEntry[]): AppendResult[] {
+    return entries.length === 0 ? [] : this.appendAll(entries);
+  }
+
+  /** Up to `limit` pending rows with an id above `afterId`, oldest first: the engine's work queue. */
+  nextPending(limit = 100, afterId = 0): InboxRow[] {
+    return this.selectPending.all(afterId, limit) as InboxRow[];
+  }
+
+  /** Up to `limit` pending rows of one conversation, oldest first. */
+  pendingOf(conversationKey: string, limit = 100): InboxRow[] {
+    return this.selectPendingOf.all(conversationKey, limit) as InboxRow[];
+  }
+
+  /** One row by id. */
+  get(id: number): InboxRow | undefined {
+    return this.selectById.get(id) as InboxRow | undefined;
+  }
+
+  /** The row stored under a de-duplication key. */
+  findByDedupeKey(dedupeKey: string): InboxRow | undefined {
+    return this.selectByDedupeKey.get(dedupeKey) as InboxRow | undefined;
+  }
+
+  /** Marks a pending row handled. Returns false when it was not pending (already settled). */
+  markDone(id: number, now = Date.now()): boolean {
+    return this.settle.run('done', null, now, id).changes > 0;
+  }
+
+  /** Marks a pending row as deliberately not handled (no flow wanted it). */
+  markIgnored(id: number, reason: string | null = null, now = Date.now()): boolean {
+    return this.settle.run('ignored', reason, now, id).changes > 0;
+  }
+
+  /** Marks a pending row failed for good, keeping the error for people to read. */
+  markFailed(id: number, error: string, now = Date.now()): boolean {
+    return this.settle.run('failed', error, now, id).changes > 0;
+  }
+
+  /** Records a failed attempt on a row that stays pending (it will be tried again). */
+  recordAttempt(id: number, error: string): void {
+    this.bumpAttempts.run(error, id);
+  }
+
+  /**
+   * Deletes settled rows received more than `retentionMs` ago (pending rows are never pruned), in
+   * short chunks. Returns the number of rows deleted. Keep the retention longer than the platform's
+   * redelivery horizon (hours), or a late redelivery would be accepted again.
+   */
+  prune(retentionMs: number, now = Date.now()): number {
+    const cutoff = now - retentionMs;
+    let total = 0;
+    for (;;) {
+      const { changes } = this.pruneChunk.run(cutoff, PRUNE_CHUNK);
+      total += changes;
+      if (changes < PRUNE_CHUNK) return total;
+    }
+  }
+
+  /** Row counts per status (statuses with no rows are 0). */
+  counts(): Record<InboxStatus, number> {
+    const counts: Record<InboxStatus, number> = { pending: 0, done: 0, failed: 0, ignored: 0 };
+    for (const { status, n } of this.countByStatus.all() as { status: InboxStatus; n: number }[]) {
+      counts[status] = n;
+    }
+    return counts;
+  }
+}
