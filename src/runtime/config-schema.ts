@@ -1,0 +1,157 @@
+/**
+ * The shape of botflow's configuration, written once: the zod schema that validates it and the table of
+ * keys that says, for each setting, its environment variable, its command-line flag and what it is for.
+ * `config.ts` merges the sources and reports problems; docs/readme/running.md documents the same table.
+ */
+import { z } from 'zod';
+
+/** The production platform's API address; the default base URL when a token is configured. */
+export const PLATFORM_BASE_URL = 'https://platform-api2.max.ru';
+
+const port = z.int().min(0).max(65535);
+const updateTypes = z.array(z.string().regex(/^[a-z_]+$/, 'an update type such as message_created'));
+
+/** Every setting, as it is after merging file, environment and flags (secrets still plain strings). */
+export const ConfigSchema = z.strictObject({
+  /** The bot token. Without one, botflow runs the embedded default: the sandbox and its web chat. */
+  token: z.string().min(1).optional(),
+  /** The API address; defaults to the production platform when a token is set. */
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'a URL starting with https:// (or http:// for a local test server)' })
+    .optional(),
+  /** Extra CA certificate files (PEM) to trust for the API host, e.g. the national root and sub CA. */
+  caFiles: z.array(z.string().min(1)).default([]),
+  /** How updates arrive: `webhook` (production) or `polling` (development). */
+  mode: z.enum(['webhook', 'polling']).default('polling'),
+  webhook: z
+    .strictObject({
+      /** Address the webhook receiver listens on (behind your HTTPS proxy). */
+      host: z.string().min(1).default('0.0.0.0'),
+      port: port.default(8080),
+      /** The public HTTPS address the platform posts to; its path is the route the receiver serves. */
+      url: z
+        .url({ protocol: /^https$/, error: 'a public https:// URL (the platform refuses plain HTTP)' })
+        .optional(),
+      /** Shared secret the platform sends in X-Svc-Bot-Api-Secret: 5..256 of A-Z a-z 0-9 _ -. */
+      secret: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{5,256}$/, '5 to 256 characters of A-Z a-z 0-9 _ -')
+        .optional(),
+      /** Update types to subscribe to; all types when absent. */
+      updateTypes: updateTypes.optional(),
+    })
+    .default({ host: '0.0.0.0', port: 8080 }),
+  polling: z
+    .strictObject({
+      /** Long-poll timeout in seconds (0..90). */
+      timeoutSeconds: z.int().min(0).max(90).default(30),
+      /** Updates per request (1..1000). */
+      limit: z.int().min(1).max(1000).default(100),
+      updateTypes: updateTypes.optional(),
+    })
+    .default({ timeoutSeconds: 30, limit: 100 }),
+  database: z
+    .strictObject({
+      /** SQLite file; `.botflow/sandbox.db` for the embedded default, `botflow.db` otherwise. */
+      path: z.string().min(1).optional(),
+      /** FULL survives power loss (the webhook acknowledges on commit); NORMAL only a process crash. */
+      synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
+    })
+    .default({ synchronous: 'FULL' }),
+  flows: z
+    .strictObject({
+      /** Folder of `*.flow.yaml` files. */
+      dir: z.string().min(1).default('flows'),
+      /** Reload flows when their files change (new sessions get the new version). */
+      watch: z.boolean().optional(),
+    })
+    .default({ dir: 'flows' }),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    })
+    .default({ level: 'info' }),
+  limits: z
+    .strictObject({
+      /** Requests per second to the API host, all operations together (the platform allows 30). */
+      requestsPerSecond: z.number().positive().max(30).default(30),
+      /** Message operations per second per chat (the platform allows 2). */
+      perChatPerSecond: z.number().positive().max(2).default(2),
+      /** How long one API request may take before it is abandoned, in ms. */
+      requestTimeoutMs: z.int().min(100).max(300_000).default(30_000),
+    })
+    .default({ requestsPerSecond: 30, perChatPerSecond: 2, requestTimeoutMs: 30_000 }),
+  shutdown: z
+    .strictObject({
+      /** Hard limit for a graceful shutdown, in ms; the process exits when it passes. */
+      timeoutMs: z.int().min(1000).max(120_000).default(10_000),
+      /** How long sends already started may take to finish during shutdown, in ms. */
+      sendDeadlineMs: z.int().min(0).max(60_000).default(5000),
+    })
+    .default({ timeoutMs: 10_000, sendDeadlineMs: 5000 }),
+  sandbox: z
+    .strictObject({
+      /** Address of the embedded sandbox and its web chat (embedded default only). */
+      host: z.string().min(1).default('127.0.0.1'),
+      port: port.default(3000),
+    })
+    .default({ host: '127.0.0.1', port: 3000 }),
+  /** Key that signs callback button payloads; derived from the token when absent. */
+  buttonSecret: z.string().min(16, 'at least 16 characters').optional(),
+});
+
+/** The validated settings before secrets are wrapped and paths resolved. */
+export type ConfigInput = z.infer<typeof ConfigSchema>;
+
+/** How a string from the environment or a flag becomes a value. */
+export type KeyKind = 'string' | 'int' | 'number' | 'boolean' | 'list';
+
+/** One setting that can come from the environment or a flag. */
+export interface KeySpec {
+  /** Dotted path in the configuration file (`webhook.url`). */
+  path: string;
+  /** The environment variables that set it, most specific first. */
+  env: string[];
+  /** The command-line flag that sets it, if any (without `--`). */
+  flag?: string;
+  kind: KeyKind;
+  /** Values containing secrets are never echoed in messages. */
+  secret?: boolean;
+  /** A path to a file or folder, resolved against the configuration file's folder (or the cwd). */
+  isPath?: boolean;
+}
+
+/** Every key settable from outside a file. The configuration file accepts the same paths. */
+export const KEYS: KeySpec[] = [
+  { path: 'token', env: ['BOTFLOW_TOKEN'], kind: 'string', secret: true },
+  { path: 'baseUrl', env: ['BOTFLOW_BASE_URL'], flag: 'base-url', kind: 'string' },
+  { path: 'caFiles', env: ['BOTFLOW_CA_FILES'], kind: 'list', isPath: true },
+  { path: 'mode', env: ['BOTFLOW_MODE'], flag: 'mode', kind: 'string' },
+  { path: 'webhook.host', env: ['BOTFLOW_WEBHOOK_HOST'], kind: 'string' },
+  { path: 'webhook.port', env: ['BOTFLOW_WEBHOOK_PORT'], kind: 'int' },
+  { path: 'webhook.url', env: ['BOTFLOW_WEBHOOK_URL'], kind: 'string' },
+  { path: 'webhook.secret', env: ['BOTFLOW_WEBHOOK_SECRET'], kind: 'string', secret: true },
+  { path: 'webhook.updateTypes', env: ['BOTFLOW_WEBHOOK_UPDATE_TYPES'], kind: 'list' },
+  { path: 'polling.timeoutSeconds', env: ['BOTFLOW_POLLING_TIMEOUT_SECONDS'], kind: 'int' },
+  { path: 'polling.limit', env: ['BOTFLOW_POLLING_LIMIT'], kind: 'int' },
+  { path: 'polling.updateTypes', env: ['BOTFLOW_POLLING_UPDATE_TYPES'], kind: 'list' },
+  { path: 'database.path', env: ['BOTFLOW_DATABASE_PATH'], flag: 'db', kind: 'string', isPath: true },
+  { path: 'database.synchronous', env: ['BOTFLOW_DATABASE_SYNCHRONOUS'], kind: 'string' },
+  { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
+  { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },
+  { path: 'log.level', env: ['BOTFLOW_LOG_LEVEL'], flag: 'log-level', kind: 'string' },
+  { path: 'limits.requestsPerSecond', env: ['BOTFLOW_LIMITS_REQUESTS_PER_SECOND'], kind: 'number' },
+  { path: 'limits.perChatPerSecond', env: ['BOTFLOW_LIMITS_PER_CHAT_PER_SECOND'], kind: 'number' },
+  { path: 'limits.requestTimeoutMs', env: ['BOTFLOW_LIMITS_REQUEST_TIMEOUT_MS'], kind: 'int' },
+  { path: 'shutdown.timeoutMs', env: ['BOTFLOW_SHUTDOWN_TIMEOUT_MS'], kind: 'int' },
+  { path: 'shutdown.sendDeadlineMs', env: ['BOTFLOW_SHUTDOWN_SEND_DEADLINE_MS'], kind: 'int' },
+  { path: 'sandbox.host', env: ['BOTFLOW_SANDBOX_HOST', 'BOTFLOW_HOST'], flag: 'host', kind: 'string' },
+  { path: 'sandbox.port', env: ['BOTFLOW_SANDBOX_PORT', 'BOTFLOW_PORT'], flag: 'port', kind: 'int' },
+  { path: 'buttonSecret', env: ['BOTFLOW_BUTTON_SECRET'], kind: 'string', secret: true },
+];
+
+/** Environment variables botflow reads that are not configuration keys. */
+export const OTHER_ENV = ['BOTFLOW_CONFIG'];
+
+/** Dotted paths of secret settings: never echoed, redacted in logs. */
+export const SECRET_PATHS = new Set(KEYS.filter((k) => k.secret).map((k) => k.path));

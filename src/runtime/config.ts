@@ -1,0 +1,401 @@
+/**
+ * botflow's configuration: one schema (config-schema.ts) fed by the configuration file, the environment and
+ * the command line, with precedence flags > environment > file > defaults. Every problem is reported with
+ * the key, where it was set (file:line:col, the environment variable or the flag) and how to fix it, all at
+ * once, before anything starts. Secrets come out wrapped in `Secret` so they cannot be logged by accident.
+ */
+import { createHmac } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import {
+  type ConfigInput,
+  ConfigSchema,
+  KEYS,
+  OTHER_ENV,
+  PLATFORM_BASE_URL,
+  SECRET_PATHS,
+} from './config-schema.ts';
+import {
+  type ConfigFile,
+  convertText,
+  findConfigFile,
+  getPath,
+  readConfigFile,
+  resolveSettingPath,
+  SourceError,
+  setPath,
+  specFor,
+  type ValueSource,
+} from './config-sources.ts';
+import { Secret } from './secret.ts';
+
+export type { ValueSource } from './config-sources.ts';
+export { Secret } from './secret.ts';
+
+/** One thing wrong with the configuration. */
+export interface ConfigProblem {
+  /** Dotted key (`webhook.url`), or `''` for the file as a whole. */
+  key: string;
+  /** Where it was set, as a person finds it: `botflow.config.yaml:3:7`, `BOTFLOW_MODE`, `--port`. */
+  where: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+}
+
+/** The configuration cannot be used; `message` lists every problem, one per line, ready to print. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: ConfigProblem[]) {
+    super(
+      problems.length === 1
+        ? `invalid configuration: ${render(problems[0]!)}`
+        : `invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - ${render(p)}`).join('\n')}`,
+    );
+  }
+}
+
+function render(problem: ConfigProblem): string {
+  return problem.where ? `${problem.where}: ${problem.message}` : problem.message;
+}
+
+/** The settings botflow runs with. Paths are absolute; secrets are `Secret`s. */
+export interface Config {
+  /** No token: run the embedded default (sandbox + web chat) instead of talking to a platform. */
+  embedded: boolean;
+  token?: Secret;
+  /** The API address; undefined in embedded mode (the sandbox decides it). */
+  baseUrl?: string;
+  caFiles: string[];
+  mode: 'webhook' | 'polling';
+  webhook: {
+    host: string;
+    port: number;
+    url?: string;
+    /** The route the receiver serves: the path of `url` (`/` without one). */
+    path: string;
+    secret?: Secret;
+    updateTypes?: string[];
+  };
+  polling: ConfigInput['polling'];
+  database: { path: string; synchronous: 'FULL' | 'NORMAL' };
+  flows: { dir: string; watch: boolean };
+  log: ConfigInput['log'];
+  limits: ConfigInput['limits'];
+  shutdown: ConfigInput['shutdown'];
+  sandbox: ConfigInput['sandbox'];
+  /** Signs callback button payloads; stable for a given token. */
+  buttonSecret?: Secret;
+  /** The configuration file read, if any. */
+  configFile?: string;
+  /** Where each key that was not a default came from. */
+  sources: Record<string, ValueSource>;
+  /** Things that work but are probably mistakes (an unknown BOTFLOW_* variable). */
+  warnings: string[];
+}
+
+/** What `loadConfig` reads. */
+export interface LoadConfigOptions {
+  /** Command-line arguments after `run`. */
+  argv?: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Thrown for `--help`: the caller prints the usage text. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
+}
+
+const FLAG_OPTIONS = Object.fromEntries([
+  ['config', { type: 'string' as const }],
+  ['help', { type: 'boolean' as const, short: 'h' }],
+  ...KEYS.filter((k) => k.flag).map(
+    (k) => [k.flag!, { type: k.kind === 'boolean' ? 'boolean' : 'string' }] as const,
+  ),
+]);
+
+/** Reads, merges and validates the configuration. Throws `ConfigError` listing every problem. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const flags = parseFlags(options.argv ?? []);
+  if (flags.help) throw new HelpRequested('help');
+
+  let file: ConfigFile | undefined;
+  try {
+    const named = (flags.config as string | undefined) ?? (env.BOTFLOW_CONFIG || undefined);
+    const path = findConfigFile(named, cwd);
+    if (path) file = readConfigFile(path, cwd);
+  } catch (error) {
+    if (error instanceof SourceError) throw new ConfigError([{ key: '', where: '', message: error.message }]);
+    throw error;
+  }
+
+  const raw: Record<string, unknown> = structuredClone(file?.values ?? {});
+  const sources: Record<string, ValueSource> = {};
+  const fileSource = (path: (string | number)[]): ValueSource | undefined => {
+    if (!file || getPath(file.values, path.join('.')) === undefined) return undefined;
+    return { kind: 'file', file: file.path, ...file.locate(path) };
+  };
+  for (const spec of KEYS) {
+    const fromFile = fileSource(spec.path.split('.'));
+    if (fromFile) sources[spec.path] = fromFile;
+    const envName = spec.env.find((name) => env[name] !== undefined && env[name] !== '');
+    if (envName) {
+      setPath(raw, spec.path, convertText(spec, env[envName]!));
+      sources[spec.path] = { kind: 'env', name: envName };
+    }
+    const flag = spec.flag ? flags[spec.flag] : undefined;
+    if (flag !== undefined) {
+      setPath(raw, spec.path, typeof flag === 'string' ? convertText(spec, flag) : flag);
+      sources[spec.path] = { kind: 'flag', name: `--${spec.flag}` };
+    }
+  }
+
+  const where = (path: (string | number)[], key?: string): string => {
+    const dotted = path.join('.');
+    const spec = specFor(dotted);
+    const source = (spec && sources[spec.path]) || fileSource(path);
+    if (source?.kind === 'env' || source?.kind === 'flag') return source.name;
+    if (file && (source?.kind === 'file' || key !== undefined)) {
+      const at = file.locate(path, key);
+      return at ? `${file.shown}:${at.line}:${at.col}` : file.shown;
+    }
+    return '';
+  };
+
+  const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
+  }
+  const problems: ConfigProblem[] = [];
+  const config = finish(parsed.data, sources, cwd, problems, where);
+  if (problems.length > 0) throw new ConfigError(problems);
+  config.configFile = file?.path;
+  config.warnings = unknownEnvironment(env);
+  return config;
+}
+
+function parseFlags(argv: string[]): Record<string, string | boolean | undefined> {
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      options: FLAG_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    });
+    return values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    const known = Object.keys(FLAG_OPTIONS)
+      .map((f) => `--${f}`)
+      .join(', ');
+    throw new ConfigError([
+      { key: '', where: 'command line', message: `${(error as Error).message}. Options: ${known}` },
+    ]);
+  }
+}
+
+function finish(
+  input: ConfigInput,
+  sources: Record<string, ValueSource>,
+  cwd: string,
+  problems: ConfigProblem[],
+  where: (path: (string | number)[]) => string,
+): Config {
+  const embedded = input.token === undefined;
+  const problem = (key: string, message: string) =>
+    problems.push({ key, where: where(key.split('.')) || key, message });
+  if (embedded && input.baseUrl !== undefined) {
+    problem(
+      'baseUrl',
+      'a base URL is set but no token: set BOTFLOW_TOKEN (or `token` in the file) to use a platform',
+    );
+  }
+  if (embedded && sources.mode && input.mode === 'webhook') {
+    problem(
+      'mode',
+      'webhook mode needs a token: set BOTFLOW_TOKEN, or remove the mode to run the local sandbox',
+    );
+  }
+  if (!embedded && input.mode === 'webhook') {
+    if (!input.webhook.url) {
+      problem(
+        'webhook.url',
+        'webhook mode needs the public HTTPS address the platform posts to: set BOTFLOW_WEBHOOK_URL (e.g. https://bot.example.com/botflow/updates)',
+      );
+    }
+    if (!input.webhook.secret) {
+      problem(
+        'webhook.secret',
+        'webhook mode needs a secret so that only the platform can post updates: set BOTFLOW_WEBHOOK_SECRET to 5..256 characters of A-Z a-z 0-9 _ - (for example the output of `openssl rand -hex 32`)',
+      );
+    }
+  }
+  const caFiles = input.caFiles.map((path) => resolveSettingPath(path, sources.caFiles, cwd));
+  caFiles.forEach((path, index) => {
+    const reason = unreadableCertificate(path);
+    if (reason) problem(`caFiles.${index}`, `${path} ${reason}`);
+  });
+  const databasePath = input.database.path ?? (embedded ? '.botflow/sandbox.db' : 'botflow.db');
+  return {
+    embedded,
+    token: input.token === undefined ? undefined : new Secret(input.token),
+    baseUrl: embedded ? undefined : (input.baseUrl ?? PLATFORM_BASE_URL).replace(/\/+$/, ''),
+    caFiles,
+    mode: embedded ? 'polling' : input.mode,
+    webhook: {
+      ...input.webhook,
+      path: input.webhook.url ? new URL(input.webhook.url).pathname : '/',
+      secret: input.webhook.secret === undefined ? undefined : new Secret(input.webhook.secret),
+    },
+    polling: input.polling,
+    database: {
+      path:
+        databasePath === ':memory:'
+          ? databasePath
+          : resolveSettingPath(databasePath, sources['database.path'], cwd),
+      synchronous: input.database.synchronous,
+    },
+    flows: {
+      dir: resolveSettingPath(input.flows.dir, sources['flows.dir'], cwd),
+      watch: input.flows.watch ?? embedded,
+    },
+    log: input.log,
+    limits: input.limits,
+    shutdown: input.shutdown,
+    sandbox: input.sandbox,
+    buttonSecret: input.buttonSecret === undefined ? undefined : new Secret(input.buttonSecret),
+    sources,
+    warnings: [],
+  };
+}
+
+function unreadableCertificate(path: string): string | undefined {
+  if (!existsSync(path)) return 'does not exist: fix the path in caFiles / BOTFLOW_CA_FILES';
+  if (!statSync(path).isFile()) return 'is not a file: caFiles lists PEM certificate files';
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code}): check its permissions`;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`';
+  }
+  return undefined;
+}
+
+/** The key that signs button payloads: configured, or derived from the token so it is stable across restarts. */
+export function buttonSigningKey(config: Pick<Config, 'buttonSecret'>, token: string): string {
+  return (
+    config.buttonSecret?.reveal() ??
+    createHmac('sha256', 'botflow button signing').update(token).digest('hex')
+  );
+}
+
+function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {
+  const known = new Set([...KEYS.flatMap((k) => k.env), ...OTHER_ENV]);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('BOTFLOW_') && !known.has(name))
+    .map((name) => {
+      const guess = closest(name, [...known]);
+      return `${name} is not a botflow setting and is ignored${guess ? `; did you mean ${guess}?` : ''}`;
+    });
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  where: (path: (string | number)[], key?: string) => string,
+  file: ConfigFile | undefined,
+): ConfigProblem[] {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const key = path.join('.');
+  const at = (p: (string | number)[], k?: string) => where(p, k) || [...p, ...(k ? [k] : [])].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((unknown) => {
+      const siblings = Object.keys(shapeAt(path));
+      const guess = closest(unknown, siblings);
+      return {
+        key: [...path, unknown].join('.'),
+        where: at(path, unknown),
+        message:
+          `unknown key "${[...path, unknown].join('.')}"` +
+          (guess
+            ? `; did you mean "${[...path, guess].join('.')}"?`
+            : `; known keys here: ${siblings.join(', ')}`),
+      };
+    });
+  }
+  const shown = SECRET_PATHS.has(specFor(key)?.path ?? '') ? '(hidden)' : show(issue.input);
+  const prefix = file && where(path).startsWith(file.shown) ? `${key}: ` : '';
+  let message: string;
+  switch (issue.code) {
+    case 'invalid_value':
+      message = `${shown} is not one of ${issue.values.map(String).join(', ')}`;
+      break;
+    case 'invalid_type':
+      message =
+        issue.input === undefined
+          ? `${key} is required`
+          : `expected ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}, got ${shown}`;
+      break;
+    case 'too_small':
+      message =
+        issue.origin === 'string'
+          ? `${shown} is too short: at least ${issue.minimum} characters`
+          : `${shown} is too small: the minimum is ${issue.minimum}`;
+      break;
+    case 'too_big':
+      message = `${shown} is too large: the maximum is ${issue.maximum}`;
+      break;
+    default:
+      message = `${shown} is not valid: expected ${issue.message}`;
+  }
+  return [{ key, where: at(path), message: prefix + message }];
+}
+
+function shapeAt(path: (string | number)[]): Record<string, unknown> {
+  let schema: { shape?: Record<string, unknown> } = ConfigSchema as never;
+  for (const part of path) {
+    let next = schema.shape?.[String(part)] as { unwrap?: () => unknown; shape?: unknown } | undefined;
+    while (next && !next.shape && next.unwrap) next = next.unwrap() as typeof next;
+    schema = (next ?? {}) as typeof schema;
+  }
+  return schema.shape ?? {};
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function closest(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 4)) + 1;
+  for (const candidate of candidates) {
+    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
