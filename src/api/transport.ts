@@ -62,18 +62,26 @@ export function loadExtraCas(options: Pick<AgentOptions, 'caCertificates' | 'caF
 }
 
 /**
+ * The Agent's connect options: the connect timeout, and when extra CAs are given, a trust list of
+ * Node's bundled roots PLUS the extras (Node's `ca` option alone would replace the bundled roots).
+ */
+export function connectOptions(options: AgentOptions = {}): { timeout: number; ca?: string[] } {
+  const extra = loadExtraCas(options);
+  const connect: { timeout: number; ca?: string[] } = { timeout: options.connectTimeoutMs ?? 10_000 };
+  if (extra.length > 0) connect.ca = [...tls.rootCertificates, ...extra];
+  return connect;
+}
+
+/**
  * A keep-alive Agent whose TLS trust is Node's bundled roots plus the extra CAs. Use the same Agent
  * for the API host and the upload hosts: both are served under the platform's CA chain.
  */
 export function createAgent(options: AgentOptions = {}): Agent {
-  const extra = loadExtraCas(options);
-  const connect: { timeout: number; ca?: string[] } = { timeout: options.connectTimeoutMs ?? 10_000 };
-  if (extra.length > 0) connect.ca = [...tls.rootCertificates, ...extra];
   return new Agent({
     connections: options.connections ?? 8,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
-    connect,
+    connect: connectOptions(options),
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
   });
