@@ -74,9 +74,9 @@ export const ConfigSchema = z.strictObject({
   limits: z
     .strictObject({
       /** Requests per second to the API host, all operations together (the platform allows 30). */
-      requestsPerSecond: z.number().positive().max(30).default(30),
+      requestsPerSecond: z.int().min(1).max(30).default(30),
       /** Message operations per second per chat (the platform allows 2). */
-      perChatPerSecond: z.number().positive().max(2).default(2),
+      perChatPerSecond: z.int().min(1).max(2).default(2),
       /** How long one API request may take before it is abandoned, in ms. */
       requestTimeoutMs: z.int().min(100).max(300_000).default(30_000),
     })
@@ -96,6 +96,8 @@ export const ConfigSchema = z.strictObject({
       port: port.default(3000),
     })
     .default({ host: '127.0.0.1', port: 3000 }),
+  /** How updates are grouped into conversations: each person per chat, one per chat, or one per person. */
+  conversationKey: z.enum(['user-in-chat', 'chat', 'user']).default('user-in-chat'),
   /** Key that signs callback button payloads; derived from the token when absent. */
   buttonSecret: z.string().min(16, 'at least 16 characters').optional(),
 });
@@ -140,13 +142,14 @@ export const KEYS: KeySpec[] = [
   { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
   { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },
   { path: 'log.level', env: ['BOTFLOW_LOG_LEVEL'], flag: 'log-level', kind: 'string' },
-  { path: 'limits.requestsPerSecond', env: ['BOTFLOW_LIMITS_REQUESTS_PER_SECOND'], kind: 'number' },
-  { path: 'limits.perChatPerSecond', env: ['BOTFLOW_LIMITS_PER_CHAT_PER_SECOND'], kind: 'number' },
+  { path: 'limits.requestsPerSecond', env: ['BOTFLOW_LIMITS_REQUESTS_PER_SECOND'], kind: 'int' },
+  { path: 'limits.perChatPerSecond', env: ['BOTFLOW_LIMITS_PER_CHAT_PER_SECOND'], kind: 'int' },
   { path: 'limits.requestTimeoutMs', env: ['BOTFLOW_LIMITS_REQUEST_TIMEOUT_MS'], kind: 'int' },
   { path: 'shutdown.timeoutMs', env: ['BOTFLOW_SHUTDOWN_TIMEOUT_MS'], kind: 'int' },
   { path: 'shutdown.sendDeadlineMs', env: ['BOTFLOW_SHUTDOWN_SEND_DEADLINE_MS'], kind: 'int' },
   { path: 'sandbox.host', env: ['BOTFLOW_SANDBOX_HOST', 'BOTFLOW_HOST'], flag: 'host', kind: 'string' },
   { path: 'sandbox.port', env: ['BOTFLOW_SANDBOX_PORT', 'BOTFLOW_PORT'], flag: 'port', kind: 'int' },
+  { path: 'conversationKey', env: ['BOTFLOW_CONVERSATION_KEY'], kind: 'string' },
   { path: 'buttonSecret', env: ['BOTFLOW_BUTTON_SECRET'], kind: 'string', secret: true },
 ];
 

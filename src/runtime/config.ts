@@ -84,6 +84,7 @@ export interface Config {
   limits: ConfigInput['limits'];
   shutdown: ConfigInput['shutdown'];
   sandbox: ConfigInput['sandbox'];
+  conversationKey: ConfigInput['conversationKey'];
   /** Signs callback button payloads; stable for a given token. */
   buttonSecret?: Secret;
   /** The configuration file read, if any. */
@@ -265,6 +266,7 @@ function finish(
     limits: input.limits,
     shutdown: input.shutdown,
     sandbox: input.sandbox,
+    conversationKey: input.conversationKey,
     buttonSecret: input.buttonSecret === undefined ? undefined : new Secret(input.buttonSecret),
     sources,
     warnings: [],
