@@ -183,11 +183,25 @@ export function checkExactlyOne(args: Record<string, unknown>, a: string, b: str
   return [];
 }
 
+/** A new message needs something to show: a text, an attachment or a forwarded/replied message. */
+export function checkNotEmpty(body: Record<string, unknown>, path = ''): LimitViolation[] {
+  const hasText = typeof body.text === 'string' && body.text.length > 0;
+  const hasAttachments = Array.isArray(body.attachments) && body.attachments.length > 0;
+  if (hasText || hasAttachments || isRecord(body.link)) return [];
+  return [
+    { field: fieldPath(path, 'text'), message: 'the message is empty: give a text, attachments or a link' },
+  ];
+}
+
 /** Every client-side rule of one operation's arguments; the client refuses the call when any is broken. */
 export function checkOperationArgs(op: OperationName, args: Record<string, unknown>): LimitViolation[] {
   switch (op) {
     case 'sendMessage':
-      return [...checkExactlyOne(args, 'chat_id', 'user_id'), ...checkNewMessageBody(args)];
+      return [
+        ...checkExactlyOne(args, 'chat_id', 'user_id'),
+        ...checkNotEmpty(args),
+        ...checkNewMessageBody(args),
+      ];
     case 'editMessage':
       return checkNewMessageBody(args);
     case 'getMessages':

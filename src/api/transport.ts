@@ -98,11 +98,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-/** Encodes query arguments; arrays are comma-separated, absent values are left out. */
+/** Encodes query arguments; arrays are comma-separated, absent values and empty arrays are left out. */
 export function encodeQuery(query: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
     const encoded = Array.isArray(value)
       ? value.map((v) => encodeURIComponent(String(v))).join(',')
       : encodeURIComponent(String(value));

@@ -99,16 +99,27 @@ describe('limit checks', () => {
   });
 
   it('exactly one target for sendMessage and getMessages', () => {
-    expect(checkOperationArgs('sendMessage', { chat_id: 1 })).toEqual([]);
-    expect(checkOperationArgs('sendMessage', { user_id: 1 })).toEqual([]);
+    expect(checkOperationArgs('sendMessage', { chat_id: 1, text: 'x' })).toEqual([]);
+    expect(checkOperationArgs('sendMessage', { user_id: 1, text: 'x' })).toEqual([]);
     expect(fields(checkOperationArgs('sendMessage', { text: 'x' }))).toEqual(['chat_id']);
-    expect(fields(checkOperationArgs('sendMessage', { chat_id: 1, user_id: 2 }))).toEqual([
+    expect(fields(checkOperationArgs('sendMessage', { chat_id: 1, user_id: 2, text: 'x' }))).toEqual([
       'chat_id/user_id',
     ]);
     expect(fields(checkOperationArgs('getMessages', { count: 5 }))).toEqual(['chat_id']);
     expect(fields(checkOperationArgs('getMessages', { chat_id: 1, message_ids: ['m'] }))).toEqual([
       'chat_id/message_ids',
     ]);
+  });
+
+  it('a new message must not be empty', () => {
+    expect(fields(checkOperationArgs('sendMessage', { chat_id: 1 }))).toEqual(['text']);
+    expect(fields(checkOperationArgs('sendMessage', { chat_id: 1, text: '', attachments: [] }))).toEqual([
+      'text',
+    ]);
+    expect(checkOperationArgs('sendMessage', { chat_id: 1, link: { type: 'forward', mid: 'm' } })).toEqual(
+      [],
+    );
+    expect(checkOperationArgs('sendMessage', { chat_id: 1, attachments: [{ type: 'sticker' }] })).toEqual([]);
   });
 
   it('comments: text at most 4000', () => {

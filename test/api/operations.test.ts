@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BotApi } from '../../src/api/client.ts';
 import { OPERATIONS, type OperationName } from '../../src/api/operations.ts';
+import { encodeQuery } from '../../src/api/transport.ts';
 import { type FakePlatform, payload, startFakePlatform } from './fake-platform.ts';
 
 const TOKEN = 'test-token-7f3a9c';
@@ -383,5 +384,14 @@ describe('every operation reaches the right endpoint and decodes its answer', ()
     const result = await api.call('sendMessage', { chat_id: CHAT, text: 'via call' });
     expect(result.message.body.mid).toBe(MID);
     expect(platform.requests.at(-1)).toMatchObject({ path: '/messages', query: { chat_id: String(CHAT) } });
+  });
+});
+
+describe('query encoding', () => {
+  it('joins arrays with commas, escapes values, leaves out absent values and empty arrays', () => {
+    expect(
+      encodeQuery({ message_ids: ['mid.a', 'mid.b'], url: 'https://x/?a=1&b=2', marker: undefined }),
+    ).toBe('?message_ids=mid.a,mid.b&url=https%3A%2F%2Fx%2F%3Fa%3D1%26b%3D2');
+    expect(encodeQuery({ types: [], marker: null })).toBe('');
   });
 });
