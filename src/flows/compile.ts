@@ -1,0 +1,285 @@
+/**
+ * Compiles a validated flow file into an XState v5 machine and the engine's `FlowDefinition`.
+ * The machine config is data: named actions and guards with JSON params; timers are `timer.arm` /
+ * `timer.cancel` effects, never XState `after`. Flows named by `call` are inlined as nested states.
+ */
+import { type AnyStateMachine, setup } from 'xstate';
+import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/contract.ts';
+import type { Registry } from './registry.ts';
+import { type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
+import type { FlowFile, Route, Step } from './schema.ts';
+import type { Catalog, TextRenderer } from './texts.ts';
+import { textRenderer } from './texts.ts';
+import { migrateSnapshot } from './versions.ts';
+
+/** Everything the compiler needs besides the file itself. */
+export interface CompileContext {
+  registry: Registry;
+  /** Locale catalogs by locale. */
+  catalogs: Map<string, Catalog>;
+  /** Other flows, for `call`. */
+  flows: Map<string, FlowFile>;
+  /** Content versions of flows by id (a caller's version covers the flows it inlines). */
+  version: string;
+}
+
+type StateConfig = Record<string, unknown>;
+const act = (type: string, params: Record<string, unknown>) => ({ type, params });
+const guard = act;
+
+/** Builds the FlowDefinition of a flow file that passed the checks. */
+export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinition {
+  const steps = new Map<string, StepEntry>();
+  const renderers = new Map<string, TextRenderer>();
+  const rendererOf = (f: FlowFile) => {
+    let r = renderers.get(f.flow);
+    if (!r) {
+      r = textRenderer(
+        f.format ?? 'html',
+        f.i18n ? { default_locale: f.i18n.default_locale, catalogs: cx.catalogs } : undefined,
+      );
+      renderers.set(f.flow, r);
+    }
+    return r;
+  };
+  let usesEdit = false;
+  const calledFromRoutes = new Set<string>();
+
+  const routeTransition = (key: string, r: string, route: Route, target?: string) => ({
+    ...(route.call
+      ? { target: `#${flow.flow}.__call_${route.call}` }
+      : route.goto
+        ? { target: target ?? route.goto }
+        : {}),
+    actions: [act('route', { s: key, r })],
+  });
+
+  const buildStates = (f: FlowFile, prefix: string, chain: string[]): Record<string, StateConfig> => {
+    const topLevel = chain.length === 1;
+    const states: Record<string, StateConfig> = {};
+    for (const [id, step] of Object.entries(f.steps)) {
+      const key = `${prefix}${id}`;
+      steps.set(key, { key, id, flow: f, step, text: rendererOf(f), format: f.format ?? 'html', topLevel });
+      if ('render' in step && step.render === 'edit') usesEdit = true;
+      states[id] = stateFor(f, key, step, prefix, chain);
+    }
+    return states;
+  };
+
+  const stateFor = (_f: FlowFile, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
+    const s = { s: key };
+    const enter = [act('enter', s)];
+    const leave = [act('leave', s)];
+    const on: Record<string, unknown[]> = {};
+    const add = (event: string, t: unknown) => {
+      if (!on[event]) on[event] = [];
+      on[event].push(t);
+    };
+    if (step.type === 'branch') {
+      return {
+        always: [
+          ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, i }), target: c.goto })),
+          { target: step.else },
+        ],
+      };
+    }
+    if (step.type === 'end') return { type: 'final', entry: enter };
+    if ('remind' in step) {
+      (step.remind ?? []).forEach((_, i) => {
+        add('timer', {
+          guard: guard('timer', { name: `${key}:remind:${i}` }),
+          actions: [act('remind', { ...s, i })],
+        });
+      });
+    }
+    if ('idle' in step && step.idle) {
+      add('timer', {
+        guard: guard('timer', { name: `${key}:idle` }),
+        target: step.idle.goto,
+        actions: [act('route', { ...s, r: 'idle' })],
+      });
+    }
+    const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat().filter((b) => b.id) : [];
+    for (const b of buttons) {
+      if (b.call) calledFromRoutes.add(b.call);
+      add('button', { guard: guard('button', { id: b.id }), ...routeTransition(key, `button:${b.id}`, b) });
+    }
+    add(RERENDER_EVENT, { actions: [act('rerender', s)] });
+
+    if (step.type === 'message') {
+      const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
+      return {
+        entry: enter,
+        exit: leave,
+        on,
+        always: next.map((n, i) => ({ guard: guard('cond', { ...s, i }), target: n.goto })),
+      };
+    }
+    if (step.type === 'input') {
+      const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
+      const ex = step.retries.exhausted;
+      if (ex.call) calledFromRoutes.add(ex.call);
+      const answers = [
+        ...next.map((n, i) => ({
+          guard: guard('answer', typeof step.next === 'string' ? s : { ...s, i }),
+          target: n.goto,
+          actions: [act('accept', s)],
+        })),
+        {
+          guard: guard('exhausted', s),
+          ...(ex.call ? { target: `#${flow.flow}.__call_${ex.call}` } : ex.goto ? { target: ex.goto } : {}),
+          actions: [act('reject', { ...s, last: true })],
+        },
+        { guard: guard('answerEvent', s), actions: [act('reject', s)] },
+      ];
+      for (const t of answers) add('message', t);
+      for (const t of answers) add('command', t);
+      if (step.options) for (const t of answers) add('button', t);
+      return { entry: enter, exit: leave, on };
+    }
+    if (step.type === 'menu') {
+      const text = step.on_text
+        ? routeTransition(key, 'on_text', step.on_text)
+        : { actions: [act('rerender', { ...s, fresh: true })] };
+      add('message', text);
+      add('command', { guard: guard('local', {}), ...text });
+      return { entry: enter, exit: leave, on };
+    }
+    // call: the called flow runs as nested states; its end continues at `next`.
+    const callee = cx.flows.get(step.flow)!;
+    return {
+      entry: enter,
+      exit: leave,
+      on,
+      initial: callee.start,
+      states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow]),
+      onDone: { target: step.next },
+    };
+  };
+
+  const states = buildStates(flow, '', [flow.flow]);
+  const rootOn: Record<string, unknown[]> = {
+    'effect.done': [{ guard: guard('rendered', {}), actions: [act('keepMessageId', {})] }],
+    bot_started: [{ target: `.${flow.start}`, reenter: true, actions: [act('restart', {})] }],
+    command: Object.entries(flow.commands ?? {}).map(([name, route]) => {
+      if (route.call) calledFromRoutes.add(route.call);
+      return {
+        guard: guard('command', { name }),
+        ...routeTransition(
+          `${flow.flow}`,
+          `command:${name}`,
+          route,
+          route.goto ? `.${route.goto}` : undefined,
+        ),
+        reenter: true,
+      };
+    }),
+  };
+  // Flows called from buttons or commands run beside the steps and return to the step they were called from.
+  for (const callee of calledFromRoutes) {
+    const f = cx.flows.get(callee)!;
+    states[`__call_${callee}`] = {
+      initial: f.start,
+      states: buildStates(f, `__call_${callee}>`, [flow.flow, callee]),
+      onDone: { target: '__return' },
+    };
+  }
+  if (calledFromRoutes.size) {
+    states.__return = {
+      always: Object.keys(flow.steps).map((id) => ({ guard: guard('returnTo', { step: id }), target: id })),
+    };
+  }
+  // A global command's `route` action reads the command from the flow itself (key = flow id).
+  steps.set(flow.flow, {
+    key: flow.flow,
+    id: flow.flow,
+    flow,
+    step: { type: 'end' },
+    text: rendererOf(flow),
+    format: flow.format ?? 'html',
+    topLevel: false,
+  });
+
+  const runtime = runtimeFor(steps, flow, cx.registry, usesEdit);
+  const machine: AnyStateMachine = setup({
+    types: {} as { context: FlowContext; input: FlowInput },
+    actions: runtime.actions as never,
+    guards: runtime.guards as never,
+  }).createMachine({
+    id: flow.flow,
+    context: ({ input }: { input: FlowInput }) => initialContext(input),
+    initial: flow.start,
+    on: rootOn as never,
+    states: states as never,
+  }) as unknown as AnyStateMachine;
+
+  const rootEntry = steps.get(flow.flow)!;
+  return {
+    id: flow.flow,
+    version: cx.version,
+    machine,
+    triggers: triggersOf(flow),
+    rerenderEvent: { type: RERENDER_EVENT },
+    stalePolicy(stateValue: unknown): StalePolicy {
+      const e = steps.get(stepKeyOf(stateValue));
+      const s = e?.step;
+      const policy = (s && 'on_stale' in s ? s.on_stale : undefined) ?? flow.defaults?.on_stale ?? 'rerender';
+      if (policy === 'accept') return { kind: 'accept' };
+      if (policy === 'rerender') return { kind: 'rerender' };
+      const text = typeof policy === 'object' ? policy.notify : undefined;
+      const entry = e ?? rootEntry;
+      return {
+        kind: 'notify',
+        text: text ? entry.text.render(text, {}, entry.text.locale(undefined)) : 'This menu is outdated.',
+      };
+    },
+    migrate: flow.migrate?.length
+      ? (fromVersion, persisted) => migrateSnapshot(flow, machine, fromVersion, persisted)
+      : undefined,
+  };
+}
+
+/** The step key (`step`, `call>inner`, `__call_help>step`) of a state value. */
+export function stepKeyOf(value: unknown): string {
+  const parts: string[] = [];
+  let v = value;
+  while (v && typeof v === 'object') {
+    const [k, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
+    if (k === undefined) break;
+    parts.push(k);
+    v = inner;
+  }
+  if (typeof v === 'string') parts.push(v);
+  return parts.join('>');
+}
+
+function initialContext(input: FlowInput | undefined): FlowContext {
+  const t = input?.trigger;
+  const vars: Record<string, unknown> =
+    t?.kind === 'call'
+      ? { ...(t.context ?? {}) }
+      : t?.kind === 'bot_started' && t.payload
+        ? { start_payload: t.payload }
+        : {};
+  return { vars, retries: 0, ...(input?.meta.locale ? { locale: input.meta.locale } : {}) };
+}
+
+/** `/regex/flags` in a flow file becomes a RegExp; anything else stays a string. */
+function patternOf(text: string): string | RegExp {
+  const m = /^\/(.+)\/([a-z]*)$/.exec(text);
+  return m ? new RegExp(m[1]!, m[2]) : text;
+}
+
+function triggersOf(flow: FlowFile): FlowTrigger[] {
+  return (flow.triggers ?? []).map((t): FlowTrigger => {
+    if (t.bot_started !== undefined) {
+      const payload = t.bot_started === true ? undefined : t.bot_started.payload;
+      return payload === undefined
+        ? { kind: 'bot_started' }
+        : { kind: 'bot_started', payload: patternOf(payload) };
+    }
+    if (t.command !== undefined) return { kind: 'command', name: t.command.replace(/^\//, '') };
+    if (t.keyword !== undefined) return { kind: 'keyword', pattern: patternOf(t.keyword) };
+    return { kind: 'any_message' };
+  });
+}

@@ -1,0 +1,70 @@
+/** The small condition language of flow files: comparisons, all/any/not and registered guards. */
+import type { Registry } from './registry.ts';
+import type { Condition } from './schema.ts';
+
+/** Reads `a.b.c` from the variables. */
+export function readVar(vars: Readonly<Record<string, unknown>>, path: string): unknown {
+  let cur: unknown = vars;
+  for (const seg of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return cur;
+}
+
+const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'matches', 'exists'] as const;
+
+/** The operators a condition uses, to check that it has exactly one kind. */
+export function conditionShape(c: Condition): { kinds: string[]; comparisons: string[] } {
+  const kinds = (['var', 'all', 'any', 'not', 'guard'] as const).filter((k) => c[k] !== undefined);
+  const comparisons = COMPARISONS.filter((k) => c[k] !== undefined);
+  return { kinds, comparisons };
+}
+
+function compare(a: unknown, b: unknown): number | undefined {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'string' && typeof b === 'number' && a.trim() !== '' && !Number.isNaN(Number(a))) {
+    return Number(a) - b;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  return undefined;
+}
+
+/** Evaluates a condition against the conversation's variables. Unknown or mismatched values are false. */
+export function evaluateCondition(
+  c: Condition,
+  vars: Readonly<Record<string, unknown>>,
+  locale: string,
+  registry: Registry,
+): boolean {
+  if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry));
+  if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry));
+  if (c.not) return !evaluateCondition(c.not, vars, locale, registry);
+  if (c.guard) {
+    const guard = registry.guards[c.guard];
+    return guard ? guard({ vars, locale, params: c.params ?? {} }) === true : false;
+  }
+  if (c.var === undefined) return false;
+  const v = readVar(vars, c.var);
+  const cmp = (b: unknown) => compare(v, b);
+  if (c.exists !== undefined && (v !== undefined && v !== null && v !== '') !== c.exists) return false;
+  if (c.eq !== undefined && !(v === c.eq || (typeof c.eq === 'number' && cmp(c.eq) === 0))) return false;
+  if (c.ne !== undefined && (v === c.ne || (typeof c.ne === 'number' && cmp(c.ne) === 0))) return false;
+  if (c.lt !== undefined && !((cmp(c.lt) ?? 0) < 0 && cmp(c.lt) !== undefined)) return false;
+  if (c.le !== undefined && !(cmp(c.le) !== undefined && cmp(c.le)! <= 0)) return false;
+  if (c.gt !== undefined && !(cmp(c.gt) !== undefined && cmp(c.gt)! > 0)) return false;
+  if (c.ge !== undefined && !(cmp(c.ge) !== undefined && cmp(c.ge)! >= 0)) return false;
+  if (c.in !== undefined && !c.in.some((x) => x === v)) return false;
+  if (c.matches !== undefined && !(typeof v === 'string' && new RegExp(c.matches, 'u').test(v))) return false;
+  return true;
+}
+
+/** Every guard name a condition uses (for the linter). */
+export function guardsOf(c: Condition): string[] {
+  return [
+    ...(c.guard ? [c.guard] : []),
+    ...(c.all ?? []).flatMap(guardsOf),
+    ...(c.any ?? []).flatMap(guardsOf),
+    ...(c.not ? guardsOf(c.not) : []),
+  ];
+}

@@ -1,0 +1,125 @@
+/** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
+
+import type { Button, Condition, FlowFile, Route } from './schema.ts';
+import type { Path } from './yaml-source.ts';
+
+export interface TextRef {
+  path: Path;
+  text: string;
+  /** A button label (limits 1..128) rather than a message text (≤ 4000). */
+  label: boolean;
+}
+export interface StepRef {
+  path: Path;
+  from: string | undefined;
+  to: string;
+  /** How the graph labels the edge. */
+  label: string;
+}
+
+/** Every text, step reference, flow call, condition and registry name of a flow, with its path. */
+export function walkFlow(flow: FlowFile) {
+  const texts: TextRef[] = [];
+  const refs: StepRef[] = [];
+  const calls: { path: Path; flow: string; from?: string }[] = [];
+  const conditions: { path: Path; condition: Condition }[] = [];
+  const effects: { path: Path; name: string }[] = [];
+  const text = (path: Path, t: string | undefined, label = false) => {
+    if (t !== undefined) texts.push({ path, text: t, label });
+  };
+  const route = (path: Path, from: string | undefined, r: Route | undefined, label: string) => {
+    if (!r) return;
+    text([...path, 'say'], r.say);
+    if (r.goto) refs.push({ path: [...path, 'goto'], from, to: r.goto, label });
+    if (r.call) calls.push({ path: [...path, 'call'], flow: r.call, from });
+    (r.do ?? []).forEach((d, i) => {
+      effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
+    });
+  };
+  refs.push({ path: ['start'], from: undefined, to: flow.start, label: 'start' });
+  for (const [name, cmd] of Object.entries(flow.commands ?? {}))
+    route(['commands', name], undefined, cmd, `/${name}`);
+  const stale = flow.defaults?.on_stale;
+  if (stale && typeof stale === 'object') text(['defaults', 'on_stale', 'notify'], stale.notify);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    const p = ['steps', id] as const;
+    if ('say' in step) text([...p, 'say'], step.say);
+    if ('do' in step)
+      (step.do ?? []).forEach((d, i) => {
+        effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });
+      });
+    if ('remind' in step)
+      (step.remind ?? []).forEach((r, i) => {
+        text([...p, 'remind', i, 'say'], r.say);
+      });
+    if ('idle' in step && step.idle) {
+      text([...p, 'idle', 'say'], step.idle.say);
+      refs.push({
+        path: [...p, 'idle', 'goto'],
+        from: id,
+        to: step.idle.goto,
+        label: `idle ${step.idle.after}`,
+      });
+    }
+    if ('on_stale' in step && step.on_stale && typeof step.on_stale === 'object') {
+      text([...p, 'on_stale', 'notify'], step.on_stale.notify);
+    }
+    if ('keyboard' in step) {
+      (step.keyboard ?? []).forEach((row, r) => {
+        row.forEach((b: Button, c) => {
+          const bp = [...p, 'keyboard', r, c];
+          text([...bp, 'text'], b.text, true);
+          route(bp, id, b, b.id ?? b.request ?? 'link');
+        });
+      });
+    }
+    if ('next' in step) {
+      if (typeof step.next === 'string')
+        refs.push({
+          path: [...p, 'next'],
+          from: id,
+          to: step.next,
+          label: step.type === 'input' ? 'valid' : '',
+        });
+      else
+        step.next.forEach((n, i) => {
+          refs.push({
+            path: [...p, 'next', i, 'goto'],
+            from: id,
+            to: n.goto,
+            label: n.when ? 'when' : 'else',
+          });
+          if (n.when) conditions.push({ path: [...p, 'next', i, 'when'], condition: n.when });
+        });
+    }
+    if (step.type === 'input') {
+      text([...p, 'error'], step.error);
+      (step.options ?? []).forEach((o, i) => {
+        text([...p, 'options', i, 'text'], o.text, true);
+      });
+      (step.validate ?? []).forEach((v, i) => {
+        text([...p, 'validate', i, 'error'], v.error);
+      });
+      route([...p, 'retries', 'exhausted'], id, step.retries.exhausted, 'exhausted');
+    }
+    if (step.type === 'menu') route([...p, 'on_text'], id, step.on_text, 'text');
+    if (step.type === 'branch') {
+      step.cases.forEach((c, i) => {
+        refs.push({ path: [...p, 'cases', i, 'goto'], from: id, to: c.goto, label: 'when' });
+        conditions.push({ path: [...p, 'cases', i, 'when'], condition: c.when });
+      });
+      refs.push({ path: [...p, 'else'], from: id, to: step.else, label: 'else' });
+    }
+    if (step.type === 'call') {
+      calls.push({ path: [...p, 'flow'], flow: step.flow, from: id });
+    }
+  }
+  (flow.migrate ?? []).forEach((m, i) => {
+    for (const [old, to] of Object.entries(m.steps ?? {})) {
+      refs.push({ path: ['migrate', i, 'steps', old], from: undefined, to, label: 'migrate' });
+    }
+    if (m.otherwise)
+      refs.push({ path: ['migrate', i, 'otherwise'], from: undefined, to: m.otherwise, label: 'migrate' });
+  });
+  return { texts, refs, calls, conditions, effects };
+}

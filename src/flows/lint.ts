@@ -1,0 +1,428 @@
+/**
+ * The semantic pass over a flow that passed the schema: references, reachability, dead ends, inputs,
+ * conditions, registered names, i18n keys in every locale, and the platform's message and keyboard
+ * limits (checked with the API client's own limit checks, per locale).
+ */
+import { checkKeyboard, checkText } from '../api/limits.ts';
+import { conditionShape, guardsOf } from './conditions.ts';
+import { walkFlow } from './flow-walk.ts';
+import { BUILTIN_RULES } from './inputs.ts';
+import { closest, type Problem } from './problems.ts';
+import type { Registry } from './registry.ts';
+import type { FlowFile } from './schema.ts';
+import type { Catalog } from './texts.ts';
+import type { Locator, Path } from './yaml-source.ts';
+
+/** Room kept in a callback payload for the engine's signature (session, step instance, HMAC). */
+export const PAYLOAD_SIGNING_RESERVE = 100;
+const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value']);
+
+export interface LintInput {
+  flow: FlowFile;
+  file: string;
+  locate: Locator;
+  registry: Registry;
+  catalogs: Map<string, Catalog>;
+  /** Every flow that loaded, for `call`. */
+  flows: Map<string, FlowFile>;
+  /** The file name's flow id (`signup` for signup.flow.yaml). */
+  expectedId?: string;
+}
+
+/** Checks one flow; returns its problems (errors and warnings). */
+export function lintFlow(x: LintInput): Problem[] {
+  const { flow, file, locate } = x;
+  const problems: Problem[] = [];
+  const report = (path: Path, severity: Problem['severity'], message: string, hint?: string, key = false) =>
+    problems.push({ file, ...locate.at(path, key), severity, message, hint });
+  const stepIds = Object.keys(flow.steps);
+  const w = walkFlow(flow);
+
+  if (x.expectedId && flow.flow !== x.expectedId) {
+    report(
+      ['flow'],
+      'error',
+      `flow id "${flow.flow}" differs from the file name`,
+      `rename the file to ${flow.flow}.flow.yaml or set flow: ${x.expectedId}`,
+    );
+  }
+  for (const r of w.refs) {
+    if (!flow.steps[r.to]) {
+      const guess = closest(r.to, stepIds);
+      report(
+        r.path,
+        'error',
+        `unknown step "${r.to}"`,
+        guess ? `did you mean "${guess}"?` : `steps are: ${stepIds.join(', ')}`,
+      );
+    }
+  }
+  for (const c of w.calls) {
+    if (!x.flows.has(c.flow)) {
+      const guess = closest(c.flow, x.flows.keys());
+      report(
+        c.path,
+        'error',
+        `unknown flow "${c.flow}"`,
+        guess ? `did you mean "${guess}"?` : 'add flows/<id>.flow.yaml',
+      );
+    } else if (callsItself(flow.flow, c.flow, x.flows, new Set())) {
+      report(
+        c.path,
+        'error',
+        `calling "${c.flow}" leads back to "${flow.flow}": calls cannot be recursive`,
+        'use goto for loops',
+      );
+    }
+  }
+
+  // Reachability: from start, along every edge; global command targets are reachable from anywhere.
+  const reachable = new Set<string>();
+  const todo = [flow.start, ...w.refs.filter((r) => r.path[0] === 'commands').map((r) => r.to)];
+  while (todo.length) {
+    const id = todo.pop()!;
+    if (reachable.has(id) || !flow.steps[id]) continue;
+    reachable.add(id);
+    for (const r of w.refs) if (r.from === id) todo.push(r.to);
+  }
+  for (const id of stepIds) {
+    if (!reachable.has(id)) {
+      report(
+        ['steps', id],
+        'warning',
+        `step "${id}" is unreachable`,
+        'link it from another step, or delete it',
+        true,
+      );
+    }
+  }
+
+  for (const [id, step] of Object.entries(flow.steps)) {
+    const p = ['steps', id];
+    const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
+    buttons.forEach((b) => {
+      const kinds = [b.id, b.url, b.request].filter((v) => v !== undefined).length;
+      if (kinds !== 1) {
+        const bp = pathOfButton(flow, id, b);
+        report(
+          bp,
+          'error',
+          'a button needs exactly one of id (callback), url (link) or request (contact | location)',
+        );
+      }
+    });
+    const ids = buttons.map((b) => b.id).filter(Boolean);
+    const dup = ids.find((b, i) => ids.indexOf(b) !== i);
+    if (dup)
+      report(
+        [...p, 'keyboard'],
+        'error',
+        `two buttons of step "${id}" have the id "${dup}"`,
+        'ids must be unique per step',
+      );
+    if (step.type === 'menu') {
+      const leaves = buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto;
+      if (!buttons.some((b) => b.id || b.request)) {
+        report(
+          [...p, 'keyboard'],
+          'error',
+          `menu "${id}" has no callback button: nobody can leave it`,
+          'add a button with an id and a goto',
+        );
+      } else if (!leaves && !flow.commands) {
+        report(
+          [...p, 'keyboard'],
+          'warning',
+          `no button of menu "${id}" goes anywhere (dead end)`,
+          'give a button a goto',
+        );
+      }
+    }
+    if (step.type === 'message' && buttons.some((b) => b.id)) {
+      report(
+        [...p, 'keyboard'],
+        'error',
+        'a message step moves on at once, so its callback buttons would always be stale',
+        'make it a menu step',
+      );
+    }
+    if (step.type === 'input') {
+      const kinds = Array.isArray(step.input) ? step.input : [step.input];
+      if (kinds.includes('choice') && !step.options?.length) {
+        report(
+          [...p, 'input'],
+          'error',
+          'a choice input needs options',
+          'add options: [{id: yes, text: Yes}, …]',
+        );
+      }
+      if (step.options && !kinds.includes('choice'))
+        report([...p, 'options'], 'warning', 'options are only used by input: choice');
+      if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
+        report(
+          [...p, 'retries', 'exhausted'],
+          'error',
+          `input "${id}" has no exhausted path: after ${step.retries.max} failures the person would be stuck`,
+          'add goto: <step> under retries.exhausted',
+        );
+      }
+      (step.validate ?? []).forEach((v, i) => {
+        const vp = [...p, 'validate', i];
+        if (BUILTIN_RULES.has(v.rule)) {
+          if ((v.rule === 'length' || v.rule === 'range') && v.min === undefined && v.max === undefined) {
+            report(vp, 'error', `rule ${v.rule} needs min or max`);
+          }
+          if (v.rule === 'regex') {
+            try {
+              new RegExp(v.pattern ?? '', 'u');
+              if (v.pattern === undefined) report(vp, 'error', 'rule regex needs a pattern');
+            } catch (e) {
+              report([...vp, 'pattern'], 'error', `invalid regular expression: ${(e as Error).message}`);
+            }
+          }
+        } else if (!x.registry.validators[v.rule]) {
+          unknownName(report, [...vp, 'rule'], 'validator', v.rule, Object.keys(x.registry.validators), [
+            ...BUILTIN_RULES,
+          ]);
+        }
+      });
+    }
+    if ('next' in step && Array.isArray(step.next) && step.next[step.next.length - 1]?.when) {
+      report(
+        [...p, 'next', step.next.length - 1],
+        'error',
+        'the last entry of next has a condition: when none holds, nothing happens',
+        'end the list with an entry without when',
+      );
+    }
+  }
+
+  for (const c of w.conditions) checkCondition(c.condition, c.path, report, x.registry);
+  for (const e of w.effects) {
+    if (!x.registry.effects[e.name])
+      unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
+  }
+
+  // Texts: i18n ids in every locale, or literal texts; limits per locale.
+  const saved = new Set<string>(RESERVED_VARS);
+  for (const s of Object.values(flow.steps)) if (s.type === 'input' && s.save) saved.add(s.save);
+  const collectSet = (v?: Record<string, unknown>) =>
+    Object.keys(v ?? {}).forEach((k) => {
+      saved.add(k);
+    });
+  for (const s of Object.values(flow.steps)) {
+    if ('keyboard' in s)
+      (s.keyboard ?? []).flat().forEach((b) => {
+        collectSet(b.set);
+      });
+    if (s.type === 'input') collectSet(s.retries.exhausted.set);
+    if (s.type === 'menu') collectSet(s.on_text?.set);
+  }
+  Object.values(flow.commands ?? {}).forEach((c) => {
+    collectSet(c.set);
+  });
+  (flow.migrate ?? []).forEach((m) => {
+    collectSet(m.context?.set);
+  });
+  const locales = flow.i18n ? (flow.i18n.locales ?? [...x.catalogs.keys()]) : [];
+  if (flow.i18n && !x.catalogs.has(flow.i18n.default_locale)) {
+    report(
+      ['i18n', 'default_locale'],
+      'error',
+      `no catalog for the default locale "${flow.i18n.default_locale}"`,
+      `add flows/locales/${flow.i18n.default_locale}.ftl`,
+    );
+  }
+  for (const t of w.texts) {
+    if (!flow.i18n) {
+      for (const v of [...t.text.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!.split('.')[0]!)) {
+        if (!saved.has(v))
+          report(
+            t.path,
+            'warning',
+            `variable "${v}" is never saved by this flow`,
+            'save it with an input, or set it with set:',
+          );
+      }
+      limitCheck(t.label ? t.text.replace(/\{\{[^}]*\}\}/g, 'x') : t.text, t.label, t.path, report, '');
+      continue;
+    }
+    if (/\s/.test(t.text)) {
+      report(
+        t.path,
+        'error',
+        `"${t.text}" is not a message id, but this flow uses i18n`,
+        'put the text in flows/locales/<locale>.ftl and write its id here',
+      );
+      continue;
+    }
+    for (const locale of locales) {
+      const catalog = x.catalogs.get(locale);
+      const message = catalog?.bundle.getMessage(t.text);
+      if (!catalog) continue;
+      if (!message?.value) {
+        report(
+          t.path,
+          'error',
+          `message "${t.text}" is missing in locale ${locale}`,
+          `add "${t.text} = …" to ${catalog.file}`,
+        );
+        continue;
+      }
+      const rendered = catalog.bundle.formatPattern(message.value, {}, []);
+      limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
+    }
+  }
+  for (const l of flow.i18n?.locales ?? []) {
+    if (!x.catalogs.has(l))
+      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add flows/locales/${l}.ftl`);
+  }
+
+  // Keyboard shape limits (rows, per-row, total, payload) with the client's own checks.
+  for (const [id, step] of Object.entries(flow.steps)) {
+    const rows: { type: string; text: string; payload?: string; url?: string }[][] = [];
+    const origin: Path[] = [];
+    if (step.type === 'input' && step.options) {
+      const per = step.columns ?? 1;
+      for (let i = 0; i < step.options.length; i += per) {
+        rows.push(
+          step.options.slice(i, i + per).map((o) => ({ type: 'callback', text: 'x', payload: o.id })),
+        );
+        origin.push(['steps', id, 'options', i]);
+      }
+    }
+    if ('keyboard' in step) {
+      (step.keyboard ?? []).forEach((row, r) => {
+        rows.push(
+          row.map((b) => ({
+            type: b.url
+              ? 'link'
+              : b.request === 'contact'
+                ? 'request_contact'
+                : b.request === 'location'
+                  ? 'request_geo_location'
+                  : 'callback',
+            text: 'x',
+            ...(b.url ? { url: b.url } : { payload: b.value ? `${b.id}:${b.value}` : (b.id ?? 'x') }),
+          })),
+        );
+        origin.push(['steps', id, 'keyboard', r]);
+      });
+    }
+    if (!rows.length) continue;
+    for (const v of checkKeyboard({ buttons: rows }, '')) {
+      const m = /buttons\[(\d+)\](?:\[(\d+)\])?/.exec(v.field);
+      const rowPath = m ? origin[Number(m[1])] : undefined;
+      const path = rowPath
+        ? m?.[2] !== undefined && rowPath[2] === 'keyboard'
+          ? [...rowPath, Number(m[2])]
+          : rowPath
+        : ['steps', id, 'keyboard'];
+      report(
+        path,
+        'error',
+        `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`,
+        'split the keyboard over several rows or steps',
+      );
+    }
+    rows.flat().forEach((b, i) => {
+      if (b.payload && b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
+        report(
+          ['steps', id, 'keyboard'],
+          'error',
+          `button ${i + 1}: payload is ${b.payload.length} characters; at most ${1024 - PAYLOAD_SIGNING_RESERVE} fit with the engine's signature`,
+          'shorten the button id and value',
+        );
+      }
+    });
+  }
+  return problems;
+}
+
+type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
+
+function limitCheck(text: string, label: boolean, path: Path, report: Report, where: string) {
+  if (label) {
+    const n = [...text].length;
+    if (n < 1 || n > 128)
+      report(path, 'error', `button text is ${n} characters${where}; it must be 1..128`, 'shorten the label');
+    return;
+  }
+  for (const v of checkText(text))
+    report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
+}
+
+function unknownName(
+  report: Report,
+  path: Path,
+  kind: string,
+  name: string,
+  known: string[],
+  builtin: string[] = [],
+) {
+  const guess = closest(name, [...known, ...builtin]);
+  report(
+    path,
+    'error',
+    `unknown ${kind} "${name}"`,
+    guess ? `did you mean "${guess}"?` : `register it with defineRegistry({ ${kind}s: { ${name}: … } })`,
+  );
+}
+
+function checkCondition(c: import('./schema.ts').Condition, path: Path, report: Report, registry: Registry) {
+  const { kinds, comparisons } = conditionShape(c);
+  if (kinds.length !== 1) {
+    report(
+      path,
+      'error',
+      'a condition needs exactly one of var, all, any, not or guard',
+      'e.g. {var: age, lt: 18}',
+    );
+  } else if (kinds[0] === 'var' && comparisons.length === 0) {
+    report(
+      path,
+      'error',
+      `condition on "${c.var}" has no comparison`,
+      'add eq, ne, lt, le, gt, ge, in, matches or exists',
+    );
+  } else if (kinds[0] !== 'var' && comparisons.length) {
+    report(path, 'error', 'comparisons need a var');
+  }
+  if (c.matches !== undefined) {
+    try {
+      new RegExp(c.matches, 'u');
+    } catch (e) {
+      report([...path, 'matches'], 'error', `invalid regular expression: ${(e as Error).message}`);
+    }
+  }
+  c.all?.forEach((x, i) => {
+    checkCondition(x, [...path, 'all', i], report, registry);
+  });
+  c.any?.forEach((x, i) => {
+    checkCondition(x, [...path, 'any', i], report, registry);
+  });
+  if (c.not) checkCondition(c.not, [...path, 'not'], report, registry);
+  if (c.guard && !registry.guards[c.guard]) {
+    for (const g of guardsOf({ guard: c.guard }))
+      unknownName(report, [...path, 'guard'], 'guard', g, Object.keys(registry.guards));
+  }
+}
+
+function callsItself(root: string, callee: string, flows: Map<string, FlowFile>, seen: Set<string>): boolean {
+  if (callee === root) return true;
+  if (seen.has(callee)) return false;
+  seen.add(callee);
+  const f = flows.get(callee);
+  if (!f) return false;
+  return walkFlow(f).calls.some((c) => callsItself(root, c.flow, flows, seen));
+}
+
+function pathOfButton(flow: FlowFile, id: string, b: unknown): Path {
+  const step = flow.steps[id]!;
+  const rows = 'keyboard' in step ? (step.keyboard ?? []) : [];
+  for (let r = 0; r < rows.length; r++) {
+    const c = rows[r]!.indexOf(b as never);
+    if (c >= 0) return ['steps', id, 'keyboard', r, c];
+  }
+  return ['steps', id, 'keyboard'];
+}

@@ -1,0 +1,147 @@
+/**
+ * Loading a folder of flows: `<dir>/*.flow.yaml`, catalogs in `<dir>/locales/<locale>.ftl`, and the
+ * programmers' registry from `<dir>/registry.ts` (unless one is passed). Every file is parsed, checked
+ * and compiled; a file with errors is left out and its problems are returned.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FlowDefinition } from '../engine/contract.ts';
+import { buildDefinition } from './compile.ts';
+import { walkFlow } from './flow-walk.ts';
+import { lintFlow } from './lint.ts';
+import { hasErrors, type Problem } from './problems.ts';
+import { EMPTY_REGISTRY, type Registry } from './registry.ts';
+import type { FlowFile } from './schema.ts';
+import { type Catalog, loadCatalog } from './texts.ts';
+import { flowVersion } from './versions.ts';
+import { type Locator, parseFlowSource } from './yaml-source.ts';
+
+export const FLOW_SUFFIX = '.flow.yaml';
+
+export interface LoadOptions {
+  /** Validators, guards and effects; default: the default export of `<dir>/registry.ts`, if any. */
+  registry?: Registry;
+  /** Catalogs by locale; default: `<dir>/locales/*.ftl`. */
+  locales?: Map<string, Catalog>;
+}
+
+export interface LoadResult {
+  flows: FlowDefinition[];
+  problems: Problem[];
+}
+
+/** One flow file in memory: its path (as reported in problems) and text. */
+export interface FlowSource {
+  file: string;
+  source: string;
+}
+
+/** Reads the catalogs of `<dir>/locales`. */
+export function loadLocales(dir: string): Map<string, Catalog> {
+  const catalogs = new Map<string, Catalog>();
+  const folder = join(dir, 'locales');
+  if (!existsSync(folder)) return catalogs;
+  for (const name of readdirSync(folder).sort()) {
+    if (!name.endsWith('.ftl')) continue;
+    const file = join(folder, name);
+    catalogs.set(
+      name.slice(0, -4),
+      loadCatalog(name.slice(0, -4), relative(process.cwd(), file), readFileSync(file, 'utf8')),
+    );
+  }
+  return catalogs;
+}
+
+/** Imports `<dir>/registry.ts` (its default export), or returns the empty registry. */
+export async function loadRegistry(dir: string): Promise<Registry> {
+  for (const name of ['registry.ts', 'registry.js']) {
+    const file = resolve(dir, name);
+    if (existsSync(file)) {
+      const mod = (await import(pathToFileURL(file).href)) as { default?: Registry; registry?: Registry };
+      return mod.default ?? mod.registry ?? EMPTY_REGISTRY;
+    }
+  }
+  return EMPTY_REGISTRY;
+}
+
+/** Parses, checks and compiles a set of flow sources that may call each other. */
+export function compileSources(
+  sources: readonly FlowSource[],
+  registry: Registry,
+  catalogs: Map<string, Catalog>,
+): LoadResult {
+  const problems: Problem[] = [];
+  const parsed: { file: string; flow: FlowFile; locate: Locator }[] = [];
+  for (const s of sources) {
+    const r = parseFlowSource(s.source, s.file);
+    problems.push(...r.problems);
+    if (r.flow) parsed.push({ file: s.file, flow: r.flow, locate: r.locate });
+  }
+  const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
+  const good = new Set<string>();
+  for (const p of parsed) {
+    const stem = basename(p.file).endsWith(FLOW_SUFFIX)
+      ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
+      : undefined;
+    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem });
+    problems.push(...own);
+    if (!hasErrors(own)) good.add(p.flow.flow);
+  }
+  const flows: FlowDefinition[] = [];
+  for (const p of parsed) {
+    const callees = calleesOf(p.flow, byId);
+    if (!good.has(p.flow.flow) || callees.some((c) => !good.has(c.flow))) continue;
+    flows.push(
+      buildDefinition(p.flow, { registry, catalogs, flows: byId, version: flowVersion(p.flow, callees) }),
+    );
+  }
+  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
+  return { flows, problems };
+}
+
+function calleesOf(flow: FlowFile, byId: Map<string, FlowFile>, seen = new Set<string>()): FlowFile[] {
+  const out: FlowFile[] = [];
+  for (const c of walkFlow(flow).calls) {
+    const f = byId.get(c.flow);
+    if (!f || seen.has(c.flow)) continue;
+    seen.add(c.flow);
+    out.push(f, ...calleesOf(f, byId, seen));
+  }
+  return out;
+}
+
+/** Compiles one flow file's text on its own (it may not call other flows). */
+export function compileFlow(
+  source: string,
+  file: string,
+  registry: Registry = EMPTY_REGISTRY,
+  locales: Map<string, Catalog> = new Map(),
+): { flow?: FlowDefinition; problems: Problem[] } {
+  const r = compileSources([{ file, source }], registry, locales);
+  return { flow: r.flows[0], problems: r.problems };
+}
+
+/** Reads the flow files of a folder, sorted by name. */
+export function readFlowSources(dir: string): FlowSource[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(FLOW_SUFFIX))
+    .sort()
+    .map((n) => {
+      const path = join(dir, n);
+      return { file: relative(process.cwd(), path) || path, source: readFileSync(path, 'utf8') };
+    });
+}
+
+/** Loads, checks and compiles every flow of a folder. */
+export async function loadFlows(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const registry = options.registry ?? (await loadRegistry(dir));
+  const catalogs = options.locales ?? loadLocales(dir);
+  return compileSources(readFlowSources(dir), registry, catalogs);
+}
+
+/** The problems of every flow of a folder (what `botflow check` prints). */
+export async function checkFlows(dir: string, options: LoadOptions = {}): Promise<Problem[]> {
+  return (await loadFlows(dir, options)).problems;
+}

@@ -1,0 +1,50 @@
+/** A problem found in a flow file or a locale catalog, pointing at the exact place to fix. */
+export interface Problem {
+  file: string;
+  /** 1-based line and column. */
+  line: number;
+  col: number;
+  severity: 'error' | 'warning';
+  message: string;
+  /** What to do about it. */
+  hint?: string;
+}
+
+/** `file:line:col: severity: message (hint)`: the format editors and CI logs understand. */
+export function formatProblem(p: Problem): string {
+  const hint = p.hint ? `\n    hint: ${p.hint}` : '';
+  return `${p.file}:${p.line}:${p.col}: ${p.severity}: ${p.message}${hint}`;
+}
+
+/** True when any problem is an error (warnings alone do not fail a check). */
+export function hasErrors(problems: readonly Problem[]): boolean {
+  return problems.some((p) => p.severity === 'error');
+}
+
+/** The closest candidate to `name` (for "did you mean" hints), or undefined when nothing is close. */
+export function closest(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,294 @@
+/**
+ * What the compiled machine does at run time: the implementations of its named actions and guards.
+ * Every action is an `assign` or emits `botflow.effect` actions whose params are `Effect`s; nothing
+ * here does I/O or reads a clock.
+ */
+import { assign, enqueueActions } from 'xstate';
+import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
+import { evaluateCondition } from './conditions.ts';
+import { durationMs } from './durations.ts';
+import { isAnswerEvent, readAnswer, type SayText } from './inputs.ts';
+import type { Registry } from './registry.ts';
+import type { Button, Condition, FlowFile, Route, Step } from './schema.ts';
+import type { TextFormat, TextRenderer } from './texts.ts';
+
+/** The machine's context: small and JSON-only (it is stored with every snapshot). */
+export interface FlowContext {
+  /** Answers and variables set by the flow. `locale` here overrides the person's locale. */
+  vars: Record<string, unknown>;
+  /** The person's locale when the flow started. */
+  locale?: string;
+  /** Failed attempts at the current input. */
+  retries: number;
+  /** The top-level step the conversation is in (where calls return to). */
+  at?: string;
+  /** Id of the last bot message, for steps drawn with `render: edit`. */
+  mid?: string;
+}
+
+/** A step of a (possibly inlined) flow, with what is needed to run it. */
+export interface StepEntry {
+  key: string;
+  id: string;
+  flow: FlowFile;
+  step: Step;
+  text: TextRenderer;
+  format: TextFormat;
+  topLevel: boolean;
+}
+
+/** The ref of sends whose message id the flow keeps for `render: edit`. */
+export const RENDER_REF = 'render';
+export const RERENDER_EVENT = 'botflow.rerender';
+
+type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
+type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
+
+/** Builds the named actions and guards of a compiled flow. */
+export function runtimeFor(
+  steps: Map<string, StepEntry>,
+  root: FlowFile,
+  registry: Registry,
+  usesEdit: boolean,
+) {
+  const entry = (key: string) => steps.get(key)!;
+  const globals = new Set(Object.keys(root.commands ?? {}));
+  const localeOf = (e: StepEntry, c: FlowContext) =>
+    e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
+  const scope = (c: FlowContext, e: StepEntry, params?: Record<string, unknown>) => ({
+    vars: c.vars,
+    locale: localeOf(e, c),
+    params: params ?? {},
+  });
+  const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
+    if (typeof text !== 'string' && 'literal' in text) return text.literal;
+    return e.text.render(typeof text === 'string' ? text : text.flowText, c.vars, localeOf(e, c));
+  };
+  const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
+  const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
+    effect(enqueue, {
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text, format: e.format },
+      ...(usesEdit ? { ref: RENDER_REF } : {}),
+    });
+
+  const button = (e: StepEntry, c: FlowContext, b: Button) => {
+    const text = say(e, c, b.text);
+    if (b.url) return { type: 'link', text, url: b.url };
+    if (b.request === 'contact') return { type: 'request_contact', text };
+    if (b.request === 'location') return { type: 'request_geo_location', text };
+    return { type: 'callback', text, payload: b.value ? `${b.id}:${b.value}` : b.id! };
+  };
+  const keyboardOf = (e: StepEntry, c: FlowContext) => {
+    const s = e.step;
+    const rows: unknown[][] = [];
+    if (s.type === 'input' && s.options) {
+      const per = s.columns ?? 1;
+      for (let i = 0; i < s.options.length; i += per) {
+        rows.push(
+          s.options
+            .slice(i, i + per)
+            .map((o) => ({ type: 'callback', text: say(e, c, o.text), payload: o.id })),
+        );
+      }
+    }
+    if ('keyboard' in s && s.keyboard)
+      for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
+    return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
+  };
+
+  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false) => {
+    const s = e.step;
+    if (s.type === 'branch') return;
+    const text = s.say ? say(e, c, s.say) : undefined;
+    const keyboard = s.type === 'end' ? undefined : keyboardOf(e, c);
+    const media = s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;
+    const attachments: unknown[] = keyboard ? [keyboard] : [];
+    if (media) {
+      const [type, source] = media as ['image' | 'video' | 'audio' | 'file', string];
+      if (type === 'image' && /^https?:\/\//.test(source)) {
+        attachments.unshift({ type: 'image', payload: { url: source } });
+      } else {
+        effect(enqueue, {
+          kind: 'upload_and_send',
+          media: { type, source },
+          message: { text, attachments: attachments as never, format: e.format },
+          ...(usesEdit ? { ref: RENDER_REF } : {}),
+        });
+        return;
+      }
+    }
+    if (!text && !attachments.length) return;
+    const edit = !forceNew && 'render' in s && s.render === 'edit' && c.mid && !media;
+    if (edit) {
+      effect(enqueue, {
+        kind: 'api',
+        op: 'editMessage',
+        args: { message_id: c.mid, text, attachments, format: e.format },
+      });
+      return;
+    }
+    effect(enqueue, {
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text, attachments, format: e.format },
+      ...(usesEdit ? { ref: RENDER_REF } : {}),
+    });
+  };
+
+  const timersOf = (e: StepEntry) => {
+    const s = e.step;
+    if (!('remind' in s) && !('idle' in s)) return [];
+    const out: { name: string; delayMs: number }[] = [];
+    if ('remind' in s)
+      for (const [i, r] of (s.remind ?? []).entries()) {
+        out.push({ name: `${e.key}:remind:${i}`, delayMs: durationMs(r.after) });
+      }
+    if ('idle' in s && s.idle) out.push({ name: `${e.key}:idle`, delayMs: durationMs(s.idle.after) });
+    return out;
+  };
+  const arm = (e: StepEntry, enqueue: Enqueue) => {
+    for (const t of timersOf(e)) effect(enqueue, { kind: 'timer.arm', ...t });
+  };
+  const runEffects = (
+    e: StepEntry,
+    c: FlowContext,
+    calls: { effect: string; params?: Record<string, unknown> }[] | undefined,
+    enqueue: Enqueue,
+  ) => {
+    for (const call of calls ?? []) {
+      const factory = registry.effects[call.effect];
+      if (!factory) continue;
+      const out = factory(scope(c, e, call.params));
+      for (const x of Array.isArray(out) ? out : [out]) effect(enqueue, x);
+    }
+  };
+  const runRoute = (e: StepEntry, c: FlowContext, route: Route | undefined, enqueue: Enqueue) => {
+    if (!route) return c;
+    const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
+    if (route.set) enqueue.assign({ vars: next.vars });
+    if (route.say) send(enqueue, e, say(e, next, route.say));
+    runEffects(e, next, route.do, enqueue);
+    return next;
+  };
+  const routeOf = (e: StepEntry, which: string): Route | undefined => {
+    const s = e.step;
+    if (which === 'exhausted' && s.type === 'input') return s.retries.exhausted;
+    if (which === 'idle' && 'idle' in s && s.idle) return { say: s.idle.say };
+    if (which === 'on_text' && s.type === 'menu') return s.on_text;
+    if (which.startsWith('button:') && 'keyboard' in s) {
+      return s.keyboard?.flat().find((b) => b.id === which.slice(7));
+    }
+    if (which.startsWith('command:')) return root.commands?.[which.slice(8)];
+    return undefined;
+  };
+  const isLocal = (event: FlowEvent) => !(event.type === 'command' && globals.has(event.name));
+  const nextCondition = (e: StepEntry, i: number): Condition | undefined => {
+    const s = e.step;
+    if (s.type === 'branch') return s.cases[i]?.when;
+    if ('next' in s && Array.isArray(s.next)) return s.next[i]?.when;
+    return undefined;
+  };
+
+  type P = Record<string, unknown>;
+  const actions = {
+    [EFFECT_ACTION]: () => {},
+    enter: enqueueActions(({ context, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      enqueue.assign({ retries: 0, ...(e.topLevel ? { at: e.id } : {}) });
+      render(e, context, enqueue);
+      runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue);
+      arm(e, enqueue);
+    }),
+    leave: enqueueActions(({ enqueue }: Args, p: P) => {
+      for (const t of timersOf(entry(p.s as string))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
+    }),
+    rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
+      render(entry(p.s as string), context, enqueue, p.fresh === true);
+    }),
+    route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      const c =
+        event.type === 'button' && event.message?.body.mid && usesEdit
+          ? { ...context, mid: event.message.body.mid }
+          : context;
+      if (c !== context) enqueue.assign({ mid: c.mid });
+      runRoute(e, c, routeOf(e, p.r as string), enqueue);
+    }),
+    remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      const s = e.step;
+      const r = 'remind' in s ? s.remind?.[p.i as number] : undefined;
+      if (r) send(enqueue, e, say(e, context, r.say));
+    }),
+    accept: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      const s = e.step;
+      if (s.type !== 'input') return;
+      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      if (r.ok && s.save) enqueue.assign({ vars: { ...context.vars, [s.save]: r.value }, retries: 0 });
+    }),
+    reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      const s = e.step;
+      if (s.type !== 'input') return;
+      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      if (r.ok) return;
+      enqueue.assign({ retries: context.retries + 1 });
+      send(enqueue, e, say(e, context, r.error));
+      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue);
+      else arm(e, enqueue);
+    }),
+    restart: assign(({ event }: { event: FlowEvent }) => ({
+      vars: event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {},
+      retries: 0,
+    })),
+    keepMessageId: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => {
+      const result =
+        event.type === 'effect.done'
+          ? (event.result as { message?: { body?: { mid?: string } } })
+          : undefined;
+      return { mid: result?.message?.body?.mid ?? context.mid };
+    }),
+  };
+
+  const guards = {
+    answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
+      const e = entry(p.s as string);
+      const s = e.step;
+      if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
+      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      if (!r.ok) return false;
+      const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);
+      if (!when) return true;
+      const vars = s.save ? { ...context.vars, [s.save]: r.value } : context.vars;
+      return evaluateCondition(when, vars, localeOf(e, context), registry);
+    },
+    exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
+      const s = entry(p.s as string).step;
+      return (
+        s.type === 'input' &&
+        isLocal(event) &&
+        isAnswerEvent(s, event) &&
+        context.retries + 1 >= s.retries.max
+      );
+    },
+    local: ({ event }: { event: FlowEvent }) => isLocal(event),
+    answerEvent: ({ event }: { event: FlowEvent }, p: P) => {
+      const s = entry(p.s as string).step;
+      return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);
+    },
+    cond: ({ context }: { context: FlowContext }, p: P) => {
+      const e = entry(p.s as string);
+      const when = nextCondition(e, p.i as number);
+      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry);
+    },
+    button: ({ event }: { event: FlowEvent }, p: P) => event.type === 'button' && event.button === p.id,
+    command: ({ event }: { event: FlowEvent }, p: P) => event.type === 'command' && event.name === p.name,
+    timer: ({ event }: { event: FlowEvent }, p: P) => event.type === 'timer' && event.name === p.name,
+    returnTo: ({ context }: { context: FlowContext }, p: P) => context.at === p.step,
+    rendered: ({ event }: { event: FlowEvent }) => event.type === 'effect.done' && event.ref === RENDER_REF,
+  };
+  return { actions, guards, say, localeOf };
+}

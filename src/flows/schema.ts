@@ -1,0 +1,272 @@
+/**
+ * The flow file format, written once in zod: the loader validates with it and `botflow schema` exports
+ * it as JSON Schema for editors. Every object is strict, so a misspelt key is an error, never ignored.
+ */
+import { z } from 'zod';
+
+const Id = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'ids are letters, digits and _, starting with a letter')
+  .max(64);
+/** A text: literal text with {{variables}}, or a message id when the flow has an `i18n` block. */
+const Text = z
+  .string()
+  .min(1)
+  .describe('Literal text with {{variables}}, or a message id when the flow uses i18n');
+const Duration = z
+  .string()
+  .regex(/^(\d+(ms|s|m|h|d))+$/, 'a duration like 90s, 15m, 1h30m or 2d')
+  .describe('A duration: 90s, 15m, 1h30m, 2d');
+const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const Vars = z.record(z.string(), Scalar).describe('Variables to set in the conversation context');
+
+/** A condition in the small declarative language: comparisons, all/any/not, named guards. */
+export interface Condition {
+  var?: string;
+  eq?: z.infer<typeof Scalar>;
+  ne?: z.infer<typeof Scalar>;
+  lt?: number | string;
+  le?: number | string;
+  gt?: number | string;
+  ge?: number | string;
+  in?: z.infer<typeof Scalar>[];
+  matches?: string;
+  exists?: boolean;
+  all?: Condition[];
+  any?: Condition[];
+  not?: Condition;
+  guard?: string;
+  params?: Record<string, unknown>;
+}
+export const Condition: z.ZodType<Condition> = z
+  .strictObject({
+    var: z.string().optional().describe('The variable to compare (dots reach into objects: contact.phone)'),
+    eq: Scalar.optional(),
+    ne: Scalar.optional(),
+    lt: z.union([z.number(), z.string()]).optional(),
+    le: z.union([z.number(), z.string()]).optional(),
+    gt: z.union([z.number(), z.string()]).optional(),
+    ge: z.union([z.number(), z.string()]).optional(),
+    in: z.array(Scalar).optional(),
+    matches: z.string().optional().describe('A regular expression the value must match'),
+    exists: z.boolean().optional(),
+    get all() {
+      return z.array(Condition).optional();
+    },
+    get any() {
+      return z.array(Condition).optional();
+    },
+    get not() {
+      return Condition.optional();
+    },
+    guard: z.string().optional().describe('A guard registered in TypeScript'),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .describe('{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params}');
+
+const EffectCall = z.strictObject({
+  effect: z.string().describe('An effect registered in TypeScript'),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What happens on a button, a command, a timer or an exhausted input: say, set, do, then go somewhere. */
+export const Route = z.strictObject({
+  say: Text.optional(),
+  set: Vars.optional(),
+  do: z.array(EffectCall).optional(),
+  goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
+  call: Id.optional().describe('Run another flow, then come back to this step'),
+});
+export type Route = z.infer<typeof Route>;
+
+export const Button = z
+  .strictObject({
+    id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
+    text: Text,
+    value: z.string().optional().describe('Extra data carried with the press (saved as `button_value`)'),
+    url: z.string().optional().describe('Makes this a link button'),
+    request: z.enum(['contact', 'location']).optional().describe('Ask for the contact or the location'),
+    ...Route.shape,
+  })
+  .describe('A callback button (id), a link (url) or a request (contact | location)');
+export type Button = z.infer<typeof Button>;
+
+const Keyboard = z.array(z.array(Button)).describe('Rows of buttons');
+const Media = z
+  .strictObject({
+    image: z.string().optional(),
+    video: z.string().optional(),
+    audio: z.string().optional(),
+    file: z.string().optional(),
+  })
+  .describe('One media file: a path (uploaded) or an http(s) URL');
+export const StalePolicy = z
+  .union([z.enum(['rerender', 'accept', 'notify']), z.strictObject({ notify: Text })])
+  .describe('What a press on an outdated keyboard does');
+const Next = z.union([Id, z.array(z.strictObject({ when: Condition.optional(), goto: Id })).min(1)]);
+
+const common = {
+  say: Text.optional(),
+  media: Media.optional(),
+  do: z.array(EffectCall).optional().describe('Registered effects run when the step is entered'),
+  remind: z
+    .array(z.strictObject({ after: Duration, say: Text }))
+    .optional()
+    .describe('Reminders while the person stays silent on this step'),
+  idle: z
+    .strictObject({ after: Duration, say: Text.optional(), goto: Id })
+    .optional()
+    .describe('Where to go when the person stays silent'),
+  on_stale: StalePolicy.optional(),
+  render: z.enum(['new', 'edit']).optional().describe('edit: redraw the previous bot message in place'),
+};
+
+const INPUT_KINDS = [
+  'text',
+  'number',
+  'email',
+  'phone',
+  'date',
+  'choice',
+  'contact',
+  'location',
+  'photo',
+  'file',
+] as const;
+export const InputKind = z.enum(INPUT_KINDS);
+export type InputKind = z.infer<typeof InputKind>;
+
+export const Rule = z.strictObject({
+  rule: z.string().describe('length | range | regex | one_of | a validator registered in TypeScript'),
+  error: Text.optional(),
+  min: z.union([z.number(), z.string()]).optional(),
+  max: z.union([z.number(), z.string()]).optional(),
+  pattern: z.string().optional(),
+  values: z.array(Scalar).optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+export type Rule = z.infer<typeof Rule>;
+
+const MessageStep = z.strictObject({
+  type: z.literal('message'),
+  ...common,
+  keyboard: Keyboard.optional(),
+  next: Next,
+});
+const InputStep = z.strictObject({
+  type: z.literal('input'),
+  ...common,
+  input: z.union([InputKind, z.array(InputKind).min(1)]),
+  options: z
+    .array(z.strictObject({ id: Id, text: Text }))
+    .optional()
+    .describe('Choices (for input: choice), shown as buttons'),
+  columns: z.number().int().min(1).max(7).optional().describe('Choice buttons per row (default 1)'),
+  error: Text.optional().describe('Said when the answer cannot be read as the expected kind'),
+  validate: z.array(Rule).optional(),
+  retries: z.strictObject(
+    {
+      max: z.number().int().min(1).max(20),
+      exhausted: Route.describe('Where to go after the last failed attempt'),
+    },
+    { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
+  ),
+  save: z.string().optional().describe('Context variable that receives the answer'),
+  keyboard: Keyboard.optional(),
+  next: Next,
+});
+const MenuStep = z.strictObject({
+  type: z.literal('menu'),
+  ...common,
+  keyboard: Keyboard,
+  on_text: Route.optional().describe('What typed text does while the menu is shown'),
+});
+const BranchStep = z.strictObject({
+  type: z.literal('branch'),
+  cases: z.array(z.strictObject({ when: Condition, goto: Id })).min(1),
+  else: Id,
+});
+const CallStep = z.strictObject({
+  type: z.literal('call'),
+  ...common,
+  flow: Id.describe('The flow to run; when it ends, this flow continues at `next`'),
+  next: Id.describe('Where this flow continues after the called flow ends'),
+});
+const EndStep = z.strictObject({
+  type: z.literal('end'),
+  say: Text.optional(),
+  media: Media.optional(),
+  do: common.do,
+});
+
+export const Step = z.discriminatedUnion('type', [
+  MessageStep,
+  InputStep,
+  MenuStep,
+  BranchStep,
+  CallStep,
+  EndStep,
+]);
+export type Step = z.infer<typeof Step>;
+export type InputStep = z.infer<typeof InputStep>;
+export type MenuStep = z.infer<typeof MenuStep>;
+
+const Trigger = z
+  .strictObject({
+    bot_started: z
+      .union([z.literal(true), z.strictObject({ payload: z.string().optional() })])
+      .optional()
+      .describe('The person pressed Start (optionally with this deep-link payload, or /regex/)'),
+    command: z.string().optional().describe('A command without the slash'),
+    keyword: z.string().optional().describe('Text that starts the flow: a word, or /regex/flags'),
+    any_message: z.literal(true).optional(),
+  })
+  .describe('One of bot_started, command, keyword or any_message');
+
+export const Migration = z.strictObject({
+  from: z
+    .array(z.union([z.number(), z.string()]))
+    .min(1)
+    .describe('Versions this block upgrades: human version numbers, hash prefixes, or "any"'),
+  steps: z.record(z.string(), Id).optional().describe('Old step id → new step id'),
+  context: z
+    .strictObject({
+      rename: z.record(z.string(), z.string()).optional(),
+      drop: z.array(z.string()).optional(),
+      set: Vars.optional(),
+    })
+    .optional(),
+  otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
+});
+export type Migration = z.infer<typeof Migration>;
+
+export const FlowFile = z.strictObject({
+  $schema: z.string().optional(),
+  flow: Id.describe('The flow id: the file name without .flow.yaml'),
+  title: z.string().optional(),
+  version: z
+    .union([z.number(), z.string()])
+    .optional()
+    .describe('Human version label (the content hash is the real one)'),
+  start: Id.describe('The first step'),
+  format: z.enum(['html', 'markdown']).optional().describe('Text format of messages (default html)'),
+  i18n: z
+    .strictObject({ default_locale: z.string(), locales: z.array(z.string()).optional() })
+    .optional()
+    .describe('Texts are message ids of flows/locales/<locale>.ftl'),
+  triggers: z.array(Trigger).optional(),
+  commands: z
+    .record(z.string().regex(/^[a-z0-9_]+$/i), Route.extend({ description: z.string().optional() }))
+    .optional()
+    .describe('Commands that work in every step: cancel: {goto: cancelled}'),
+  defaults: z.strictObject({ on_stale: StalePolicy.optional() }).optional(),
+  steps: z.record(Id, Step),
+  migrate: z.array(Migration).optional(),
+});
+export type FlowFile = z.infer<typeof FlowFile>;
+
+/** The format as JSON Schema (draft 2020-12), for `# yaml-language-server: $schema=…`. */
+export function flowJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(FlowFile, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, title: 'botflow flow file', $id: 'https://botflow.dev/flow.schema.json' };
+}

@@ -1,0 +1,119 @@
+/**
+ * Texts of a flow: literal strings with {{variables}}, or message ids looked up in per-locale Fluent
+ * catalogs (flows/locales/<locale>.ftl). Variable values are escaped for the message format, so a
+ * person's name can never inject markup.
+ */
+import { FluentBundle, FluentResource } from '@fluent/bundle';
+import { readVar } from './conditions.ts';
+
+export type TextFormat = 'html' | 'markdown';
+
+/** One loaded locale catalog. */
+export interface Catalog {
+  locale: string;
+  file: string;
+  bundle: FluentBundle;
+  /** Message ids with the 1-based line they are defined on. */
+  ids: Map<string, number>;
+}
+
+/** Loads a Fluent catalog from its text. */
+export function loadCatalog(locale: string, file: string, source: string): Catalog {
+  const bundle = new FluentBundle(locale, { useIsolating: false });
+  bundle.addResource(new FluentResource(source));
+  const ids = new Map<string, number>();
+  source.split('\n').forEach((line, i) => {
+    const m = /^([A-Za-z][\w-]*)\s*=/.exec(line);
+    if (m) ids.set(m[1]!, i + 1);
+  });
+  return { locale, file, bundle, ids };
+}
+
+/** Escapes a variable's value for the message format. */
+export function escapeFor(format: TextFormat, value: string): string {
+  if (format === 'html') {
+    return value.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  }
+  return value.replace(/[\\*_~`[\]()#+\-!|>]/g, (c) => `\\${c}`);
+}
+
+function display(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** `{{ name }}` / `{{ contact.phone }}` in a literal text, escaped. */
+export function interpolate(
+  template: string,
+  vars: Readonly<Record<string, unknown>>,
+  format: TextFormat,
+): string {
+  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) =>
+    escapeFor(format, display(readVar(vars, path))),
+  );
+}
+
+/** Variable names a literal text uses. */
+export function templateVars(template: string): string[] {
+  return [...template.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!);
+}
+
+/** Flattens variables into Fluent arguments: `contact.phone` becomes `$contact_phone`. */
+function fluentArgs(
+  vars: Readonly<Record<string, unknown>>,
+  format: TextFormat,
+): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  const walk = (prefix: string, v: unknown) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}_${k}` : k, x);
+    } else if (typeof v === 'number') out[prefix] = v;
+    else if (v !== undefined && v !== null) out[prefix] = escapeFor(format, display(v));
+  };
+  walk('', vars);
+  return out;
+}
+
+/** Picks the catalog locale for a person's locale: exact, then language only, then the default. */
+export function resolveLocale(
+  wanted: string | undefined,
+  available: readonly string[],
+  fallback: string,
+): string {
+  if (!wanted) return fallback;
+  const lower = wanted.toLowerCase();
+  const exact = available.find((l) => l.toLowerCase() === lower);
+  if (exact) return exact;
+  const lang = lower.split(/[-_]/)[0];
+  return available.find((l) => l.toLowerCase().split(/[-_]/)[0] === lang) ?? fallback;
+}
+
+/** Renders one text of a flow for a locale. */
+export interface TextRenderer {
+  render(text: string, vars: Readonly<Record<string, unknown>>, locale: string): string;
+  /** The locale the flow's texts resolve to for a person's locale. */
+  locale(wanted: string | undefined): string;
+}
+
+/** A renderer for a flow: literal texts when `i18n` is absent, Fluent messages otherwise. */
+export function textRenderer(
+  format: TextFormat,
+  i18n: { default_locale: string; catalogs: Map<string, Catalog> } | undefined,
+): TextRenderer {
+  if (!i18n) {
+    return { render: (t, vars) => interpolate(t, vars, format), locale: (w) => w ?? 'en' };
+  }
+  const available = [...i18n.catalogs.keys()];
+  return {
+    locale: (w) => resolveLocale(w, available, i18n.default_locale),
+    render(id, vars, locale) {
+      const bundle =
+        i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??
+        i18n.catalogs.get(i18n.default_locale)?.bundle;
+      const message = bundle?.getMessage(id) ?? i18n.catalogs.get(i18n.default_locale)?.bundle.getMessage(id);
+      if (!message?.value || !bundle) return id;
+      return bundle.formatPattern(message.value, fluentArgs(vars, format), []);
+    },
+  };
+}
