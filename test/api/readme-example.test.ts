@@ -36,19 +36,6 @@ async function runExample(platform: FakePlatform) {
 describe('docs/readme/client.md example', () => {
   it('has an example', () => expect(code).toContain('new BotApi'));
 
-  it("type-checks under the project's strict settings", async () => {
-    const tsc = join(repo, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--module', 'nodenext'];
-    args.push('--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom');
-    args.push('--allowImportingTsExtensions', '--skipLibCheck', '--types', 'node');
-    args.push('--typeRoots', join(repo, 'node_modules/@types'), script);
-    const result = await run(process.execPath, [tsc, ...args], { cwd: repo, timeout: 120_000 }).then(
-      () => '',
-      (e: { stdout: string }) => e.stdout,
-    );
-    expect(result).toBe('');
-  }, 150_000);
-
   it('sends a message with an inline keyboard and pins it', async () => {
     const platform = await startFakePlatform((req) => {
       if (req.path === '/me') return { body: payload('botInfo.ok.json') };
