@@ -12,7 +12,12 @@ export interface Command {
 type CommandLoader = { summary: string; load: () => Promise<{ command: Command }> };
 
 // One line per subcommand; keep them sorted.
-const commands: Record<string, CommandLoader> = {};
+const commands: Record<string, CommandLoader> = {
+  check: { summary: 'check flow files (schema, references, i18n, limits)', load: () => import('./flows/check-command.ts') },
+  graph: { summary: 'print a flow as a Mermaid state diagram', load: () => import('./flows/graph-command.ts') },
+  sandbox: { summary: 'run the local platform sandbox', load: () => import('./sandbox/command.ts') },
+  schema: { summary: 'print the JSON Schema of flow files', load: () => import('./flows/schema-command.ts') },
+};
 
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length), 4);

@@ -1,0 +1,169 @@
+/**
+ * `buildSandbox(options)`: the whole local platform as one fastify app: the Bot API, the upload host,
+ * file URLs and the people's control API under `/_sandbox/`. Extra plugins (e.g. the web chat page)
+ * are registered beside them.
+ */
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+import { registerControlRoutes } from './control/routes.ts';
+import { UpdateHub } from './delivery/hub.ts';
+import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './delivery/webhook.ts';
+import { badRequest, PlatformError } from './errors.ts';
+import { PeopleFeed } from './feed.ts';
+import { FileStore } from './files.ts';
+import { generateBotToken } from './ids.ts';
+import { type LimitOptions, PLATFORM_LIMITS, RateLimiter } from './limits.ts';
+import { SandboxStore } from './persistence.ts';
+import { Platform } from './platform.ts';
+import { RequestLog } from './request-log.ts';
+import { botApiPlugin } from './routes/index.ts';
+import { registerUploadHost } from './routes/uploads.ts';
+import { emptyData, type MediaKind } from './state.ts';
+
+/** How to build a sandbox. Every field is optional. */
+export interface SandboxOptions {
+  /** The bot token clients must send; default a fresh `sandbox-token-…`. */
+  token?: string;
+  /** The platform's limits (default 30/s overall, 2/s per chat); `false` turns them off; `scale` multiplies them. */
+  limits?: false | LimitOptions;
+  /** How long an upload stays "processing" (ms, sandbox clock). Defaults: image 300, video 2000, audio 1000, file 300. */
+  attachmentProcessingMs?: Partial<Record<MediaKind, number>>;
+  /** A webhook failing for this long is unsubscribed (default 8 h, as the platform). */
+  webhookGiveUpMs?: number;
+  /** Finer webhook knobs: timeout (30 s), first retry delay (1 s), max retry delay (60 s). */
+  webhook?: Partial<WebhookOptions>;
+  /** The clock every timestamp and processing delay reads (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+  /** Keep the state in this SQLite file (created when missing); default in memory. */
+  dbPath?: string;
+  /** Structured logger for the sandbox's own events (never receives the token). */
+  logger?: Logger;
+  /** The bot's identity. */
+  bot?: { first_name?: string; username?: string; description?: string };
+  /** Report legacy permission names (post_edit_delete_message, …) next to the new ones; default true. */
+  legacyPermissionNames?: boolean;
+  /** Public origin (scheme://host:port) used in upload and file URLs; `startSandbox` sets it. */
+  origin?: string;
+  /** Extra fastify plugins registered on the app (e.g. the web chat page). */
+  plugins?: FastifyPluginAsync[];
+}
+
+/** What the sandbox exposes to in-process users (tests, the CLI, plugins). */
+export interface SandboxInternals {
+  platform: Platform;
+  requestLog: RequestLog;
+  token: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sandbox behind this app. */
+    sandbox: SandboxInternals;
+  }
+}
+
+export const DEFAULT_PROCESSING_MS: Record<MediaKind, number> = {
+  image: 300,
+  video: 2000,
+  audio: 1000,
+  file: 300,
+};
+
+/** Builds the sandbox app (not listening yet). */
+export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
+  const token = options.token ?? generateBotToken();
+  const now = options.now ?? Date.now;
+  const store = options.dbPath ? new SandboxStore(options.dbPath) : undefined;
+  const saved = store?.load();
+  const data =
+    saved?.data ??
+    emptyData({
+      user_id: 229_229_229,
+      first_name: options.bot?.first_name ?? 'Sandbox Bot',
+      username: options.bot?.username ?? 'sandbox_bot',
+      description: options.bot?.description ?? 'A bot running in the botflow sandbox',
+      is_bot: true,
+      last_activity_time: now(),
+    });
+  const webhookOptions = { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhook };
+  if (options.webhookGiveUpMs !== undefined) webhookOptions.giveUpMs = options.webhookGiveUpMs;
+  let platform: Platform;
+  const hub = new UpdateHub(
+    () => platform.data.subscriptions,
+    webhookOptions,
+    (url) => {
+      platform.data.subscriptions = platform.data.subscriptions.filter((s) => s.url !== url);
+    },
+    options.logger,
+  );
+  if (saved) hub.poll.restore(saved.poll);
+  const feed = new PeopleFeed();
+  platform = new Platform(
+    data,
+    {
+      now,
+      attachmentProcessingMs: { ...DEFAULT_PROCESSING_MS, ...options.attachmentProcessingMs },
+      legacyPermissionNames: options.legacyPermissionNames ?? true,
+      ...(options.logger ? { logger: options.logger } : {}),
+    },
+    hub,
+    feed,
+  );
+  if (options.origin) platform.origin = options.origin;
+  const requestLog = new RequestLog();
+  const limiter = options.limits === false ? undefined : new RateLimiter(options.limits ?? PLATFORM_LIMITS);
+  const files = new FileStore();
+
+  // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
+  const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
+  app.decorate('sandbox', { platform, requestLog, token });
+
+  // Lenient JSON: an empty body is no body; a malformed one is the platform's 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body).trim();
+    if (!text) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(badRequest(`Malformed JSON body: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    if (err instanceof PlatformError) {
+      return reply.code(err.status).headers(err.headers).send({ code: err.code, message: err.message });
+    }
+    const e = err as { statusCode?: number; code?: string; message: string };
+    if (e.statusCode === 413) return reply.code(413).send({ code: 'payload.too.large', message: e.message });
+    if (e.statusCode && e.statusCode < 500) {
+      return reply.code(400).send({ code: 'proto.payload', message: e.message });
+    }
+    options.logger?.error({ err }, 'sandbox internal error');
+    return reply.code(500).send({ code: 'internal.error', message: e.message });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply
+      .code(404)
+      .send({ code: 'not.found', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` }),
+  );
+
+  if (store) {
+    app.addHook('onResponse', async (req) => {
+      if (req.method !== 'GET') store.scheduleSave(() => platform.data, hub.poll);
+    });
+  }
+  app.addHook('preClose', async () => {
+    hub.close();
+    feed.close();
+  });
+  app.addHook('onClose', async () => {
+    store?.close(platform.data, hub.poll);
+  });
+
+  await app.register(botApiPlugin, { platform, token, limiter, log: requestLog });
+  await app.register(async (host) => registerUploadHost(host, platform, files, token));
+  await app.register(async (control) => registerControlRoutes(control, platform, files, requestLog));
+  for (const plugin of options.plugins ?? []) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,46 @@
+/**
+ * Applying a NewMessageBody to a new or an existing message, with the platform's rules: text at most
+ * 4000 characters, attachments resolved (tokens must be processed), on edit absent attachments kept
+ * and `[]` removing them all.
+ */
+import { NewMessageBody, TEXT_MAX } from '../api/schemas/index.ts';
+import { resolveAttachments } from './attachments.ts';
+import { badRequest, notFound } from './errors.ts';
+import { decodeBody } from './http.ts';
+import type { Platform } from './platform.ts';
+import type { MessageRecord } from './state.ts';
+
+/** The message fields a NewMessageBody sets (for a send, or the changes of an edit). */
+export function messageFields(
+  platform: Platform,
+  raw: unknown,
+  mode: 'send' | 'edit',
+  what = 'NewMessageBody',
+): Partial<MessageRecord> {
+  const body = decodeBody(NewMessageBody, raw ?? {}, what);
+  if (body.text !== undefined && body.text.length > TEXT_MAX) {
+    throw badRequest(`${what}.text: at most ${TEXT_MAX} characters (got ${body.text.length})`);
+  }
+  const fields: Partial<MessageRecord> = {};
+  if (body.text !== undefined) fields.text = body.text;
+  if (body.format !== undefined) fields.format = body.format;
+  if (body.attachments !== undefined) fields.attachments = resolveAttachments(platform, body.attachments);
+  if (body.link) {
+    if (!platform.data.messages[body.link.mid])
+      throw notFound(`${what}.link.mid: message ${body.link.mid} not found`);
+    fields.link = { type: body.link.type, mid: body.link.mid };
+  }
+  if (mode === 'send' && !fields.text && !fields.attachments?.length && !fields.link) {
+    throw badRequest(`${what}: a message needs text, attachments or a link`);
+  }
+  return fields;
+}
+
+/** Applies an edit to `msg` (text and attachments) and tells people. */
+export function applyEdit(platform: Platform, msg: MessageRecord, fields: Partial<MessageRecord>): void {
+  if (fields.text !== undefined) msg.text = fields.text;
+  if (fields.format !== undefined) msg.format = fields.format;
+  if (fields.attachments !== undefined) msg.attachments = fields.attachments;
+  msg.edited_at = platform.now();
+  platform.messageEdited(msg);
+}

@@ -1,0 +1,93 @@
+/**
+ * The Bot API as one fastify plugin: raw-token auth (401 `verify.token`), the per-token rate limits
+ * (429 with Retry-After), the request log, and every endpoint.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalidToken, PlatformError } from '../errors.ts';
+import { argsOf } from '../http.ts';
+import type { RateLimiter } from '../limits.ts';
+import type { Platform } from '../platform.ts';
+import type { RequestLog } from '../request-log.ts';
+import { registerAnswerRoutes } from './answers.ts';
+import { registerChatRoutes } from './chats.ts';
+import { registerCommentRoutes } from './comments.ts';
+import { registerMeRoutes } from './me.ts';
+import { registerMemberRoutes } from './members.ts';
+import { registerMessageRoutes } from './messages.ts';
+import { registerSubscriptionRoutes } from './subscriptions.ts';
+import { registerUpdateRoutes } from './updates.ts';
+import { registerUploadRoutes } from './uploads.ts';
+
+/** Operations counted against the per-chat limit (POST/PUT/DELETE /messages, POST /answers). */
+const CHAT_SCOPED = new Set(['sendMessage', 'editMessage', 'deleteMessage', 'answerCallback']);
+
+export interface BotApiContext {
+  platform: Platform;
+  token: string;
+  limiter: RateLimiter | undefined;
+  log: RequestLog;
+}
+
+const opOf = (req: FastifyRequest) => (req.routeOptions.config as { op?: string } | undefined)?.op;
+
+/** The chat a chat-scoped request counts against, found without changing anything. */
+function chatScope(p: Platform, op: string, req: FastifyRequest): number | undefined {
+  const args = argsOf(req);
+  const num = (v: unknown) =>
+    v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? undefined : Number(v);
+  if (op === 'sendMessage') {
+    const chat = num(args.chat_id);
+    if (chat !== undefined) return chat;
+    const user = num(args.user_id);
+    return user === undefined ? undefined : (p.data.dialogs[String(user)] ?? -user);
+  }
+  if (op === 'answerCallback') return p.data.callbacks[String(args.callback_id)]?.chat_id;
+  return p.data.messages[String(args.message_id)]?.chat_id;
+}
+
+/** Registers the Bot API routes on `app` (an encapsulated context). */
+export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Promise<void> {
+  const { platform: p, token, limiter, log } = ctx;
+
+  app.addHook('onRequest', async (req) => {
+    const given = req.headers.authorization ?? (req.query as { access_token?: string }).access_token;
+    if (given !== token) throw invalidToken();
+  });
+
+  app.addHook('preHandler', async (req) => {
+    const op = opOf(req);
+    const scope = op && CHAT_SCOPED.has(op) ? chatScope(p, op, req) : undefined;
+    (req as { chatScope?: number }).chatScope = scope;
+    if (!limiter) return;
+    const verdict = limiter.admit(scope);
+    if (!verdict.ok) {
+      throw new PlatformError(
+        429,
+        'too.many.requests',
+        `Rate limit exceeded (${verdict.scope}): retry after ${verdict.retryAfterSeconds} s`,
+        { 'retry-after': String(verdict.retryAfterSeconds) },
+      );
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    log.add({
+      time: Date.now(),
+      method: req.method,
+      path: req.url.split('?')[0]!,
+      op: opOf(req),
+      chat: (req as { chatScope?: number }).chatScope,
+      status: reply.statusCode,
+    });
+  });
+
+  registerMeRoutes(app, p);
+  registerChatRoutes(app, p);
+  registerMemberRoutes(app, p);
+  registerMessageRoutes(app, p);
+  registerCommentRoutes(app, p);
+  registerAnswerRoutes(app, p);
+  registerUploadRoutes(app, p);
+  registerSubscriptionRoutes(app, p);
+  registerUpdateRoutes(app, p);
+}

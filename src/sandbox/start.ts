@@ -1,0 +1,69 @@
+/**
+ * `startSandbox(options)`: builds the sandbox and listens on 127.0.0.1 (an ephemeral port unless
+ * told otherwise). Returns what a test or the CLI needs: the base URL, the token, the bot, a typed
+ * control client, the request log and `close()`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildSandbox, type SandboxOptions } from './app.ts';
+import { SandboxControl } from './control-client.ts';
+import type { Update } from './delivery/hub.ts';
+import type { RequestLog } from './request-log.ts';
+import type { UserRecord } from './state.ts';
+
+export interface StartOptions extends SandboxOptions {
+  /** Port to listen on; default 0 (any free port). */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+}
+
+/** A running sandbox. `token` is not enumerable, so `JSON.stringify(sandbox)` never shows it. */
+export interface Sandbox {
+  /** e.g. `http://127.0.0.1:41234`: the Bot API base URL. */
+  baseUrl: string;
+  /** The bot token clients must send. */
+  readonly token: string;
+  /** The bot's identity (GET /me). */
+  bot: Pick<UserRecord, 'user_id' | 'first_name' | 'username'>;
+  /** Acts as people through the `/_sandbox/` HTTP API. */
+  control: SandboxControl;
+  /** Every Bot API request answered so far. */
+  requestLog: RequestLog;
+  /** The fastify app (inject(), extra routes). */
+  app: FastifyInstance;
+  /** Calls `listener` with every update produced (whatever the transport); returns the unsubscribe. */
+  onUpdate(listener: (update: Update) => void): () => void;
+  /** Stops listening, ends long polls and event streams, saves the state when persisted. */
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox and resolves once it accepts connections. */
+export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
+  const app = await buildSandbox(options);
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ port: options.port ?? 0, host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { platform, requestLog, token } = app.sandbox;
+  if (!options.origin) platform.origin = baseUrl;
+  const control = new SandboxControl(baseUrl);
+  const sandbox = {
+    baseUrl,
+    bot: {
+      user_id: platform.data.bot.user_id,
+      first_name: platform.data.bot.first_name,
+      username: platform.data.bot.username,
+    },
+    control,
+    requestLog,
+    app,
+    onUpdate: (listener: (update: Update) => void) => platform.hub.onUpdate(listener),
+    close: async () => {
+      await control.close();
+      await app.close();
+    },
+  };
+  Object.defineProperty(sandbox, 'token', { value: token, enumerable: false });
+  return sandbox as Sandbox;
+}
