@@ -112,7 +112,10 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         entry: enter,
         exit: leave,
         on,
-        always: next.map((n, i) => ({ guard: guard('cond', { ...s, i }), target: n.goto })),
+        always:
+          typeof step.next === 'string'
+            ? [{ target: step.next }]
+            : next.map((n, i) => ({ guard: guard('cond', { ...s, i }), target: n.goto })),
       };
     }
     if (step.type === 'input') {
@@ -186,7 +189,9 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   }
   if (calledFromRoutes.size) {
     states.__return = {
-      always: Object.keys(flow.steps).map((id) => ({ guard: guard('returnTo', { step: id }), target: id })),
+      always: Object.entries(flow.steps)
+        .filter(([, step]) => step.type === 'input' || step.type === 'menu' || step.type === 'call')
+        .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
   // A global command's `route` action reads the command from the flow itself (key = flow id).

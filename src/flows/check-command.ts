@@ -1,0 +1,53 @@
+/** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from '../cli.ts';
+import { loadFlows, readFlowSources } from './load.ts';
+import { formatProblem, hasErrors } from './problems.ts';
+import type { Registry } from './registry.ts';
+
+const HELP = `usage: botflow check [dir] [--registry <file.ts>]
+
+Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
+and flows, the registered validators, guards and effects (<dir>/registry.ts unless --registry), the
+locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Prints file:line:col: problems.
+Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
+
+export const command: Command = {
+  summary: 'check flow files: schema, references, i18n keys, platform limits',
+  async run(args) {
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(HELP);
+      return 0;
+    }
+    let registry: Registry | undefined;
+    const at = args.indexOf('--registry');
+    if (at >= 0) {
+      const file = args[at + 1];
+      if (!file) {
+        console.error('botflow check: --registry needs a file');
+        return 2;
+      }
+      const mod = (await import(pathToFileURL(resolve(file)).href)) as {
+        default?: Registry;
+        registry?: Registry;
+      };
+      registry = mod.default ?? mod.registry;
+      args.splice(at, 2);
+    }
+    const dir = args[0] ?? 'flows';
+    const count = readFlowSources(dir).length;
+    if (count === 0) {
+      console.error(`botflow check: no *.flow.yaml files in ${dir}`);
+      return 1;
+    }
+    const { flows, problems } = await loadFlows(dir, registry ? { registry } : {});
+    for (const p of problems) console.log(formatProblem(p));
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    const warnings = problems.length - errors;
+    console.log(
+      `${count} flow file(s), ${flows.length} compiled: ${errors} error(s), ${warnings} warning(s)`,
+    );
+    return hasErrors(problems) ? 1 : 0;
+  },
+};
