@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 async function runExample(platform: FakePlatform) {
-  const env = { ...process.env, BOT_TOKEN: 'readme-token', BOT_API_URL: platform.url, USER_ID: '42' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BOT_TOKEN: 'readme-token',
+    BOT_API_URL: platform.url,
+    USER_ID: '42',
+  };
   delete env.BOT_CA_FILES;
   return run(process.execPath, ['--import', 'tsx', script], { cwd: repo, env, timeout: 60_000 }).then(
     (r) => ({ ...r, code: 0 }),
