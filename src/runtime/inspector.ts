@@ -1,0 +1,316 @@
+/**
+ * The playground's side panel, server side: a small read-only HTTP API over the running engine and flows,
+ * mounted on the sandbox app beside the web chat page (see src/sandbox/web/).
+ *
+ *   GET /_inspector/state                        flows (graph + Mermaid text), check problems, readiness
+ *   GET /_inspector/conversation?user_id=N       a person's dialog: session, step, context, timers, history
+ *   GET /_inspector/conversation?key=K           any conversation by key
+ *   GET /_inspector/events                       server-sent events: `flows` (reloaded), `step`, `error`
+ *
+ * The sandbox starts before the engine, so the routes are registered first and the engine is attached
+ * later: `new Inspector()` → `startSandbox({ plugins: [webChatPlugin(), inspector.plugin] })` → … →
+ * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { FlowDefinition } from '../engine/contract.ts';
+import { flowToMermaid } from '../flows/mermaid.ts';
+
+/** A session as the engine lists it (store/sessions.ts `SessionRow`); JSON columns may be text or parsed. */
+export interface InspectedSession {
+  conversationKey: string;
+  flowId: string;
+  flowVersion: string;
+  status: string;
+  stateValue: unknown;
+  snapshot?: unknown;
+  revision: number;
+  chatId?: number | null;
+  userId?: number | null;
+  locale?: string | null;
+  startedAt?: number;
+  updatedAt?: number;
+}
+
+/** One event of a conversation's history (store/engine-inbox.ts `InboxHistoryRow`). */
+export interface InspectedEvent {
+  id: number;
+  kind: string;
+  updateType?: string | null;
+  payload?: unknown;
+  receivedAt: number;
+  status?: string;
+  error?: string | null;
+  processedAt?: number | null;
+}
+
+/** A durable timer (store/timers.ts `TimerRow`). */
+export interface InspectedTimer {
+  name: string;
+  dueAt: number;
+  fireAt?: number;
+  status: string;
+  reason?: string | null;
+}
+
+/** What the inspector reads from the engine. Every member is what the engine already has for support. */
+export interface InspectedEngine {
+  sessions: {
+    get(conversationKey: string): InspectedSession | undefined;
+    list(query?: { limit?: number }): InspectedSession[];
+    history(conversationKey: string, limit?: number): InspectedEvent[];
+    /** The conversation's timers; the panel shows the armed ones. */
+    timers?(conversationKey: string): InspectedTimer[];
+  };
+  /** Step, effect and error notifications; returns (or not) an unsubscribe function. */
+  on?(event: 'step' | 'effect' | 'error', listener: (event: unknown) => void): (() => void) | unknown;
+}
+
+/** A flow's graph, for drawing: top-level steps and the transitions between them. */
+export interface FlowGraph {
+  initial?: string;
+  nodes: { id: string; final: boolean; compound: boolean; note?: string }[];
+  edges: { from: string; to: string; label: string }[];
+}
+
+/**
+ * Reads the graph out of `flowToMermaid`'s text, so the panel draws exactly what `botflow graph` prints.
+ * Steps nested in a called flow's block belong to the block's top-level state.
+ */
+export function flowGraph(mermaid: string): FlowGraph {
+  const graph: FlowGraph = { nodes: [], edges: [] };
+  const nodes = new Map<string, FlowGraph['nodes'][number]>();
+  const node = (id: string) => {
+    let n = nodes.get(id);
+    if (!n) {
+      n = { id, final: false, compound: false };
+      nodes.set(id, n);
+      graph.nodes.push(n);
+    }
+    return n;
+  };
+  const blocks: string[] = [];
+  for (const raw of mermaid.split('\n').slice(1)) {
+    const line = raw.trim();
+    if (!line) continue;
+    const open = /^state (\S+) \{$/.exec(line);
+    if (open) {
+      blocks.push(open[1]!);
+      node(open[1]!).compound = true;
+      continue;
+    }
+    if (line === '}') {
+      blocks.pop();
+      continue;
+    }
+    const edge = /^(\S+) --> (\S+)(?: : (.*))?$/.exec(line);
+    if (edge) {
+      const [, from, to, label = ''] = edge as unknown as [string, string, string, string?];
+      if (blocks.length > 0) continue;
+      if (from === '[*]') graph.initial = node(to).id;
+      else if (to === '[*]') node(from).final = true;
+      else graph.edges.push({ from: node(from).id, to: node(to).id, label });
+      continue;
+    }
+    const note = /^(\S+) : (.*)$/.exec(line);
+    if (note && blocks.length === 0) {
+      const n = node(note[1]!);
+      n.note = n.note ? `${n.note}; ${note[2]}` : note[2];
+    }
+  }
+  return graph;
+}
+
+/** The state value's path of step names: `'ask_name'` → `['ask_name']`, `{__call_help: 'explain'}` → both. */
+export function statePath(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') {
+    const [first] = Object.entries(value as Record<string, unknown>);
+    if (first) return [first[0], ...statePath(first[1])];
+  }
+  return [];
+}
+
+const parsed = (value: unknown): unknown => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+
+/** A one-line description of a history event for people: `message "Alice"`, `button edit_age`, `timer ...`. */
+export function describeEvent(event: InspectedEvent): string {
+  const p = parsed(event.payload) as Record<string, any> | undefined;
+  const type = event.updateType ?? p?.update_type ?? event.kind;
+  if (type === 'message_created') {
+    const body = p?.message?.body ?? {};
+    const parts: string[] = [];
+    if (typeof body.text === 'string') parts.push(JSON.stringify(body.text.slice(0, 60)));
+    for (const a of (body.attachments ?? []) as { type?: string; filename?: string }[]) {
+      if (a.type !== 'inline_keyboard') parts.push(a.filename ? `${a.type} ${a.filename}` : String(a.type));
+    }
+    return `message ${parts.join(' + ')}`.trim();
+  }
+  if (type === 'message_callback') return `button ${String(p?.callback?.payload ?? '').split('.')[0]}`.trim();
+  if (type === 'bot_started') return p?.payload ? `bot started (payload ${p.payload})` : 'bot started';
+  if (p && typeof p.name === 'string' && event.kind.includes('timer')) return `timer ${p.name}`;
+  if (p && typeof p.ref === 'string') return `${event.kind} ${p.ref}`;
+  return String(type).replaceAll('_', ' ');
+}
+
+/** The flows the engine serves now and the problems of the last load (as `file:line:col: message`). */
+interface FlowsState {
+  flows: { id: string; version: string; mermaid: string; graph: FlowGraph }[];
+  problems: string[];
+  loadedAt: number;
+}
+
+type Listener = (event: string, data: unknown) => void;
+
+/** Read-only view of the engine and flows for the playground's side panel. */
+export class Inspector {
+  #engine: InspectedEngine | undefined;
+  #flows: FlowsState = { flows: [], problems: [], loadedAt: 0 };
+  #listeners = new Set<Listener>();
+  #detach: (() => void)[] = [];
+
+  /** Connects the running engine and the flows loaded at start. */
+  attach(options: { engine: InspectedEngine; flows: readonly FlowDefinition[]; problems?: readonly unknown[] }): void {
+    this.#engine = options.engine;
+    for (const kind of ['step', 'effect', 'error'] as const) {
+      const off = options.engine.on?.(kind, (event) => this.#emit(kind, summarize(event)));
+      if (typeof off === 'function') this.#detach.push(off as () => void);
+    }
+    this.setFlows(options.flows, options.problems ?? []);
+  }
+
+  /** Replaces the flows (after a reload) and their check problems; open pages are told at once. */
+  setFlows(flows: readonly FlowDefinition[], problems: readonly unknown[]): void {
+    this.#flows = {
+      flows: flows.map((def) => {
+        const mermaid = flowToMermaid(def);
+        return { id: def.id, version: def.version, mermaid, graph: flowGraph(mermaid) };
+      }),
+      problems: problems.map(String),
+      loadedAt: Date.now(),
+    };
+    this.#emit('flows', { problems: this.#flows.problems, count: flows.length });
+  }
+
+  /** Reports problems of a reload that kept the previous flows (the page shows them instead of a silent failure). */
+  setProblems(problems: readonly unknown[]): void {
+    this.#flows = { ...this.#flows, problems: problems.map(String), loadedAt: Date.now() };
+    this.#emit('flows', { problems: this.#flows.problems, count: this.#flows.flows.length });
+  }
+
+  /** Tells open pages that a conversation changed (for engines without `on('step')`). */
+  touched(conversationKey: string): void {
+    this.#emit('step', { conversationKey });
+  }
+
+  /** Stops following the engine and ends open event streams. */
+  close(): void {
+    for (const off of this.#detach.splice(0)) off();
+    this.#emit('close', {});
+    this.#listeners.clear();
+  }
+
+  #emit(event: string, data: unknown): void {
+    for (const listener of this.#listeners) listener(event, data);
+  }
+
+  /** The state the page starts from. */
+  state() {
+    return { ready: this.#engine !== undefined, ...this.#flows };
+  }
+
+  /** A conversation as the panel shows it, or `session: null` when it never had one. */
+  conversation(key: string) {
+    const engine = this.#engine;
+    if (!engine) return { key, ready: false, session: null, timers: [], history: [] };
+    const row = engine.sessions.get(key);
+    const history = engine.sessions
+      .history(key, 100)
+      .map((e) => ({
+        id: e.id,
+        kind: e.kind,
+        summary: describeEvent(e),
+        status: e.status ?? 'done',
+        error: e.error ?? null,
+        at: e.receivedAt,
+      }))
+      .sort((a, b) => a.id - b.id);
+    const timers = (engine.sessions.timers?.(key) ?? [])
+      .filter((t) => t.status === 'armed')
+      .map((t) => ({ name: t.name, dueAt: t.dueAt, fireAt: t.fireAt ?? t.dueAt }));
+    if (!row) return { key, ready: true, session: null, timers, history };
+    const stateValue = parsed(row.stateValue);
+    const snapshot = parsed(row.snapshot) as { context?: Record<string, unknown> } | undefined;
+    return {
+      key,
+      ready: true,
+      session: {
+        flowId: row.flowId,
+        flowVersion: row.flowVersion,
+        status: row.status,
+        revision: row.revision,
+        step: statePath(stateValue),
+        context: snapshot?.context ?? null,
+        startedAt: row.startedAt ?? null,
+        updatedAt: row.updatedAt ?? null,
+      },
+      timers,
+      history,
+    };
+  }
+
+  /** The fastify plugin with the routes; register it on the sandbox app (before it listens). */
+  readonly plugin: FastifyPluginAsync = async (app) => {
+    app.get('/_inspector/state', async () => this.state());
+    app.get('/_inspector/conversation', async (req, reply) => {
+      const q = req.query as { key?: string; user_id?: string };
+      const key = q.key ?? (q.user_id && /^\d+$/.test(q.user_id) ? `u:${q.user_id}` : undefined);
+      if (!key) {
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'Give user_id (a person, for their dialog with the bot) or key (a conversation key)',
+        });
+      }
+      return this.conversation(key);
+    });
+    app.get('/_inspector/events', (req, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      res.write(': inspector events\n\n');
+      const listener: Listener = (event, data) => {
+        if (event === 'close') return stop(true);
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+      this.#listeners.add(listener);
+      const stop = (end = false) => {
+        clearInterval(heartbeat);
+        this.#listeners.delete(listener);
+        if (end) res.end();
+      };
+      req.raw.once('close', () => stop());
+    });
+    app.addHook('preClose', async () => this.close());
+  };
+}
+
+/** Keeps only what the page needs of an engine notification (never payloads: they may hold personal data). */
+function summarize(event: unknown): Record<string, unknown> {
+  const e = (event ?? {}) as Record<string, unknown>;
+  const key = e.conversationKey ?? e.conversation ?? e.key;
+  return {
+    ...(typeof key === 'string' ? { conversationKey: key } : {}),
+    ...(typeof e.message === 'string' ? { message: e.message } : {}),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * `botflow run`: reads the configuration, starts the bot (or, with no token, the local sandbox with its web
+ * chat), prints where to look, and shuts down gracefully on SIGINT / SIGTERM. Bad configuration and failed
+ * self-checks end with one plain message on stderr and a non-zero exit code, never a stack trace.
+ */
+import type { Command } from '../cli.ts';
+import { type RunningApp, startApp } from './app.ts';
+import type { AppParts } from './app-parts.ts';
+import { type Config, ConfigError, HelpRequested, loadConfig } from './config.ts';
+import { KEYS } from './config-schema.ts';
+import { createLogger } from './logger.ts';
+import { handleSignals } from './shutdown.ts';
+import { StartupError } from './startup-error.ts';
+
+const USAGE = `usage: botflow run [options]
+
+Runs the bot. With no token configured, runs the local sandbox, the flows of ./flows and the web chat.
+
+options:
+  --config <file>     configuration file (default: botflow.config.yaml/.yml/.json in this folder)
+${KEYS.filter((k) => k.flag)
+  .map(
+    (k) =>
+      `  --${`${k.flag}${k.kind === 'boolean' ? '' : ' <value>'}`.padEnd(18)}${k.path} (${k.env[k.env.length - 1]})`,
+  )
+  .join('\n')}
+  -h, --help          this text
+
+Every setting, its environment variable and its default: docs/readme/running.md`;
+
+/** Where the run command writes and what it starts with; tests replace these. */
+export interface RunEnvironment {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Human-readable lines (the address to open, problems): stderr, so stdout stays JSON log lines. */
+  print(line: string): void;
+  loadParts(): Promise<AppParts>;
+}
+
+/** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
+export async function runBot(args: string[], environment: RunEnvironment): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig({ argv: args, env: environment.env, cwd: environment.cwd });
+  } catch (error) {
+    if (error instanceof HelpRequested) {
+      environment.print(USAGE);
+      return 0;
+    }
+    if (error instanceof ConfigError) {
+      environment.print(`botflow: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  const logger = createLogger({
+    level: config.log.level,
+    secrets: [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()],
+  });
+  for (const warning of config.warnings) logger.warn(warning);
+
+  let app: RunningApp;
+  try {
+    app = await startApp(config, { logger, parts: await environment.loadParts() });
+  } catch (error) {
+    if (!(error instanceof StartupError)) logger.error({ err: error }, 'botflow could not start');
+    environment.print(`botflow: ${error instanceof Error ? error.message : String(error)}`);
+    await flush(logger);
+    return error instanceof StartupError ? error.exitCode : 1;
+  }
+
+  const { addresses } = app;
+  logger.info(
+    { addresses, flows: app.flowCount, mode: config.mode, db: config.database.path },
+    'botflow is running',
+  );
+  if (addresses.webChat) {
+    environment.print(
+      `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
+    );
+  } else {
+    environment.print(
+      `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
+    );
+  }
+
+  const result = await new Promise<{ clean: boolean }>((resolve) => {
+    const dispose = handleSignals({
+      shutdown: async (signal) => {
+        const outcome = await app.close(signal);
+        dispose();
+        resolve(outcome);
+      },
+      hardExitMs: config.shutdown.timeoutMs,
+      logger,
+    });
+  });
+  await flush(logger);
+  return result.clean ? 0 : 1;
+}
+
+function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
+
+/** The `run` subcommand. */
+export const command: Command = {
+  summary: 'run the bot (no token: the local sandbox, the example flows and the web chat)',
+  run: (args) =>
+    runBot(args, {
+      env: process.env,
+      cwd: process.cwd(),
+      print: (line) => process.stderr.write(`${line}\n`),
+      loadParts: async () => (await import('./default-parts.ts')).defaultParts(),
+    }),
+};
