@@ -135,7 +135,12 @@ describe('messages', () => {
   });
 
   it('answers 401 verify.token to a missing or wrong token', async () => {
-    for (const headers of [{}, { authorization: 'wrong' }, { authorization: `Bearer ${h.sandbox.token}` }]) {
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: 'wrong' },
+      { authorization: `Bearer ${h.sandbox.token}` },
+    ];
+    for (const headers of variants) {
       const res = await fetch(`${h.sandbox.baseUrl}/me`, { headers });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ code: 'verify.token', message: 'Invalid access_token' });

@@ -38,6 +38,8 @@ export interface DeliveryAttempt {
   error?: string;
   ok: boolean;
   time: number;
+  /** After a failure: the delay before the next attempt (absent when the subscription was dropped). */
+  retry_in_ms?: number;
 }
 
 interface Target {
@@ -102,7 +104,8 @@ export class WebhookDispatcher {
     while (!t.stopped && t.queue.length > 0) {
       const update = t.queue[0]!;
       attempt++;
-      const ok = await this.deliver(t, update, attempt);
+      const record = await this.deliver(t, update, attempt);
+      const ok = record.ok;
       if (t.stopped) break;
       if (ok) {
         t.queue.shift();
@@ -118,6 +121,7 @@ export class WebhookDispatcher {
         this.onGiveUp(t.url);
         break;
       }
+      record.retry_in_ms = delay;
       await new Promise<void>((resolve) => {
         t.wake = resolve;
         t.timer = setTimeout(resolve, delay);
@@ -127,7 +131,7 @@ export class WebhookDispatcher {
     t.running = false;
   }
 
-  private async deliver(t: Target, update: Update, attempt: number): Promise<boolean> {
+  private async deliver(t: Target, update: Update, attempt: number): Promise<DeliveryAttempt> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (t.secret) {
       headers['x-svc-bot-api-secret'] = t.secret;
@@ -158,6 +162,6 @@ export class WebhookDispatcher {
     if (this.attempts.length > 5000) this.attempts.splice(0, 1000);
     if (!record.ok)
       this.logger?.debug({ url: t.url, attempt, status: record.status }, 'webhook delivery failed');
-    return record.ok;
+    return record;
   }
 }

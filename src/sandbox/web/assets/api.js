@@ -1,0 +1,65 @@
+// The page's only door to the server: the sandbox's control API (acting as people) and the inspector.
+
+/** An error the server answered with, carrying its message for the page to show. */
+export class ServerError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : {};
+  if (!res.ok) throw new ServerError(res.status, data.code ?? 'error', data.message ?? res.statusText);
+  return data;
+}
+
+const query = (params) => new URLSearchParams(params).toString();
+
+/** Acting as people and reading what they see (`/_sandbox/`). */
+export const sandbox = {
+  info: () => call('GET', '/_sandbox/info'),
+  users: () => call('GET', '/_sandbox/users').then((r) => r.users),
+  createUser: (firstName) => call('POST', '/_sandbox/users', { first_name: firstName }),
+  view: (userId) => call('GET', `/_sandbox/view?${query({ user_id: userId })}`),
+  start: (userId, payload) =>
+    call('POST', '/_sandbox/start', { user_id: userId, ...(payload ? { payload } : {}) }),
+  stop: (userId) => call('POST', '/_sandbox/stop', { user_id: userId }),
+  send: (userId, message) => call('POST', '/_sandbox/messages', { user_id: userId, ...message }),
+  press: (userId, messageId, button) =>
+    call('POST', '/_sandbox/press', {
+      user_id: userId,
+      message_id: messageId,
+      ...(button.payload !== undefined ? { payload: button.payload } : { text: button.text }),
+    }),
+};
+
+/** The side panel's data (`/_inspector/`); `undefined` when no engine is attached to this sandbox. */
+export const inspector = {
+  async state() {
+    try {
+      return await call('GET', '/_inspector/state');
+    } catch (error) {
+      if (error instanceof ServerError && error.status === 404) return undefined;
+      throw error;
+    }
+  },
+  conversation: (userId) => call('GET', `/_inspector/conversation?${query({ user_id: userId })}`),
+};
+
+/** Reads a browser File as base64 (the control API takes file contents inline). */
+export function fileToBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(',', 2)[1] ?? '');
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}

@@ -1,0 +1,252 @@
+// One person's chat with the bot: messages as they see them, keyboards, notifications and the composer.
+import { fileToBase64, sandbox } from './api.js';
+import { avatar, clock, formattedText, h } from './dom.js';
+
+const MEDIA_KIND = (file) =>
+  file.type.startsWith('image/') ? 'image' : file.type.startsWith('video/') ? 'video' : file.type.startsWith('audio/') ? 'audio' : 'file';
+
+const sizeText = (bytes) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+
+function contactOf(attachment) {
+  const vcf = attachment.payload?.vcf_info ?? '';
+  const name = /FN:(.*)/.exec(vcf)?.[1]?.trim() ?? attachment.payload?.max_info?.name ?? 'Contact';
+  const phone = /TEL[^:]*:(.*)/.exec(vcf)?.[1]?.trim();
+  return { name, phone };
+}
+
+function attachmentView(a) {
+  const url = a.payload?.url;
+  switch (a.type) {
+    case 'image':
+      return h('a', { class: 'att att-image', href: url, target: '_blank', rel: 'noopener' }, h('img', { src: url, alt: 'photo', loading: 'lazy' }));
+    case 'video':
+      return h('video', { class: 'att att-video', src: url, controls: true, preload: 'metadata' });
+    case 'audio':
+      return h('audio', { class: 'att att-audio', src: url, controls: true, preload: 'none' });
+    case 'file':
+      return h(
+        'a',
+        { class: 'att att-file', href: url, target: '_blank', rel: 'noopener', download: a.filename },
+        h('span', { class: 'att-icon', 'aria-hidden': 'true' }, '📄'),
+        h('span', { class: 'att-name' }, a.filename ?? 'file'),
+        a.size !== undefined ? h('span', { class: 'att-meta' }, sizeText(a.size)) : null,
+      );
+    case 'contact': {
+      const c = contactOf(a);
+      return h('div', { class: 'att att-contact' }, h('span', { 'aria-hidden': 'true' }, '📇'), h('strong', {}, c.name), c.phone ? h('span', {}, c.phone) : null);
+    }
+    case 'location':
+      return h('div', { class: 'att att-location' }, h('span', { 'aria-hidden': 'true' }, '📍'), `${a.latitude.toFixed(4)}, ${a.longitude.toFixed(4)}`);
+    case 'sticker':
+      return h('div', { class: 'att att-sticker' }, '🗒 sticker');
+    default:
+      return h('div', { class: 'att att-other' }, `[${a.type}]`);
+  }
+}
+
+const BUTTON_HINT = {
+  link: '↗',
+  request_contact: '📇',
+  request_geo_location: '📍',
+  message: '💬',
+};
+
+/** A chat column: create with the person, `update(view)` with what they see, `notify(text)` for a toast. */
+export class ChatColumn {
+  constructor(user, { onSelect, onClose, onError }) {
+    this.user = user;
+    this.onError = onError;
+    this.chatId = undefined;
+    this.seenEdits = new Map();
+    this.messages = h('div', { class: 'messages', role: 'log', 'aria-label': `Messages with ${user.name}` });
+    this.toasts = h('div', { class: 'toasts' });
+    this.status = h('span', { class: 'pill' }, 'not started');
+    this.payload = h('input', { class: 'payload', name: 'payload', placeholder: 'deep-link payload', 'aria-label': 'Start payload' });
+    this.startButton = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Start');
+    this.stopButton = h('button', { type: 'button', class: 'btn', onclick: () => this.act(() => sandbox.stop(user.user_id)) }, 'Stop');
+    this.text = h('input', { name: 'text', class: 'text', placeholder: 'Message', autocomplete: 'off', 'aria-label': 'Message' });
+    this.fileInput = h('input', { type: 'file', hidden: true, multiple: true, 'aria-label': 'File to send', onchange: () => this.sendFiles() });
+    this.el = h(
+      'article',
+      { class: 'chat', 'aria-label': `Chat of ${user.name}`, dataset: { userId: user.user_id }, onclick: () => onSelect(this) },
+      h(
+        'header',
+        { class: 'chat-head' },
+        avatar(user),
+        h('div', { class: 'chat-title' }, h('strong', {}, user.name), h('span', { class: 'muted' }, `id ${user.user_id}`)),
+        this.status,
+        h('button', { type: 'button', class: 'icon-btn', title: 'Close this chat', 'aria-label': `Close chat of ${user.name}`, onclick: (e) => (e.stopPropagation(), onClose(this)) }, '×'),
+      ),
+      h(
+        'form',
+        { class: 'chat-tools', onsubmit: (e) => (e.preventDefault(), this.start()) },
+        this.payload,
+        this.startButton,
+        this.stopButton,
+      ),
+      this.messages,
+      this.toasts,
+      this.composer(),
+    );
+  }
+
+  composer() {
+    const lat = h('input', { name: 'lat', value: '52.5200', inputmode: 'decimal', 'aria-label': 'Latitude' });
+    const lon = h('input', { name: 'lon', value: '13.4050', inputmode: 'decimal', 'aria-label': 'Longitude' });
+    const where = h(
+      'details',
+      { class: 'popover' },
+      h('summary', { class: 'icon-btn', title: 'Share a location', 'aria-label': 'Share location' }, '📍'),
+      h(
+        'div',
+        { class: 'popover-body' },
+        h('label', {}, 'Latitude', lat),
+        h('label', {}, 'Longitude', lon),
+        h('button', {
+          type: 'button',
+          class: 'btn btn-primary',
+          onclick: () => {
+            where.open = false;
+            this.act(() => sandbox.send(this.user.user_id, { location: { latitude: Number(lat.value), longitude: Number(lon.value) } }));
+          },
+        }, 'Send location'),
+      ),
+    );
+    return h(
+      'form',
+      { class: 'composer', onsubmit: (e) => (e.preventDefault(), this.sendText()) },
+      h('button', { type: 'button', class: 'icon-btn', title: 'Attach a photo or a file', 'aria-label': 'Attach a file', onclick: () => this.fileInput.click() }, '📎'),
+      this.fileInput,
+      h('button', {
+        type: 'button',
+        class: 'icon-btn',
+        title: 'Share my contact',
+        'aria-label': 'Share contact',
+        onclick: () => this.act(() => sandbox.send(this.user.user_id, { contact: {} })),
+      }, '📇'),
+      where,
+      this.text,
+      h('button', { type: 'submit', class: 'send-btn', 'aria-label': 'Send' }, '➤'),
+    );
+  }
+
+  /** Runs a person's action; errors show in the column (the server says what was wrong). */
+  async act(action) {
+    try {
+      return await action();
+    } catch (error) {
+      this.toast(error.message, 'error');
+      this.onError?.(error);
+    }
+  }
+
+  start() {
+    const payload = this.payload.value.trim();
+    return this.act(() => sandbox.start(this.user.user_id, payload || undefined));
+  }
+
+  async sendText() {
+    const text = this.text.value;
+    if (!text.trim()) return;
+    this.text.value = '';
+    const sent = await this.act(() => sandbox.send(this.user.user_id, { text }));
+    if (!sent) this.text.value = text;
+  }
+
+  async sendFiles() {
+    const files = [...this.fileInput.files];
+    this.fileInput.value = '';
+    if (files.length === 0) return;
+    const caption = this.text.value.trim();
+    this.text.value = '';
+    await this.act(async () => {
+      const encoded = await Promise.all(
+        files.map(async (f) => ({
+          type: MEDIA_KIND(f),
+          filename: f.name,
+          content_type: f.type || 'application/octet-stream',
+          content_base64: await fileToBase64(f),
+        })),
+      );
+      return sandbox.send(this.user.user_id, { files: encoded, ...(caption ? { text: caption } : {}) });
+    });
+  }
+
+  press(message, button) {
+    if (button.type === 'link') return window.open(button.url, '_blank', 'noopener');
+    const by = button.type === 'callback' ? { payload: button.payload } : { text: button.text };
+    return this.act(() => sandbox.press(this.user.user_id, message.message_id, by));
+  }
+
+  /** Shows a notification the way the platform does: a short-lived toast over the chat. */
+  toast(text, kind = 'notification') {
+    const el = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', onclick: () => el.remove() }, kind === 'notification' ? '🔔 ' : '⚠ ', text);
+    this.toasts.append(el);
+    setTimeout(() => el.remove(), kind === 'error' ? 8000 : 10_000);
+  }
+
+  setSelected(selected) {
+    this.el.classList.toggle('selected', selected);
+  }
+
+  /** Redraws the messages from the person's view (`GET /_sandbox/view`). */
+  update(view) {
+    this.chatId = view.chat?.chat_id;
+    const started = this.chatId !== undefined && !view.bot_stopped;
+    this.status.textContent = this.chatId === undefined ? 'not started' : view.bot_stopped ? 'stopped' : 'active';
+    this.status.className = `pill ${started ? 'pill-ok' : ''}`;
+    this.startButton.textContent = started ? 'Restart' : 'Start';
+    this.stopButton.disabled = !started;
+    const nearBottom = this.messages.scrollHeight - this.messages.scrollTop - this.messages.clientHeight < 80;
+    const items = view.messages.map((m) => this.messageView(m));
+    if (items.length === 0) {
+      items.push(h('p', { class: 'empty' }, this.chatId === undefined ? 'Press Start to open the dialog with the bot (a payload acts as a deep link).' : 'No messages yet.'));
+    }
+    this.messages.replaceChildren(...items);
+    if (nearBottom || this.firstDraw !== false) this.messages.scrollTop = this.messages.scrollHeight;
+    this.firstDraw = false;
+  }
+
+  messageView(m) {
+    const text = m.text ? (m.from === 'bot' ? formattedText(m.text) : [m.text]) : [];
+    const editKey = m.edited ? `${m.text}|${JSON.stringify(m.keyboard ?? null)}` : undefined;
+    const flash = editKey !== undefined && this.seenEdits.has(m.message_id) && this.seenEdits.get(m.message_id) !== editKey;
+    const firstSeenEdit = editKey !== undefined && !this.seenEdits.has(m.message_id) && this.seenEdits.size > 0;
+    if (editKey !== undefined) this.seenEdits.set(m.message_id, editKey);
+    else this.seenEdits.set(m.message_id, '');
+    return h(
+      'div',
+      { class: `msg msg-${m.from} ${flash || firstSeenEdit ? 'flash' : ''}`, dataset: { messageId: m.message_id } },
+      h(
+        'div',
+        { class: 'bubble' },
+        m.attachments.map(attachmentView),
+        text.length ? h('div', { class: 'msg-text' }, text) : null,
+        h('div', { class: 'msg-meta' }, m.edited ? h('span', { class: 'edited' }, 'edited') : null, h('time', {}, clock(m.timestamp))),
+      ),
+      m.keyboard ? this.keyboardView(m) : null,
+    );
+  }
+
+  keyboardView(m) {
+    return h(
+      'div',
+      { class: 'keyboard', role: 'group', 'aria-label': 'Buttons' },
+      m.keyboard.map((row) =>
+        h(
+          'div',
+          { class: 'kb-row' },
+          row.map((b) =>
+            h(
+              'button',
+              { type: 'button', class: `kb-btn kb-${b.type}`, title: b.type === 'link' ? b.url : undefined, onclick: () => this.press(m, b) },
+              b.text,
+              BUTTON_HINT[b.type] ? h('span', { class: 'kb-hint', 'aria-hidden': 'true' }, BUTTON_HINT[b.type]) : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `webChatPlugin()`: serves the web chat playground (a page, a stylesheet and a few ES modules, no build
+ * step, nothing from the internet) on the sandbox's fastify app. The page acts as people through the
+ * sandbox's `/_sandbox/` control API and follows `/_sandbox/events`; when an inspector is mounted beside it
+ * (see src/runtime/inspector.ts) its side panel shows the selected conversation's flow, step and history.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
+
+/** Where the page is served. */
+export interface WebChatOptions {
+  /** Path of the page; default `/` (the sandbox's Bot API has no route there). */
+  path?: string;
+}
+
+/** URL path under which the page's assets are served. */
+export const WEB_ASSETS_PATH = '/_web';
+
+const ASSETS_DIR = new URL('./assets/', import.meta.url);
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** One asset held in memory (the whole page is a few tens of kilobytes). */
+interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+/** Reads the page's files once; only names listed here are ever served, so no path can escape the folder. */
+function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(ASSETS_DIR)) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (type) assets.set(name, { body: readFileSync(new URL(name, ASSETS_DIR)), type });
+  }
+  return assets;
+}
+
+/** The fastify plugin that serves the playground page and its assets. */
+export function webChatPlugin(options: WebChatOptions = {}): FastifyPluginAsync {
+  const pagePath = options.path ?? '/';
+  return async (app) => {
+    const assets = loadAssets();
+    const page = assets.get('index.html');
+    if (!page) throw new Error(`the web chat page is missing from ${ASSETS_DIR.pathname}`);
+    app.get(pagePath, async (_req, reply) =>
+      reply.type(page.type).header('cache-control', 'no-cache').send(page.body),
+    );
+    app.get(`${WEB_ASSETS_PATH}/:name`, async (req, reply) => {
+      const asset = assets.get((req.params as { name: string }).name);
+      if (!asset) {
+        return reply
+          .code(404)
+          .send({ code: 'not.found', message: `No such asset of the web chat: ${req.url.split('?')[0]}` });
+      }
+      return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+    });
+  };
+}
