@@ -11,6 +11,7 @@ import { checkOperationArgs } from './limits.ts';
 import type { OperationArgs, OperationResult, UndecodableUpdate, UpdatesResult } from './operation-types.ts';
 import { OPERATIONS, type OperationName, type OperationSpec } from './operations.ts';
 import { DecodeError, decode, decodeUpdate } from './schemas/decode.ts';
+import type { UploadType } from './schemas/objects.ts';
 import type { Update } from './schemas/updates.ts';
 import { createAgent, Transport } from './transport.ts';
 
@@ -28,6 +29,8 @@ export interface BotApiOptions {
   timeoutMs?: number;
   /** Keep-alive connections per host. Default 8. */
   connections?: number;
+  /** TCP + TLS connect timeout. Default 10 000 ms. A connect timeout is never ambiguous (`sent: false`). */
+  connectTimeoutMs?: number;
   /** Structured logger; the client logs one debug line per call and a warning per failure. */
   logger?: Logger;
   /** Use this dispatcher instead of creating an Agent (tests). The client does not close it. */
@@ -107,6 +110,7 @@ export class BotApiCore {
   readonly #timeoutMs: number;
   readonly #logger: Logger | undefined;
   readonly #warned = new Set<string>();
+  readonly #token: string;
   /** The Agent (with the CA configuration) to reuse for the upload hosts. */
   readonly dispatcher: Dispatcher;
 
@@ -118,6 +122,7 @@ export class BotApiCore {
         ...(options.caCertificates ? { caCertificates: options.caCertificates } : {}),
         ...(options.caFiles ? { caFiles: options.caFiles } : {}),
         ...(options.connections ? { connections: options.connections } : {}),
+        ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       });
     this.#logger = options.logger?.child({ component: 'api' });
     this.#transport = new Transport({
@@ -127,6 +132,15 @@ export class BotApiCore {
       ...(this.#logger ? { logger: this.#logger } : {}),
     });
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#token = options.token;
+  }
+
+  /**
+   * Headers for the POST to an upload host (api/upload.ts): the spec requires the raw token in
+   * `Authorization` for image uploads only, and no other API header for any kind.
+   */
+  uploadHeaders(kind: UploadType): Record<string, string> {
+    return kind === 'image' ? { authorization: this.#token } : {};
   }
 
   /** The base URL (no secrets). */
