@@ -1,0 +1,135 @@
+/**
+ * The flows an engine can run, by id and version. Sessions are pinned to the version they started on, so
+ * the registry keeps every version it is given; new sessions start on the latest version of a flow (the
+ * one added last). Flows are checked when added: XState `after` delays, `invoke` and `spawn` would not
+ * survive a restart, so they are refused with a message saying what to use instead.
+ */
+import type { AnyStateMachine } from 'xstate';
+import type { FlowDefinition } from './contract.ts';
+
+/** A flow that botflow cannot run as given. */
+export class FlowDefinitionError extends Error {
+  override name = 'FlowDefinitionError';
+}
+
+/** A session is pinned to a flow version this process did not load. */
+export class MissingFlowVersionError extends Error {
+  override name = 'MissingFlowVersionError';
+  constructor(
+    readonly flowId: string,
+    readonly version: string,
+    loaded: readonly string[],
+  ) {
+    super(
+      loaded.length === 0
+        ? `flow "${flowId}" is not loaded: load it (any version with a migrate() for ${version}) or end the session`
+        : `flow "${flowId}" version ${version} is not loaded (loaded: ${loaded.join(', ')}), and no loaded version ` +
+            `migrates it: load that version too, give the newest a migrate() for it, or end the session`,
+    );
+  }
+}
+
+interface StateNodeLike {
+  id: string;
+  after: unknown[];
+  invoke: unknown[];
+  states: Record<string, StateNodeLike>;
+}
+
+function checkMachine(flowId: string, machine: AnyStateMachine): void {
+  const visit = (node: StateNodeLike) => {
+    if (node.after.length > 0) {
+      throw new FlowDefinitionError(
+        `flow "${flowId}": state "${node.id}" uses an XState "after" delay, which is lost when a session is ` +
+          'restored: arm a durable timer instead (armTimer(name, ms) on entry, then `on: { timer: … }`)',
+      );
+    }
+    if (node.invoke.length > 0) {
+      throw new FlowDefinitionError(
+        `flow "${flowId}": state "${node.id}" invokes an actor; botflow machines do no I/O and cannot invoke ` +
+          'or spawn: emit an effect with a ref and handle the effect.done event instead',
+      );
+    }
+    for (const child of Object.values(node.states)) visit(child);
+  };
+  visit(machine.root as unknown as StateNodeLike);
+}
+
+function checkDefinition(flow: FlowDefinition): void {
+  const problems: string[] = [];
+  if (typeof flow?.id !== 'string' || flow.id === '') problems.push('id must be a non-empty string');
+  if (typeof flow?.version !== 'string' || flow.version === '')
+    problems.push('version must be a non-empty string');
+  if (!flow?.machine || typeof (flow.machine as { transition?: unknown }).transition !== 'function') {
+    problems.push('machine must be an XState machine (createMachine or setup().createMachine)');
+  }
+  if (!Array.isArray(flow?.triggers)) problems.push('triggers must be an array (it may be empty)');
+  if (typeof flow?.stalePolicy !== 'function')
+    problems.push('stalePolicy must be a function of the state value');
+  if (problems.length > 0) {
+    throw new FlowDefinitionError(`flow "${String(flow?.id)}": ${problems.join('; ')}`);
+  }
+  checkMachine(flow.id, flow.machine);
+}
+
+/** Every flow version an engine can run. */
+export class FlowRegistry {
+  readonly #versions = new Map<string, Map<string, FlowDefinition>>();
+  readonly #latest = new Map<string, FlowDefinition>();
+  readonly #order: string[] = [];
+
+  constructor(flows: Iterable<FlowDefinition> = []) {
+    for (const flow of flows) this.add(flow);
+  }
+
+  /** Adds a flow version (checked); it becomes the version new sessions of that flow start on. */
+  add(flow: FlowDefinition): this {
+    checkDefinition(flow);
+    let versions = this.#versions.get(flow.id);
+    if (!versions) {
+      versions = new Map();
+      this.#versions.set(flow.id, versions);
+      this.#order.push(flow.id);
+    }
+    versions.set(flow.version, flow);
+    this.#latest.set(flow.id, flow);
+    return this;
+  }
+
+  /** The version new sessions of `flowId` start on. */
+  latest(flowId: string): FlowDefinition | undefined {
+    return this.#latest.get(flowId);
+  }
+
+  /** One exact version. */
+  get(flowId: string, version: string): FlowDefinition | undefined {
+    return this.#versions.get(flowId)?.get(version);
+  }
+
+  /** The latest version of every flow, in the order flows were first added (trigger precedence). */
+  current(): FlowDefinition[] {
+    return this.#order.map((id) => this.#latest.get(id)!);
+  }
+
+  /** Every loaded version. */
+  all(): FlowDefinition[] {
+    return [...this.#versions.values()].flatMap((v) => [...v.values()]);
+  }
+
+  /**
+   * The flow to run a session pinned to `flowId`@`version` on, with its snapshot: the pinned version when
+   * loaded, else the latest version if its `migrate()` maps the snapshot. Throws MissingFlowVersionError.
+   */
+  resolve(
+    flowId: string,
+    version: string,
+    snapshot: unknown,
+  ): { flow: FlowDefinition; snapshot: unknown; migrated: boolean } {
+    const pinned = this.get(flowId, version);
+    if (pinned) return { flow: pinned, snapshot, migrated: false };
+    const latest = this.latest(flowId);
+    const migrated = latest?.migrate?.(version, structuredClone(snapshot));
+    if (latest && migrated !== undefined) return { flow: latest, snapshot: migrated, migrated: true };
+    throw new MissingFlowVersionError(flowId, version, [...(this.#versions.get(flowId)?.keys() ?? [])]);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The pure step: restore a session's snapshot, run XState's `transition()` (or `initialTransition()` for a
+ * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
+ * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
+ */
+import { type AnyMachineSnapshot, type AnyStateMachine, initialTransition, transition } from 'xstate';
+import {
+  EFFECT_ACTION,
+  type Effect,
+  type EventMeta,
+  type FlowDefinition,
+  type FlowInput,
+} from './contract.ts';
+import { EffectError, type PlanContext, type PlannedCall, planEffects, type TimerChange } from './effects.ts';
+
+/** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
+export interface StoredSnapshot {
+  status: 'active' | 'done' | 'error' | 'stopped';
+  value: unknown;
+  context: unknown;
+  historyValue?: Record<string, unknown>;
+  output?: unknown;
+  error?: unknown;
+}
+
+/** Where a conversation stands before the step. `snapshot` is absent when a new session starts. */
+export interface StepState {
+  snapshot?: StoredSnapshot;
+  /** The conversation's latest revision (0 for a conversation never seen). */
+  revision: number;
+  /** Revision at which the current step was entered. */
+  stepInstance: number;
+}
+
+/** What drives the step: a new session's input, or an event for the running one. */
+export type StepCause =
+  | { type: 'start'; input: FlowInput }
+  | { type: 'event'; event: { type: string; meta: EventMeta } };
+
+/** What the step needs besides the flow, the state and the cause. */
+export interface StepOptions {
+  conversationKey: string;
+  /** Signs one button payload for a step instance. */
+  sign(instance: number, payload: string): string;
+  /** The press being handled: its answer is sent before anything else the step does. */
+  callback?: PlanContext['callback'];
+}
+
+/** The outcome of one step: everything the commit writes. */
+export interface StepResult {
+  snapshot: StoredSnapshot;
+  status: 'active' | 'done';
+  revision: number;
+  stepInstance: number;
+  /** The conversation entered another step: keyboards and timers of the previous one are stale. */
+  stepChanged: boolean;
+  /** The machine neither moved nor did anything: there is nothing to commit but the event's status. */
+  idle: boolean;
+  calls: PlannedCall[];
+  timers: TimerChange[];
+}
+
+/** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
+export class StepError extends Error {
+  override name = 'StepError';
+}
+
+// The machines botflow runs have no children (invoke and spawn are refused when a flow is registered), so
+// restoring needs no live actor scope.
+const INERT_SCOPE = { self: undefined } as never;
+
+/** Restores a stored snapshot onto `machine`; throws StepError when the flow has no such state. */
+export function restoreSnapshot(flow: FlowDefinition, stored: StoredSnapshot): AnyMachineSnapshot {
+  try {
+    return flow.machine.restoreSnapshot(
+      { ...stored, historyValue: stored.historyValue ?? {}, children: {} } as never,
+      INERT_SCOPE,
+    ) as AnyMachineSnapshot;
+  } catch (error) {
+    throw new StepError(
+      `cannot restore the session on flow "${flow.id}" version ${flow.version}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** The stored form of a machine snapshot. */
+export function storeSnapshot(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): StoredSnapshot {
+  const persisted = machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
+  const children = persisted.children as Record<string, unknown> | undefined;
+  if (children && Object.keys(children).length > 0) {
+    throw new StepError(
+      `flow state has child actors (${Object.keys(children).join(', ')}); botflow flows cannot invoke or spawn: ` +
+        'model the work as effects and events',
+    );
+  }
+  const stored: StoredSnapshot = {
+    status: persisted.status as StoredSnapshot['status'],
+    value: persisted.value,
+    context: persisted.context,
+  };
+  const history = persisted.historyValue as Record<string, unknown> | undefined;
+  if (history && Object.keys(history).length > 0) stored.historyValue = history;
+  if (persisted.output !== undefined) stored.output = persisted.output;
+  if (persisted.error !== undefined) stored.error = persisted.error;
+  return stored;
+}
+
+function collectEffects(
+  flow: FlowDefinition,
+  actions: readonly { type: string; params?: unknown }[],
+): Effect[] {
+  const effects: Effect[] = [];
+  for (const action of actions) {
+    if (action.type === EFFECT_ACTION) {
+      effects.push(action.params as Effect);
+    } else if (
+      action.type === 'xstate.raise' &&
+      (action.params as { delay?: unknown })?.delay !== undefined
+    ) {
+      throw new EffectError(
+        `flow "${flow.id}" raised a delayed event; delays are lost on restart: use a durable timer (armTimer) instead`,
+      );
+    }
+    // Other actions (assign, raise, log, custom implementations) have already done their pure work inside
+    // transition() or are side effects botflow does not run: machines describe effects, they do not perform them.
+  }
+  return effects;
+}
+
+/** Puts the answer to the pressed callback first, adding an empty answer when the flow gave none. */
+function answerFirst(calls: PlannedCall[], callbackId: string): PlannedCall[] {
+  const index = calls.findIndex((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
+  if (index === 0) return calls;
+  if (index > 0) return [calls[index]!, ...calls.slice(0, index), ...calls.slice(index + 1)];
+  return [
+    {
+      kind: 'api',
+      op: 'answerCallback',
+      args: { callback_id: callbackId },
+      orderKey: `cb:${callbackId}`,
+      priority: 'callback',
+    },
+    ...calls,
+  ];
+}
+
+/**
+ * Runs one step of `flow` for a conversation. Pure: throws StepError/EffectError (or whatever the flow's
+ * guards and assigners throw) and leaves persisting the result to the caller.
+ */
+export function step(
+  flow: FlowDefinition,
+  state: StepState,
+  cause: StepCause,
+  options: StepOptions,
+): StepResult {
+  const revision = state.revision + 1;
+  let next: AnyMachineSnapshot;
+  let actions: { type: string; params?: unknown }[];
+  let meta: EventMeta;
+  let previous: AnyMachineSnapshot | undefined;
+  if (cause.type === 'start') {
+    meta = cause.input.meta;
+    [next, actions] = initialTransition(flow.machine, cause.input as never) as [AnyMachineSnapshot, never[]];
+  } else {
+    if (!state.snapshot) throw new StepError('an event needs a running session; start one first');
+    meta = cause.event.meta;
+    previous = restoreSnapshot(flow, state.snapshot);
+    [next, actions] = transition(flow.machine, previous as never, cause.event as never) as [
+      AnyMachineSnapshot,
+      never[],
+    ];
+  }
+  const stepChanged = previous === undefined || JSON.stringify(previous.value) !== JSON.stringify(next.value);
+  const stepInstance = stepChanged ? revision : state.stepInstance;
+  const effects = collectEffects(flow, actions);
+  const planned = planEffects(effects, options.conversationKey, {
+    meta,
+    stepInstance,
+    sign: options.sign,
+    ...(options.callback ? { callback: options.callback } : {}),
+  });
+  const calls = options.callback ? answerFirst(planned.calls, options.callback.id) : planned.calls;
+  const snapshot = storeSnapshot(flow.machine, next);
+  return {
+    snapshot,
+    status: next.status === 'done' ? 'done' : 'active',
+    revision,
+    stepInstance,
+    stepChanged,
+    idle: previous === next && calls.length === 0 && planned.timers.length === 0,
+    calls,
+    timers: planned.timers,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The engine's side of the `inbox` table (created by 001_inbox, filled by intake): reading pending events
+ * in arrival order, settling them, adding the engine's own events (due timers, effect results) so that they
+ * run in the same per-conversation order as updates, and reading a conversation's event history.
+ */
+import type Database from 'better-sqlite3';
+
+/** An inbox row as the engine reads it. */
+export interface InboxEvent {
+  id: number;
+  kind: string;
+  dedupeKey: string;
+  conversationKey: string | null;
+  updateType: string | null;
+  payload: string;
+  receivedAt: number;
+  attempts: number;
+}
+
+/** An inbox row as support reads it: the event and what became of it. */
+export interface InboxHistoryRow extends InboxEvent {
+  status: 'pending' | 'done' | 'failed' | 'ignored';
+  error: string | null;
+  processedAt: number | null;
+}
+
+const COLUMNS =
+  'id, kind, dedupe_key AS dedupeKey, conversation_key AS conversationKey, update_type AS updateType, payload, ' +
+  'received_at AS receivedAt, attempts';
+
+/** The engine's queries on the inbox; statements are prepared once. */
+export class EngineInbox {
+  readonly #pending: Database.Statement<[number, number], InboxEvent>;
+  readonly #settle: Database.Statement<[string, string | null, number, string | null, number]>;
+  readonly #countAttempt: Database.Statement<[number]>;
+  readonly #add: Database.Statement;
+  readonly #history: Database.Statement<[string, number, number], InboxHistoryRow>;
+  readonly #pendingCount: Database.Statement<[], { n: number }>;
+
+  constructor(db: Database.Database) {
+    this.#pending = db.prepare(
+      `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
+    );
+    this.#settle = db.prepare(
+      'UPDATE inbox SET status = ?, error = ?, processed_at = ?, conversation_key = coalesce(conversation_key, ?) ' +
+        "WHERE id = ? AND status = 'pending'",
+    );
+    this.#countAttempt = db.prepare('UPDATE inbox SET attempts = attempts + 1 WHERE id = ?');
+    this.#add = db.prepare(
+      'INSERT INTO inbox (kind, dedupe_key, conversation_key, payload, received_at) ' +
+        'VALUES (@kind, @dedupeKey, @conversationKey, @payload, @receivedAt) ON CONFLICT (dedupe_key) DO NOTHING',
+    );
+    this.#history = db.prepare(
+      `SELECT ${COLUMNS}, status, error, processed_at AS processedAt FROM inbox WHERE conversation_key = ? ` +
+        'AND id < ? ORDER BY id DESC LIMIT ?',
+    );
+    this.#pendingCount = db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'pending'");
+  }
+
+  /** Up to `limit` pending events with id greater than `afterId`, in arrival order. */
+  pending(afterId: number, limit: number): InboxEvent[] {
+    return this.#pending.all(afterId, limit);
+  }
+
+  /** How many events wait to be processed. */
+  pendingCount(): number {
+    return this.#pendingCount.get()!.n;
+  }
+
+  /**
+   * Settles a pending event: `done`, `ignored` (nobody wanted it; `reason` says why) or `failed` (`reason`
+   * is the error). Fills in the conversation key when intake could not.
+   */
+  settle(
+    id: number,
+    status: 'done' | 'ignored' | 'failed',
+    reason: string | null,
+    conversationKey: string | null,
+    now: number,
+  ): void {
+    this.#settle.run(status, reason, now, conversationKey, id);
+  }
+
+  /** Counts one processing attempt of an event (kept when the attempt's transaction rolls back). */
+  countAttempt(id: number): void {
+    this.#countAttempt.run(id);
+  }
+
+  /** Adds an engine event (a due timer, an effect result); a second add with the same key is ignored. */
+  add(event: {
+    kind: string;
+    dedupeKey: string;
+    conversationKey: string;
+    payload: string;
+    receivedAt: number;
+  }): boolean {
+    return this.#add.run(event).changes === 1;
+  }
+
+  /** A conversation's events, newest first, with ids below `beforeId` (paging). */
+  history(conversationKey: string, limit = 50, beforeId = Number.MAX_SAFE_INTEGER): InboxHistoryRow[] {
+    return this.#history.all(conversationKey, beforeId, Math.min(Math.max(1, Math.trunc(limit)), 1000));
+  }
+}

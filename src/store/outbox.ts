@@ -1,0 +1,134 @@
+/**
+ * The `outbox` table: API calls that committed steps imply, sent later by the dispatcher in order per
+ * `order_key`. A row is `pending` until handed to the scheduler, `sending` while in flight (a crash leaves
+ * it there and the restart sends it again: only in-flight calls can be duplicated), then `done`,
+ * `failed` (given up) or `dropped` (the person left before it was sent).
+ */
+import type Database from 'better-sqlite3';
+
+/** An outbox row to insert. `args` is the JSON argument object. */
+export interface NewOutboxRow {
+  conversationKey: string;
+  revision: number;
+  seq: number;
+  orderKey: string;
+  chatId: number | null;
+  kind: 'api' | 'upload_and_send';
+  op: string;
+  args: string;
+  ref: string | null;
+  priority: string;
+  /** Defaults to `<conversation>:<revision>:<seq>`. */
+  idempotencyKey?: string;
+  createdAt: number;
+}
+
+/** An outbox row as stored. */
+export interface OutboxRow extends NewOutboxRow {
+  id: number;
+  idempotencyKey: string;
+  status: 'pending' | 'sending' | 'done' | 'failed' | 'dropped';
+  attempts: number;
+  result: string | null;
+  error: string | null;
+  sentAt: number | null;
+  finishedAt: number | null;
+}
+
+const COLUMNS =
+  'id, conversation_key AS conversationKey, revision, seq, order_key AS orderKey, chat_id AS chatId, kind, op, ' +
+  'args, ref, priority, idempotency_key AS idempotencyKey, status, attempts, result, error, ' +
+  'created_at AS createdAt, sent_at AS sentAt, finished_at AS finishedAt';
+
+/** Queries of the `outbox` table; statements are prepared once. */
+export class OutboxStore {
+  readonly #insert: Database.Statement;
+  readonly #open: Database.Statement<[number, number], OutboxRow>;
+  readonly #claim: Database.Statement<[number, number]>;
+  readonly #finish: Database.Statement;
+  readonly #dropConversation: Database.Statement<[string, number, string]>;
+  readonly #byConversation: Database.Statement<[string, number], OutboxRow>;
+  readonly #get: Database.Statement<[number], OutboxRow>;
+  readonly #counts: Database.Statement<[], { status: string; n: number }>;
+
+  constructor(db: Database.Database) {
+    this.#insert = db.prepare(
+      'INSERT INTO outbox (conversation_key, revision, seq, order_key, chat_id, kind, op, args, ref, priority, ' +
+        'idempotency_key, created_at) VALUES (@conversationKey, @revision, @seq, @orderKey, @chatId, @kind, @op, ' +
+        "@args, @ref, @priority, coalesce(@idempotencyKey, @conversationKey || ':' || @revision || ':' || @seq), " +
+        '@createdAt) ON CONFLICT (idempotency_key) DO NOTHING',
+    );
+    this.#open = db.prepare(
+      `SELECT ${COLUMNS} FROM outbox WHERE status IN ('pending', 'sending') AND id > ? ORDER BY id LIMIT ?`,
+    );
+    this.#claim = db.prepare(
+      "UPDATE outbox SET status = 'sending', attempts = attempts + 1, sent_at = ? " +
+        "WHERE id = ? AND status IN ('pending', 'sending')",
+    );
+    this.#finish = db.prepare(
+      'UPDATE outbox SET status = @status, result = @result, error = @error, finished_at = @now ' +
+        "WHERE id = @id AND status = 'sending'",
+    );
+    this.#dropConversation = db.prepare(
+      "UPDATE outbox SET status = 'dropped', error = ?, finished_at = ? WHERE conversation_key = ? " +
+        "AND status = 'pending'",
+    );
+    this.#byConversation = db.prepare(
+      `SELECT ${COLUMNS} FROM outbox WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE id = ?`);
+    this.#counts = db.prepare('SELECT status, count(*) AS n FROM outbox GROUP BY status');
+  }
+
+  /** Inserts one row unless a row with its idempotency key exists; true when inserted. */
+  insert(row: NewOutboxRow): boolean {
+    return this.#insert.run({ idempotencyKey: null, ...row }).changes === 1;
+  }
+
+  /** Up to `limit` pending or in-flight rows with id greater than `afterId`, in id (commit) order. */
+  open(afterId: number, limit: number): OutboxRow[] {
+    return this.#open.all(afterId, limit);
+  }
+
+  /** One row by id. */
+  get(id: number): OutboxRow | undefined {
+    return this.#get.get(id);
+  }
+
+  /** Marks a row in flight (counts an attempt). False when it was dropped or finished meanwhile. */
+  claim(id: number, now: number): boolean {
+    return this.#claim.run(now, id).changes === 1;
+  }
+
+  /** Records the outcome of an in-flight row. */
+  finish(
+    id: number,
+    outcome: { status: 'done' | 'failed'; result?: string; error?: string },
+    now: number,
+  ): void {
+    this.#finish.run({
+      id,
+      status: outcome.status,
+      result: outcome.result ?? null,
+      error: outcome.error ?? null,
+      now,
+    });
+  }
+
+  /** Drops every not-yet-sent row of a conversation, recording `reason`; returns how many. */
+  dropPending(conversationKey: string, reason: string, now: number): number {
+    return this.#dropConversation.run(reason, now, conversationKey).changes;
+  }
+
+  /** The latest rows of a conversation, newest first (support). */
+  forConversation(conversationKey: string, limit = 50): OutboxRow[] {
+    return this.#byConversation.all(conversationKey, limit);
+  }
+
+  /** Row counts per status (metrics, tests). */
+  counts(): Record<OutboxRow['status'], number> {
+    const out = { pending: 0, sending: 0, done: 0, failed: 0, dropped: 0 };
+    for (const { status, n } of this.#counts.all()) out[status as OutboxRow['status']] = n;
+    return out;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The `sessions` table: one row per conversation key holding its XState snapshot, the flow version it is
+ * pinned to, and the revision that guards every write (compare-and-swap). Also the support queries.
+ */
+import type Database from 'better-sqlite3';
+
+/** A session as stored. `snapshot` and `stateValue` are JSON text. */
+export interface SessionRow {
+  conversationKey: string;
+  flowId: string;
+  flowVersion: string;
+  status: 'active' | 'done' | 'stopped';
+  stateValue: string;
+  snapshot: string;
+  revision: number;
+  stepInstance: number;
+  startedRevision: number;
+  chatId: number | null;
+  userId: number | null;
+  locale: string | null;
+  startedAt: number;
+  updatedAt: number;
+}
+
+/** One line of a session listing (no snapshot). */
+export type SessionSummary = Omit<SessionRow, 'snapshot'>;
+
+/** Another writer committed a step of this conversation first: re-read and retry. */
+export class RevisionConflictError extends Error {
+  override name = 'RevisionConflictError';
+  constructor(
+    readonly conversationKey: string,
+    readonly expectedRevision: number,
+  ) {
+    super(
+      `session ${conversationKey} is no longer at revision ${expectedRevision}: another writer committed a step first`,
+    );
+  }
+}
+
+const COLUMNS =
+  'conversation_key AS conversationKey, flow_id AS flowId, flow_version AS flowVersion, status, ' +
+  'state_value AS stateValue, revision, step_instance AS stepInstance, started_revision AS startedRevision, ' +
+  'chat_id AS chatId, user_id AS userId, locale, started_at AS startedAt, updated_at AS updatedAt';
+
+/** Filters of a session listing. */
+export interface SessionListQuery {
+  status?: SessionRow['status'];
+  flowId?: string;
+  /** Only sessions updated before this time (ms): page with the last row's `updatedAt`. */
+  updatedBefore?: number;
+  /** At most this many rows (default 50, at most 1000), most recently updated first. */
+  limit?: number;
+}
+
+/** Queries of the `sessions` table; statements are prepared once. */
+export class SessionStore {
+  readonly #get: Database.Statement<[string], SessionRow>;
+  readonly #insert: Database.Statement;
+  readonly #update: Database.Statement;
+  readonly #setStatus: Database.Statement;
+  readonly #countActiveByVersion: Database.Statement<[], { flowId: string; flowVersion: string; n: number }>;
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#get = db.prepare(`SELECT ${COLUMNS}, snapshot FROM sessions WHERE conversation_key = ?`);
+    this.#insert = db.prepare(
+      'INSERT INTO sessions (conversation_key, flow_id, flow_version, status, state_value, snapshot, revision, ' +
+        'step_instance, started_revision, chat_id, user_id, locale, started_at, updated_at) VALUES (' +
+        '@conversationKey, @flowId, @flowVersion, @status, @stateValue, @snapshot, @revision, @stepInstance, ' +
+        '@startedRevision, @chatId, @userId, @locale, @startedAt, @updatedAt)',
+    );
+    this.#update = db.prepare(
+      'UPDATE sessions SET flow_id = @flowId, flow_version = @flowVersion, status = @status, ' +
+        'state_value = @stateValue, snapshot = @snapshot, revision = @revision, step_instance = @stepInstance, ' +
+        'started_revision = @startedRevision, chat_id = @chatId, user_id = @userId, locale = @locale, ' +
+        'started_at = @startedAt, updated_at = @updatedAt ' +
+        'WHERE conversation_key = @conversationKey AND revision = @expectedRevision',
+    );
+    this.#setStatus = db.prepare(
+      'UPDATE sessions SET status = ?, revision = revision + 1, updated_at = ? WHERE conversation_key = ? AND revision = ?',
+    );
+    this.#countActiveByVersion = db.prepare(
+      "SELECT flow_id AS flowId, flow_version AS flowVersion, count(*) AS n FROM sessions WHERE status = 'active' " +
+        'GROUP BY flow_id, flow_version',
+    );
+  }
+
+  /** The session of `conversationKey`, or undefined when the conversation never had one. */
+  get(conversationKey: string): SessionRow | undefined {
+    return this.#get.get(conversationKey);
+  }
+
+  /**
+   * Writes `row` if the stored revision is still `expectedRevision` (undefined: the row must not exist
+   * yet). Throws RevisionConflictError otherwise, so a concurrent writer never loses a step.
+   */
+  save(row: SessionRow, expectedRevision: number | undefined): void {
+    if (expectedRevision === undefined) {
+      try {
+        this.#insert.run(row);
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new RevisionConflictError(row.conversationKey, 0);
+        }
+        throw error;
+      }
+      return;
+    }
+    const { changes } = this.#update.run({ ...row, expectedRevision });
+    if (changes !== 1) throw new RevisionConflictError(row.conversationKey, expectedRevision);
+  }
+
+  /** Marks the session ended (`done` or `stopped`) without touching its snapshot; bumps the revision. */
+  end(conversationKey: string, status: 'done' | 'stopped', expectedRevision: number, now: number): void {
+    const { changes } = this.#setStatus.run(status, now, conversationKey, expectedRevision);
+    if (changes !== 1) throw new RevisionConflictError(conversationKey, expectedRevision);
+  }
+
+  /** Sessions, most recently updated first, without their snapshots. */
+  list(query: SessionListQuery = {}): SessionSummary[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.status) {
+      where.push('status = ?');
+      params.push(query.status);
+    }
+    if (query.flowId) {
+      where.push('flow_id = ?');
+      params.push(query.flowId);
+    }
+    if (query.updatedBefore !== undefined) {
+      where.push('updated_at < ?');
+      params.push(query.updatedBefore);
+    }
+    const limit = Math.min(Math.max(1, Math.trunc(query.limit ?? 50)), 1000);
+    const sql =
+      `SELECT ${COLUMNS} FROM sessions` +
+      (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+      ' ORDER BY updated_at DESC, conversation_key LIMIT ?';
+    return this.#db.prepare(sql).all(...params, limit) as SessionSummary[];
+  }
+
+  /** How many active sessions run on each flow version (which versions must stay loadable). */
+  activeByVersion(): { flowId: string; flowVersion: string; n: number }[] {
+    return this.#countActiveByVersion.all();
+  }
+}
