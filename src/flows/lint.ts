@@ -13,8 +13,8 @@ import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
 import type { Locator, Path } from './yaml-source.ts';
 
-/** Room kept in a callback payload for the engine's signature (session, step instance, HMAC). */
-export const PAYLOAD_SIGNING_RESERVE = 100;
+/** Room kept in a callback payload for the engine's signature (`<step instance>.<payload>.<mac8>`, see engine/buttons.ts). */
+export const PAYLOAD_SIGNING_RESERVE = 32;
 const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value']);
 
 export interface LintInput {

@@ -26,7 +26,8 @@ export function closest(name: string, candidates: Iterable<string>): string | un
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
   for (const c of candidates) {
-    const d = editDistance(name, c);
+    // A candidate that merely extends the name (sav → save) beats an equally distant one (say).
+    const d = editDistance(name, c) - (c.startsWith(name) || name.startsWith(c) ? 0.5 : 0);
     if (d < bestDistance) {
       best = c;
       bestDistance = d;
