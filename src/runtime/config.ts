@@ -167,10 +167,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   };
 
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
-  }
   const problems: ConfigProblem[] = [];
+  if (!parsed.success) {
+    problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
+    crossCheck(raw, sources, problems, where);
+    throw new ConfigError(problems);
+  }
+  crossCheck(parsed.data, sources, problems, where);
   const config = finish(parsed.data, sources, cwd, problems, where);
   if (problems.length > 0) throw new ConfigError(problems);
   config.configFile = file?.path;
@@ -207,32 +210,6 @@ function finish(
   const embedded = input.token === undefined;
   const problem = (key: string, message: string) =>
     problems.push({ key, where: where(key.split('.')) || key, message });
-  if (embedded && input.baseUrl !== undefined) {
-    problem(
-      'baseUrl',
-      'a base URL is set but no token: set BOTFLOW_TOKEN (or `token` in the file) to use a platform',
-    );
-  }
-  if (embedded && sources.mode && input.mode === 'webhook') {
-    problem(
-      'mode',
-      'webhook mode needs a token: set BOTFLOW_TOKEN, or remove the mode to run the local sandbox',
-    );
-  }
-  if (!embedded && input.mode === 'webhook') {
-    if (!input.webhook.url) {
-      problem(
-        'webhook.url',
-        'webhook mode needs the public HTTPS address the platform posts to: set BOTFLOW_WEBHOOK_URL (e.g. https://bot.example.com/botflow/updates)',
-      );
-    }
-    if (!input.webhook.secret) {
-      problem(
-        'webhook.secret',
-        'webhook mode needs a secret so that only the platform can post updates: set BOTFLOW_WEBHOOK_SECRET to 5..256 characters of A-Z a-z 0-9 _ - (for example the output of `openssl rand -hex 32`)',
-      );
-    }
-  }
   const caFiles = input.caFiles.map((path) => resolveSettingPath(path, sources.caFiles, cwd));
   caFiles.forEach((path, index) => {
     const reason = unreadableCertificate(path);
@@ -271,6 +248,45 @@ function finish(
     sources,
     warnings: [],
   };
+}
+
+/** Settings that only make sense together; checked on the raw values too, so that every problem shows at once. */
+function crossCheck(
+  values: { token?: unknown; baseUrl?: unknown; mode?: unknown; webhook?: unknown },
+  sources: Record<string, ValueSource>,
+  problems: ConfigProblem[],
+  where: (path: (string | number)[]) => string,
+): void {
+  const embedded = values.token === undefined;
+  const webhook = values.webhook as { url?: unknown; secret?: unknown } | undefined;
+  const problem = (key: string, message: string) =>
+    problems.push({ key, where: where(key.split('.')) || key, message });
+  if (embedded && values.baseUrl !== undefined) {
+    problem(
+      'baseUrl',
+      'a base URL is set but no token: set BOTFLOW_TOKEN (or `token` in the file) to use a platform',
+    );
+  }
+  if (embedded && sources.mode && values.mode === 'webhook') {
+    problem(
+      'mode',
+      'webhook mode needs a token: set BOTFLOW_TOKEN, or remove the mode to run the local sandbox',
+    );
+  }
+  if (!embedded && values.mode === 'webhook') {
+    if (!webhook?.url) {
+      problem(
+        'webhook.url',
+        'webhook mode needs the public HTTPS address the platform posts to: set BOTFLOW_WEBHOOK_URL (e.g. https://bot.example.com/botflow/updates)',
+      );
+    }
+    if (!webhook?.secret) {
+      problem(
+        'webhook.secret',
+        'webhook mode needs a secret so that only the platform can post updates: set BOTFLOW_WEBHOOK_SECRET to 5..256 characters of A-Z a-z 0-9 _ - (for example the output of `openssl rand -hex 32`)',
+      );
+    }
+  }
 }
 
 function unreadableCertificate(path: string): string | undefined {
