@@ -9,6 +9,8 @@ export interface LimitOptions {
   global: number;
   perChat: number;
   scale?: number;
+  /** Monotonic milliseconds the windows are measured with; default `performance.now` (tests may drive it). */
+  clock?: () => number;
 }
 
 export const PLATFORM_LIMITS: LimitOptions = { global: 30, perChat: 2 };
@@ -22,10 +24,10 @@ export class RateLimiter {
   private readonly global: number;
   private readonly perChat: number;
 
-  constructor(
-    options: LimitOptions,
-    private readonly clock: () => number = () => performance.now(),
-  ) {
+  private readonly clock: (() => number) | undefined;
+
+  constructor(options: LimitOptions) {
+    this.clock = options.clock;
     const scale = options.scale ?? 1;
     this.global = Math.max(1, Math.floor(options.global * scale));
     this.perChat = Math.max(1, Math.floor(options.perChat * scale));
@@ -33,10 +35,13 @@ export class RateLimiter {
 
   /**
    * Admits one request (counting it) or returns the seconds to wait. `chat` is set for chat-scoped
-   * operations.
+   * operations. `at` is the arrival time (wall-clock ms, fractional) used unless a clock was given.
    */
-  admit(chat: number | undefined): { ok: true } | { ok: false; retryAfterSeconds: number; scope: string } {
-    const now = this.clock();
+  admit(
+    chat: number | undefined,
+    at: number = wallTime(),
+  ): { ok: true } | { ok: false; retryAfterSeconds: number; scope: string } {
+    const now = this.clock ? this.clock() : at;
     prune(this.globalLog, now);
     if (this.globalLog.length >= this.global) {
       return { ok: false, retryAfterSeconds: waitSeconds(this.globalLog, now), scope: 'global' };
@@ -65,6 +70,11 @@ export class RateLimiter {
       if (log.length === 0) this.chatLogs.delete(chat);
     }
   }
+}
+
+/** Wall-clock milliseconds with sub-millisecond precision (monotonic within the process). */
+export function wallTime(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 function prune(log: number[], now: number): void {

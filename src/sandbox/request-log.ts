@@ -4,7 +4,10 @@
  */
 
 export interface LoggedRequest {
-  /** Wall-clock time the request arrived, ms since the epoch (real time, whatever the sandbox clock). */
+  /**
+   * Wall-clock time the request was admitted (or refused) by the limiter, ms since the epoch with
+   * sub-millisecond precision; real time whatever the sandbox clock.
+   */
   time: number;
   method: string;
   /** Path without the query string. */

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidToken, PlatformError } from '../errors.ts';
 import { argsOf } from '../http.ts';
-import type { RateLimiter } from '../limits.ts';
+import { type RateLimiter, wallTime } from '../limits.ts';
 import type { Platform } from '../platform.ts';
 import type { RequestLog } from '../request-log.ts';
 import { registerAnswerRoutes } from './answers.ts';
@@ -50,6 +50,7 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
   const { platform: p, token, limiter, log } = ctx;
 
   app.addHook('onRequest', async (req) => {
+    (req as { arrivedAt?: number }).arrivedAt = wallTime();
     const given = req.headers.authorization ?? (req.query as { access_token?: string }).access_token;
     if (given !== token) throw invalidToken();
   });
@@ -59,7 +60,9 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
     const scope = op && CHAT_SCOPED.has(op) ? chatScope(p, op, req) : undefined;
     (req as { chatScope?: number }).chatScope = scope;
     if (!limiter) return;
-    const verdict = limiter.admit(scope);
+    const at = wallTime();
+    (req as { arrivedAt?: number }).arrivedAt = at;
+    const verdict = limiter.admit(scope, at);
     if (!verdict.ok) {
       throw new PlatformError(
         429,
@@ -72,7 +75,7 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
 
   app.addHook('onResponse', async (req, reply) => {
     log.add({
-      time: Date.now(),
+      time: (req as { arrivedAt?: number }).arrivedAt ?? wallTime(),
       method: req.method,
       path: req.url.split('?')[0]!,
       op: opOf(req),

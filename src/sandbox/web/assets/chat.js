@@ -3,10 +3,20 @@ import { fileToBase64, sandbox } from './api.js';
 import { avatar, clock, formattedText, h } from './dom.js';
 
 const MEDIA_KIND = (file) =>
-  file.type.startsWith('image/') ? 'image' : file.type.startsWith('video/') ? 'video' : file.type.startsWith('audio/') ? 'audio' : 'file';
+  file.type.startsWith('image/')
+    ? 'image'
+    : file.type.startsWith('video/')
+      ? 'video'
+      : file.type.startsWith('audio/')
+        ? 'audio'
+        : 'file';
 
 const sizeText = (bytes) =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 ** 2
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 function contactOf(attachment) {
   const vcf = attachment.payload?.vcf_info ?? '';
@@ -19,7 +29,11 @@ function attachmentView(a) {
   const url = a.payload?.url;
   switch (a.type) {
     case 'image':
-      return h('a', { class: 'att att-image', href: url, target: '_blank', rel: 'noopener' }, h('img', { src: url, alt: 'photo', loading: 'lazy' }));
+      return h(
+        'a',
+        { class: 'att att-image', href: url, target: '_blank', rel: 'noopener' },
+        h('img', { src: url, alt: 'photo', loading: 'lazy' }),
+      );
     case 'video':
       return h('video', { class: 'att att-video', src: url, controls: true, preload: 'metadata' });
     case 'audio':
@@ -34,10 +48,21 @@ function attachmentView(a) {
       );
     case 'contact': {
       const c = contactOf(a);
-      return h('div', { class: 'att att-contact' }, h('span', { 'aria-hidden': 'true' }, '📇'), h('strong', {}, c.name), c.phone ? h('span', {}, c.phone) : null);
+      return h(
+        'div',
+        { class: 'att att-contact' },
+        h('span', { 'aria-hidden': 'true' }, '📇'),
+        h('strong', {}, c.name),
+        c.phone ? h('span', {}, c.phone) : null,
+      );
     }
     case 'location':
-      return h('div', { class: 'att att-location' }, h('span', { 'aria-hidden': 'true' }, '📍'), `${a.latitude.toFixed(4)}, ${a.longitude.toFixed(4)}`);
+      return h(
+        'div',
+        { class: 'att att-location' },
+        h('span', { 'aria-hidden': 'true' }, '📍'),
+        `${a.latitude.toFixed(4)}, ${a.longitude.toFixed(4)}`,
+      );
     case 'sticker':
       return h('div', { class: 'att att-sticker' }, '🗒 sticker');
     default:
@@ -62,25 +87,75 @@ export class ChatColumn {
     this.messages = h('div', { class: 'messages', role: 'log', 'aria-label': `Messages with ${user.name}` });
     this.toasts = h('div', { class: 'toasts' });
     this.status = h('span', { class: 'pill' }, 'not started');
-    this.payload = h('input', { class: 'payload', name: 'payload', placeholder: 'deep-link payload', 'aria-label': 'Start payload' });
+    this.payload = h('input', {
+      class: 'payload',
+      name: 'payload',
+      placeholder: 'deep-link payload',
+      'aria-label': 'Start payload',
+    });
     this.startButton = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Start');
-    this.stopButton = h('button', { type: 'button', class: 'btn', onclick: () => this.act(() => sandbox.stop(user.user_id)) }, 'Stop');
-    this.text = h('input', { name: 'text', class: 'text', placeholder: 'Message', autocomplete: 'off', 'aria-label': 'Message' });
-    this.fileInput = h('input', { type: 'file', hidden: true, multiple: true, 'aria-label': 'File to send', onchange: () => this.sendFiles() });
+    this.stopButton = h(
+      'button',
+      { type: 'button', class: 'btn', onclick: () => this.act(() => sandbox.stop(user.user_id)) },
+      'Stop',
+    );
+    this.text = h('input', {
+      name: 'text',
+      class: 'text',
+      placeholder: 'Message',
+      autocomplete: 'off',
+      'aria-label': 'Message',
+    });
+    this.fileInput = h('input', {
+      type: 'file',
+      hidden: true,
+      multiple: true,
+      'aria-label': 'File to send',
+      onchange: () => this.sendFiles(),
+    });
     this.el = h(
       'article',
-      { class: 'chat', 'aria-label': `Chat of ${user.name}`, dataset: { userId: user.user_id }, onclick: () => onSelect(this) },
+      {
+        class: 'chat',
+        'aria-label': `Chat of ${user.name}`,
+        dataset: { userId: user.user_id },
+        onclick: () => onSelect(this),
+      },
       h(
         'header',
         { class: 'chat-head' },
         avatar(user),
-        h('div', { class: 'chat-title' }, h('strong', {}, user.name), h('span', { class: 'muted' }, `id ${user.user_id}`)),
+        h(
+          'div',
+          { class: 'chat-title' },
+          h('strong', {}, user.name),
+          h('span', { class: 'muted' }, `id ${user.user_id}`),
+        ),
         this.status,
-        h('button', { type: 'button', class: 'icon-btn', title: 'Close this chat', 'aria-label': `Close chat of ${user.name}`, onclick: (e) => (e.stopPropagation(), onClose(this)) }, '×'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-btn',
+            title: 'Close this chat',
+            'aria-label': `Close chat of ${user.name}`,
+            onclick: (e) => {
+              e.stopPropagation();
+              onClose(this);
+            },
+          },
+          '×',
+        ),
       ),
       h(
         'form',
-        { class: 'chat-tools', onsubmit: (e) => (e.preventDefault(), this.start()) },
+        {
+          class: 'chat-tools',
+          onsubmit: (e) => {
+            e.preventDefault();
+            this.start();
+          },
+        },
         this.payload,
         this.startButton,
         this.stopButton,
@@ -93,7 +168,12 @@ export class ChatColumn {
 
   composer() {
     const lat = h('input', { name: 'lat', value: '52.5200', inputmode: 'decimal', 'aria-label': 'Latitude' });
-    const lon = h('input', { name: 'lon', value: '13.4050', inputmode: 'decimal', 'aria-label': 'Longitude' });
+    const lon = h('input', {
+      name: 'lon',
+      value: '13.4050',
+      inputmode: 'decimal',
+      'aria-label': 'Longitude',
+    });
     const where = h(
       'details',
       { class: 'popover' },
@@ -103,28 +183,56 @@ export class ChatColumn {
         { class: 'popover-body' },
         h('label', {}, 'Latitude', lat),
         h('label', {}, 'Longitude', lon),
-        h('button', {
-          type: 'button',
-          class: 'btn btn-primary',
-          onclick: () => {
-            where.open = false;
-            this.act(() => sandbox.send(this.user.user_id, { location: { latitude: Number(lat.value), longitude: Number(lon.value) } }));
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'btn btn-primary',
+            onclick: () => {
+              where.open = false;
+              this.act(() =>
+                sandbox.send(this.user.user_id, {
+                  location: { latitude: Number(lat.value), longitude: Number(lon.value) },
+                }),
+              );
+            },
           },
-        }, 'Send location'),
+          'Send location',
+        ),
       ),
     );
     return h(
       'form',
-      { class: 'composer', onsubmit: (e) => (e.preventDefault(), this.sendText()) },
-      h('button', { type: 'button', class: 'icon-btn', title: 'Attach a photo or a file', 'aria-label': 'Attach a file', onclick: () => this.fileInput.click() }, '📎'),
+      {
+        class: 'composer',
+        onsubmit: (e) => {
+          e.preventDefault();
+          this.sendText();
+        },
+      },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-btn',
+          title: 'Attach a photo or a file',
+          'aria-label': 'Attach a file',
+          onclick: () => this.fileInput.click(),
+        },
+        '📎',
+      ),
       this.fileInput,
-      h('button', {
-        type: 'button',
-        class: 'icon-btn',
-        title: 'Share my contact',
-        'aria-label': 'Share contact',
-        onclick: () => this.act(() => sandbox.send(this.user.user_id, { contact: {} })),
-      }, '📇'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-btn',
+          title: 'Share my contact',
+          'aria-label': 'Share contact',
+          onclick: () => this.act(() => sandbox.send(this.user.user_id, { contact: {} })),
+        },
+        '📇',
+      ),
       where,
       this.text,
       h('button', { type: 'submit', class: 'send-btn', 'aria-label': 'Send' }, '➤'),
@@ -181,7 +289,16 @@ export class ChatColumn {
 
   /** Shows a notification the way the platform does: a short-lived toast over the chat. */
   toast(text, kind = 'notification') {
-    const el = h('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', onclick: () => el.remove() }, kind === 'notification' ? '🔔 ' : '⚠ ', text);
+    const el = h(
+      'div',
+      {
+        class: `toast toast-${kind}`,
+        role: kind === 'error' ? 'alert' : 'status',
+        onclick: () => el.remove(),
+      },
+      kind === 'notification' ? '🔔 ' : '⚠ ',
+      text,
+    );
     this.toasts.append(el);
     setTimeout(() => el.remove(), kind === 'error' ? 8000 : 10_000);
   }
@@ -194,14 +311,23 @@ export class ChatColumn {
   update(view) {
     this.chatId = view.chat?.chat_id;
     const started = this.chatId !== undefined && !view.bot_stopped;
-    this.status.textContent = this.chatId === undefined ? 'not started' : view.bot_stopped ? 'stopped' : 'active';
+    this.status.textContent =
+      this.chatId === undefined ? 'not started' : view.bot_stopped ? 'stopped' : 'active';
     this.status.className = `pill ${started ? 'pill-ok' : ''}`;
     this.startButton.textContent = started ? 'Restart' : 'Start';
     this.stopButton.disabled = !started;
     const nearBottom = this.messages.scrollHeight - this.messages.scrollTop - this.messages.clientHeight < 80;
     const items = view.messages.map((m) => this.messageView(m));
     if (items.length === 0) {
-      items.push(h('p', { class: 'empty' }, this.chatId === undefined ? 'Press Start to open the dialog with the bot (a payload acts as a deep link).' : 'No messages yet.'));
+      items.push(
+        h(
+          'p',
+          { class: 'empty' },
+          this.chatId === undefined
+            ? 'Press Start to open the dialog with the bot (a payload acts as a deep link).'
+            : 'No messages yet.',
+        ),
+      );
     }
     this.messages.replaceChildren(...items);
     if (nearBottom || this.firstDraw !== false) this.messages.scrollTop = this.messages.scrollHeight;
@@ -211,19 +337,31 @@ export class ChatColumn {
   messageView(m) {
     const text = m.text ? (m.from === 'bot' ? formattedText(m.text) : [m.text]) : [];
     const editKey = m.edited ? `${m.text}|${JSON.stringify(m.keyboard ?? null)}` : undefined;
-    const flash = editKey !== undefined && this.seenEdits.has(m.message_id) && this.seenEdits.get(m.message_id) !== editKey;
-    const firstSeenEdit = editKey !== undefined && !this.seenEdits.has(m.message_id) && this.seenEdits.size > 0;
+    const flash =
+      editKey !== undefined &&
+      this.seenEdits.has(m.message_id) &&
+      this.seenEdits.get(m.message_id) !== editKey;
+    const firstSeenEdit =
+      editKey !== undefined && !this.seenEdits.has(m.message_id) && this.seenEdits.size > 0;
     if (editKey !== undefined) this.seenEdits.set(m.message_id, editKey);
     else this.seenEdits.set(m.message_id, '');
     return h(
       'div',
-      { class: `msg msg-${m.from} ${flash || firstSeenEdit ? 'flash' : ''}`, dataset: { messageId: m.message_id } },
+      {
+        class: `msg msg-${m.from} ${flash || firstSeenEdit ? 'flash' : ''}`,
+        dataset: { messageId: m.message_id },
+      },
       h(
         'div',
         { class: 'bubble' },
         m.attachments.map(attachmentView),
         text.length ? h('div', { class: 'msg-text' }, text) : null,
-        h('div', { class: 'msg-meta' }, m.edited ? h('span', { class: 'edited' }, 'edited') : null, h('time', {}, clock(m.timestamp))),
+        h(
+          'div',
+          { class: 'msg-meta' },
+          m.edited ? h('span', { class: 'edited' }, 'edited') : null,
+          h('time', {}, clock(m.timestamp)),
+        ),
       ),
       m.keyboard ? this.keyboardView(m) : null,
     );
@@ -240,9 +378,16 @@ export class ChatColumn {
           row.map((b) =>
             h(
               'button',
-              { type: 'button', class: `kb-btn kb-${b.type}`, title: b.type === 'link' ? b.url : undefined, onclick: () => this.press(m, b) },
+              {
+                type: 'button',
+                class: `kb-btn kb-${b.type}`,
+                title: b.type === 'link' ? b.url : undefined,
+                onclick: () => this.press(m, b),
+              },
               b.text,
-              BUTTON_HINT[b.type] ? h('span', { class: 'kb-hint', 'aria-hidden': 'true' }, BUTTON_HINT[b.type]) : null,
+              BUTTON_HINT[b.type]
+                ? h('span', { class: 'kb-hint', 'aria-hidden': 'true' }, BUTTON_HINT[b.type])
+                : null,
             ),
           ),
         ),

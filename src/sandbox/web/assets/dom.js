@@ -38,7 +38,11 @@ export function formattedText(text) {
     if (!ALLOWED.has(node.tagName)) return kids.length === 1 ? kids[0] : h('span', {}, kids);
     const href = node.getAttribute('href') ?? '';
     if (node.tagName === 'A') {
-      return h('a', { href: /^(https?:|mailto:|tel:)/i.test(href) ? href : undefined, target: '_blank', rel: 'noopener' }, kids);
+      return h(
+        'a',
+        { href: /^(https?:|mailto:|tel:)/i.test(href) ? href : undefined, target: '_blank', rel: 'noopener' },
+        kids,
+      );
     }
     return h(node.tagName.toLowerCase(), {}, kids);
   };
@@ -50,7 +54,13 @@ export function relativeTime(ms, now = Date.now()) {
   const delta = Math.round((ms - now) / 1000);
   const abs = Math.abs(delta);
   const amount =
-    abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86_400 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86_400)} d`;
+    abs < 60
+      ? `${abs} s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)} min`
+        : abs < 86_400
+          ? `${Math.round(abs / 3600)} h`
+          : `${Math.round(abs / 86_400)} d`;
   if (abs < 2) return 'just now';
   return delta > 0 ? `in ${amount}` : `${amount} ago`;
 }
@@ -70,5 +80,9 @@ export function avatar(user, size = 'md') {
     .slice(0, 2)
     .toUpperCase();
   const hue = (user.user_id * 47) % 360;
-  return h('span', { class: `avatar avatar-${size}`, style: `--hue: ${hue}`, 'aria-hidden': 'true' }, initials);
+  return h(
+    'span',
+    { class: `avatar avatar-${size}`, style: `--hue: ${hue}`, 'aria-hidden': 'true' },
+    initials,
+  );
 }

@@ -1,0 +1,207 @@
+// The playground: people on the left, their chats side by side, the selected conversation's inspector on
+// the right. Everything updates live from two event streams: what people see (/_sandbox/events) and
+// what the engine did (/_inspector/events).
+import { inspector, sandbox } from './api.js';
+import { ChatColumn } from './chat.js';
+import { avatar, h } from './dom.js';
+import { Panel } from './panel.js';
+
+const MAX_COLUMNS = 3;
+const STORAGE_KEY = 'botflow.playground.open';
+
+const el = {
+  people: document.getElementById('people-list'),
+  newPerson: document.getElementById('new-person'),
+  chats: document.getElementById('chats'),
+  panel: document.getElementById('panel'),
+  problems: document.getElementById('problems'),
+  status: document.getElementById('status'),
+  bot: document.getElementById('bot-name'),
+};
+
+const users = new Map();
+const columns = new Map();
+const panel = new Panel(el.panel);
+let selected;
+
+function setStatus(text, ok) {
+  el.status.textContent = text;
+  el.status.classList.toggle('status-ok', ok);
+}
+
+function saveOpen() {
+  localStorage.setItem(STORAGE_KEY, JSON.stringify([...columns.keys()]));
+}
+
+function drawPeople() {
+  const items = [...users.values()].map((u) =>
+    h(
+      'li',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `person ${columns.has(u.user_id) ? 'open' : ''} ${selected?.user.user_id === u.user_id ? 'active' : ''}`,
+          onclick: () => openChat(u),
+        },
+        avatar(u, 'sm'),
+        h('span', { class: 'person-name' }, u.name),
+        h('span', { class: 'muted' }, `#${u.user_id}`),
+      ),
+    ),
+  );
+  if (items.length === 0) items.push(h('li', { class: 'muted empty' }, 'Nobody yet: add a person below.'));
+  el.people.replaceChildren(...items);
+}
+
+function select(column) {
+  if (selected === column) return;
+  selected = column;
+  for (const c of columns.values()) c.setSelected(c === column);
+  panel.show(column?.user);
+  drawPeople();
+}
+
+async function refreshChat(column) {
+  try {
+    column.update(await sandbox.view(column.user.user_id));
+  } catch (error) {
+    column.toast(error.message, 'error');
+  }
+}
+
+function openChat(user) {
+  let column = columns.get(user.user_id);
+  if (!column) {
+    if (columns.size >= MAX_COLUMNS) closeChat(columns.values().next().value);
+    column = new ChatColumn(user, { onSelect: select, onClose: closeChat });
+    columns.set(user.user_id, column);
+    el.chats.append(column.el);
+    saveOpen();
+    refreshChat(column);
+  }
+  select(column);
+  column.text.focus();
+}
+
+function closeChat(column) {
+  columns.delete(column.user.user_id);
+  column.el.remove();
+  saveOpen();
+  if (selected === column) select(columns.values().next().value);
+  drawPeople();
+}
+
+async function addPerson(name) {
+  const user = await sandbox.createUser(name);
+  users.set(user.user_id, user);
+  drawPeople();
+  openChat(user);
+}
+
+el.newPerson.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = el.newPerson.elements.name;
+  const name = input.value.trim();
+  if (!name) return input.focus();
+  input.value = '';
+  try {
+    await addPerson(name);
+  } catch (error) {
+    setStatus(error.message, false);
+  }
+});
+
+// Which column a sandbox event concerns: the chat it happened in, else every column without a chat yet.
+function columnsFor(event) {
+  const hit = [...columns.values()].filter((c) => c.chatId === event.chat_id);
+  if (hit.length > 0) return hit;
+  if (event.user_id !== undefined)
+    return [...columns.values()].filter((c) => c.user.user_id === event.user_id);
+  return [...columns.values()].filter((c) => c.chatId === undefined);
+}
+
+const redraws = new Set();
+function scheduleRedraw(column) {
+  if (redraws.has(column)) return;
+  redraws.add(column);
+  setTimeout(() => {
+    redraws.delete(column);
+    if (columns.get(column.user.user_id) === column) refreshChat(column);
+  }, 30);
+}
+
+function followSandbox() {
+  const events = new EventSource('/_sandbox/events');
+  events.onopen = () => setStatus('live', true);
+  events.onerror = () => setStatus('reconnecting…', false);
+  const onChange = (message) => {
+    const event = JSON.parse(message.data);
+    for (const column of columnsFor(event)) {
+      if (event.type === 'notification') column.toast(event.text);
+      else scheduleRedraw(column);
+      if (column === selected) panel.refresh();
+    }
+  };
+  for (const type of [
+    'message.created',
+    'message.edited',
+    'message.removed',
+    'notification',
+    'chat.changed',
+  ]) {
+    events.addEventListener(type, onChange);
+  }
+}
+
+function showProblems(problems) {
+  el.problems.hidden = problems.length === 0;
+  el.problems.replaceChildren(
+    h(
+      'strong',
+      {},
+      `The flow files have ${problems.length} problem${problems.length === 1 ? '' : 's'}: the bot keeps running the last version that loaded.`,
+    ),
+    h(
+      'ul',
+      {},
+      problems.map((p) => h('li', {}, h('code', {}, p))),
+    ),
+  );
+}
+
+async function followInspector() {
+  const state = await inspector.state();
+  if (!state) return panel.setState(undefined);
+  panel.setState(state);
+  showProblems(state.problems);
+  const events = new EventSource('/_inspector/events');
+  events.addEventListener('flows', async () => {
+    const next = await inspector.state();
+    panel.setState(next);
+    showProblems(next?.problems ?? []);
+  });
+  events.addEventListener('step', (message) => {
+    const { conversationKey } = JSON.parse(message.data);
+    if (!conversationKey || !selected || conversationKey === `u:${selected.user.user_id}`) panel.refresh();
+  });
+}
+
+async function main() {
+  const info = await sandbox.info();
+  el.bot.replaceChildren(
+    avatar(info.bot, 'sm'),
+    h('span', {}, info.bot.name || info.bot.first_name),
+    info.bot.username ? h('span', { class: 'muted' }, `@${info.bot.username}`) : null,
+  );
+  for (const u of await sandbox.users()) if (!u.is_bot) users.set(u.user_id, u);
+  drawPeople();
+  followSandbox();
+  await followInspector();
+  const reopened = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]').filter((id) => users.has(id));
+  for (const id of reopened) openChat(users.get(id));
+  if (!selected) panel.show(undefined);
+}
+
+main().catch((error) => setStatus(`cannot reach the sandbox: ${error.message}`, false));

@@ -1,0 +1,195 @@
+// Draws a flow's graph (from GET /_inspector/state) as SVG: a layered layout top to bottom, transitions
+// that go back drawn as arcs on the right, and the conversation's current step highlighted.
+import { svg } from './dom.js';
+
+const NODE_H = 30;
+const RANK_GAP = 58;
+const NODE_GAP = 18;
+const CHAR_W = 7.2;
+const MARGIN = 16;
+
+const display = (id) => (id.startsWith('__call_') ? `↪ ${id.slice(7)}` : id);
+
+/** Ranks by longest path from the start over forward edges (edges closing a cycle are set aside). */
+function rank(graph) {
+  const succ = new Map(graph.nodes.map((n) => [n.id, []]));
+  for (const e of graph.edges) if (e.from !== e.to) succ.get(e.from)?.push(e.to);
+  const back = new Set();
+  const state = new Map();
+  const visit = (id) => {
+    state.set(id, 'open');
+    for (const to of succ.get(id) ?? []) {
+      if (state.get(to) === 'open') back.add(`${id}->${to}`);
+      else if (!state.has(to)) visit(to);
+    }
+    state.set(id, 'done');
+  };
+  if (graph.initial) visit(graph.initial);
+  for (const n of graph.nodes) if (!state.has(n.id)) visit(n.id);
+  const ranks = new Map(graph.nodes.map((n) => [n.id, 0]));
+  // Longest path by relaxation: the forward graph is acyclic, so |nodes| rounds suffice.
+  for (let round = 0; round < graph.nodes.length; round++) {
+    let changed = false;
+    for (const e of graph.edges) {
+      if (e.from === e.to || back.has(`${e.from}->${e.to}`)) continue;
+      const r = ranks.get(e.from) + 1;
+      if (r > ranks.get(e.to)) {
+        ranks.set(e.to, r);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return ranks;
+}
+
+/** Positions every node: returns Map id → {x, y, w} (x is the centre) and the drawing's size. */
+function layout(graph) {
+  const ranks = rank(graph);
+  const rows = [];
+  for (const n of graph.nodes) {
+    const r = ranks.get(n.id);
+    if (!rows[r]) rows[r] = [];
+    rows[r].push(n);
+  }
+  const width = (n) => Math.max(64, display(n.id).length * CHAR_W + 24);
+  const pos = new Map();
+  const preds = (id) => graph.edges.filter((e) => e.to === id && e.from !== id).map((e) => e.from);
+  const rowWidth = (row) => row.reduce((sum, n) => sum + width(n), 0) + NODE_GAP * (row.length - 1);
+  const maxWidth = Math.max(...rows.filter(Boolean).map(rowWidth), 120);
+  rows.forEach((row = [], r) => {
+    // Order a row by where its predecessors sit (barycentre), to keep edges short and uncrossed.
+    const score = (n) => {
+      const xs = preds(n.id)
+        .map((p) => pos.get(p)?.x)
+        .filter((x) => x !== undefined);
+      return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.POSITIVE_INFINITY;
+    };
+    if (r > 0) row.sort((a, b) => score(a) - score(b));
+    let x = MARGIN + (maxWidth - rowWidth(row)) / 2;
+    for (const n of row) {
+      const w = width(n);
+      pos.set(n.id, { x: x + w / 2, y: MARGIN + 14 + r * (NODE_H + RANK_GAP), w });
+      x += w + NODE_GAP;
+    }
+  });
+  return {
+    pos,
+    width: maxWidth + 2 * MARGIN,
+    height: MARGIN * 2 + 14 + rows.length * (NODE_H + RANK_GAP) - RANK_GAP,
+  };
+}
+
+const at = (p0, p1, p2, p3, t) => {
+  const u = 1 - t;
+  return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
+};
+
+/** The SVG of `graph` with `current` (a node id, or undefined) highlighted. */
+export function drawGraph(graph, current) {
+  const { pos, width, height } = layout(graph);
+  const edges = [];
+  const labels = [];
+  let arc = 0;
+  const merged = new Map();
+  for (const e of graph.edges) {
+    const key = `${e.from}->${e.to}`;
+    const m = merged.get(key);
+    if (m) {
+      if (e.label && !m.labels.includes(e.label)) m.labels.push(e.label);
+    } else merged.set(key, { ...e, labels: e.label ? [e.label] : [] });
+  }
+  for (const e of merged.values()) {
+    const a = pos.get(e.from);
+    const b = pos.get(e.to);
+    if (!a || !b) continue;
+    let d;
+    let mid;
+    if (e.from === e.to) {
+      const x = a.x + a.w / 2;
+      d = `M ${x} ${a.y + 8} c 26 -4 26 18 0 14`;
+      mid = { x: x + 22, y: a.y + 15 };
+    } else if (b.y > a.y) {
+      const [x0, y0, x3, y3] = [a.x, a.y + NODE_H, b.x, b.y];
+      const [y1, y2] = [y0 + RANK_GAP / 2, y3 - RANK_GAP / 2];
+      d = `M ${x0} ${y0} C ${x0} ${y1}, ${x3} ${y2}, ${x3} ${y3}`;
+      mid = { x: at(x0, x0, x3, x3, 0.5), y: at(y0, y1, y2, y3, 0.5) };
+    } else {
+      // Going back (or sideways): an arc out to the right of both nodes.
+      arc += 1;
+      const [x0, y0, x3, y3] = [a.x + a.w / 2, a.y + NODE_H / 2, b.x + b.w / 2, b.y + NODE_H / 2];
+      const out = Math.max(x0, x3) + 26 + arc * 10;
+      d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`;
+      mid = { x: at(x0, out, out, x3, 0.5), y: (y0 + y3) / 2 };
+    }
+    const cls = `edge ${e.from === current ? 'edge-out' : ''}`;
+    edges.push(
+      svg(
+        'path',
+        { d, class: cls, 'marker-end': 'url(#arrow)' },
+        svg('title', {}, `${e.from} → ${e.to}${e.labels.length ? `: ${e.labels.join(', ')}` : ''}`),
+      ),
+    );
+    if (e.labels.length)
+      labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label' }, e.labels.join(' · ')));
+  }
+  const nodes = graph.nodes.map((n) => {
+    const p = pos.get(n.id);
+    const cls = [
+      'node',
+      n.id === current ? 'current' : '',
+      n.final ? 'final' : '',
+      n.compound ? 'compound' : '',
+    ].join(' ');
+    return svg(
+      'g',
+      { class: cls, 'data-step': n.id, transform: `translate(${p.x - p.w / 2}, ${p.y})` },
+      svg('title', {}, n.note ? `${n.id}: ${n.note}` : n.id),
+      svg('rect', { width: p.w, height: NODE_H, rx: 15 }),
+      n.final
+        ? svg('rect', { class: 'inner', x: 3, y: 3, width: p.w - 6, height: NODE_H - 6, rx: 12 })
+        : null,
+      svg('text', { x: p.w / 2, y: NODE_H / 2 + 4 }, display(n.id)),
+    );
+  });
+  const start = graph.initial && pos.get(graph.initial);
+  const extra = 40 + arc * 10;
+  return svg(
+    'svg',
+    {
+      class: 'graph',
+      viewBox: `0 0 ${width + extra} ${height}`,
+      width: width + extra,
+      role: 'img',
+      'aria-label': `Flow graph${current ? `, current step ${current}` : ''}`,
+    },
+    svg(
+      'defs',
+      {},
+      svg(
+        'marker',
+        {
+          id: 'arrow',
+          viewBox: '0 0 10 10',
+          refX: 9,
+          refY: 5,
+          markerWidth: 7,
+          markerHeight: 7,
+          orient: 'auto-start-reverse',
+        },
+        svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow' }),
+      ),
+    ),
+    start ? svg('circle', { cx: start.x, cy: start.y - 12, r: 4, class: 'start-dot' }) : null,
+    start
+      ? svg('path', {
+          d: `M ${start.x} ${start.y - 8} L ${start.x} ${start.y - 1}`,
+          class: 'edge',
+          'marker-end': 'url(#arrow)',
+        })
+      : null,
+    edges,
+    labels,
+    nodes,
+  );
+}

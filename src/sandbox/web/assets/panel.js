@@ -1,0 +1,193 @@
+// The side panel: the selected conversation's flow, its current step on the flow's graph, its context,
+// timers and the history of its events, step by step.
+import { inspector } from './api.js';
+import { clock, h, relativeTime } from './dom.js';
+import { drawGraph } from './graph.js';
+
+const EVENT_ICON = { update: '✉', timer: '⏰', effect: '⚙' };
+const iconOf = (kind) => Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? '•';
+
+function valueText(value) {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+function section(title, ...body) {
+  return h('section', { class: 'panel-section', 'aria-label': title }, h('h3', {}, title), body);
+}
+
+/** The side panel; `show(user)` picks the conversation, `refresh()` redraws it. */
+export class Panel {
+  constructor(el) {
+    this.el = el;
+    this.user = undefined;
+    this.state = undefined;
+    this.pending = undefined;
+  }
+
+  /** The inspector's state (flows, problems), or undefined when no engine is attached. */
+  setState(state) {
+    this.state = state;
+    this.refresh();
+  }
+
+  show(user) {
+    this.user = user;
+    this.refresh();
+  }
+
+  /** Redraws soon; several triggers in a row cost one request. */
+  refresh() {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.draw().catch((error) =>
+        this.el.replaceChildren(this.header(), h('p', { class: 'error' }, error.message)),
+      );
+    }, 60);
+  }
+
+  header(extra) {
+    return h(
+      'header',
+      { class: 'panel-head' },
+      h('h2', {}, 'Conversation'),
+      this.user ? h('span', { class: 'muted' }, this.user.name) : null,
+      extra,
+    );
+  }
+
+  async draw() {
+    if (!this.state) {
+      this.el.replaceChildren(
+        this.header(),
+        h(
+          'p',
+          { class: 'hint' },
+          'No engine is attached to this sandbox. Run ',
+          h('code', {}, 'npm start'),
+          ' (botflow run) to chat with your flows and inspect them here.',
+        ),
+      );
+      return;
+    }
+    if (!this.user) {
+      this.el.replaceChildren(
+        this.header(),
+        h(
+          'p',
+          { class: 'hint' },
+          'Pick a person to see their conversation: flow, step, context, timers and history.',
+        ),
+      );
+      return;
+    }
+    const conversation = await inspector.conversation(this.user.user_id);
+    const s = conversation.session;
+    const parts = [];
+    if (!s) {
+      parts.push(
+        h('p', { class: 'hint' }, 'No session yet: press Start, or send a command such as /signup.'),
+      );
+    } else {
+      const flow = this.state.flows.find((f) => f.id === s.flowId);
+      const current = s.step[0];
+      parts.push(
+        h(
+          'div',
+          { class: 'flow-card' },
+          h(
+            'div',
+            { class: 'flow-title' },
+            h('span', { class: 'muted' }, 'flow'),
+            h('strong', {}, s.flowId),
+            h('span', { class: `pill ${s.status === 'active' ? 'pill-ok' : ''}` }, s.status),
+          ),
+          h(
+            'div',
+            { class: 'flow-step' },
+            h('span', { class: 'muted' }, 'step'),
+            h('strong', { class: 'current-step', 'aria-label': 'Current step' }, s.step.join(' › ')),
+          ),
+          h(
+            'div',
+            { class: 'flow-meta muted' },
+            `version ${s.flowVersion.slice(0, 10)} · revision ${s.revision}${flow ? '' : ' · older version, not loaded'}`,
+          ),
+        ),
+      );
+      if (flow) {
+        const copy = h(
+          'button',
+          { type: 'button', class: 'link-btn', onclick: () => navigator.clipboard?.writeText(flow.mermaid) },
+          'copy as Mermaid',
+        );
+        parts.push(section('Graph', h('div', { class: 'graph-box' }, drawGraph(flow.graph, current)), copy));
+      }
+      const vars = s.context?.vars ?? {};
+      const rows = Object.entries(vars).map(([k, v]) =>
+        h('tr', {}, h('th', {}, k), h('td', {}, valueText(v))),
+      );
+      if (s.context?.retries)
+        rows.push(
+          h('tr', { class: 'muted' }, h('th', {}, 'retries'), h('td', {}, String(s.context.retries))),
+        );
+      parts.push(
+        section(
+          'Context',
+          rows.length
+            ? h('table', { class: 'kv' }, h('tbody', {}, rows))
+            : h('p', { class: 'muted' }, 'Nothing saved yet.'),
+        ),
+      );
+    }
+    parts.push(
+      section(
+        'Timers',
+        conversation.timers.length
+          ? h(
+              'ul',
+              { class: 'timers' },
+              conversation.timers.map((t) =>
+                h(
+                  'li',
+                  {},
+                  h('span', { 'aria-hidden': 'true' }, '⏰ '),
+                  h('strong', {}, t.name),
+                  h(
+                    'span',
+                    { class: 'muted', title: new Date(t.fireAt).toISOString() },
+                    ` fires ${relativeTime(t.fireAt)}`,
+                  ),
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No timer armed.'),
+      ),
+    );
+    const history = conversation.history;
+    parts.push(
+      section(
+        `History (${history.length})`,
+        history.length
+          ? h(
+              'ol',
+              { class: 'history' },
+              history.map((e) =>
+                h(
+                  'li',
+                  { class: `ev ev-${e.status}` },
+                  h('span', { class: 'ev-icon', 'aria-hidden': 'true' }, iconOf(e.kind)),
+                  h('span', { class: 'ev-text' }, e.summary),
+                  h('time', { class: 'muted' }, clock(e.at)),
+                  e.error ? h('div', { class: 'ev-error' }, e.error) : null,
+                ),
+              ),
+            )
+          : h('p', { class: 'muted' }, 'No events yet.'),
+      ),
+    );
+    this.el.replaceChildren(this.header(), ...parts);
+  }
+}
