@@ -1,0 +1,90 @@
+/**
+ * Group commit for the inbox: entries submitted during one turn of the event loop are committed together
+ * in one transaction (one fsync), then every submitter learns its outcome. This is what lets the webhook
+ * answer only after a durable commit and still take thousands of updates per second.
+ */
+import type { Logger } from 'pino';
+import type { AppendResult, InboxEntry, InboxStore } from '../store/inbox.ts';
+
+/** What one commit added: the engine's cue to look at the inbox. */
+export interface AcceptedBatch {
+  /** Ids of the new rows, in arrival order. */
+  ids: number[];
+  /** How many submitted entries were duplicates and were ignored. */
+  duplicates: number;
+}
+
+/** Called after each commit that added at least one row. Must not throw (errors are logged and dropped). */
+export type OnAccepted = (batch: AcceptedBatch) => void;
+
+/** Options of `InboxWriter`. */
+export interface InboxWriterOptions {
+  inbox: InboxStore;
+  /** Commit at once when this many entries are waiting, without waiting for the end of the turn (default 500). */
+  maxBatch?: number;
+  onAccepted?: OnAccepted;
+  logger?: Pick<Logger, 'error'>;
+}
+
+interface Waiting {
+  entry: InboxEntry;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Collects inbox entries and commits them in batches; `submit()` resolves once the entry is durable. */
+export class InboxWriter {
+  private queue: Waiting[] = [];
+  private scheduled = false;
+  private readonly maxBatch: number;
+
+  constructor(private readonly options: InboxWriterOptions) {
+    this.maxBatch = Math.max(1, options.maxBatch ?? 500);
+  }
+
+  /** Queues `entry`; resolves after the commit that stored it (or found it a duplicate), rejects if that commit failed. */
+  submit(entry: InboxEntry): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ entry, resolve, reject });
+      if (this.queue.length >= this.maxBatch) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything queued now, synchronously. */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let results: AppendResult[];
+    try {
+      results = this.options.inbox.append(batch.map((w) => w.entry));
+    } catch (error) {
+      this.options.logger?.error({ err: error, entries: batch.length }, 'inbox commit failed');
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    const ids: number[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const result = results[i]!;
+      if (result.id !== null) ids.push(result.id);
+      batch[i]!.resolve(result);
+    }
+    if (ids.length > 0 && this.options.onAccepted) {
+      try {
+        this.options.onAccepted({ ids, duplicates: batch.length - ids.length });
+      } catch (error) {
+        this.options.logger?.error({ err: error }, 'onAccepted listener threw');
+      }
+    }
+  }
+
+  /** Entries waiting for their commit. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The webhook receiver: a fastify app that accepts one update per POST, commits it to the inbox (group
+ * commit) and only then answers 200. Wrong or missing secret → 401 before the body is read; body too large
+ * → 413; not JSON or not an update → 400; storage failure → 503 so that the platform delivers again.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { InboxStore } from '../store/inbox.ts';
+import { InboxWriter, type OnAccepted } from './inbox-writer.ts';
+import type { ConversationKeyStrategy } from './keys.ts';
+import { InvalidUpdateError, updateEntry } from './update-entry.ts';
+
+/** The header the spec names, and the one the public platform sends with the same value. */
+export const SECRET_HEADERS = ['x-svc-bot-api-secret', 'x-max-bot-api-secret'] as const;
+
+/** A subscription secret as the platform accepts it: 5..256 characters of A-Z a-z 0-9 _ -. */
+export const SECRET_PATTERN = /^[A-Za-z0-9_-]{5,256}$/;
+
+/** Options of `buildWebhook`. */
+export interface WebhookOptions {
+  /** The database the inbox lives in (opened with `openDatabase`). */
+  db: Database.Database;
+  /**
+   * The subscription secret. When set, every request must carry it in `X-Svc-Bot-Api-Secret` (or
+   * `X-Max-Bot-Api-Secret`). Leave it unset only behind something else that authenticates the platform.
+   */
+  secret?: string;
+  /** The route the platform posts to (default `/webhook`). */
+  path?: string;
+  /** Largest accepted body in bytes (default 1 MiB); larger ones get 413. */
+  bodyLimit?: number;
+  /** How conversation keys are derived (default `user-in-chat`). */
+  conversationKeyStrategy?: ConversationKeyStrategy;
+  /** Called after each commit that added rows: the engine's wake-up call. */
+  onAccepted?: OnAccepted;
+  /** Commit at once when this many updates wait (default 500); otherwise once per event-loop turn. */
+  maxBatch?: number;
+  /** Where fastify and intake log; nothing is logged without it. */
+  logger?: Logger;
+  /** Log every request (default false: at thousands of updates per second this is mostly noise). */
+  logRequests?: boolean;
+}
+
+/** The error body the receiver answers with, shaped like the platform's own errors. */
+interface ErrorBody {
+  code: string;
+  message: string;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Compares in constant time over fixed-length digests, so neither content nor length leaks. */
+function secretMatches(expected: Buffer, given: string | string[] | undefined): boolean {
+  if (typeof given !== 'string') return false;
+  return timingSafeEqual(expected, digest(given));
+}
+
+/** Builds the receiver. Start it with `app.listen({port, host})`, test it with `app.inject()`. */
+export function buildWebhook(options: WebhookOptions): FastifyInstance {
+  if (options.secret !== undefined && !SECRET_PATTERN.test(options.secret)) {
+    throw new Error(
+      'webhook secret: must be 5..256 characters of A-Z, a-z, 0-9, "_" and "-" (the platform refuses others)',
+    );
+  }
+  const path = options.path ?? '/webhook';
+  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const writer = new InboxWriter({
+    inbox: new InboxStore(options.db),
+    maxBatch: options.maxBatch,
+    onAccepted: options.onAccepted,
+    logger: options.logger,
+  });
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : {}),
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
+  });
+
+  // Any content type: the platform sends JSON, and a receiver is no place to be strict about headers.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  const expected = options.secret === undefined ? undefined : digest(options.secret);
+  if (expected) {
+    app.addHook('onRequest', async (request, reply) => {
+      const given = request.headers[SECRET_HEADERS[0]] ?? request.headers[SECRET_HEADERS[1]];
+      if (!secretMatches(expected, given)) {
+        const body: ErrorBody = {
+          code: 'verify.secret',
+          message: given === undefined ? 'missing webhook secret header' : 'wrong webhook secret',
+        };
+        return reply.code(401).send(body);
+      }
+    });
+  }
+
+  app.post(path, async (request, reply) => {
+    const text = typeof request.body === 'string' ? request.body : '';
+    let entry: ReturnType<typeof updateEntry>;
+    try {
+      entry = updateEntry(text, strategy);
+    } catch (error) {
+      if (!(error instanceof InvalidUpdateError)) throw error;
+      return reply.code(400).send({ code: 'proto.payload', message: error.message } satisfies ErrorBody);
+    }
+    try {
+      await writer.submit(entry);
+    } catch {
+      // Not acknowledged, so the platform delivers it again later; the cause is logged by the writer.
+      return reply
+        .code(503)
+        .send({ code: 'inbox.unavailable', message: 'the update could not be stored; deliver it again' });
+    }
+    return { ok: true };
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status =
+      error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'webhook receiver failed');
+    const code = status === 413 ? 'payload.too.large' : status === 500 ? 'internal' : 'proto.payload';
+    return reply.code(status).send({ code, message: error.message } satisfies ErrorBody);
+  });
+
+  app.addHook('onClose', async () => writer.flush());
+  return app;
+}
