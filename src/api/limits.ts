@@ -193,6 +193,50 @@ export function checkNotEmpty(body: Record<string, unknown>, path = ''): LimitVi
   ];
 }
 
+/** A whole number within `min..max` when present (query counts, poll timeout). */
+export function checkRange(value: unknown, min: number, max: number, path: string): LimitViolation[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    return [
+      {
+        field: path,
+        message: `is ${JSON.stringify(value)}; it must be a whole number from ${min} to ${max}`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Bot commands of PATCH /me/commands: at most 32; name 1..64, description 1..128 characters. */
+export function checkCommands(commands: unknown, path = 'commands'): LimitViolation[] {
+  if (!Array.isArray(commands))
+    return [{ field: path, message: 'must be an array ([] clears the commands)' }];
+  const out: LimitViolation[] = [];
+  if (commands.length > COMMANDS_MAX) {
+    out.push({ field: path, message: `has ${commands.length} commands; the limit is ${COMMANDS_MAX}` });
+  }
+  commands.forEach((c, i) => {
+    const at = `${path}[${i}]`;
+    const name = isRecord(c) ? c.name : undefined;
+    if (typeof name !== 'string' || name.length < 1 || charLength(name) > 64) {
+      out.push({ field: fieldPath(at, 'name'), message: 'must be a string of 1..64 characters' });
+    }
+    const description = isRecord(c) ? c.description : undefined;
+    if (
+      description !== undefined &&
+      (typeof description !== 'string' || !description || charLength(description) > 128)
+    ) {
+      out.push({ field: fieldPath(at, 'description'), message: 'must be a string of 1..128 characters' });
+    }
+  });
+  return out;
+}
+
+/** Maximum number of bot commands. */
+export const COMMANDS_MAX = 32;
+/** What a webhook secret may hold: 5..256 of A-Z, a-z, 0-9, `_` and `-`. */
+export const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{5,256}$/;
+
 /** Every client-side rule of one operation's arguments; the client refuses the call when any is broken. */
 export function checkOperationArgs(op: OperationName, args: Record<string, unknown>): LimitViolation[] {
   switch (op) {
@@ -205,7 +249,18 @@ export function checkOperationArgs(op: OperationName, args: Record<string, unkno
     case 'editMessage':
       return checkNewMessageBody(args);
     case 'getMessages':
-      return checkExactlyOne(args, 'chat_id', 'message_ids');
+      return [...checkExactlyOne(args, 'chat_id', 'message_ids'), ...checkRange(args.count, 1, 100, 'count')];
+    case 'getMembers':
+      return checkRange(args.count, 1, 100, 'count');
+    case 'getUpdates':
+      return [...checkRange(args.limit, 1, 1000, 'limit'), ...checkRange(args.timeout, 0, 90, 'timeout')];
+    case 'editMyCommands':
+      return checkCommands(args.commands);
+    case 'subscribe':
+      if (args.secret !== undefined && args.secret !== null && !WEBHOOK_SECRET.test(String(args.secret))) {
+        return [{ field: 'secret', message: 'must be 5..256 characters of A-Z, a-z, 0-9, _ and -' }];
+      }
+      return [];
     case 'answerCallback':
     case 'answerCallbackResult': {
       const out: LimitViolation[] = [];

@@ -170,6 +170,10 @@ export interface OperationArgsMap {
   getUpdates: { limit?: number; timeout?: number; marker?: number | null; types?: UpdateType[] };
 }
 
+/** Compile-time guard: every operation of OPERATIONS has its argument type above. */
+type RequireNever<T extends never> = T;
+export type OperationsWithoutArgTypes = RequireNever<Exclude<OperationName, keyof OperationArgsMap>>;
+
 /** Arguments of operation `Op`. */
 export type OperationArgs<Op extends OperationName> = Op extends keyof OperationArgsMap
   ? OperationArgsMap[Op]

@@ -147,6 +147,25 @@ describe('NetworkError', () => {
     expect(err.message).toContain('refused');
   });
 
+  it('connect (TCP + TLS handshake) not done in time: UND_ERR_CONNECT_TIMEOUT, sent=false', async () => {
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket)); // accepts TCP, never answers the TLS hello
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    const api = new BotApi({ token: TOKEN, baseUrl: `https://127.0.0.1:${port}`, connectTimeoutMs: 300 });
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const socket of held) socket.destroy();
+          silent.close(() => r());
+        }),
+      () => api.close(),
+    );
+    const err = (await failure(api.sendMessage({ chat_id: 1, text: 'x' }))) as NetworkError;
+    expect(err).toMatchObject({ code: 'UND_ERR_CONNECT_TIMEOUT', sent: false });
+    expect(err.message).toContain('could not connect to 127.0.0.1');
+  });
+
   it('socket closed after the request was written: sent=true (ambiguous)', async () => {
     const { api } = await setup((_req, res) => {
       res.socket?.destroy();

@@ -122,6 +122,21 @@ describe('limit checks', () => {
     expect(checkOperationArgs('sendMessage', { chat_id: 1, attachments: [{ type: 'sticker' }] })).toEqual([]);
   });
 
+  it('query ranges, bot commands and webhook secrets', () => {
+    expect(fields(checkOperationArgs('getUpdates', { limit: 0, timeout: 91 }))).toEqual(['limit', 'timeout']);
+    expect(checkOperationArgs('getUpdates', { limit: 1000, timeout: 0 })).toEqual([]);
+    expect(fields(checkOperationArgs('getMessages', { chat_id: 1, count: 101 }))).toEqual(['count']);
+    expect(fields(checkOperationArgs('getMembers', { chat_id: 1, count: 2.5 }))).toEqual(['count']);
+    const commands = Array.from({ length: 33 }, (_, i) => ({ name: `c${i}` }));
+    expect(fields(checkOperationArgs('editMyCommands', { commands }))).toEqual(['commands']);
+    expect(checkOperationArgs('editMyCommands', { commands: [] })).toEqual([]);
+    expect(
+      fields(checkOperationArgs('editMyCommands', { commands: [{ name: '', description: '' }] })),
+    ).toEqual(['commands[0].name', 'commands[0].description']);
+    expect(fields(checkOperationArgs('subscribe', { url: 'https://x', secret: 'a b' }))).toEqual(['secret']);
+    expect(checkOperationArgs('subscribe', { url: 'https://x', secret: 'good_Secret-1' })).toEqual([]);
+  });
+
   it('comments: text at most 4000', () => {
     expect(fields(checkOperationArgs('sendComment', { message_id: 'm', text: 'x'.repeat(4001) }))).toEqual([
       'text',
