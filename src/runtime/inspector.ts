@@ -139,24 +139,45 @@ const parsed = (value: unknown): unknown => {
   }
 };
 
+/** Reads a nested field of parsed JSON without trusting its shape. */
+function field(value: unknown, ...path: string[]): unknown {
+  let v = value;
+  for (const key of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
 /** A one-line description of a history event for people: `message "Alice"`, `button edit_age`, `timer ...`. */
 export function describeEvent(event: InspectedEvent): string {
-  const p = parsed(event.payload) as Record<string, any> | undefined;
-  const type = event.updateType ?? p?.update_type ?? event.kind;
+  const p = parsed(event.payload);
+  const type = String(event.updateType ?? field(p, 'update_type') ?? event.kind);
   if (type === 'message_created') {
-    const body = p?.message?.body ?? {};
     const parts: string[] = [];
-    if (typeof body.text === 'string') parts.push(JSON.stringify(body.text.slice(0, 60)));
-    for (const a of (body.attachments ?? []) as { type?: string; filename?: string }[]) {
-      if (a.type !== 'inline_keyboard') parts.push(a.filename ? `${a.type} ${a.filename}` : String(a.type));
+    const text = field(p, 'message', 'body', 'text');
+    if (typeof text === 'string')
+      parts.push(JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text));
+    const attachments = field(p, 'message', 'body', 'attachments');
+    for (const a of Array.isArray(attachments) ? attachments : []) {
+      const kind = String(field(a, 'type'));
+      const filename = field(a, 'filename');
+      if (kind !== 'inline_keyboard') parts.push(typeof filename === 'string' ? `${kind} ${filename}` : kind);
     }
     return `message ${parts.join(' + ')}`.trim();
   }
-  if (type === 'message_callback') return `button ${String(p?.callback?.payload ?? '').split('.')[0]}`.trim();
-  if (type === 'bot_started') return p?.payload ? `bot started (payload ${p.payload})` : 'bot started';
-  if (p && typeof p.name === 'string' && event.kind.includes('timer')) return `timer ${p.name}`;
-  if (p && typeof p.ref === 'string') return `${event.kind} ${p.ref}`;
-  return String(type).replaceAll('_', ' ');
+  if (type === 'message_callback') {
+    // Signed payloads read `<step instance>.<id>[:<value>].<mac>`: show the flow's own button id.
+    const payload = String(field(p, 'callback', 'payload') ?? '');
+    const parts = payload.split('.');
+    return `button ${parts.length >= 3 ? parts.slice(1, -1).join('.') : payload}`.trim();
+  }
+  if (type === 'bot_started') {
+    const payload = field(p, 'payload');
+    return typeof payload === 'string' && payload ? `bot started (payload ${payload})` : 'bot started';
+  }
+  const name = field(p, 'name');
+  if (typeof name === 'string' && event.kind.includes('timer')) return `timer ${name}`;
+  const ref = field(p, 'ref');
+  if (typeof ref === 'string') return `${event.kind} ${ref}`;
+  return type.replaceAll('_', ' ');
 }
 
 /** The flows the engine serves now and the problems of the last load (as `file:line:col: message`). */
@@ -176,7 +197,11 @@ export class Inspector {
   #detach: (() => void)[] = [];
 
   /** Connects the running engine and the flows loaded at start. */
-  attach(options: { engine: InspectedEngine; flows: readonly FlowDefinition[]; problems?: readonly unknown[] }): void {
+  attach(options: {
+    engine: InspectedEngine;
+    flows: readonly FlowDefinition[];
+    problems?: readonly unknown[];
+  }): void {
     this.#engine = options.engine;
     for (const kind of ['step', 'effect', 'error'] as const) {
       const off = options.engine.on?.(kind, (event) => this.#emit(kind, summarize(event)));

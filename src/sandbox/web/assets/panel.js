@@ -59,7 +59,7 @@ export class Panel {
   }
 
   async draw() {
-    if (!this.state) {
+    if (!this.state?.ready) {
       this.el.replaceChildren(
         this.header(),
         h(
