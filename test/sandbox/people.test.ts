@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BotApi } from '../../src/api/client.ts';
+import { decodeUpdate } from '../../src/api/schemas/index.ts';
+import {
+  type FeedEvent,
+  SandboxControl,
+  SandboxControlError,
+  startSandbox,
+} from '../../src/sandbox/index.ts';
+import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const menu = {
+  type: 'inline_keyboard' as const,
+  payload: {
+    buttons: [
+      [
+        { type: 'callback' as const, text: 'Yes', payload: 'yes' },
+        { type: 'message' as const, text: 'Say hi' },
+      ],
+      [
+        { type: 'request_contact' as const, text: 'Share phone' },
+        { type: 'request_geo_location' as const, text: 'Where am I' },
+        { type: 'link' as const, text: 'Site', url: 'https://example.com' },
+      ],
+    ],
+  },
+};
+
+describe('people and callback answers', () => {
+  it('a press produces message_callback; the answer edits the message and notifies the presser once', async () => {
+    h = await harness();
+    const { user, chatId } = await personInDialog(h.sandbox);
+    const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Ready?', attachments: [menu] });
+    const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, { text: 'Yes' });
+    expect(press.kind).toBe('callback');
+    const polled = await h.api.getUpdates({ timeout: 0 });
+    const cb = polled.updates.find((u) => u.update_type === 'message_callback');
+    expect(cb).toMatchObject({
+      callback: { callback_id: press.callback_id, payload: 'yes', user: { user_id: user.user_id } },
+      message: { body: { mid: sent.message.body.mid } },
+    });
+    expect(press.callback_id!.length).toBeGreaterThanOrEqual(100);
+
+    const notifyOnly = await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'Saved' });
+    expect(notifyOnly).toEqual({ success: true });
+    const used = await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'again' });
+    expect(used).toMatchObject({ success: false, message: expect.stringContaining('already') });
+    const wrong = await h.api.answerCallback({ callback_id: 'no-such-id', notification: 'x' });
+    expect(wrong).toMatchObject({ success: false, message: expect.any(String) });
+
+    const second = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'yes');
+    await h.api.answerCallback({
+      callback_id: second.callback_id!,
+      message: { text: 'Done' },
+      notification: 'Thanks',
+    });
+    const view = await h.sandbox.control.view(user.user_id);
+    expect(view.messages).toHaveLength(1);
+    expect(view.messages[0]).toMatchObject({ text: 'Done', edited: true });
+    expect(view.messages[0]!.keyboard).toBeDefined(); // attachments omitted: kept
+    expect(view.notifications.map((n) => n.text)).toEqual(['Saved', 'Thanks']);
+    expect((await h.sandbox.control.notifications(user.user_id)).notifications.map((n) => n.chat_id)).toEqual(
+      [chatId, chatId],
+    );
+  });
+
+  it('other buttons act as the person: message, contact, location; links only answer their URL', async () => {
+    h = await harness();
+    const { user } = await personInDialog(h.sandbox);
+    const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Pick', attachments: [menu] });
+    const mid = sent.message.body.mid;
+    const c = h.sandbox.control;
+    expect((await c.pressButton(user.user_id, mid, { text: 'Say hi' })).kind).toBe('message');
+    expect((await c.pressButton(user.user_id, mid, { text: 'Share phone' })).kind).toBe('contact');
+    expect(
+      (await c.pressButton(user.user_id, mid, { text: 'Where am I' }, { latitude: 1, longitude: 2 })).kind,
+    ).toBe('location');
+    expect(await c.pressButton(user.user_id, mid, { text: 'Site' })).toEqual({
+      kind: 'link',
+      url: 'https://example.com',
+    });
+    const created = (await h.api.getUpdates({ timeout: 0 })).updates.filter(
+      (u) => u.update_type === 'message_created',
+    );
+    const bodies = created.map((u) => (u.update_type === 'message_created' ? u.message.body : undefined));
+    expect(bodies[0]?.text).toBe('Say hi');
+    expect(bodies[1]?.attachments?.[0]).toMatchObject({
+      type: 'contact',
+      payload: { max_info: { user_id: user.user_id } },
+    });
+    expect(bodies[2]?.attachments?.[0]).toEqual({ type: 'location', latitude: 1, longitude: 2 });
+    await expect(c.pressButton(user.user_id, mid, 'Nope')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('people send files, contacts and locations; the bot sees attachments with working URLs', async () => {
+    h = await harness();
+    const { user } = await personInDialog(h.sandbox);
+    const c = h.sandbox.control;
+    await c.sendAttachment(
+      user.user_id,
+      'dialog',
+      { type: 'file', filename: 'cv.txt', text: 'my cv' },
+      'here',
+    );
+    await c.sendContact(user.user_id, 'dialog', { name: 'Ann', phone: '+7900' });
+    await c.sendLocation(user.user_id, 'dialog', { latitude: 59.9, longitude: 30.3 });
+    const updates = (await h.api.getUpdates({ timeout: 0 })).updates.filter(
+      (u) => u.update_type === 'message_created',
+    );
+    expect(updates).toHaveLength(3);
+    const file =
+      updates[0]!.update_type === 'message_created' ? updates[0]!.message.body.attachments?.[0] : undefined;
+    expect(file).toMatchObject({ type: 'file', filename: 'cv.txt' });
+    const url = (file as { payload: { url: string } }).payload.url;
+    expect(await (await fetch(url)).text()).toBe('my cv');
+  });
+
+  it('control errors are clear: unknown users, chats the person is not in, stopped bots', async () => {
+    h = await harness();
+    const c = h.sandbox.control;
+    await expect(c.sendText(424242, 'dialog', 'x')).rejects.toMatchObject({ status: 404 });
+    const ann = await c.createUser({ first_name: 'Ann' });
+    const err = await c.sendText(ann.user_id, 'dialog', 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SandboxControlError);
+    expect((err as Error).message).toMatch(/start the bot first/);
+    await expect(c.createChat({ owner_id: ann.user_id, title: '' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('streams what people see at /_sandbox/events', async () => {
+    h = await harness();
+    const { user, chatId } = await personInDialog(h.sandbox);
+    const other = await personInDialog(h.sandbox, 'Bob');
+    const events: FeedEvent[] = [];
+    const stream = await h.sandbox.control.events((e) => events.push(e), { user_id: user.user_id });
+    try {
+      const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'one', attachments: [menu] });
+      await h.api.sendMessage({ user_id: other.user.user_id, text: 'not for Ann' });
+      await h.api.editMessage({ message_id: sent.message.body.mid, text: 'two' });
+      const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'yes');
+      await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'hey' });
+      await h.api.deleteMessage({ message_id: sent.message.body.mid });
+      await eventually(() => (events.some((e) => e.type === 'message.removed') ? true : undefined));
+      expect(events.map((e) => e.type)).toEqual([
+        'message.created',
+        'message.edited',
+        'notification',
+        'message.removed',
+      ]);
+      expect(events.every((e) => e.chat_id === chatId)).toBe(true);
+      expect(events[2]).toMatchObject({ type: 'notification', user_id: user.user_id, text: 'hey' });
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('running it', () => {
+  it('keeps its state in a SQLite file across restarts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-'));
+    try {
+      const dbPath = join(dir, 'sandbox.db');
+      const first = await startSandbox({ dbPath, token: 'persist-token', limits: false });
+      const { user } = await personInDialog(first);
+      let api = new BotApi({ token: first.token, baseUrl: first.baseUrl });
+      const sent = await api.sendMessage({ user_id: user.user_id, text: 'remember me' });
+      await api.close();
+      await first.close();
+
+      const second = await startSandbox({ dbPath, token: 'persist-token', limits: false });
+      api = new BotApi({ token: second.token, baseUrl: second.baseUrl });
+      try {
+        expect((await api.getMessage({ message_id: sent.message.body.mid })).body.text).toBe('remember me');
+        const pending = await api.getUpdates({ timeout: 0 });
+        expect(pending.updates.map((u) => u.update_type)).toEqual(['bot_started']);
+        const again = await second.control.createUser({ first_name: 'Next' });
+        expect(again.user_id).not.toBe(user.user_id);
+      } finally {
+        await api.close();
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`botflow sandbox` prints one JSON line with baseUrl and token, then serves', async () => {
+    const child = spawn(
+      process.execPath,
+      ['bin/botflow.js', 'sandbox', '--token', 'cli-token', '--no-limits'],
+      {
+        cwd: join(import.meta.dirname, '../..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+      });
+      const { baseUrl, token } = JSON.parse(line) as { baseUrl: string; token: string };
+      expect(token).toBe('cli-token');
+      const api = new BotApi({ token, baseUrl });
+      expect((await api.getMyInfo()).is_bot).toBe(true);
+      await api.close();
+      const control = new SandboxControl(baseUrl);
+      expect((await control.createUser()).user_id).toBeGreaterThan(0);
+      await control.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+
+  it('never shows the token in JSON output of the sandbox handle', async () => {
+    h = await harness({ token: 'very-secret-token' });
+    expect(Object.keys(h.sandbox)).not.toContain('token');
+    expect(h.sandbox.token).toBe('very-secret-token');
+    const update = await personInDialog(h.sandbox);
+    expect(decodeUpdate((await h.api.getUpdates({ timeout: 0 })).updates[0]).update_type).toBe('bot_started');
+    expect(update.chatId).toBeGreaterThan(0);
+  });
+});
