@@ -30,8 +30,8 @@ function answerOf(event: FlowEvent): Answer | undefined {
   if (event.type === 'message') {
     return { text: event.text, attachments: event.attachments as unknown as Record<string, unknown>[] };
   }
-  if (event.type === 'command')
-    return { text: `/${event.name}${event.args ? ` ${event.args}` : ''}`, attachments: [] };
+  // A command that is not one of the flow's global commands is never an answer (/support is not a name).
+  if (event.type === 'command') return { attachments: [] };
   if (event.type === 'button') return { button: event.button, attachments: [] };
   return undefined;
 }
