@@ -135,13 +135,26 @@ function numeric(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function orderOf(op: string, args: Args, conversationKey: string): { orderKey: string; chatId?: number } {
-  if (op === 'answerCallback') return { orderKey: `cb:${String(args.callback_id)}` };
-  const chatId = numeric(args.chat_id);
-  if (chatId !== undefined) return { orderKey: `chat:${chatId}`, chatId };
-  const userId = numeric(args.user_id);
-  if (userId !== undefined) return { orderKey: `user:${userId}`, chatId: userId };
-  return { orderKey: `conv:${conversationKey}` };
+/**
+ * The order key and rate-limit chat of a call: its target chat when it names one, else the chat of the
+ * event (an edit or delete of a message in this conversation), else the conversation itself. Callback
+ * answers have a key of their own: they never wait behind sends.
+ */
+function orderOf(
+  op: string,
+  args: Args,
+  conversationKey: string,
+  eventChat: number | undefined,
+): { orderKey: string; chatId?: number } {
+  const chatId = numeric(args.chat_id) ?? numeric(args.user_id) ?? eventChat;
+  const chat = chatId !== undefined ? { chatId } : {};
+  if (op === 'answerCallback') return { orderKey: `cb:${String(args.callback_id)}`, ...chat };
+  if (numeric(args.chat_id) === undefined && numeric(args.user_id) !== undefined) {
+    return { orderKey: `user:${numeric(args.user_id)}`, ...chat };
+  }
+  return chatId !== undefined
+    ? { orderKey: `chat:${chatId}`, chatId }
+    : { orderKey: `conv:${conversationKey}` };
 }
 
 /** Plans one step's effects, in the order the machine emitted them. Throws EffectError for a bad effect. */
@@ -179,7 +192,7 @@ export function planEffects(
           op: effect.op,
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf(effect.op, args, conversationKey),
+          ...orderOf(effect.op, args, conversationKey, ctx.meta.chatId ?? ctx.callback?.chatId),
           priority: priorityOf(effect.op),
         });
         return;
@@ -192,7 +205,7 @@ export function planEffects(
           op: 'sendMessage',
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf('sendMessage', args, conversationKey),
+          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId),
           priority: 'reply',
         });
         return;

@@ -129,7 +129,8 @@ function collectEffects(
 }
 
 /** Puts the answer to the pressed callback first, adding an empty answer when the flow gave none. */
-function answerFirst(calls: PlannedCall[], callbackId: string): PlannedCall[] {
+function answerFirst(calls: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
+  const callbackId = callback.id;
   const index = calls.findIndex((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
   if (index === 0) return calls;
   if (index > 0) return [calls[index]!, ...calls.slice(0, index), ...calls.slice(index + 1)];
@@ -140,6 +141,7 @@ function answerFirst(calls: PlannedCall[], callbackId: string): PlannedCall[] {
       args: { callback_id: callbackId },
       orderKey: `cb:${callbackId}`,
       priority: 'callback',
+      ...(callback.chatId !== undefined ? { chatId: callback.chatId } : {}),
     },
     ...calls,
   ];
@@ -181,7 +183,7 @@ export function step(
     sign: options.sign,
     ...(options.callback ? { callback: options.callback } : {}),
   });
-  const calls = options.callback ? answerFirst(planned.calls, options.callback.id) : planned.calls;
+  const calls = options.callback ? answerFirst(planned.calls, options.callback) : planned.calls;
   const snapshot = storeSnapshot(flow.machine, next);
   return {
     snapshot,

@@ -1,0 +1,316 @@
+/**
+ * `createEngine`: the engine assembled. Events in the inbox (updates from intake, due timers, API results)
+ * drive one XState machine per conversation; each step commits its snapshot, calls and timers in one
+ * transaction; the dispatcher sends the calls through the scheduler and feeds results back.
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { OperationName } from '../api/operations.ts';
+import type { Job } from '../api/scheduler/types.ts';
+import { type UploadClient, uploadMedia } from '../api/upload.ts';
+import type { ConversationKeyStrategy } from '../intake/keys.ts';
+import { buttonSecret } from '../store/engine-settings.ts';
+import { FlowVersionStore } from '../store/flow-versions.ts';
+import { SessionStore } from '../store/sessions.ts';
+import { ButtonSigner } from './buttons.ts';
+import { type Clock, clockFrom, systemClock, type TimerHandle } from './clock.ts';
+import type { FlowDefinition } from './contract.ts';
+import {
+  type CallGateway,
+  type DispatchOutcome,
+  type MediaUploader,
+  OutboxDispatcher,
+} from './dispatcher.ts';
+import { type SessionInspector, sessionInspector } from './inspect.ts';
+import { type EventOutcome, InboxProcessor } from './processor.ts';
+import { FlowRegistry } from './registry.ts';
+import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
+
+/** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
+export type EngineApi = Partial<UploadClient> & {
+  call(op: OperationName, args: Record<string, unknown>): Promise<unknown>;
+};
+
+/** How to build an engine. */
+export interface EngineOptions {
+  /** An open botflow database (`openDatabase`): migrations applied. */
+  db: Database.Database;
+  /** The Bot API client: calls go straight to it when no scheduler is given; uploads use it. */
+  api?: EngineApi;
+  /** The throttled scheduler every call goes through (recommended). */
+  scheduler?: CallGateway & { run?: unknown };
+  /** Overrides how `upload_and_send` effects upload their media (default: `uploadMedia` with `api`). */
+  upload?: MediaUploader;
+  /** The flows to run: a registry (several versions per flow) or a list (later entries are newer). */
+  flows: FlowRegistry | FlowDefinition[];
+  /** How updates are grouped into conversations; must match intake's (default `user-in-chat`). */
+  keyStrategy?: ConversationKeyStrategy;
+  /** Secret for signing button payloads; by default generated once and kept in the database. */
+  secret?: string;
+  /** Reads the time (ms); the testing tools pass a virtual clock. Ignored when `clock` is given. */
+  now?: () => number;
+  /** Time and waiting, replaceable as a whole. */
+  clock?: Clock;
+  logger?: Logger;
+  /** What to do with timers that came due while the engine was not running. */
+  timerGrace?: TimerGrace;
+  /** Answer to a press on a keyboard that no running step owns (default "This menu is no longer active."). */
+  staleText?: string;
+  /** Inbox events per transaction (default 256). */
+  batchSize?: number;
+  /** Calls handed to the scheduler at once (default 256). */
+  maxInFlight?: number;
+  /** How often a started engine looks for inbox rows nobody told it about (default 1000 ms). */
+  pollIntervalMs?: number;
+}
+
+/** What observers can listen to with `engine.on()`. */
+export interface EngineEvents {
+  /** An inbox event was handled (done or ignored). */
+  step: EventOutcome;
+  /** An outbox call was settled. */
+  effect: DispatchOutcome;
+  /** An inbox event failed; its session kept its last good snapshot. */
+  error: EventOutcome;
+}
+
+/** A running (or ready) engine. */
+export interface Engine {
+  /** Processes the inbox as events arrive, fires timers when due and sends the outbox. */
+  start(): void;
+  /** Stops processing and waits up to `deadlineMs` for calls in flight. */
+  stop(options?: { deadlineMs?: number }): Promise<void>;
+  /** Tells a started engine that intake committed inbox rows. */
+  notify(): void;
+  /** Handles pending inbox events until none is left (tests, tools); returns what became of each. */
+  processPending(): EventOutcome[];
+  /** Fires the timers due at `now` (default: the clock's time), then handles pending events. Virtual clocks. */
+  tick(now?: number): EventOutcome[];
+  /** Resolves when the inbox is empty and no call is in flight (a started engine). */
+  drain(): Promise<void>;
+  /** Support: list, inspect and end sessions. */
+  sessions: SessionInspector;
+  /** The flows this engine runs. */
+  registry: FlowRegistry;
+  /** Listens to engine events; returns a function that stops listening. */
+  on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
+}
+
+/** Builds an engine over `options.db`. Nothing runs until `start()`, `processPending()` or `tick()`. */
+export function createEngine(options: EngineOptions): Engine {
+  const { db, logger } = options;
+  const clock = options.clock ?? (options.now ? clockFrom(options.now) : systemClock);
+  const registry = options.flows instanceof FlowRegistry ? options.flows : new FlowRegistry(options.flows);
+  const signer = new ButtonSigner(options.secret ?? buttonSecret(db, clock.now()));
+  const processor = new InboxProcessor({
+    db,
+    registry,
+    signer,
+    keyStrategy: options.keyStrategy ?? 'user-in-chat',
+    now: () => clock.now(),
+    logger,
+    staleText: options.staleText ?? 'This menu is no longer active.',
+    batchSize: options.batchSize ?? 256,
+  });
+  const timers = new TimerService(db, options.timerGrace, logger);
+  const listeners: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
+    step: new Set(),
+    effect: new Set(),
+    error: new Set(),
+  };
+  const emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]) => {
+    for (const listener of listeners[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        logger?.error({ err: error, event }, 'engine listener threw');
+      }
+    }
+  };
+
+  const api = options.api;
+  const gateway: CallGateway | undefined =
+    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
+  const upload: MediaUploader | undefined =
+    options.upload ??
+    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
+      ? (media) =>
+          uploadMedia(api as UploadClient, media.type, media.source, {
+            ...(options.scheduler?.run ? { scheduler: options.scheduler as never } : {}),
+          }) as Promise<Record<string, unknown>>
+      : undefined);
+
+  let running = false;
+  let recovered = false;
+  let processingQueued = false;
+  let timerWake: { at: number; handle: TimerHandle } | undefined;
+  let pollHandle: TimerHandle | undefined;
+
+  const dispatcher = gateway
+    ? new OutboxDispatcher({
+        db,
+        gateway,
+        upload,
+        now: () => clock.now(),
+        logger,
+        maxInFlight: options.maxInFlight ?? 256,
+        onResult: () => scheduleProcessing(),
+        onOutcome: (outcome) => emit('effect', outcome),
+      })
+    : undefined;
+
+  recordFlowVersions(db, registry, clock.now(), logger);
+
+  function report(outcomes: EventOutcome[]): void {
+    let calls = 0;
+    for (const outcome of outcomes) {
+      calls += outcome.calls;
+      emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
+    }
+    if (calls > 0) dispatcher?.wake();
+  }
+
+  function processPending(): EventOutcome[] {
+    const all: EventOutcome[] = [];
+    for (;;) {
+      const batch = processor.processBatch();
+      if (batch.length === 0) break;
+      report(batch);
+      for (const outcome of batch) all.push(outcome);
+    }
+    if (running) armTimerWake();
+    return all;
+  }
+
+  function recoverOnce(now: number): GraceReport | undefined {
+    if (recovered) return undefined;
+    recovered = true;
+    return timers.recover(now);
+  }
+
+  function fireDueTimers(now: number): number {
+    let fired = 0;
+    for (;;) {
+      const n = timers.fireDue(now);
+      fired += n;
+      if (n === 0) return fired;
+    }
+  }
+
+  function scheduleProcessing(): void {
+    if (!running || processingQueued) return;
+    processingQueued = true;
+    setImmediate(runProcessing);
+  }
+
+  function runProcessing(): void {
+    processingQueued = false;
+    if (!running) return;
+    try {
+      const batch = processor.processBatch();
+      report(batch);
+      // Yield between batches so intake's webhook replies are never starved by a long backlog.
+      if (batch.length > 0) scheduleProcessing();
+      else armTimerWake();
+    } catch (error) {
+      logger?.error({ err: error }, 'inbox processing failed; retrying shortly');
+      clock.setTimer(scheduleProcessing, 500);
+    }
+  }
+
+  function armTimerWake(): void {
+    if (!running) return;
+    const next = timers.nextFireAt();
+    if (timerWake && timerWake.at === next) return;
+    if (timerWake) clock.clearTimer(timerWake.handle);
+    timerWake = undefined;
+    if (next === undefined) return;
+    timerWake = { at: next, handle: clock.setTimer(onTimerWake, next - clock.now()) };
+  }
+
+  function onTimerWake(): void {
+    timerWake = undefined;
+    if (!running) return;
+    try {
+      if (fireDueTimers(clock.now()) > 0) scheduleProcessing();
+    } catch (error) {
+      logger?.error({ err: error }, 'firing due timers failed; retrying shortly');
+    }
+    armTimerWake();
+  }
+
+  function poll(): void {
+    if (!running) return;
+    scheduleProcessing();
+    onTimerWakeIfDue();
+    pollHandle = clock.setTimer(poll, options.pollIntervalMs ?? 1000);
+  }
+
+  function onTimerWakeIfDue(): void {
+    const next = timers.nextFireAt();
+    if (next !== undefined && next <= clock.now()) onTimerWake();
+  }
+
+  return {
+    registry,
+    sessions: sessionInspector(db, () => clock.now()),
+    start() {
+      if (running) return;
+      running = true;
+      recoverOnce(clock.now());
+      dispatcher?.start();
+      if (!dispatcher)
+        logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
+      onTimerWakeIfDue();
+      armTimerWake();
+      poll();
+    },
+    async stop(stopOptions = {}) {
+      running = false;
+      if (timerWake) clock.clearTimer(timerWake.handle);
+      if (pollHandle !== undefined) clock.clearTimer(pollHandle);
+      timerWake = undefined;
+      pollHandle = undefined;
+      await dispatcher?.stop(stopOptions.deadlineMs ?? 10_000);
+    },
+    notify: scheduleProcessing,
+    processPending,
+    tick(now = clock.now()) {
+      recoverOnce(now);
+      fireDueTimers(now);
+      return processPending();
+    },
+    async drain() {
+      for (;;) {
+        processPending();
+        await dispatcher?.idle();
+        if (processor.inbox.pendingCount() === 0 && (dispatcher?.inFlight ?? 0) === 0) return;
+      }
+    },
+    on(event, listener) {
+      listeners[event].add(listener as never);
+      return () => listeners[event].delete(listener as never);
+    },
+  };
+}
+
+/** Records the loaded flow versions and warns about running sessions pinned to versions nobody loaded. */
+function recordFlowVersions(
+  db: Database.Database,
+  registry: FlowRegistry,
+  now: number,
+  logger?: Logger,
+): void {
+  const versions = new FlowVersionStore(db);
+  for (const flow of registry.all()) versions.record(flow.id, flow.version, now);
+  for (const { flowId, flowVersion, n } of new SessionStore(db).activeByVersion()) {
+    if (registry.get(flowId, flowVersion)) continue;
+    const latest = registry.latest(flowId);
+    const how = latest?.migrate ? 'will be migrated if the newest version maps them' : 'will fail';
+    logger?.warn(
+      { flow: flowId, version: flowVersion, sessions: n },
+      `${n} running session(s) are pinned to flow "${flowId}" version ${flowVersion}, which is not loaded: ` +
+        `their events ${how}. Load that version, add a migrate(), or end them with engine.sessions.end()`,
+    );
+  }
+}

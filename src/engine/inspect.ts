@@ -1,0 +1,135 @@
+/**
+ * Sessions as support sees them: which conversations exist, where one stands (step, context, timers,
+ * recent calls), what happened to it (its events from the inbox, each with its outcome), and a way to end
+ * a session that is stuck (for instance pinned to a flow version nobody loads any more).
+ */
+import type Database from 'better-sqlite3';
+import { EngineInbox } from '../store/engine-inbox.ts';
+import { OutboxStore } from '../store/outbox.ts';
+import {
+  type SessionListQuery,
+  type SessionRow,
+  SessionStore,
+  type SessionSummary,
+} from '../store/sessions.ts';
+import { TimerStore } from '../store/timers.ts';
+
+/** One conversation in a listing. */
+export interface SessionListing extends Omit<SessionSummary, 'stateValue'> {
+  /** The XState state value: the step the conversation is in. */
+  step: unknown;
+}
+
+/** One conversation in detail. */
+export interface SessionDetail extends SessionListing {
+  context: unknown;
+  /** The stored XState snapshot. */
+  snapshot: unknown;
+  /** Timers armed now. */
+  timers: { name: string; dueAt: number; fireAt: number }[];
+  /** The latest calls of this conversation, newest first. */
+  calls: {
+    id: number;
+    op: string;
+    status: string;
+    attempts: number;
+    error: string | null;
+    createdAt: number;
+  }[];
+}
+
+/** One event of a conversation's history. */
+export interface HistoryEntry {
+  inboxId: number;
+  kind: string;
+  updateType: string | null;
+  status: string;
+  /** Why it failed or was ignored. */
+  error: string | null;
+  receivedAt: number;
+  processedAt: number | null;
+  payload: unknown;
+}
+
+/** The support API of an engine (`engine.sessions`). */
+export interface SessionInspector {
+  /** Conversations, most recently active first. Page with `updatedBefore` = the last row's `updatedAt`. */
+  list(query?: SessionListQuery): SessionListing[];
+  /** One conversation's current step, context, armed timers and recent calls. */
+  get(conversationKey: string): SessionDetail | undefined;
+  /** A conversation's events, newest first, with what became of each. Page with `beforeId`. */
+  history(conversationKey: string, options?: { limit?: number; beforeId?: number }): HistoryEntry[];
+  /**
+   * Ends a running session by hand: status `stopped`, timers cancelled, unsent calls dropped with `reason`.
+   * The next trigger starts a fresh session. False when no session was running.
+   */
+  end(conversationKey: string, reason?: string): boolean;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function listing(row: SessionSummary | SessionRow): SessionListing {
+  const { stateValue, ...rest } = row as SessionRow;
+  const { snapshot: _snapshot, ...summary } = rest;
+  return { ...summary, step: parse(stateValue) };
+}
+
+/** Builds the support API over one database; `now` stamps manual ends. */
+export function sessionInspector(db: Database.Database, now: () => number): SessionInspector {
+  const sessions = new SessionStore(db);
+  const outbox = new OutboxStore(db);
+  const timers = new TimerStore(db);
+  const inbox = new EngineInbox(db);
+  const end = db.transaction((key: string, reason: string) => {
+    const row = sessions.get(key);
+    if (row?.status !== 'active') return false;
+    const at = now();
+    sessions.end(key, 'stopped', row.revision, at);
+    timers.settleAll(key, 'cancelled', reason, at);
+    outbox.dropPending(key, reason, at);
+    return true;
+  });
+  return {
+    list: (query) => sessions.list(query).map(listing),
+    get(key) {
+      const row = sessions.get(key);
+      if (!row) return undefined;
+      const snapshot = parse(row.snapshot) as { context?: unknown };
+      return {
+        ...listing(row),
+        context: snapshot?.context,
+        snapshot,
+        timers: timers
+          .forConversation(key)
+          .filter((t) => t.status === 'armed')
+          .map((t) => ({ name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
+        calls: outbox.forConversation(key, 20).map((c) => ({
+          id: c.id,
+          op: c.op,
+          status: c.status,
+          attempts: c.attempts,
+          error: c.error,
+          createdAt: c.createdAt,
+        })),
+      };
+    },
+    history: (key, options = {}) =>
+      inbox.history(key, options.limit ?? 50, options.beforeId).map((r) => ({
+        inboxId: r.id,
+        kind: r.kind,
+        updateType: r.updateType,
+        status: r.status,
+        error: r.error,
+        receivedAt: r.receivedAt,
+        processedAt: r.processedAt,
+        payload: parse(r.payload),
+      })),
+    end: (key, reason = 'ended by support') => end.immediate(key, reason),
+  };
+}

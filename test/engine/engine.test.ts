@@ -1,0 +1,193 @@
+// The engine over a real SQLite file: dialogs across restarts, ordering, interleaving, contained failures,
+// support inspection. Calls are checked as outbox rows (what would be sent); sending is tested elsewhere.
+import { afterEach, describe, expect, it } from 'vitest';
+import { assign, setup } from 'xstate';
+import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
+import { defineFlow, say } from '../../src/engine/helpers.ts';
+import { botStarted, botStopped, press, signupFlow, textMessage } from './fixtures.ts';
+import { Harness } from './harness.ts';
+
+/** Collects every text it hears, replying with the running list: shows the order events were handled in. */
+const collectFlow = defineFlow({
+  id: 'collect',
+  triggers: [{ kind: 'command', name: 'collect' }],
+  machine: setup({
+    types: { context: {} as { heard: string[] }, events: {} as FlowEvent, input: {} as FlowInput },
+  }).createMachine({
+    context: { heard: [] },
+    on: {
+      message: {
+        actions: [
+          assign({
+            heard: ({ context, event }) => [
+              ...context.heard,
+              event.type === 'message' ? (event.text ?? '') : '',
+            ],
+          }),
+          say<{ heard: string[] }>(({ context }) => context.heard.join(',')),
+        ],
+      },
+    },
+  }),
+});
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+describe('engine over SQLite', () => {
+  it('carries a multi-step dialog across closing and reopening the database', async () => {
+    h = new Harness(() => [signupFlow]);
+    h.deliver(botStarted(7, h.time, 'ref42'));
+    h.engine.processPending();
+    h.deliver(textMessage(7, h.time, 'Ann'));
+    h.engine.processPending();
+
+    await h.reopen();
+    const menu = h.lastKeyboard('u:7');
+    expect(Object.keys(menu)).toEqual(['Basic', 'Pro', 'Back']);
+    h.deliver(press(7, h.time, menu.Pro!, 'mid.menu'));
+    h.engine.processPending();
+
+    await h.reopen();
+    h.deliver(textMessage(7, h.time, 'yes'));
+    h.engine.processPending();
+
+    expect(h.texts('u:7')).toEqual([
+      'What is your name?',
+      'Hello Ann! Pick a plan:',
+      'Plan: pro',
+      'Ann on pro. Type yes to finish.',
+      'Welcome aboard!',
+    ]);
+    const ops = h.outbox('u:7').map((r) => r.op);
+    expect(ops.indexOf('answerCallback')).toBe(ops.indexOf('editMessage') - 1);
+    expect(h.outbox('u:7').find((r) => r.op === 'editMessage')?.args.message_id).toBe('mid.menu');
+    const session = h.engine.sessions.get('u:7')!;
+    expect(session.status).toBe('done');
+    expect(session.context).toEqual({ reminders: 0, payload: 'ref42', name: 'Ann', plan: 'pro' });
+    expect(session.flowVersion).toBe(signupFlow.version);
+  });
+
+  it('handles two quick updates from one person in arrival order', () => {
+    h = new Harness(() => [collectFlow]);
+    h.deliver(textMessage(3, h.time, '/collect'));
+    h.deliver(textMessage(3, h.time, 'one'), textMessage(3, h.time, 'two'));
+    h.engine.processPending();
+    expect(h.texts('u:3')).toEqual(['one', 'one,two']);
+  });
+
+  it('runs many people interleaved, each in their own session and order', () => {
+    h = new Harness(() => [signupFlow], { batchSize: 64 });
+    const people = Array.from({ length: 150 }, (_, i) => 100 + i);
+    for (const id of people) h.deliver(botStarted(id, h.time));
+    h.engine.processPending();
+    const shuffled = [...people].sort((a, b) => ((a * 7919) % 151) - ((b * 7919) % 151));
+    for (const id of shuffled) h.deliver(textMessage(id, h.time, `name${id}`));
+    h.engine.processPending();
+    // Each person's press, then (with someone else's press in between) their final answer, in one batch run.
+    const reversed = [...people].reverse();
+    reversed.forEach((id, i) => {
+      h.deliver(press(id, h.time, h.lastKeyboard(`u:${id}`).Basic!));
+      if (i > 0) h.deliver(textMessage(reversed[i - 1]!, h.time, 'yes'));
+    });
+    h.deliver(textMessage(reversed.at(-1)!, h.time, 'yes'));
+    h.engine.processPending();
+    for (const id of people) {
+      expect(h.texts(`u:${id}`)).toEqual([
+        'What is your name?',
+        `Hello name${id}! Pick a plan:`,
+        'Plan: basic',
+        `name${id} on basic. Type yes to finish.`,
+        'Welcome aboard!',
+      ]);
+      expect(h.engine.sessions.get(`u:${id}`)!.status).toBe('done');
+      expect(
+        h.outbox(`u:${id}`).every((r) => r.orderKey === `chat:${1000 + id}` || r.op === 'answerCallback'),
+      ).toBe(true);
+    }
+    expect(h.inboxRows().filter((r) => r.status !== 'done')).toEqual([]);
+  });
+
+  it('contains a throwing step: event failed with the reason, session intact, others unaffected', () => {
+    h = new Harness(() => [signupFlow]);
+    h.deliver(botStarted(1, h.time), botStarted(2, h.time));
+    h.engine.processPending();
+    const before = h.engine.sessions.get('u:1')!;
+    const errors: unknown[] = [];
+    h.engine.on('error', (e) => errors.push(e));
+
+    h.deliver(textMessage(1, h.time, 'explode'), textMessage(2, h.time, 'Bea'));
+    const outcomes = h.engine.processPending();
+
+    expect(outcomes.map((o) => o.status)).toEqual(['failed', 'done']);
+    expect(outcomes[0]!.reason).toMatch(/the flow blew up on purpose/);
+    expect(errors).toHaveLength(1);
+    const after = h.engine.sessions.get('u:1')!;
+    expect(after.revision).toBe(before.revision);
+    expect(after.step).toBe('ask_name');
+    expect(h.engine.sessions.history('u:1')[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/blew up/),
+    });
+    expect(h.engine.sessions.get('u:2')!.step).toBe('ask_plan');
+
+    h.deliver(textMessage(1, h.time, 'Ann'));
+    h.engine.processPending();
+    expect(h.engine.sessions.get('u:1')!.step).toBe('ask_plan');
+  });
+
+  it('records updates nobody handles as ignored, with the reason', () => {
+    h = new Harness(() => [signupFlow]);
+    h.deliver(textMessage(5, h.time, 'hello?'));
+    const [outcome] = h.engine.processPending();
+    expect(outcome).toMatchObject({
+      status: 'ignored',
+      reason: 'no running session, and no flow trigger matches',
+    });
+    expect(h.outbox()).toEqual([]);
+  });
+
+  it('cancels timers and drops unsent calls when the person stops the bot', () => {
+    h = new Harness(() => [signupFlow]);
+    h.deliver(botStarted(9, h.time));
+    h.engine.processPending();
+    expect(h.engine.sessions.get('u:9')!.timers.map((t) => t.name)).toEqual(['remind']);
+
+    h.deliver(botStopped(9, h.time));
+    h.engine.processPending();
+    const session = h.engine.sessions.get('u:9')!;
+    expect(session.status).toBe('stopped');
+    expect(session.timers).toEqual([]);
+    expect(h.outbox('u:9').map((r) => [r.status, r.error])).toEqual([
+      ['dropped', 'the person stopped the bot'],
+    ]);
+
+    h.advance(2 * 3_600_000);
+    expect(h.engine.tick()).toEqual([]);
+  });
+
+  it('shows support a conversation: list, step, context and history', () => {
+    h = new Harness(() => [signupFlow]);
+    h.deliver(botStarted(4, h.time));
+    h.advance(1000);
+    h.deliver(textMessage(4, h.time, 'Dora'));
+    h.engine.processPending();
+    const [listed] = h.engine.sessions.list();
+    expect(listed).toMatchObject({
+      conversationKey: 'u:4',
+      flowId: 'signup',
+      step: 'ask_plan',
+      status: 'active',
+    });
+    expect(h.engine.sessions.get('u:4')!.context).toMatchObject({ name: 'Dora' });
+    const history = h.engine.sessions.history('u:4');
+    expect(history.map((e) => [e.updateType, e.status])).toEqual([
+      ['message_created', 'done'],
+      ['bot_started', 'done'],
+    ]);
+    expect(h.engine.sessions.end('u:4')).toBe(true);
+    expect(h.engine.sessions.get('u:4')!.status).toBe('stopped');
+  });
+});
