@@ -120,6 +120,7 @@ const NOT_SENT = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CLOSED',
+  'UND_ERR_INVALID_ARG',
   'UND_ERR_DESTROYED',
 ]);
 const UNTRUSTED = new Set([
@@ -251,6 +252,15 @@ export class Transport {
       throw new UsageError([{ field: 'baseUrl', message: 'must be an http: or https: URL' }]);
     }
     if (!options.token) throw new UsageError([{ field: 'token', message: 'is empty: pass the bot token' }]);
+    if (!/^[\x21-\x7e]+$/.test(options.token)) {
+      throw new UsageError([
+        {
+          field: 'token',
+          message:
+            'contains spaces, line breaks or non-ASCII characters: copy the token again (a trailing newline from a file is the usual cause)',
+        },
+      ]);
+    }
     this.#token = options.token;
     this.#origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');

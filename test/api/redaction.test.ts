@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BotApi } from '../../src/api/client.ts';
-import { ApiError, NetworkError } from '../../src/api/errors.ts';
+import { ApiError, NetworkError, UsageError } from '../../src/api/errors.ts';
 import { startFakePlatform } from './fake-platform.ts';
 
 const TOKEN = 'f9a8b7c6d5e4-SECRET-TOKEN-0001';
@@ -92,6 +92,30 @@ describe('token redaction', () => {
     expect(lines.some((l) => l.includes('"api call"'))).toBe(true);
     expect(lines.some((l) => l.includes('api network error'))).toBe(true);
     expect(lines.join('')).not.toContain(TOKEN);
+  });
+});
+
+describe('token checks', () => {
+  it('a token with a line break or space is refused at creation, without echoing it', () => {
+    for (const token of [`${TOKEN}\n`, ` ${TOKEN}`, 'tok en', '']) {
+      let error: unknown;
+      try {
+        new BotApi({ token, baseUrl: 'http://127.0.0.1:9' });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).field).toBe('token');
+      if (token) expect(everyRendering(error)).not.toContain(token.trim());
+    }
+  });
+
+  it('the token goes to image upload hosts only', () => {
+    const api = new BotApi({ token: TOKEN, baseUrl: 'http://127.0.0.1:9' });
+    cleanups.push(() => api.close());
+    expect(api.uploadHeaders('image')).toEqual({ authorization: TOKEN });
+    expect(api.uploadHeaders('video')).toEqual({});
+    expect(api.uploadHeaders('file')).toEqual({});
   });
 });
 
