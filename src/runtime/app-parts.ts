@@ -1,11 +1,14 @@
 /**
  * The parts `startApp` composes, described by what the composition needs of each (their own modules own
- * the full interfaces). `loadParts()` returns the real ones; tests may replace a part they cannot run.
+ * the full interfaces). `defaultParts()` (default-parts.ts) returns the real ones.
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { BotApi } from '../api/client.ts';
 import type { Scheduler } from '../api/scheduler/scheduler.ts';
+import type { FlowDefinition } from '../engine/contract.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { ConversationKeyStrategy } from '../intake/keys.ts';
 
 /** A running sandbox (embedded default). */
 export interface SandboxHandle {
@@ -13,33 +16,41 @@ export interface SandboxHandle {
   token: string;
   /** The web chat page, when the sandbox serves one. */
   webChatUrl?: string;
+  /** Lets the web chat's side panel show the engine, once it runs. */
+  attachEngine?(engine: Engine, loaded: LoadedFlows): void;
+  /** Tells the side panel that flows were reloaded (or failed to). */
+  flowsChanged?(loaded: LoadedFlows): void;
   close(): Promise<void>;
-}
-
-/** A running engine. */
-export interface EngineHandle {
-  start(): Promise<void> | void;
-  /** Stops taking new work, finishes the steps under way; resolves when done or at `deadlineMs` (absolute). */
-  stop(options: { deadlineMs: number }): Promise<void>;
-  /** Replaces the flows new sessions start on (hot reload). */
-  setFlows?(flows: unknown[]): void;
 }
 
 /** Something that delivers updates into the inbox and can be stopped. */
 export interface IntakeHandle {
   /** Where it listens (webhook), for the start line. */
   address?: string;
+  /** Stops accepting; resolves when every update it accepted is committed. */
   stop(): Promise<void>;
+  /** Rejects when intake cannot go on (a webhook blocks polling, the token was revoked). */
+  done?: Promise<void>;
 }
 
 /** Flows loaded from a folder. */
 export interface LoadedFlows {
-  flows: unknown[];
-  /** Problems as `file:line:col: message`. */
+  flows: FlowDefinition[];
+  /** Errors as `file:line:col: error: message`; empty when the flows can run. */
   problems: string[];
 }
 
-/** Constructors of every part; each takes what its own module takes. */
+/** What every intake needs. */
+export interface IntakeOptions {
+  api: BotApi;
+  db: Database.Database;
+  keyStrategy: ConversationKeyStrategy;
+  /** The engine's wake-up call after each commit. */
+  onAccepted: () => void;
+  logger: Logger;
+}
+
+/** Constructors of every part; each adapts its own module. */
 export interface AppParts {
   startSandbox(options: {
     host: string;
@@ -47,38 +58,28 @@ export interface AppParts {
     logger: Logger;
     dbPath?: string;
   }): Promise<SandboxHandle>;
-  loadFlows(dir: string, logger: Logger): Promise<LoadedFlows>;
-  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void, logger: Logger): { close(): void };
+  loadFlows(dir: string): Promise<LoadedFlows>;
+  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void): { close(): void };
   createEngine(options: {
     db: Database.Database;
     api: BotApi;
     scheduler: Scheduler;
-    flows: unknown[];
-    keyStrategy: 'user-in-chat' | 'chat' | 'user';
-    buttonSecret: string;
+    flows: FlowDefinition[];
+    keyStrategy: ConversationKeyStrategy;
+    secret?: string;
     logger: Logger;
-  }): Promise<EngineHandle> | EngineHandle;
-  startPolling(options: {
-    api: BotApi;
-    db: Database.Database;
-    timeoutSeconds: number;
-    limit: number;
-    types?: string[];
-    keyStrategy: 'user-in-chat' | 'chat' | 'user';
-    onAccepted: () => void;
-    logger: Logger;
-  }): Promise<IntakeHandle>;
-  startWebhook(options: {
-    api: BotApi;
-    db: Database.Database;
-    host: string;
-    port: number;
-    path: string;
-    url: string;
-    secret: string;
-    types?: string[];
-    keyStrategy: 'user-in-chat' | 'chat' | 'user';
-    onAccepted: () => void;
-    logger: Logger;
-  }): Promise<IntakeHandle>;
+  }): Engine;
+  startPolling(
+    options: IntakeOptions & { timeoutSeconds: number; limit: number; types?: string[] },
+  ): Promise<IntakeHandle>;
+  startWebhook(
+    options: IntakeOptions & {
+      host: string;
+      port: number;
+      path: string;
+      url: string;
+      secret: string;
+      types?: string[];
+    },
+  ): Promise<IntakeHandle>;
 }

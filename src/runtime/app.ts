@@ -11,9 +11,12 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
+import type { Engine } from '../engine/engine.ts';
 import { openDatabase } from '../store/database.ts';
-import type { AppParts, EngineHandle, IntakeHandle, SandboxHandle } from './app-parts.ts';
-import { buttonSigningKey, type Config } from './config.ts';
+import { EngineInbox } from '../store/engine-inbox.ts';
+import type { AppParts, IntakeHandle, SandboxHandle } from './app-parts.ts';
+import type { Config } from './config.ts';
+import { trackProgress } from './progress.ts';
 import { sandboxStatePath } from './sandbox-state.ts';
 import { type BotIdentity, selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
@@ -35,8 +38,12 @@ export interface AppAddresses {
 export interface RunningApp {
   addresses: AppAddresses;
   bot: BotIdentity;
-  /** Flow files loaded at start. */
+  /** Flows loaded at start. */
   flowCount: number;
+  /** The engine, for tools and tests. */
+  engine: Engine;
+  /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
+  failed: Promise<Error>;
   /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
   close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
 }
@@ -47,43 +54,44 @@ export interface StartAppOptions {
   parts: AppParts;
 }
 
+/** Backlogs smaller than this are processed without a progress line. */
+const PROGRESS_THRESHOLD = 500;
+
 /** Starts every part the configuration asks for. Throws `StartupError` (after closing what started) on failure. */
 export async function startApp(config: Config, options: StartAppOptions): Promise<RunningApp> {
   const { logger, parts } = options;
-  const cleanup: ShutdownStep[] = [];
   let sandbox: SandboxHandle | undefined;
   let api: BotApi | undefined;
   let db: Database.Database | undefined;
   let scheduler: Scheduler | undefined;
-  let engine: EngineHandle | undefined;
+  let engine: Engine | undefined;
   let intake: IntakeHandle | undefined;
   let watcher: { close(): void } | undefined;
+  let stopProgress = () => {};
 
-  const shutdownSteps = (): ShutdownStep[] => {
-    const sendDeadline = (deadline: number) =>
-      Math.min(deadline - 500, Date.now() + config.shutdown.sendDeadlineMs);
-    return [
-      { name: 'stop intake', run: () => intake?.stop() },
-      { name: 'stop watching flows', run: () => watcher?.close() },
-      {
-        name: 'finish current steps',
-        run: (deadline) => engine?.stop({ deadlineMs: sendDeadline(deadline) }),
+  // Reverse start order. Closing the database before the scheduler matters: a call still queued there is
+  // then left `sending` in the outbox (sent again at the next start) instead of being recorded as failed.
+  const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop intake', run: () => intake?.stop() },
+    { name: 'stop watching flows', run: () => watcher?.close() },
+    {
+      name: 'finish current steps and sends in flight',
+      run: async (deadline) => {
+        stopProgress();
+        const sendDeadline = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
+        await engine?.stop({ deadlineMs: Math.max(0, sendDeadline) });
+        if (db?.open) {
+          const left = new EngineInbox(db).pendingCount();
+          if (left > 0)
+            logger.info({ pending: left }, `${left} accepted event(s) stay pending for the next start`);
+        }
       },
-      {
-        name: 'drain sends',
-        run: async (deadline) => {
-          try {
-            await scheduler?.drain(Math.max(0, sendDeadline(deadline) - Date.now()));
-          } finally {
-            scheduler?.close();
-          }
-        },
-      },
-      { name: 'close API client', run: () => api?.close() },
-      { name: 'close database', always: true, run: () => db?.open && db.close() },
-      { name: 'stop sandbox', always: true, run: () => sandbox?.close() },
-    ];
-  };
+    },
+    { name: 'close database', always: true, run: () => db?.open && db.close() },
+    { name: 'stop scheduler', always: true, run: () => scheduler?.close() },
+    { name: 'close API client', run: () => api?.close() },
+    { name: 'stop sandbox', always: true, run: () => sandbox?.close() },
+  ];
 
   try {
     let token = config.token?.reveal();
@@ -99,13 +107,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           logger: logger.child({ component: 'sandbox' }),
         });
       } catch (error) {
-        throw (
-          describeListenError(
-            error,
-            `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`,
-            '--port or BOTFLOW_PORT',
-          ) ?? error
-        );
+        const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
+        throw describeListenError(error, where, '--port or BOTFLOW_PORT') ?? error;
       }
       token = sandbox.token;
       baseUrl = sandbox.baseUrl;
@@ -131,59 +134,68 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     });
 
     const flowLogger = logger.child({ component: 'flows' });
-    const loaded = await parts.loadFlows(config.flows.dir, flowLogger);
+    const loaded = await parts.loadFlows(config.flows.dir);
     if (loaded.problems.length > 0) {
       throw new StartupError(
-        `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n${loaded.problems.map((p) => `  ${p}`).join('\n')}\nFix them (botflow check ${config.flows.dir} lists them) and start again.`,
+        `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n` +
+          loaded.problems.map((p) => `  ${p}`).join('\n') +
+          `\nFix them (botflow check ${config.flows.dir} lists them) and start again.`,
         4,
       );
     }
+    if (loaded.flows.length === 0)
+      flowLogger.warn({ dir: config.flows.dir }, 'no flows found: the bot will not answer');
 
     scheduler = new Scheduler({
       api,
       limits: { global: config.limits.requestsPerSecond, perChat: config.limits.perChatPerSecond },
       logger: logger.child({ component: 'scheduler' }),
     });
-    const engineHandle = await parts.createEngine({
+    const running = parts.createEngine({
       db,
       api,
       scheduler,
       flows: loaded.flows,
       keyStrategy: config.conversationKey,
-      buttonSecret: buttonSigningKey(config, token),
+      ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
     });
-    engine = engineHandle;
-    await engineHandle.start();
+    engine = running;
+    sandbox?.attachEngine?.(running, loaded);
+    const inbox = new EngineInbox(db);
+    if (inbox.pendingCount() >= PROGRESS_THRESHOLD) {
+      stopProgress = trackProgress({
+        label: 'processing events left from the last run',
+        remaining: () => (db?.open ? inbox.pendingCount() : 0),
+        logger,
+      });
+    }
+    running.start();
 
-    if (config.flows.watch && parts.watchFlows && engineHandle.setFlows) {
-      watcher = parts.watchFlows(
-        config.flows.dir,
-        (next) => {
-          if (next.problems.length > 0) {
-            flowLogger.warn(
-              { problems: next.problems },
-              'flows changed but have problems: keeping the previous version',
-            );
-            return;
-          }
-          engineHandle.setFlows?.(next.flows);
-          flowLogger.info(
-            { count: next.flows.length },
-            'flows reloaded: new sessions start on the new version',
+    if (config.flows.watch && parts.watchFlows) {
+      watcher = parts.watchFlows(config.flows.dir, (next) => {
+        sandbox?.flowsChanged?.(next);
+        if (next.problems.length > 0) {
+          flowLogger.warn(
+            { problems: next.problems },
+            'flows changed but have problems: keeping the previous version',
           );
-        },
-        flowLogger,
-      );
+          return;
+        }
+        for (const flow of next.flows) running.registry.add(flow);
+        flowLogger.info(
+          { count: next.flows.length },
+          'flows reloaded: new sessions start on the new version',
+        );
+      });
     }
 
-    const intakeLogger = logger.child({ component: 'intake' });
     const common = {
       api,
       db,
       keyStrategy: config.conversationKey,
-      onAccepted: () => {},
-      logger: intakeLogger,
+      onAccepted: () => running.notify(),
+      logger: logger.child({ component: 'intake' }),
     };
     if (config.mode === 'webhook') {
       const { host, port, path, url, secret, updateTypes } = config.webhook;
@@ -198,13 +210,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           ...(updateTypes ? { types: updateTypes } : {}),
         });
       } catch (error) {
-        throw (
-          describeListenError(
-            error,
-            `the webhook receiver cannot listen on ${host}:${port}`,
-            'webhook.port or BOTFLOW_WEBHOOK_PORT',
-          ) ?? error
-        );
+        const where = `the webhook receiver cannot listen on ${host}:${port}`;
+        throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
       }
     } else {
       intake = await parts.startPolling({
@@ -214,6 +221,11 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
       });
     }
+    const failed = new Promise<Error>((resolve) => {
+      intake?.done?.catch((error: unknown) =>
+        resolve(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
 
     let closing: Promise<{ clean: boolean; steps: StepOutcome[] }> | undefined;
     return {
@@ -226,6 +238,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
       bot: check.bot,
       flowCount: loaded.flows.length,
+      engine: running,
+      failed,
       close(reason = 'close') {
         closing ??= (async () => {
           logger.info({ reason }, 'stopping: no new updates are accepted; finishing the current steps');
@@ -241,8 +255,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
     };
   } catch (error) {
-    cleanup.push(...shutdownSteps());
-    await runShutdown(cleanup, { deadline: Date.now() + 5000, logger });
+    await runShutdown(shutdownSteps(), { deadline: Date.now() + 5000, logger });
     throw error;
   }
 }

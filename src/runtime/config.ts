@@ -4,7 +4,6 @@
  * the key, where it was set (file:line:col, the environment variable or the flag) and how to fix it, all at
  * once, before anything starts. Secrets come out wrapped in `Secret` so they cannot be logged by accident.
  */
-import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
@@ -85,7 +84,7 @@ export interface Config {
   shutdown: ConfigInput['shutdown'];
   sandbox: ConfigInput['sandbox'];
   conversationKey: ConfigInput['conversationKey'];
-  /** Signs callback button payloads; stable for a given token. */
+  /** Signs callback button payloads; the engine keeps a generated one in the database when absent. */
   buttonSecret?: Secret;
   /** The configuration file read, if any. */
   configFile?: string;
@@ -302,14 +301,6 @@ function unreadableCertificate(path: string): string | undefined {
     return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`';
   }
   return undefined;
-}
-
-/** The key that signs button payloads: configured, or derived from the token so it is stable across restarts. */
-export function buttonSigningKey(config: Pick<Config, 'buttonSecret'>, token: string): string {
-  return (
-    config.buttonSecret?.reveal() ??
-    createHmac('sha256', 'botflow button signing').update(token).digest('hex')
-  );
 }
 
 function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {

@@ -4,9 +4,25 @@
  * friends never load the engine.
  */
 import { existsSync } from 'node:fs';
-import { formatProblem, hasErrors } from '../flows/problems.ts';
+import type { UpdateType } from '../api/schemas/index.ts';
+import { createEngine } from '../engine/engine.ts';
+import { type LoadResult, loadFlows } from '../flows/load.ts';
+import { formatProblem } from '../flows/problems.ts';
+import { watchFlows } from '../flows/watch.ts';
+import { startPolling } from '../intake/polling.ts';
+import { buildWebhook } from '../intake/webhook.ts';
+import { startSandbox } from '../sandbox/start.ts';
+import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
 import type { AppParts, LoadedFlows } from './app-parts.ts';
+import { Inspector } from './inspector.ts';
 import { StartupError } from './startup-error.ts';
+
+function toLoaded(result: LoadResult): LoadedFlows {
+  return {
+    flows: result.flows,
+    problems: result.problems.filter((p) => p.severity === 'error').map(formatProblem),
+  };
+}
 
 /** Imports a module that is built separately; a missing one is a clear startup error, not a crash. */
 async function importPart<T>(candidates: string[], what: string): Promise<T> {
@@ -17,38 +33,34 @@ async function importPart<T>(candidates: string[], what: string): Promise<T> {
   throw new StartupError(`this botflow build has no ${what} (looked for ${candidates.join(', ')})`);
 }
 
-function toLoaded(result: {
-  flows: unknown[];
-  problems: Parameters<typeof formatProblem>[0][];
-}): LoadedFlows {
-  return {
-    flows: result.flows,
-    problems: hasErrors(result.problems)
-      ? result.problems.filter((p) => p.severity === 'error').map(formatProblem)
-      : [],
-  };
-}
-
 /** The production parts. */
-export async function defaultParts(): Promise<AppParts> {
-  const { startSandbox } = await import('../sandbox/start.ts');
-  const flowsModule = await import('../flows/load.ts');
-  const { watchFlows } = await import('../flows/watch.ts');
+export function defaultParts(): AppParts {
   return {
     async startSandbox({ host, port, logger, dbPath }) {
-      const plugins = await webChatPlugins();
+      const inspector = new Inspector();
       const sandbox = await startSandbox({
         host,
         port,
         logger,
         ...(dbPath ? { dbPath } : {}),
-        ...(plugins.plugins.length ? { plugins: plugins.plugins } : {}),
+        plugins: [webChat, inspector.plugin],
       });
       return {
         baseUrl: sandbox.baseUrl,
         token: sandbox.token,
-        ...(plugins.path ? { webChatUrl: `${sandbox.baseUrl}${plugins.path}` } : {}),
-        close: () => sandbox.close(),
+        webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
+        attachEngine: (engine, loaded) =>
+          inspector.attach({
+            // The side panel reads a subset of the engine; its types are still settling (see inspector.ts).
+            engine: engine as unknown as Parameters<Inspector['attach']>[0]['engine'],
+            flows: loaded.flows,
+            problems: loaded.problems,
+          }),
+        flowsChanged: (loaded) => inspector.setFlows(loaded.flows, loaded.problems),
+        close: async () => {
+          inspector.close();
+          await sandbox.close();
+        },
       };
     },
     async loadFlows(dir) {
@@ -60,44 +72,68 @@ export async function defaultParts(): Promise<AppParts> {
           ],
         };
       }
-      return toLoaded(await flowsModule.loadFlows(dir));
+      return toLoaded(await loadFlows(dir));
     },
     watchFlows(dir, onChange) {
       return watchFlows(dir, (result) => onChange(toLoaded(result)));
     },
-    async createEngine(options) {
-      const engine = await importPart<{ createEngine(o: unknown): ReturnType<AppParts['createEngine']> }>(
-        ['../engine/engine.ts', '../engine/index.ts'],
-        'engine (src/engine/engine.ts createEngine)',
-      );
-      return engine.createEngine(options);
+    createEngine(options) {
+      return createEngine({
+        db: options.db,
+        api: options.api,
+        scheduler: options.scheduler,
+        flows: options.flows,
+        keyStrategy: options.keyStrategy,
+        ...(options.secret ? { secret: options.secret } : {}),
+        logger: options.logger,
+      });
     },
     async startPolling(options) {
-      const intake = await importPart<{ startPolling(o: unknown): { stop(): Promise<void> } }>(
-        ['../intake/polling.ts', '../intake/index.ts'],
-        'long polling (src/intake/polling.ts startPolling)',
-      );
-      const handle = intake.startPolling(options);
-      return { stop: () => handle.stop() };
+      const handle = startPolling({
+        api: options.api,
+        db: options.db,
+        ...(options.types ? { types: options.types as UpdateType[] } : {}),
+        limit: options.limit,
+        timeout: options.timeoutSeconds,
+        conversationKeyStrategy: options.keyStrategy,
+        onAccepted: options.onAccepted,
+        logger: options.logger,
+      });
+      return { stop: () => handle.stop(), done: handle.done };
     },
     async startWebhook(options) {
-      const intake = await importPart<{
-        buildWebhook(o: unknown): Promise<import('fastify').FastifyInstance>;
-      }>(
-        ['../intake/webhook.ts', '../intake/index.ts'],
-        'webhook receiver (src/intake/webhook.ts buildWebhook)',
-      );
-      const app = await intake.buildWebhook(options);
+      const app = buildWebhook({
+        db: options.db,
+        secret: options.secret,
+        path: options.path,
+        conversationKeyStrategy: options.keyStrategy,
+        onAccepted: options.onAccepted,
+        logger: options.logger,
+      });
       await app.listen({ host: options.host, port: options.port });
-      return { address: `http://${options.host}:${options.port}${options.path}`, stop: () => app.close() };
+      const stop = () => app.close();
+      try {
+        const subscriptions = await importPart<{
+          ensureSubscription(
+            api: unknown,
+            o: { url: string; secret: string; types?: string[] },
+          ): Promise<unknown>;
+        }>(
+          ['../intake/subscription.ts', '../intake/subscriptions.ts'],
+          'subscription management (ensureSubscription)',
+        );
+        await subscriptions.ensureSubscription(options.api, {
+          url: options.url,
+          secret: options.secret,
+          ...(options.types ? { types: options.types } : {}),
+        });
+      } catch (error) {
+        await stop();
+        throw error;
+      }
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : options.port;
+      return { address: `http://${options.host}:${port}${options.path}`, stop };
     },
   };
-}
-
-/** The web chat page, once src/sandbox/web provides it: fastify plugins to add and the path to open. */
-async function webChatPlugins(): Promise<{ plugins: never[]; path?: string }> {
-  const url = new URL('../sandbox/web/index.ts', import.meta.url);
-  if (!existsSync(url)) return { plugins: [] };
-  const web = (await import(url.href)) as { webChat?: unknown; WEB_CHAT_PATH?: string };
-  return web.webChat ? { plugins: [web.webChat as never], path: web.WEB_CHAT_PATH ?? '/' } : { plugins: [] };
 }
