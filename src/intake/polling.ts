@@ -1,0 +1,206 @@
+/**
+ * Long polling: GET /updates in a loop. Each batch is committed to the inbox in the same transaction as
+ * the marker that acknowledges it, so a crash at any moment neither loses nor skips an update (a batch
+ * fetched but not committed is fetched again with the old marker, and de-duplication absorbs overlaps).
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { BotApi } from '../api/client.ts';
+import { ApiError, NetworkError } from '../api/errors.ts';
+import type { UpdatesResult } from '../api/operation-types.ts';
+import type { UpdateType } from '../api/schemas/index.ts';
+import { type InboxEntry, InboxStore } from '../store/inbox.ts';
+import { KV_KEYS, KvStore } from '../store/kv.ts';
+import type { OnAccepted } from './inbox-writer.ts';
+import { type ConversationKeyStrategy, dedupeKey } from './keys.ts';
+import { updateEntry } from './update-entry.ts';
+
+/** Polling cannot go on: a webhook subscription blocks it, the token is refused, or the request is wrong. */
+export class PollingError extends Error {
+  override name = 'PollingError';
+}
+
+/** Options of `startPolling`. */
+export interface PollingOptions {
+  /** The client; only `getUpdates` and `getSubscriptions` are used. */
+  api: Pick<BotApi, 'getUpdates' | 'getSubscriptions'>;
+  /** The database the inbox and the marker live in. */
+  db: Database.Database;
+  /** Update types to receive (default: all). */
+  types?: UpdateType[];
+  /** Updates per request, 1..1000 (default 100). */
+  limit?: number;
+  /** Seconds the platform holds a request open when there is nothing new, 0..90 (default 30). */
+  timeout?: number;
+  /** How conversation keys are derived (default `user-in-chat`). */
+  conversationKeyStrategy?: ConversationKeyStrategy;
+  /** Called after each commit that added rows: the engine's wake-up call. */
+  onAccepted?: OnAccepted;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** First delay after a failure, doubled per failure up to `maxBackoffMs` (defaults 500 ms and 30 s). */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** The `kv` key of the stored marker (default `KV_KEYS.pollingMarker`); one per bot sharing a database. */
+  markerKey?: string;
+}
+
+/** A running poller. */
+export interface PollingHandle {
+  /** Ends polling: aborts the request in flight (its updates stay on the platform) and resolves when the loop has ended. */
+  stop(): Promise<void>;
+  /** Settles when the loop ends: resolves after `stop()`, rejects with `PollingError` when polling cannot go on. */
+  readonly done: Promise<void>;
+  /** The marker of the last committed batch (undefined before the first one). */
+  readonly marker: number | undefined;
+}
+
+function blockedMessage(urls: string[]): string {
+  const list = urls.length ? `: ${urls.join(', ')}` : '';
+  const remove = urls.length
+    ? urls.map((u) => `botflow webhook delete ${u}`).join('; ')
+    : 'botflow webhook list';
+  return (
+    `long polling is refused while a webhook subscription is active${list}. ` +
+    `Either run in webhook mode, or remove the subscription (${remove}) and start again.`
+  );
+}
+
+/** Inbox entries of one GET /updates answer (undecodable updates too: nothing received is dropped). */
+export function entriesOf(result: UpdatesResult, strategy: ConversationKeyStrategy): InboxEntry[] {
+  const raws: unknown[] = result.updates.map((u) => (u.update_type === 'unknown' ? u.raw : u));
+  for (const broken of result.undecodable) raws.push(broken.raw);
+  return raws.map((raw) => {
+    const payload = JSON.stringify(raw);
+    try {
+      return updateEntry(payload, strategy, raw);
+    } catch {
+      // Not even an update_type: kept for people to look at; the engine will find no conversation for it.
+      return { kind: 'update', dedupeKey: dedupeKey(raw), conversationKey: null, updateType: null, payload };
+    }
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Starts polling from the stored marker. Refuses at once (`done` rejects with PollingError) when a webhook
+ * subscription exists, naming it and saying how to remove it.
+ */
+export function startPolling(options: PollingOptions): PollingHandle {
+  const inbox = new InboxStore(options.db);
+  const kv = new KvStore(options.db);
+  const markerKey = options.markerKey ?? KV_KEYS.pollingMarker;
+  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const initialBackoff = options.initialBackoffMs ?? 500;
+  const maxBackoff = options.maxBackoffMs ?? 30_000;
+  const log = options.logger;
+  const stopping = new AbortController();
+  const stored = kv.get(markerKey);
+  let marker = stored === undefined ? undefined : Number(stored);
+
+  const commit = options.db.transaction((entries: InboxEntry[], next: number | undefined) => {
+    const results = inbox.append(entries);
+    // An answer without a marker acknowledges nothing: keep the old one (never reset it to 0).
+    if (next !== undefined) kv.set(markerKey, String(next));
+    return results;
+  });
+
+  async function refuseIfSubscribed(signal: AbortSignal): Promise<void> {
+    const { subscriptions } = await options.api.getSubscriptions({ signal });
+    if (subscriptions.length > 0) throw new PollingError(blockedMessage(subscriptions.map((s) => s.url)));
+  }
+
+  async function loop(): Promise<void> {
+    const { signal } = stopping;
+    let checked = false;
+    let failures = 0;
+    while (!signal.aborted) {
+      let result: UpdatesResult;
+      try {
+        if (!checked) {
+          await refuseIfSubscribed(signal);
+          checked = true;
+          log?.info({ marker }, 'long polling started');
+        }
+        result = await options.api.getUpdates(
+          {
+            ...(marker !== undefined ? { marker } : {}),
+            limit: options.limit ?? 100,
+            timeout: options.timeout ?? 30,
+            ...(options.types?.length ? { types: options.types } : {}),
+          },
+          { signal },
+        );
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof PollingError) throw error;
+        if (error instanceof ApiError && error.status === 405) {
+          await refuseIfSubscribed(signal); // names the subscription when it can
+          throw new PollingError(blockedMessage([]), { cause: error });
+        }
+        const delay = retryDelay(error, failures++);
+        log?.warn({ err: error, retryInMs: delay, failures }, 'GET /updates failed; retrying');
+        await sleep(delay, signal);
+        continue;
+      }
+      let results: ReturnType<typeof commit>;
+      try {
+        results = commit.immediate(entriesOf(result, strategy), result.marker);
+      } catch (error) {
+        // Nothing committed and the marker did not move: the same batch is fetched again.
+        const delay = Math.min(maxBackoff, initialBackoff * 2 ** failures++);
+        log?.error({ err: error, retryInMs: delay }, 'inbox commit failed; fetching the batch again');
+        await sleep(delay, signal);
+        continue;
+      }
+      failures = 0;
+      if (result.marker !== undefined) marker = result.marker;
+      const ids = results.flatMap((r) => (r.id === null ? [] : [r.id]));
+      if (ids.length > 0) {
+        try {
+          options.onAccepted?.({ ids, duplicates: results.length - ids.length });
+        } catch (error) {
+          log?.error({ err: error }, 'onAccepted listener threw');
+        }
+      }
+    }
+  }
+
+  function retryDelay(error: unknown, failures: number): number {
+    const backoff = Math.min(maxBackoff, initialBackoff * 2 ** failures);
+    if (error instanceof ApiError) {
+      if (error.status === 429) return Math.max(backoff, (error.retryAfter ?? 0) * 1000);
+      if (error.status < 500) {
+        throw new PollingError(`long polling stopped: ${error.message}`, { cause: error });
+      }
+      return backoff;
+    }
+    if (error instanceof NetworkError) return backoff;
+    // A 2xx answer that did not decode, or something unexpected: retrying is the safe choice.
+    return backoff;
+  }
+
+  const done = loop().finally(() => log?.info({ marker }, 'long polling stopped'));
+  done.catch(() => {}); // reported through `done`; never an unhandled rejection
+  return {
+    async stop() {
+      stopping.abort();
+      await done.catch(() => {});
+    },
+    done,
+    get marker() {
+      return marker;
+    },
+  };
+}
