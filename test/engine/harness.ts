@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { Job } from '../../src/api/scheduler/types.ts';
 import type { FlowDefinition } from '../../src/engine/contract.ts';
 import type { CallGateway } from '../../src/engine/dispatcher.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine/engine.ts';
@@ -128,16 +129,17 @@ export class RecordingGateway implements CallGateway {
   readonly held: (() => void)[] = [];
   #messages = 0;
 
-  async submit(job: { op: string; args: Record<string, unknown> }): Promise<unknown> {
-    this.calls.push({ op: job.op, args: job.args });
+  async submit(job: Job): Promise<unknown> {
+    const args = job.args as Record<string, unknown>;
+    this.calls.push({ op: job.op, args });
     if (this.hold) await new Promise<void>((resolve) => this.held.push(resolve));
     if (job.op === 'sendMessage') {
       const mid = `mid.${(++this.#messages).toString(16).padStart(32, '0')}`;
       return {
         message: {
-          recipient: { chat_id: job.args.chat_id },
+          recipient: { chat_id: args.chat_id },
           timestamp: 0,
-          body: { mid, text: job.args.text },
+          body: { mid, text: args.text },
         },
       };
     }
