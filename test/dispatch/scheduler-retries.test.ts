@@ -34,22 +34,40 @@ describe('Scheduler retries', () => {
   it('pauses only the chat that got a 429, retries its call first, and keeps the chat in order', async () => {
     const { clock, api, scheduler } = setup();
     api.respond = (call, attempt) => {
-      if (call.args.chat_id === 1 && call.args.text === 'a' && attempt === 1)
+      if (call.args.chat_id === 1 && call.args.text === 'b' && attempt === 1)
         throw apiError(429, 'too.many.requests', 3);
       return { message: { body: { mid: 'x' } } };
     };
-    const jobs = [scheduler.submit(send(1, 'a')), scheduler.submit(send(1, 'b'))];
-    for (let chat = 2; chat <= 40; chat++) jobs.push(scheduler.submit(send(chat, 'other')));
-    await clock.advance(2_000);
-    // Every other chat went ahead while chat 1 waited.
-    expect(api.calls.filter((c) => c.args.text === 'other')).toHaveLength(39);
-    expect(api.calls.filter((c) => c.args.chat_id === 1)).toHaveLength(1);
+    const jobs = ['a', 'b', 'c'].map((text) => scheduler.submit(send(1, text)));
+    for (let chat = 2; chat <= 11; chat++) jobs.push(scheduler.submit(send(chat, 'other')));
+    await clock.advance(1_500);
+    for (let chat = 12; chat <= 21; chat++) jobs.push(scheduler.submit(send(chat, 'other')));
+    await clock.advance(500);
+    // Every other chat went ahead, also those that came during the pause, while chat 1 waited.
+    expect(api.calls.filter((c) => c.args.text === 'other')).toHaveLength(20);
+    expect(api.calls.filter((c) => c.args.chat_id === 1).map((c) => c.args.text)).toEqual(['a', 'b']);
     await clock.advance(1_500);
     await Promise.all(jobs);
     const chat1 = api.calls.filter((c) => c.args.chat_id === 1);
-    expect(chat1.map((c) => c.args.text)).toEqual(['a', 'a', 'b']);
-    expect(chat1[1]!.at - chat1[0]!.at).toBeGreaterThanOrEqual(3_000);
+    expect(chat1.map((c) => c.args.text)).toEqual(['a', 'b', 'b', 'c']);
+    expect(chat1[2]!.at - chat1[1]!.at).toBeGreaterThanOrEqual(3_000);
     expect(scheduler.metrics().http429).toEqual({ chat: 1, global: 0 });
+  });
+
+  it('treats a 429 on a chat that had no other call in the window as a global limit', async () => {
+    const { clock, api, scheduler } = setup();
+    api.respond = (call, attempt) => {
+      if (call.args.chat_id === 1 && attempt === 1) throw apiError(429, 'too.many.requests', 2);
+      return { success: true };
+    };
+    const first = scheduler.submit(send(1, 'a'));
+    await clock.advance(10);
+    const other = scheduler.submit(send(2, 'b'));
+    await clock.advance(1_000);
+    expect(api.calls).toHaveLength(1);
+    await clock.advance(1_100);
+    await Promise.all([first, other]);
+    expect(scheduler.metrics().http429).toEqual({ chat: 0, global: 1 });
   });
 
   it('pauses everything after a 429 on a call that counts against no chat', async () => {
@@ -87,7 +105,11 @@ describe('Scheduler retries', () => {
 
   it('retries attachment.not.ready in place, without holding other chats', async () => {
     const { clock, api, scheduler } = setup();
-    const video = { chat_id: 7, text: 'clip', attachments: [{ type: 'video' as const, payload: { token: 't' } }] };
+    const video = {
+      chat_id: 7,
+      text: 'clip',
+      attachments: [{ type: 'video' as const, payload: { token: 't' } }],
+    };
     api.respond = (call, attempt) => {
       if (call.args === video && attempt <= 3) throw apiError(400, 'attachment.not.ready');
       return { message: { body: { mid: String(call.args.text) } } };

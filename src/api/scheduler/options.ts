@@ -16,7 +16,7 @@ export interface LoggerLike {
 export interface SchedulerOptions {
   /** The client that performs one call (`BotApi` fits). */
   api: ApiCaller;
-  /** Platform limits; defaults to 30 per second overall and 2 per second per chat, with a 20 ms margin. */
+  /** Platform limits; defaults to 30 per second overall and 2 per second per chat, with a 5 ms margin. */
   limits?: Limits;
   /** Clock in ms (monotonic); inject a fake one in tests. */
   now?: () => number;
@@ -36,9 +36,15 @@ export interface SchedulerOptions {
   bulkShareEvery?: number;
   /** 429s on this many different chats within one window pause everything (default 3). */
   escalateAfterChats?: number;
+  /**
+   * Longest time a request may take to reach the platform after dispatch (default 2000 ms). A call
+   * counts in the windows until its answer comes, but never longer than this after its dispatch, so
+   * one slow answer (a long poll) cannot hold the windows.
+   */
+  arrivalBoundMs?: number;
 }
 
-export const PLATFORM_LIMITS: Required<Limits> = { global: 30, perChat: 2, windowMs: 1000, safetyMargin: 20 };
+export const PLATFORM_LIMITS: Required<Limits> = { global: 30, perChat: 2, windowMs: 1000, safetyMargin: 5 };
 
 export const DEFAULT_TTL_MS: Record<Priority, number> = {
   callback: 60_000,
@@ -79,5 +85,6 @@ export function resolveOptions(options: SchedulerOptions) {
     classShareEvery: positiveInt(options.classShareEvery ?? 8, 'classShareEvery'),
     bulkShareEvery: positiveInt(options.bulkShareEvery ?? 4, 'bulkShareEvery'),
     escalateAfterChats: positiveInt(options.escalateAfterChats ?? 3, 'escalateAfterChats'),
+    arrivalBoundMs: positiveInt(options.arrivalBoundMs ?? 2000, 'arrivalBoundMs'),
   };
 }

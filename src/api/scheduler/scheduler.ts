@@ -6,20 +6,21 @@
  * scheduler; per-chat state exists only while a chat has work or recent starts.
  */
 import { ApiError, NetworkError } from '../errors.ts';
-import { isOperation, OPERATIONS, type OperationName } from '../operations.ts';
+import type { OperationName } from '../operations.ts';
 import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
+import { type JobSpec, jobSpecOf } from './job-spec.ts';
 import { LaneBoard } from './lane-board.ts';
 import { MetricsRecorder, type SchedulerMetrics } from './metrics.ts';
 import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFactory } from './options.ts';
-import { classIndexOf, defaultPriority, queueIndexOf } from './priorities.ts';
+import { classIndexOf, queueIndexOf } from './priorities.ts';
+
 import { decideRetry } from './retry-policy.ts';
-import { compactRecord, SlidingWindowLog } from './sliding-window.ts';
+import { compactCountIn, compactRecord, SlidingWindowLog } from './sliding-window.ts';
 import {
   type ApiCaller,
   DeadLetterError,
   type DeadLetterReason,
   type Job,
-  type MediaKind,
   type OperationResult,
   type Priority,
 } from './types.ts';
@@ -78,53 +79,28 @@ export class Scheduler {
 
   /** Queues one API call; resolves with its decoded answer or rejects with a DeadLetterError. */
   submit<Op extends OperationName>(job: Job<Op>): Promise<OperationResult<Op>> {
-    if (!isOperation(job.op)) {
-      return Promise.reject(
-        new TypeError(
-          `Scheduler.submit: unknown operation "${String(job.op)}"; use a name from OPERATIONS such as "sendMessage"`,
-        ),
-      );
+    let spec: JobSpec;
+    try {
+      spec = jobSpecOf(job as Job);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const spec = OPERATIONS[job.op];
-    let chatId: number | undefined;
-    if ('chatScoped' in spec && spec.chatScoped) {
-      const args = job.args as Record<string, unknown>;
-      const raw = job.chatId ?? args.chat_id ?? args.user_id;
-      if (raw !== undefined && (typeof raw !== 'number' || !Number.isFinite(raw))) {
-        return Promise.reject(
-          new TypeError(`Scheduler.submit(${job.op}): chat id must be a number, got ${JSON.stringify(raw)}`),
-        );
-      }
-      chatId = raw;
-    }
-    const mayRepeat = spec.idempotent || (job.sendPolicy ?? 'at-least-once') === 'at-least-once';
-    const priority = job.priority ?? defaultPriority(job.op);
-    return this.enqueue(
-      job.op,
-      job.args as Record<string, unknown>,
-      chatId,
-      priority,
-      job.ttlMs,
-      mayRepeat,
-      job.mediaKind ?? mediaKindOf(job.args as Record<string, unknown>),
-      job.signal,
-      null,
-    ) as Promise<OperationResult<Op>>;
+    return this.enqueue(spec) as Promise<OperationResult<Op>>;
   }
 
   /** Runs custom work (e.g. a POST to an upload host) in the unscoped lane: it counts against the global window. */
   run<T>(task: Task<T>): Promise<T> {
-    return this.enqueue(
-      task.label ?? 'task',
-      {},
-      undefined,
-      task.priority ?? 'reply',
-      task.ttlMs,
-      false,
-      undefined,
-      task.signal,
-      task.run,
-    ) as Promise<T>;
+    return this.enqueue({
+      op: task.label ?? 'task',
+      args: {},
+      chatId: undefined,
+      priority: task.priority ?? 'reply',
+      ttlMs: task.ttlMs,
+      mayRepeat: false,
+      mediaKind: undefined,
+      signal: task.signal,
+      task: task.run,
+    }) as Promise<T>;
   }
 
   /** A point-in-time view of queues, 429s, waits and dead letters. */
@@ -194,35 +170,26 @@ export class Scheduler {
 
   // ---- queueing ----
 
-  private enqueue(
-    op: string,
-    args: Record<string, unknown>,
-    chatId: number | undefined,
-    priority: Priority,
-    ttlMs: number | undefined,
-    mayRepeat: boolean,
-    mediaKind: MediaKind | undefined,
-    signal: AbortSignal | undefined,
-    task: Entry['task'],
-  ): Promise<unknown> {
+  private enqueue(job: JobSpec): Promise<unknown> {
+    const { chatId, priority, signal } = job;
     const classIndex = classIndexOf(priority);
     const now = this.now();
     return new Promise((resolve, reject) => {
-      const ttl = ttlMs ?? this.options.ttlMs[priority];
+      const ttl = job.ttlMs ?? this.options.ttlMs[priority];
       const entry = new Entry(
-        op,
-        args,
+        job.op,
+        job.args,
         classIndex,
         queueIndexOf(classIndex),
         now,
         now + ttl,
-        mayRepeat,
-        mediaKind,
+        job.mayRepeat,
+        job.mediaKind,
         signal,
         resolve,
         reject,
       );
-      entry.task = task;
+      entry.task = job.task;
       entry.chatId = chatId;
       this.pending++;
       if (this.closed) return this.deadLetter(entry, 'closed', 'the scheduler is closed');
@@ -306,9 +273,10 @@ export class Scheduler {
       this.board.place(lane, now);
       return;
     }
-    this.globalLog.record(now);
+    entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
+    entry.dispatchedAt = now;
     if (lane.chatId !== undefined) {
-      lane.log = compactRecord(lane.log, this.options.limits.perChat, now);
+      entry.chatCallsInWindow = compactCountIn(lane.log, this.chatWindowMs, now);
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
     } else {
       this.board.place(lane, now);
@@ -384,7 +352,7 @@ export class Scheduler {
     if (decision.kind === 'dead') {
       this.deadLetter(entry, decision.reason, decision.detail);
     } else if (decision.kind === 'pause') {
-      const scope = this.pauseScope(decision.scope, lane, now);
+      const scope = this.pauseScope(decision.scope, entry, lane, now);
       const until = now + decision.pauseMs;
       this.recorder.http429[scope]++;
       this.logger?.warn(
@@ -427,14 +395,22 @@ export class Scheduler {
 
   private finishAttempt(entry: Entry): Lane {
     const lane = entry.lane!;
+    const now = this.now();
     this.inFlight--;
-    if (lane.chatId !== undefined) lane.busy = false;
+    this.globalLog.settle(entry.globalSlot, now);
+    if (lane.chatId !== undefined) {
+      lane.busy = false;
+      const arrivedBy = Math.min(now, entry.dispatchedAt + this.options.arrivalBoundMs);
+      lane.log = compactRecord(lane.log, this.options.limits.perChat, arrivedBy);
+    }
     return lane;
   }
 
   /** A 429 on one chat pauses that chat, unless several chats were hit within a window: then everything. */
-  private pauseScope(scope: 'chat' | 'global', lane: Lane, now: number): 'chat' | 'global' {
+  private pauseScope(scope: 'chat' | 'global', entry: Entry, lane: Lane, now: number): 'chat' | 'global' {
     if (scope === 'global' || lane.chatId === undefined) return 'global';
+    // The chat had no other call in the window, so the per-chat limit cannot be what was hit.
+    if (entry.chatCallsInWindow === 0) return 'global';
     const recent = this.recentChat429;
     recent.push({ at: now, chatId: lane.chatId });
     while (recent.length > 0 && recent[0]!.at <= now - this.chatWindowMs) recent.shift();
@@ -520,14 +496,4 @@ function isNetwork(error: unknown): boolean {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The heaviest media kind among a message's attachments (video needs the longest processing). */
-export function mediaKindOf(args: Record<string, unknown>): MediaKind | undefined {
-  const attachments =
-    args.attachments ?? (args.message as { attachments?: unknown } | undefined)?.attachments;
-  if (!Array.isArray(attachments)) return undefined;
-  const kinds = new Set(attachments.map((a: { type?: unknown }) => a?.type));
-  for (const kind of ['video', 'audio', 'file', 'image'] as const) if (kinds.has(kind)) return kind;
-  return undefined;
 }

@@ -1,15 +1,25 @@
 /**
- * Sliding-window logs: a request may start when fewer than `limit` starts fall in the last window.
+ * Sliding-window logs: a request may start when fewer than `limit` requests fall in the last window.
  * Unlike a token bucket (which lets capacity + rate through in one window), a log never exceeds the
  * limit in ANY window of that length. Times are whole milliseconds, rounded up when recorded, so a
  * recorded start is never earlier than the real one.
  */
 
-/** The log for one scope with a fixed limit (the global scope): a ring of the last `limit` starts. */
+/**
+ * The log for one scope with a fixed limit (the global scope): a ring of the last `limit` starts in
+ * dispatch order. The platform counts a request when it ARRIVES, which is somewhere between dispatch
+ * and the answer (connection queues can delay it by hundreds of ms). So each slot holds, while the
+ * call is in flight, a provisional bound (dispatch + the longest plausible arrival delay), and is
+ * lowered to the answer time when the answer comes. Request n may start once every request up to
+ * n - limit is known to have arrived at least one window ago: then no window of arrivals can hold
+ * more than `limit`, whatever the network does to the order.
+ */
 export class SlidingWindowLog {
   private readonly stamps: number[];
   private cursor = 0;
   private count = 0;
+  /** Latest arrival bound among slots already overwritten (they still constrain the order argument). */
+  private evictedMax = Number.NEGATIVE_INFINITY;
 
   /**
    * @param limit starts allowed per window
@@ -27,18 +37,26 @@ export class SlidingWindowLog {
   /** Earliest time, not before `now`, at which one more start fits in the window. */
   nextFreeAt(now: number): number {
     if (this.count < this.limit) return now;
-    // The ring is full, so the cursor points at the oldest of the last `limit` starts.
-    return Math.max(now, this.stamps[this.cursor]! + this.windowMs);
+    // The ring is full, so the cursor points at the start `limit` places back.
+    return Math.max(now, Math.max(this.stamps[this.cursor]!, this.evictedMax) + this.windowMs);
   }
 
-  /** Counts a start at `time`. */
-  record(time: number): void {
-    this.stamps[this.cursor] = Math.ceil(time);
+  /** Counts a start whose arrival is bounded by `arrivedBy`; returns its slot for `settle`. */
+  start(arrivedBy: number): number {
+    const slot = this.cursor;
+    if (this.count === this.limit) this.evictedMax = Math.max(this.evictedMax, this.stamps[slot]!);
+    this.stamps[slot] = Math.ceil(arrivedBy);
     this.cursor = (this.cursor + 1) % this.limit;
     if (this.count < this.limit) this.count++;
+    return slot;
   }
 
-  /** Starts inside the window ending at `now` (for metrics). */
+  /** The answer to the start in `slot` came at `at`: it arrived by then. */
+  settle(slot: number, at: number): void {
+    this.stamps[slot] = Math.min(this.stamps[slot]!, Math.ceil(at));
+  }
+
+  /** Starts whose arrival bound lies inside the window ending at `now` (for metrics). */
   usedAt(now: number): number {
     let used = 0;
     for (let i = 0; i < this.count; i++) if (this.stamps[i]! > now - this.windowMs) used++;
@@ -47,21 +65,22 @@ export class SlidingWindowLog {
 }
 
 /**
- * The compact per-chat log: an exact-size array of the most recent starts, oldest first (at most
- * `limit` numbers). Kept as plain data so that an idle chat costs a few dozen bytes.
+ * The compact per-chat log: an exact-size array of the arrival bounds of the most recent calls,
+ * oldest first (at most `limit` numbers). A chat runs one call at a time, so each bound is recorded
+ * once, when the answer comes. Kept as plain data so that an idle chat costs a few dozen bytes.
  */
 export type CompactLog = readonly number[];
 
 /** The log of a chat that has not started anything yet. */
 export const EMPTY_LOG: CompactLog = Object.freeze([]) as CompactLog;
 
-/** Earliest time, not before `now`, at which a chat with this log may start one more request. */
+/** Earliest time, not before `now`, at which a chat with this log may start one more call. */
 export function compactNextFreeAt(log: CompactLog, limit: number, windowMs: number, now: number): number {
   if (log.length < limit) return now;
   return Math.max(now, log[log.length - limit]! + windowMs);
 }
 
-/** The log after one more start at `time` (a new exact-size array; the old one is not changed). */
+/** The log after one more call that arrived by `time` (a new exact-size array; the old one is not changed). */
 export function compactRecord(log: CompactLog, limit: number, time: number): CompactLog {
   const stamp = Math.ceil(time);
   if (log.length < limit) {
@@ -76,7 +95,14 @@ export function compactRecord(log: CompactLog, limit: number, time: number): Com
   return next;
 }
 
-/** When the log stops constraining anything: its newest start plus the window. */
+/** When the log stops constraining anything: its newest entry plus the window. */
 export function compactExpiresAt(log: CompactLog, windowMs: number): number {
   return log.length === 0 ? 0 : log[log.length - 1]! + windowMs;
+}
+
+/** Entries of the log inside the window ending at `now`. */
+export function compactCountIn(log: CompactLog, windowMs: number, now: number): number {
+  let n = 0;
+  for (const stamp of log) if (stamp > now - windowMs) n++;
+  return n;
 }

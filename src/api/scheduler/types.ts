@@ -60,7 +60,7 @@ export interface Limits {
   perChat: number;
   /** Window length in ms (platform: 1000). */
   windowMs?: number;
-  /** Milliseconds added to every window, against clock skew and network jitter (default 20). */
+  /** Milliseconds added to every window, against clock rounding between this process and the platform (default 5). */
   safetyMargin?: number;
 }
 
