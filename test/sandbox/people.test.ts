@@ -121,7 +121,7 @@ describe('people and callback answers', () => {
     const file =
       updates[0]!.update_type === 'message_created' ? updates[0]!.message.body.attachments?.[0] : undefined;
     expect(file).toMatchObject({ type: 'file', filename: 'cv.txt' });
-    const url = (file as { payload: { url: string } }).payload.url;
+    const url = (file as unknown as { payload: { url: string } }).payload.url;
     expect(await (await fetch(url)).text()).toBe('my cv');
   });
 
