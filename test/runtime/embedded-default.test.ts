@@ -1,0 +1,74 @@
+/**
+ * `npm start` with no configuration: the sandbox, the engine with the example flows and the web chat in one
+ * process, reachable at the address it prints.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxControl } from '../../src/sandbox/index.ts';
+import { runBotflow } from './child.ts';
+
+const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'botflow-embedded-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('botflow run without a token', () => {
+  it('serves the web chat at the printed address and the example flows answer there', async () => {
+    const run = runBotflow(['run', '--port', '0'], { cwd: dir, env: { BOTFLOW_FLOWS_DIR: FLOWS } });
+    try {
+      const [, address] = await run.waitFor(
+        /open (http:\/\/127\.0\.0\.1:\d+\/) to chat with your flows \(4 loaded/,
+      );
+      const page = await fetch(address!);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+
+      const control = new SandboxControl(address!.replace(/\/$/, ''));
+      try {
+        const person = await control.createUser({ first_name: 'Ada' });
+        await control.startBot(person.user_id);
+        const deadline = Date.now() + 30_000;
+        let texts: (string | undefined)[] = [];
+        while (Date.now() < deadline) {
+          texts = (await control.view(person.user_id)).messages
+            .filter((m) => m.from === 'bot')
+            .map((m) => m.text);
+          if (texts.length > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(texts[0]).toContain('What is your');
+      } finally {
+        await control.close();
+      }
+      expect(existsSync(join(dir, '.botflow', 'sandbox.db'))).toBe(true);
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    expect(await run.exited).toBe(0);
+  });
+
+  it('says which setting to change when the port is taken (BOTFLOW_PORT)', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const run = runBotflow(['run'], {
+        cwd: dir,
+        env: { BOTFLOW_FLOWS_DIR: FLOWS, BOTFLOW_PORT: String(port) },
+      });
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toContain(
+        `botflow: the sandbox cannot listen on 127.0.0.1:${port}: the address is already in use: stop the other process, or choose another port with --port or BOTFLOW_PORT`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
