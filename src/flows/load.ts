@@ -53,16 +53,41 @@ export function loadLocales(dir: string): Map<string, Catalog> {
   return catalogs;
 }
 
-/** Imports `<dir>/registry.ts` (its default export), or returns the empty registry. */
-export async function loadRegistry(dir: string): Promise<Registry> {
+/**
+ * Imports `<dir>/registry.ts` (its default export), or returns the empty registry when there is none.
+ * A registry that fails to load is a problem at its first line, not a crash.
+ */
+export async function loadRegistry(dir: string): Promise<{ registry: Registry; problems: Problem[] }> {
   for (const name of ['registry.ts', 'registry.js']) {
     const file = resolve(dir, name);
-    if (existsSync(file)) {
+    if (!existsSync(file)) continue;
+    try {
       const mod = (await import(pathToFileURL(file).href)) as { default?: Registry; registry?: Registry };
-      return mod.default ?? mod.registry ?? EMPTY_REGISTRY;
+      const registry = mod.default ?? mod.registry;
+      if (registry?.validators && registry.guards && registry.effects) return { registry, problems: [] };
+      return {
+        registry: EMPTY_REGISTRY,
+        problems: [registryProblem(file, 'has no default export made by defineRegistry()')],
+      };
+    } catch (error) {
+      return {
+        registry: EMPTY_REGISTRY,
+        problems: [registryProblem(file, `cannot be loaded: ${(error as Error).message.split('\n')[0]}`)],
+      };
     }
   }
-  return EMPTY_REGISTRY;
+  return { registry: EMPTY_REGISTRY, problems: [] };
+}
+
+function registryProblem(file: string, what: string): Problem {
+  return {
+    file: relative(process.cwd(), file) || file,
+    line: 1,
+    col: 1,
+    severity: 'error',
+    message: `the registry ${what}`,
+    hint: 'export default defineRegistry({ validators, guards, effects }) from src/flows/registry.ts',
+  };
 }
 
 /** Parses, checks and compiles a set of flow sources that may call each other. */
@@ -136,9 +161,10 @@ export function readFlowSources(dir: string): FlowSource[] {
 
 /** Loads, checks and compiles every flow of a folder. */
 export async function loadFlows(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const registry = options.registry ?? (await loadRegistry(dir));
+  const loaded = options.registry ? { registry: options.registry, problems: [] } : await loadRegistry(dir);
   const catalogs = options.locales ?? loadLocales(dir);
-  return compileSources(readFlowSources(dir), registry, catalogs);
+  const result = compileSources(readFlowSources(dir), loaded.registry, catalogs);
+  return { flows: result.flows, problems: [...loaded.problems, ...result.problems] };
 }
 
 /** The problems of every flow of a folder (what `botflow check` prints). */

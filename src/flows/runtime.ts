@@ -214,7 +214,12 @@ export function runtimeFor(
           ? { ...context, mid: event.message.body.mid }
           : context;
       if (c !== context) enqueue.assign({ mid: c.mid });
-      runRoute(e, c, routeOf(e, p.r as string), enqueue);
+      const withValue =
+        event.type === 'button' && event.value !== undefined
+          ? { ...c, vars: { ...c.vars, button_value: event.value } }
+          : c;
+      if (withValue !== c) enqueue.assign({ vars: withValue.vars });
+      runRoute(e, withValue, routeOf(e, p.r as string), enqueue);
     }),
     remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);

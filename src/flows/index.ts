@@ -1,0 +1,28 @@
+/** Flow files: the format, loading and checking, compiling to the engine's FlowDefinition, drawing. */
+export { buildDefinition, type CompileContext } from './compile.ts';
+export {
+  checkFlows,
+  compileFlow,
+  compileSources,
+  FLOW_SUFFIX,
+  type FlowSource,
+  type LoadOptions,
+  type LoadResult,
+  loadFlows,
+  loadLocales,
+  loadRegistry,
+} from './load.ts';
+export { flowToMermaid } from './mermaid.ts';
+export { formatProblem, hasErrors, type Problem } from './problems.ts';
+export {
+  defineRegistry,
+  type EffectFactory,
+  type FlowScope,
+  type Guard,
+  type Registry,
+  type Validator,
+} from './registry.ts';
+export { type FlowFile, flowJsonSchema } from './schema.ts';
+export { type Catalog, loadCatalog } from './texts.ts';
+export { canonicalJson, flowVersion } from './versions.ts';
+export { type FlowWatcher, watchFlows } from './watch.ts';
