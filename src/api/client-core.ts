@@ -110,6 +110,8 @@ export class BotApiCore {
   readonly #timeoutMs: number;
   readonly #logger: Logger | undefined;
   readonly #warned = new Set<string>();
+  #closed = false;
+  #destroyed = false;
   readonly #token: string;
   /** The Agent (with the CA configuration) to reuse for the upload hosts. */
   readonly dispatcher: Dispatcher;
@@ -156,6 +158,9 @@ export class BotApiCore {
   ): Promise<OperationResult<Op>> {
     const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
     if (!spec) throw new UsageError([{ field: 'op', message: `${String(op)} is not a Bot API operation` }]);
+    if (this.#closed) {
+      throw new UsageError([{ field: '', message: 'the client is closed: create a new BotApi' }], op);
+    }
     const record = (args ?? {}) as Record<string, unknown>;
     if (spec.deprecated && !this.#warned.has(op)) {
       this.#warned.add(op);
@@ -225,9 +230,23 @@ export class BotApiCore {
     return { updates, ...(list.marker !== undefined ? { marker: list.marker } : {}), undecodable };
   }
 
-  /** Closes the Agent the client created (not a dispatcher passed in). */
+  /**
+   * Closes the Agent the client created (not a dispatcher passed in), after the calls in flight
+   * finish: abort a long poll first (its `signal`) or use `destroy()` to stop at once.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** Stops at once: calls in flight fail with NetworkError (`sent: true`: they may have arrived). */
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    if (this.#ownsDispatcher && !this.#destroyed) {
+      this.#destroyed = true;
+      await this.dispatcher.destroy();
+    }
   }
 
   /** Serializes without the token. */

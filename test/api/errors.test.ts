@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BotApi, isFailure } from '../../src/api/client.ts';
-import { ApiError, NetworkError, ResponseDecodeError } from '../../src/api/errors.ts';
+import { ApiError, NetworkError, ResponseDecodeError, UsageError } from '../../src/api/errors.ts';
 import { parseRetryAfter, toNetworkError } from '../../src/api/transport.ts';
 import { type FakePlatform, payload, startFakePlatform } from './fake-platform.ts';
 
@@ -204,6 +204,22 @@ describe('NetworkError', () => {
     controller.abort();
     const err = (await pending) as NetworkError;
     expect(err).toMatchObject({ code: 'ABORTED', sent: true });
+  });
+
+  it('destroy() ends a long poll in flight at once', async () => {
+    const { platform, api } = await setup(() => 'handled');
+    const pending = failure(api.getUpdates({ timeout: 90 }));
+    const deadline = Date.now() + 10_000;
+    while (platform.requests.length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    await api.destroy();
+    const err = (await pending) as NetworkError;
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.sent).toBe(true);
+    const after = await failure(api.getMyInfo());
+    expect(after).toBeInstanceOf(UsageError);
+    expect((after as Error).message).toBe('getMyInfo: the client is closed: create a new BotApi');
+    expect(platform.requests).toHaveLength(1);
   });
 
   it('classifies low-level codes: never-sent versus maybe-sent', () => {
