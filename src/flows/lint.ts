@@ -3,19 +3,15 @@
  * conditions, registered names, i18n keys in every locale, and the platform's message and keyboard
  * limits (checked with the API client's own limit checks, per locale).
  */
-import { checkKeyboard, checkText } from '../api/limits.ts';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
 import { BUILTIN_RULES } from './inputs.ts';
+import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
 import type { Locator, Path } from './yaml-source.ts';
-
-/** Room kept in a callback payload for the engine's signature (`<step instance>.<payload>.<mac8>`, see engine/buttons.ts). */
-export const PAYLOAD_SIGNING_RESERVE = 32;
-const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value']);
 
 export interface LintInput {
   flow: FlowFile;
@@ -203,154 +199,12 @@ export function lintFlow(x: LintInput): Problem[] {
       unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
   }
 
-  // Texts: i18n ids in every locale, or literal texts; limits per locale.
-  const saved = new Set<string>(RESERVED_VARS);
-  for (const s of Object.values(flow.steps)) if (s.type === 'input' && s.save) saved.add(s.save);
-  const collectSet = (v?: Record<string, unknown>) =>
-    Object.keys(v ?? {}).forEach((k) => {
-      saved.add(k);
-    });
-  for (const s of Object.values(flow.steps)) {
-    if ('keyboard' in s)
-      (s.keyboard ?? []).flat().forEach((b) => {
-        collectSet(b.set);
-      });
-    if (s.type === 'input') collectSet(s.retries.exhausted.set);
-    if (s.type === 'menu') collectSet(s.on_text?.set);
-  }
-  Object.values(flow.commands ?? {}).forEach((c) => {
-    collectSet(c.set);
-  });
-  (flow.migrate ?? []).forEach((m) => {
-    collectSet(m.context?.set);
-  });
-  const locales = flow.i18n ? (flow.i18n.locales ?? [...x.catalogs.keys()]) : [];
-  if (flow.i18n && !x.catalogs.has(flow.i18n.default_locale)) {
-    report(
-      ['i18n', 'default_locale'],
-      'error',
-      `no catalog for the default locale "${flow.i18n.default_locale}"`,
-      `add flows/locales/${flow.i18n.default_locale}.ftl`,
-    );
-  }
-  for (const t of w.texts) {
-    if (!flow.i18n) {
-      for (const v of [...t.text.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!.split('.')[0]!)) {
-        if (!saved.has(v))
-          report(
-            t.path,
-            'warning',
-            `variable "${v}" is never saved by this flow`,
-            'save it with an input, or set it with set:',
-          );
-      }
-      limitCheck(t.label ? t.text.replace(/\{\{[^}]*\}\}/g, 'x') : t.text, t.label, t.path, report, '');
-      continue;
-    }
-    if (/\s/.test(t.text)) {
-      report(
-        t.path,
-        'error',
-        `"${t.text}" is not a message id, but this flow uses i18n`,
-        'put the text in flows/locales/<locale>.ftl and write its id here',
-      );
-      continue;
-    }
-    for (const locale of locales) {
-      const catalog = x.catalogs.get(locale);
-      const message = catalog?.bundle.getMessage(t.text);
-      if (!catalog) continue;
-      if (!message?.value) {
-        report(
-          t.path,
-          'error',
-          `message "${t.text}" is missing in locale ${locale}`,
-          `add "${t.text} = …" to ${catalog.file}`,
-        );
-        continue;
-      }
-      const rendered = catalog.bundle.formatPattern(message.value, {}, []);
-      limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
-    }
-  }
-  for (const l of flow.i18n?.locales ?? []) {
-    if (!x.catalogs.has(l))
-      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add flows/locales/${l}.ftl`);
-  }
-
-  // Keyboard shape limits (rows, per-row, total, payload) with the client's own checks.
-  for (const [id, step] of Object.entries(flow.steps)) {
-    const rows: { type: string; text: string; payload?: string; url?: string }[][] = [];
-    const origin: Path[] = [];
-    if (step.type === 'input' && step.options) {
-      const per = step.columns ?? 1;
-      for (let i = 0; i < step.options.length; i += per) {
-        rows.push(
-          step.options.slice(i, i + per).map((o) => ({ type: 'callback', text: 'x', payload: o.id })),
-        );
-        origin.push(['steps', id, 'options', i]);
-      }
-    }
-    if ('keyboard' in step) {
-      (step.keyboard ?? []).forEach((row, r) => {
-        rows.push(
-          row.map((b) => ({
-            type: b.url
-              ? 'link'
-              : b.request === 'contact'
-                ? 'request_contact'
-                : b.request === 'location'
-                  ? 'request_geo_location'
-                  : 'callback',
-            text: 'x',
-            ...(b.url ? { url: b.url } : { payload: b.value ? `${b.id}:${b.value}` : (b.id ?? 'x') }),
-          })),
-        );
-        origin.push(['steps', id, 'keyboard', r]);
-      });
-    }
-    if (!rows.length) continue;
-    for (const v of checkKeyboard({ buttons: rows }, '')) {
-      const m = /buttons\[(\d+)\](?:\[(\d+)\])?/.exec(v.field);
-      const rowPath = m ? origin[Number(m[1])] : undefined;
-      const path = rowPath
-        ? m?.[2] !== undefined && rowPath[2] === 'keyboard'
-          ? [...rowPath, Number(m[2])]
-          : rowPath
-        : ['steps', id, 'keyboard'];
-      report(
-        path,
-        'error',
-        `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`,
-        'split the keyboard over several rows or steps',
-      );
-    }
-    rows.flat().forEach((b, i) => {
-      if (b.payload && b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
-        report(
-          ['steps', id, 'keyboard'],
-          'error',
-          `button ${i + 1}: payload is ${b.payload.length} characters; at most ${1024 - PAYLOAD_SIGNING_RESERVE} fit with the engine's signature`,
-          'shorten the button id and value',
-        );
-      }
-    });
-  }
+  lintTexts(x, w.texts, report);
+  lintKeyboards(flow, report);
   return problems;
 }
 
-type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
-
-function limitCheck(text: string, label: boolean, path: Path, report: Report, where: string) {
-  if (label) {
-    const n = [...text].length;
-    if (n < 1 || n > 128)
-      report(path, 'error', `button text is ${n} characters${where}; it must be 1..128`, 'shorten the label');
-    return;
-  }
-  for (const v of checkText(text))
-    report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
-}
+export type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
 
 function unknownName(
   report: Report,
