@@ -13,57 +13,12 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/contract.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { HistoryEntry } from '../engine/inspect.ts';
 import { flowToMermaid } from '../flows/mermaid.ts';
 
-/** A session as the engine lists it (store/sessions.ts `SessionRow`); JSON columns may be text or parsed. */
-export interface InspectedSession {
-  conversationKey: string;
-  flowId: string;
-  flowVersion: string;
-  status: string;
-  stateValue: unknown;
-  snapshot?: unknown;
-  revision: number;
-  chatId?: number | null;
-  userId?: number | null;
-  locale?: string | null;
-  startedAt?: number;
-  updatedAt?: number;
-}
-
-/** One event of a conversation's history (store/engine-inbox.ts `InboxHistoryRow`). */
-export interface InspectedEvent {
-  id: number;
-  kind: string;
-  updateType?: string | null;
-  payload?: unknown;
-  receivedAt: number;
-  status?: string;
-  error?: string | null;
-  processedAt?: number | null;
-}
-
-/** A durable timer (store/timers.ts `TimerRow`). */
-export interface InspectedTimer {
-  name: string;
-  dueAt: number;
-  fireAt?: number;
-  status: string;
-  reason?: string | null;
-}
-
-/** What the inspector reads from the engine. Every member is what the engine already has for support. */
-export interface InspectedEngine {
-  sessions: {
-    get(conversationKey: string): InspectedSession | undefined;
-    list(query?: { limit?: number }): InspectedSession[];
-    history(conversationKey: string, limit?: number): InspectedEvent[];
-    /** The conversation's timers; the panel shows the armed ones. */
-    timers?(conversationKey: string): InspectedTimer[];
-  };
-  /** Step, effect and error notifications; returns (or not) an unsubscribe function. */
-  on?(event: 'step' | 'effect' | 'error', listener: (event: unknown) => void): (() => void) | unknown;
-}
+/** What the inspector reads of the engine: its support API and its notifications. */
+export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
 
 /** A flow's graph, for drawing: top-level steps and the transitions between them. */
 export interface FlowGraph {
@@ -72,11 +27,15 @@ export interface FlowGraph {
   edges: { from: string; to: string; label: string }[];
 }
 
+/** The compiler's state that sends a finished call back to its caller: drawn as the call's note instead. */
+const RETURN_STATE = '__return';
+
 /**
  * Reads the graph out of `flowToMermaid`'s text, so the panel draws exactly what `botflow graph` prints.
- * Steps nested in a called flow's block belong to the block's top-level state.
+ * Steps nested in a called flow's block belong to the block's top-level state; the return plumbing of
+ * calls is left out (a call goes back to where the conversation was).
  */
-export function flowGraph(mermaid: string): FlowGraph {
+export function flowGraph(mermaid: string, stepOrder: readonly string[] = []): FlowGraph {
   const graph: FlowGraph = { nodes: [], edges: [] };
   const nodes = new Map<string, FlowGraph['nodes'][number]>();
   const node = (id: string) => {
@@ -105,7 +64,7 @@ export function flowGraph(mermaid: string): FlowGraph {
     const edge = /^(\S+) --> (\S+)(?: : (.*))?$/.exec(line);
     if (edge) {
       const [, from, to, label = ''] = edge as unknown as [string, string, string, string?];
-      if (blocks.length > 0) continue;
+      if (blocks.length > 0 || from === RETURN_STATE || to === RETURN_STATE) continue;
       if (from === '[*]') graph.initial = node(to).id;
       else if (to === '[*]') node(from).final = true;
       else graph.edges.push({ from: node(from).id, to: node(to).id, label });
@@ -117,6 +76,12 @@ export function flowGraph(mermaid: string): FlowGraph {
       n.note = n.note ? `${n.note}; ${note[2]}` : note[2];
     }
   }
+  // In the flow file's step order: the page reads it as the designer's reading order.
+  const position = (id: string) => {
+    const i = stepOrder.indexOf(id);
+    return i < 0 ? stepOrder.length : i;
+  };
+  graph.nodes.sort((a, b) => position(a.id) - position(b.id));
   return graph;
 }
 
@@ -130,7 +95,7 @@ export function statePath(value: unknown): string[] {
   return [];
 }
 
-const parsed = (value: unknown): unknown => {
+const parsedJson = (value: unknown): unknown => {
   if (typeof value !== 'string') return value;
   try {
     return JSON.parse(value);
@@ -147,8 +112,8 @@ function field(value: unknown, ...path: string[]): unknown {
 }
 
 /** A one-line description of a history event for people: `message "Alice"`, `button edit_age`, `timer ...`. */
-export function describeEvent(event: InspectedEvent): string {
-  const p = parsed(event.payload);
+export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 'payload'>): string {
+  const p = parsedJson(event.payload);
   const type = String(event.updateType ?? field(p, 'update_type') ?? event.kind);
   if (type === 'message_created') {
     const parts: string[] = [];
@@ -204,28 +169,28 @@ export class Inspector {
   }): void {
     this.#engine = options.engine;
     for (const kind of ['step', 'effect', 'error'] as const) {
-      const off = options.engine.on?.(kind, (event) => this.#emit(kind, summarize(event)));
-      if (typeof off === 'function') this.#detach.push(off as () => void);
+      this.#detach.push(options.engine.on(kind, (event) => this.#emit(kind, summarize(event))));
     }
     this.setFlows(options.flows, options.problems ?? []);
   }
 
-  /** Replaces the flows (after a reload) and their check problems; open pages are told at once. */
+  /**
+   * After a (re)load: new flows and their check problems; open pages are told at once. With problems the
+   * runtime keeps serving the previous flows, and so does the panel: only the problems change.
+   */
   setFlows(flows: readonly FlowDefinition[], problems: readonly unknown[]): void {
+    const keepPrevious = problems.length > 0 && this.#flows.flows.length > 0;
     this.#flows = {
-      flows: flows.map((def) => {
-        const mermaid = flowToMermaid(def);
-        return { id: def.id, version: def.version, mermaid, graph: flowGraph(mermaid) };
-      }),
+      flows: keepPrevious
+        ? this.#flows.flows
+        : flows.map((def) => {
+            const mermaid = flowToMermaid(def);
+            const stepOrder = Object.keys((def.machine.root as { states: Record<string, unknown> }).states);
+            return { id: def.id, version: def.version, mermaid, graph: flowGraph(mermaid, stepOrder) };
+          }),
       problems: problems.map(String),
       loadedAt: Date.now(),
     };
-    this.#emit('flows', { problems: this.#flows.problems, count: flows.length });
-  }
-
-  /** Reports problems of a reload that kept the previous flows (the page shows them instead of a silent failure). */
-  setProblems(problems: readonly unknown[]): void {
-    this.#flows = { ...this.#flows, problems: problems.map(String), loadedAt: Date.now() };
     this.#emit('flows', { problems: this.#flows.problems, count: this.#flows.flows.length });
   }
 
@@ -254,24 +219,19 @@ export class Inspector {
   conversation(key: string) {
     const engine = this.#engine;
     if (!engine) return { key, ready: false, session: null, timers: [], history: [] };
-    const row = engine.sessions.get(key);
     const history = engine.sessions
-      .history(key, 100)
+      .history(key, { limit: 100 })
       .map((e) => ({
-        id: e.id,
+        id: e.inboxId,
         kind: e.kind,
         summary: describeEvent(e),
-        status: e.status ?? 'done',
-        error: e.error ?? null,
+        status: e.status,
+        error: e.error,
         at: e.receivedAt,
       }))
       .sort((a, b) => a.id - b.id);
-    const timers = (engine.sessions.timers?.(key) ?? [])
-      .filter((t) => t.status === 'armed')
-      .map((t) => ({ name: t.name, dueAt: t.dueAt, fireAt: t.fireAt ?? t.dueAt }));
-    if (!row) return { key, ready: true, session: null, timers, history };
-    const stateValue = parsed(row.stateValue);
-    const snapshot = parsed(row.snapshot) as { context?: Record<string, unknown> } | undefined;
+    const row = engine.sessions.get(key);
+    if (!row) return { key, ready: true, session: null, timers: [], history };
     return {
       key,
       ready: true,
@@ -280,12 +240,12 @@ export class Inspector {
         flowVersion: row.flowVersion,
         status: row.status,
         revision: row.revision,
-        step: statePath(stateValue),
-        context: snapshot?.context ?? null,
-        startedAt: row.startedAt ?? null,
-        updatedAt: row.updatedAt ?? null,
+        step: statePath(row.step),
+        context: row.context ?? null,
+        startedAt: row.startedAt,
+        updatedAt: row.updatedAt,
       },
-      timers,
+      timers: row.timers,
       history,
     };
   }

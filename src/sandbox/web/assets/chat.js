@@ -1,6 +1,7 @@
 // One person's chat with the bot: messages as they see them, keyboards, notifications and the composer.
 import { fileToBase64, sandbox } from './api.js';
 import { avatar, clock, formattedText, h } from './dom.js';
+import { icon } from './icons.js';
 
 const MEDIA_KIND = (file) =>
   file.type.startsWith('image/')
@@ -42,7 +43,7 @@ function attachmentView(a) {
       return h(
         'a',
         { class: 'att att-file', href: url, target: '_blank', rel: 'noopener', download: a.filename },
-        h('span', { class: 'att-icon', 'aria-hidden': 'true' }, '📄'),
+        h('span', { class: 'att-icon' }, icon('file')),
         h('span', { class: 'att-name' }, a.filename ?? 'file'),
         a.size !== undefined ? h('span', { class: 'att-meta' }, sizeText(a.size)) : null,
       );
@@ -51,7 +52,7 @@ function attachmentView(a) {
       return h(
         'div',
         { class: 'att att-contact' },
-        h('span', { 'aria-hidden': 'true' }, '📇'),
+        icon('contact'),
         h('strong', {}, c.name),
         c.phone ? h('span', {}, c.phone) : null,
       );
@@ -60,7 +61,7 @@ function attachmentView(a) {
       return h(
         'div',
         { class: 'att att-location' },
-        h('span', { 'aria-hidden': 'true' }, '📍'),
+        icon('location'),
         `${a.latitude.toFixed(4)}, ${a.longitude.toFixed(4)}`,
       );
     case 'sticker':
@@ -71,10 +72,10 @@ function attachmentView(a) {
 }
 
 const BUTTON_HINT = {
-  link: '↗',
-  request_contact: '📇',
-  request_geo_location: '📍',
-  message: '💬',
+  link: 'link',
+  request_contact: 'contact',
+  request_geo_location: 'location',
+  message: 'chat',
 };
 
 /** A chat column: create with the person, `update(view)` with what they see, `notify(text)` for a toast. */
@@ -144,7 +145,7 @@ export class ChatColumn {
               onClose(this);
             },
           },
-          '×',
+          icon('close'),
         ),
       ),
       h(
@@ -177,7 +178,11 @@ export class ChatColumn {
     const where = h(
       'details',
       { class: 'popover' },
-      h('summary', { class: 'icon-btn', title: 'Share a location', 'aria-label': 'Share location' }, '📍'),
+      h(
+        'summary',
+        { class: 'icon-btn', title: 'Share a location', 'aria-label': 'Share location' },
+        icon('location'),
+      ),
       h(
         'div',
         { class: 'popover-body' },
@@ -219,7 +224,7 @@ export class ChatColumn {
           'aria-label': 'Attach a file',
           onclick: () => this.fileInput.click(),
         },
-        '📎',
+        icon('attach'),
       ),
       this.fileInput,
       h(
@@ -231,11 +236,11 @@ export class ChatColumn {
           'aria-label': 'Share contact',
           onclick: () => this.act(() => sandbox.send(this.user.user_id, { contact: {} })),
         },
-        '📇',
+        icon('contact'),
       ),
       where,
       this.text,
-      h('button', { type: 'submit', class: 'send-btn', 'aria-label': 'Send' }, '➤'),
+      h('button', { type: 'submit', class: 'send-btn', 'aria-label': 'Send' }, icon('send')),
     );
   }
 
@@ -296,7 +301,7 @@ export class ChatColumn {
         role: kind === 'error' ? 'alert' : 'status',
         onclick: () => el.remove(),
       },
-      kind === 'notification' ? '🔔 ' : '⚠ ',
+      icon(kind === 'notification' ? 'bell' : 'warning'),
       text,
     );
     this.toasts.append(el);

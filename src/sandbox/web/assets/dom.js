@@ -67,7 +67,7 @@ export function relativeTime(ms, now = Date.now()) {
 
 /** Clock time of a timestamp, e.g. 14:03:27. */
 export function clock(ms) {
-  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 }
 
 /** A person's initials and a stable hue for their avatar. */

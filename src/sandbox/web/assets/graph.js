@@ -8,38 +8,35 @@ const NODE_GAP = 18;
 const CHAR_W = 7.2;
 const MARGIN = 16;
 
+/** Edge labels as the graph shows them: `button ok` → `ok`, `valid answer [1]` → `answer`. */
+const shortLabel = (label) =>
+  label
+    .replace(/^button /, '')
+    .replace(/^valid answer.*/, '')
+    .replace(/^retries exhausted$/, 'exhausted')
+    .replace(/^case \d+$/, '');
+
 const display = (id) => (id.startsWith('__call_') ? `↪ ${id.slice(7)}` : id);
 
-/** Ranks by longest path from the start over forward edges (edges closing a cycle are set aside). */
+/**
+ * Ranks by longest path over forward edges. Nodes come in the flow file's step order (the designer's
+ * reading order), so an edge to an earlier step is a "going back" edge and is left out of the ranking.
+ */
 function rank(graph) {
-  const succ = new Map(graph.nodes.map((n) => [n.id, []]));
-  for (const e of graph.edges) if (e.from !== e.to) succ.get(e.from)?.push(e.to);
-  const back = new Set();
-  const state = new Map();
-  const visit = (id) => {
-    state.set(id, 'open');
-    for (const to of succ.get(id) ?? []) {
-      if (state.get(to) === 'open') back.add(`${id}->${to}`);
-      else if (!state.has(to)) visit(to);
-    }
-    state.set(id, 'done');
-  };
-  if (graph.initial) visit(graph.initial);
-  for (const n of graph.nodes) if (!state.has(n.id)) visit(n.id);
+  const index = new Map(graph.nodes.map((n, i) => [n.id, i]));
+  const forward = graph.edges.filter((e) => index.get(e.to) > index.get(e.from));
   const ranks = new Map(graph.nodes.map((n) => [n.id, 0]));
-  // Longest path by relaxation: the forward graph is acyclic, so |nodes| rounds suffice.
-  for (let round = 0; round < graph.nodes.length; round++) {
-    let changed = false;
-    for (const e of graph.edges) {
-      if (e.from === e.to || back.has(`${e.from}->${e.to}`)) continue;
-      const r = ranks.get(e.from) + 1;
-      if (r > ranks.get(e.to)) {
-        ranks.set(e.to, r);
-        changed = true;
-      }
+  for (const n of graph.nodes) {
+    for (const e of forward) {
+      if (e.to === n.id) ranks.set(n.id, Math.max(ranks.get(n.id), ranks.get(e.from) + 1));
     }
-    if (!changed) break;
   }
+  // Called flows are entered from any step: they get a row of their own at the bottom.
+  const last = Math.max(
+    0,
+    ...[...ranks.entries()].filter(([id]) => !id.startsWith('__call_')).map(([, r]) => r),
+  );
+  for (const n of graph.nodes) if (n.compound) ranks.set(n.id, last + 1);
   return ranks;
 }
 
@@ -90,7 +87,11 @@ export function drawGraph(graph, current) {
   const { pos, width, height } = layout(graph);
   const edges = [];
   const labels = [];
-  let arc = 0;
+  const lanes = { left: 0, right: 0 };
+  const extent = {
+    left: Math.min(...[...pos.values()].map((p) => p.x - p.w / 2)),
+    right: Math.max(...[...pos.values()].map((p) => p.x + p.w / 2)),
+  };
   const merged = new Map();
   for (const e of graph.edges) {
     const key = `${e.from}->${e.to}`;
@@ -105,20 +106,29 @@ export function drawGraph(graph, current) {
     if (!a || !b) continue;
     let d;
     let mid;
+    const span = Math.round((b.y - a.y) / (NODE_H + RANK_GAP));
     if (e.from === e.to) {
       const x = a.x + a.w / 2;
       d = `M ${x} ${a.y + 8} c 26 -4 26 18 0 14`;
       mid = { x: x + 22, y: a.y + 15 };
-    } else if (b.y > a.y) {
+    } else if (span === 1) {
       const [x0, y0, x3, y3] = [a.x, a.y + NODE_H, b.x, b.y];
       const [y1, y2] = [y0 + RANK_GAP / 2, y3 - RANK_GAP / 2];
       d = `M ${x0} ${y0} C ${x0} ${y1}, ${x3} ${y2}, ${x3} ${y3}`;
       mid = { x: at(x0, x0, x3, x3, 0.5), y: at(y0, y1, y2, y3, 0.5) };
     } else {
-      // Going back (or sideways): an arc out to the right of both nodes.
-      arc += 1;
-      const [x0, y0, x3, y3] = [a.x + a.w / 2, a.y + NODE_H / 2, b.x + b.w / 2, b.y + NODE_H / 2];
-      const out = Math.max(x0, x3) + 26 + arc * 10;
+      // Skipping ranks (forward, on the left) or going back (on the right): an arc around the nodes between.
+      const forward = span > 1;
+      const side = forward ? -1 : 1;
+      const lane = forward ? ++lanes.left : ++lanes.right;
+      const [x0, y0, x3, y3] = [
+        a.x + (side * a.w) / 2,
+        a.y + NODE_H / 2,
+        b.x + (side * b.w) / 2,
+        b.y + NODE_H / 2,
+      ];
+      const edgeX = forward ? Math.min(x0, x3, extent.left) : Math.max(x0, x3, extent.right);
+      const out = edgeX + side * (14 + lane * 12);
       d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`;
       mid = { x: at(x0, out, out, x3, 0.5), y: (y0 + y3) / 2 };
     }
@@ -130,8 +140,8 @@ export function drawGraph(graph, current) {
         svg('title', {}, `${e.from} → ${e.to}${e.labels.length ? `: ${e.labels.join(', ')}` : ''}`),
       ),
     );
-    if (e.labels.length)
-      labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label' }, e.labels.join(' · ')));
+    const label = [...new Set(e.labels.map(shortLabel).filter(Boolean))].join(' · ');
+    if (label) labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label' }, label));
   }
   const nodes = graph.nodes.map((n) => {
     const p = pos.get(n.id);
@@ -153,13 +163,14 @@ export function drawGraph(graph, current) {
     );
   });
   const start = graph.initial && pos.get(graph.initial);
-  const extra = 40 + arc * 10;
+  const left = 14 + lanes.left * 12 + 30;
+  const right = 14 + lanes.right * 12 + 30;
   return svg(
     'svg',
     {
       class: 'graph',
-      viewBox: `0 0 ${width + extra} ${height}`,
-      width: width + extra,
+      viewBox: `${-left} 0 ${width + left + right} ${height}`,
+      width: width + left + right,
       role: 'img',
       'aria-label': `Flow graph${current ? `, current step ${current}` : ''}`,
     },

@@ -3,9 +3,10 @@
 import { inspector } from './api.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
+import { icon } from './icons.js';
 
-const EVENT_ICON = { update: '✉', timer: '⏰', effect: '⚙' };
-const iconOf = (kind) => Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? '•';
+const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send' };
+const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
 
 function valueText(value) {
   if (value === null || value === undefined) return '—';
@@ -153,7 +154,7 @@ export class Panel {
                 h(
                   'li',
                   {},
-                  h('span', { 'aria-hidden': 'true' }, '⏰ '),
+                  icon('bell'),
                   h('strong', {}, t.name),
                   h(
                     'span',
@@ -178,7 +179,7 @@ export class Panel {
                 h(
                   'li',
                   { class: `ev ev-${e.status}` },
-                  h('span', { class: 'ev-icon', 'aria-hidden': 'true' }, iconOf(e.kind)),
+                  h('span', { class: 'ev-icon', title: e.kind }, iconOf(e.kind)),
                   h('span', { class: 'ev-text' }, e.summary),
                   h('time', { class: 'muted' }, clock(e.at)),
                   e.error ? h('div', { class: 'ev-error' }, e.error) : null,
