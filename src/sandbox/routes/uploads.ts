@@ -31,7 +31,7 @@ export function registerUploadRoutes(app: FastifyInstance, p: Platform): void {
   app.get('/videos/:video_token', { config: { op: 'getVideoAttachmentDetails' } }, async (req) => {
     const token = String((req.params as { video_token: string }).video_token);
     const m = p.data.media[token];
-    if (!m || m.kind !== 'video' || m.ready_at === undefined) throw notFound(`Video ${token} not found`);
+    if (m?.kind !== 'video' || m.ready_at === undefined) throw notFound(`Video ${token} not found`);
     const url = fileUrl(p, m.file_id);
     return {
       token,
