@@ -3,7 +3,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Logger } from 'pino';
 import { migrate } from './migrate.ts';
 
 export { MigrationError } from './migrate.ts';
@@ -25,8 +24,8 @@ export interface DatabaseOptions {
   migrationsDir?: string;
   /** How long a writer waits for another connection's lock before failing, in ms (default 5000). */
   busyTimeoutMs?: number;
-  /** Receives one info line per applied migration. */
-  logger?: Pick<Logger, 'info'>;
+  /** Receives one info line per applied migration (a pino logger fits). */
+  logger?: { info(details: { migration: string; db: string }, message: string): void };
 }
 
 /**
