@@ -120,7 +120,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       baseUrl,
       caFiles: config.caFiles,
       timeoutMs: config.limits.requestTimeoutMs,
-      logger: logger.child({ component: 'api' }),
+      logger,
     });
     const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
     if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);

@@ -30,7 +30,11 @@ export const ConfigSchema = z.strictObject({
       port: port.default(8080),
       /** The public HTTPS address the platform posts to; its path is the route the receiver serves. */
       url: z
-        .url({ protocol: /^https$/, error: 'a public https:// URL (the platform refuses plain HTTP)' })
+        .url({ protocol: /^https?$/, error: 'a public https:// URL (the platform refuses plain HTTP)' })
+        .refine(
+          (url) => url.startsWith('https:') || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url),
+          'a public https:// URL (the platform refuses plain HTTP; http:// only to 127.0.0.1 with the sandbox)',
+        )
         .optional(),
       /** Shared secret the platform sends in X-Svc-Bot-Api-Secret: 5..256 of A-Z a-z 0-9 _ -. */
       secret: z

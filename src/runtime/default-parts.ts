@@ -10,27 +10,18 @@ import { type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { watchFlows } from '../flows/watch.ts';
 import { startPolling } from '../intake/polling.ts';
+import { ensureSubscription } from '../intake/subscriptions.ts';
 import { buildWebhook } from '../intake/webhook.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
 import type { AppParts, LoadedFlows } from './app-parts.ts';
 import { Inspector } from './inspector.ts';
-import { StartupError } from './startup-error.ts';
 
 function toLoaded(result: LoadResult): LoadedFlows {
   return {
     flows: result.flows,
     problems: result.problems.filter((p) => p.severity === 'error').map(formatProblem),
   };
-}
-
-/** Imports a module that is built separately; a missing one is a clear startup error, not a crash. */
-async function importPart<T>(candidates: string[], what: string): Promise<T> {
-  for (const candidate of candidates) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(url)) return (await import(url.href)) as T;
-  }
-  throw new StartupError(`this botflow build has no ${what} (looked for ${candidates.join(', ')})`);
 }
 
 /** The production parts. */
@@ -113,20 +104,21 @@ export function defaultParts(): AppParts {
       await app.listen({ host: options.host, port: options.port });
       const stop = () => app.close();
       try {
-        const subscriptions = await importPart<{
-          ensureSubscription(
-            api: unknown,
-            o: { url: string; secret: string; types?: string[] },
-          ): Promise<unknown>;
-        }>(
-          ['../intake/subscription.ts', '../intake/subscriptions.ts'],
-          'subscription management (ensureSubscription)',
-        );
-        await subscriptions.ensureSubscription(options.api, {
+        const result = await ensureSubscription(options.api, {
           url: options.url,
           secret: options.secret,
           ...(options.types ? { types: options.types } : {}),
         });
+        options.logger.info(
+          { url: options.url, action: result.action },
+          `webhook subscription ${result.action}`,
+        );
+        for (const other of result.others) {
+          options.logger.warn(
+            { url: other.url },
+            `another webhook subscription receives the same updates: ${other.url}; remove it with botflow webhook delete ${other.url} if it is stale`,
+          );
+        }
       } catch (error) {
         await stop();
         throw error;

@@ -84,19 +84,23 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
     );
   }
 
+  let failure: Error | undefined;
   const result = await new Promise<{ clean: boolean }>((resolve) => {
-    const dispose = handleSignals({
-      shutdown: async (signal) => {
-        const outcome = await app.close(signal);
-        dispose();
-        resolve(outcome);
-      },
-      hardExitMs: config.shutdown.timeoutMs,
-      logger,
+    const stop = async (reason: string) => {
+      const outcome = await app.close(reason);
+      dispose();
+      resolve(outcome);
+    };
+    const dispose = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    void app.failed.then((error) => {
+      failure = error;
+      logger.error({ err: error }, `cannot go on: ${error.message}`);
+      environment.print(`botflow: ${error.message}`);
+      void stop('failure');
     });
   });
   await flush(logger);
-  return result.clean ? 0 : 1;
+  return failure || !result.clean ? 1 : 0;
 }
 
 function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {

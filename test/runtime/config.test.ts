@@ -85,7 +85,7 @@ describe('loadConfig', () => {
     );
     const problems = problemsOf(() => loadConfig({ cwd: dir, env: {} }));
     expect(problems).toContain(
-      'botflow.config.yaml:4:8: webhook.url: "http://bot.example.com/hook" is not valid: expected a public https:// URL (the platform refuses plain HTTP)',
+      'botflow.config.yaml:4:8: webhook.url: "http://bot.example.com/hook" is not valid: expected a public https:// URL (the platform refuses plain HTTP; http:// only to 127.0.0.1 with the sandbox)',
     );
     expect(problems).toContain(
       'botflow.config.yaml:5:3: unknown key "webhook.secert"; did you mean "webhook.secret"?',
