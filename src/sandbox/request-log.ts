@@ -27,7 +27,9 @@ export class RequestLog {
 
   add(entry: LoggedRequest): void {
     this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    // Trim in chunks so that a full log does not copy itself on every request.
+    if (this.entries.length > this.capacity * 1.1)
+      this.entries.splice(0, this.entries.length - this.capacity);
   }
 
   /** Entries, oldest first; `since` keeps those at or after a time. */

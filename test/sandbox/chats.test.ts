@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
 
 let h: Harness;
 let clock = Date.UTC(2026, 5, 1);
@@ -202,6 +202,13 @@ describe('comments on channel posts', () => {
   it('reads, writes, edits and deletes comments', async () => {
     const { chatId, owner } = await group({ type: 'channel', bot_permissions: ['write', 'delete'] });
     const post = await h.sandbox.control.postToChannel(owner.user_id, chatId, 'Post');
+    const changes: string[] = [];
+    const stream = await h.sandbox.control.events(
+      (e) => {
+        if (e.type === 'comments.changed') changes.push(e.post_id);
+      },
+      { chat_id: chatId },
+    );
     const theirs = await h.sandbox.control.comment(owner.user_id, post.body.mid, 'First!');
     const mine = await h.api.sendComment({ message_id: post.body.mid, text: 'Thanks' });
     expect(mine.message.body.text).toBe('Thanks');
@@ -222,5 +229,9 @@ describe('comments on channel posts', () => {
     expect((await h.api.getComments({ message_id: post.body.mid })).messages).toHaveLength(1);
     const view = await h.sandbox.control.view(owner.user_id, chatId);
     expect(view.messages[0]!.comments).toHaveLength(1);
+    // added twice, edited once, deleted once: the web page hears of each
+    await eventually(() => (changes.length === 4 ? true : undefined), 10_000, 'four comments.changed events');
+    expect(new Set(changes)).toEqual(new Set([post.body.mid]));
+    stream.close();
   });
 });

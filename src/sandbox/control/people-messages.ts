@@ -8,7 +8,7 @@ import { accessDenied, badRequest, notFound } from '../errors.ts';
 import type { FileStore } from '../files.ts';
 import { callbackId, opaqueToken } from '../ids.ts';
 import type { Platform } from '../platform.ts';
-import { addComment } from '../routes/comments.ts';
+import { addComment, commentsChanged } from '../routes/comments.ts';
 import type { MediaKind, MessageRecord } from '../state.ts';
 import { commentView, messageView } from '../views.ts';
 import { conflict, locale, memberChat, publishIn } from './people-chats.ts';
@@ -262,6 +262,7 @@ export function personComments(
   const chat = p.chat(c.chat_id);
   if ('remove' in action) {
     delete p.data.comments[c.comment_id];
+    commentsChanged(p, c);
     publishIn(p, chat, 'comment_removed', {
       comment_id: c.comment_id,
       message_id: c.post_mid,
@@ -270,6 +271,7 @@ export function personComments(
     return { success: true };
   }
   c.text = action.text;
+  commentsChanged(p, c);
   const view = commentView(p.data, c);
   publishIn(p, chat, 'comment_edited', {
     chat_id: undefined,

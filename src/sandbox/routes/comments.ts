@@ -43,7 +43,13 @@ export function addComment(
     ...(link ? { link } : {}),
   };
   p.data.comments[c.comment_id] = c;
+  commentsChanged(p, c);
   return c;
+}
+
+/** Tells people that the comments under a post changed. */
+export function commentsChanged(p: Platform, c: CommentRecord): void {
+  p.feed.emit({ type: 'comments.changed', chat_id: c.chat_id, post_id: c.post_mid });
 }
 
 function commentText(raw: unknown): { text: string; link?: { type: string; mid: string } } {
@@ -91,6 +97,7 @@ export function registerCommentRoutes(app: FastifyInstance, p: Platform): void {
     const body = { ...bodyOf(req) };
     delete body.comment_id;
     c.text = commentText(body).text;
+    commentsChanged(p, c);
     return { success: true };
   });
 
@@ -100,6 +107,7 @@ export function registerCommentRoutes(app: FastifyInstance, p: Platform): void {
     if (c.sender_id !== p.botId)
       p.requireBotRight(p.chat(c.chat_id), 'delete', "delete other people's comments");
     delete p.data.comments[c.comment_id];
+    commentsChanged(p, c);
     return { success: true };
   });
 }
