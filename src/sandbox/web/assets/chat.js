@@ -86,6 +86,10 @@ export class ChatColumn {
     this.chatId = undefined;
     this.seenEdits = new Map();
     this.messages = h('div', { class: 'messages', role: 'log', 'aria-label': `Messages with ${user.name}` });
+    // Reading older messages stops following the end; a photo that finishes loading keeps the end in view.
+    for (const type of ['wheel', 'touchmove'])
+      this.messages.addEventListener(type, () => this.unstickIfUp(), { passive: true });
+    this.messages.addEventListener('load', () => this.stickToBottom && this.scrollToEnd(), true);
     this.toasts = h('div', { class: 'toasts' });
     this.status = h('span', { class: 'pill' }, 'not started');
     this.payload = h('input', {
@@ -244,8 +248,19 @@ export class ChatColumn {
     );
   }
 
+  unstickIfUp() {
+    this.stickToBottom =
+      this.messages.scrollHeight - this.messages.scrollTop - this.messages.clientHeight < 80;
+  }
+
+  scrollToEnd() {
+    this.messages.scrollTop = this.messages.scrollHeight;
+  }
+
   /** Runs a person's action; errors show in the column (the server says what was wrong). */
   async act(action) {
+    // Whatever the person does, they want to see the answer: follow the end of the chat again.
+    this.stickToBottom = true;
     try {
       return await action();
     } catch (error) {
@@ -335,7 +350,7 @@ export class ChatColumn {
       );
     }
     this.messages.replaceChildren(...items);
-    if (nearBottom || this.firstDraw !== false) this.messages.scrollTop = this.messages.scrollHeight;
+    if (nearBottom || this.stickToBottom || this.firstDraw !== false) this.scrollToEnd();
     this.firstDraw = false;
   }
 

@@ -1,0 +1,89 @@
+/**
+ * Runs `botflow run` (the embedded default: sandbox + engine + flows + web chat) as a child process in a
+ * temporary folder, the way a person runs `npm start`, and finds the address it prints. The example flows
+ * are copied there so a test may edit them (hot reload) without touching the repository.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A running `botflow run`. */
+export interface BotflowProcess {
+  /** The page to open, as printed by the command. */
+  webChatUrl: string;
+  /** The temporary folder it runs in (its flows are in `<dir>/flows`). */
+  dir: string;
+  /** Everything it printed so far (for failure messages). */
+  output(): string;
+  /** Stops it (SIGTERM, then SIGKILL after 10 s) and removes the temporary folder. */
+  stop(): Promise<void>;
+}
+
+/** Copies the example flows (files and catalogs) and points a registry at the repository's. */
+function copyExampleFlows(dir: string): void {
+  const flows = join(dir, 'flows');
+  cpSync(join(REPO, 'flows', 'locales'), join(flows, 'locales'), { recursive: true });
+  for (const name of readdirSync(join(REPO, 'flows'))) {
+    if (name.endsWith('.flow.yaml')) cpSync(join(REPO, 'flows', name), join(flows, name));
+  }
+  const registry = pathToFileURL(join(REPO, 'flows', 'registry.ts')).href;
+  writeFileSync(join(flows, 'registry.ts'), `export { default } from '${registry}';\n`);
+  // Like the repository, the folder is ESM (tsx would otherwise load registry.ts as CommonJS).
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
+}
+
+/** Starts `botflow run --port 0` and resolves once it prints the web chat's address. */
+export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'botflow-playground-'));
+  copyExampleFlows(dir);
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(REPO, 'bin', 'botflow.js'), 'run', '--port', '0', '--log-level', 'warn'],
+    {
+      cwd: dir,
+      // No BOTFLOW_* setting from the caller's shell: the defaults are what is under test.
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BOTFLOW_'))),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const webChatUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`botflow run printed no address within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /open (http:\/\/\S+?\/)\s/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`botflow run exited with code ${code} before printing an address:\n${output}`));
+    });
+  });
+  return {
+    webChatUrl,
+    dir,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
