@@ -89,7 +89,7 @@ describe('botflow run in webhook mode', () => {
     };
     const first = runBotflow(['run'], { cwd: dir, env });
     await first.waitFor(/botflow is running as .*\(webhook on http:\/\/127\.0\.0\.1:\d+\/botflow\/updates\)/);
-    expect(first.stdout()).toContain('"msg":"webhook subscription created"');
+    await first.waitFor(/"msg":"webhook subscription created"/);
 
     // One person first: the whole path (delivery → inbox → flow → reply) works.
     const ada = await sandbox.control.createUser({ first_name: 'Ada' });
