@@ -1,0 +1,157 @@
+/**
+ * Intake benchmark: webhook throughput and acknowledgement latency with persistence (every 200 follows a
+ * synchronous=FULL group commit), beside a bare fastify route that stores nothing. The receiver runs in a
+ * child process; the load generator (undici Pool, a fixed number of requests in flight) runs here, on the
+ * same machine. Prints figures, then one JSON line.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { openDatabase } from '../../src/store/database.ts';
+
+const FIXTURE = new URL('../intake/fixtures/webhook-child.ts', import.meta.url).pathname;
+const SECRET = 'bench_secret_value';
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 48);
+const WARMUP_MS = 1500;
+const MEASURE_MS = Number(process.env.BENCH_SECONDS ?? 6) * 1000;
+
+interface Result {
+  acksPerSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  acked: number;
+}
+
+function start(dbPath: string, mode: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET, mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /READY (\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]) });
+    });
+    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
+  });
+}
+
+let sequence = 0;
+function body(): string {
+  const i = sequence++;
+  return JSON.stringify({
+    update_type: 'message_created',
+    timestamp: 1775025604499 + i,
+    message: {
+      recipient: { chat_id: 182182182 + (i % 1000), chat_type: 'dialog', user_id: 229229229 },
+      timestamp: 1775025603399 + i,
+      body: { mid: `mid.bench${process.pid}.${i}`, seq: 1, text: 'Здравствуйте! Хочу записаться на приём.' },
+      sender: {
+        user_id: 123456789 + (i % 1000),
+        first_name: 'Иван',
+        last_name: 'Петров',
+        is_bot: false,
+        last_activity_time: 1775024330000,
+        name: 'Иван Петров',
+      },
+    },
+    user_locale: 'ru',
+  });
+}
+
+async function load(port: number): Promise<Result> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: IN_FLIGHT, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let acked = 0;
+  const began = performance.now();
+  const measureFrom = began + WARMUP_MS;
+  const end = measureFrom + MEASURE_MS;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const sent = performance.now();
+      try {
+        const response = await pool.request({
+          method: 'POST',
+          path: '/webhook',
+          headers: { 'content-type': 'application/json', 'x-svc-bot-api-secret': SECRET },
+          body: body(),
+        });
+        await response.body.dump();
+        const now = performance.now();
+        if (response.statusCode !== 200) errors++;
+        else if (sent >= measureFrom && now <= end) {
+          acked++;
+          latencies.push(now - sent);
+        }
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return {
+    acksPerSecond: acked / (MEASURE_MS / 1000),
+    p50: at(0.5),
+    p99: at(0.99),
+    max: latencies.at(-1) ?? 0,
+    errors,
+    acked,
+  };
+}
+
+async function measure(mode: string, dir: string): Promise<Result> {
+  const dbPath = join(dir, `${mode}.db`);
+  const { child, port } = await start(dbPath, mode);
+  try {
+    return await load(port);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+const dir = mkdtempSync(join(tmpdir(), 'botflow-bench-intake-'));
+try {
+  const bare = await measure('bare', dir);
+  const full = await measure('full', dir);
+  const normal = await measure('normal', dir);
+  const db = openDatabase({ path: join(dir, 'full.db') });
+  const stored = db.prepare('SELECT count(*) FROM inbox').pluck().get() as number;
+  db.close();
+
+  const line = (name: string, r: Result) =>
+    `${name.padEnd(38)} ${Math.round(r.acksPerSecond).toString().padStart(7)} acks/s   ` +
+    `p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1)} ms` +
+    (r.errors ? `   ${r.errors} errors` : '');
+  console.log(
+    `webhook intake, ${IN_FLIGHT} requests in flight, ${MEASURE_MS / 1000} s after ${WARMUP_MS} ms warm-up`,
+  );
+  console.log(line('bare fastify route (stores nothing)', bare));
+  console.log(line('botflow webhook, synchronous=FULL', full));
+  console.log(line('botflow webhook, synchronous=NORMAL', normal));
+  console.log(`rows in the FULL inbox: ${stored} (every 200 is a committed row; warm-up included)`);
+  console.log(
+    JSON.stringify({
+      bench: 'intake',
+      acks_per_s: Math.round(full.acksPerSecond),
+      ack_p50_ms: round(full.p50),
+      ack_p99_ms: round(full.p99),
+      bare_acks_per_s: Math.round(bare.acksPerSecond),
+      normal_acks_per_s: Math.round(normal.acksPerSecond),
+      normal_ack_p99_ms: round(normal.p99),
+      in_flight: IN_FLIGHT,
+    }),
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
