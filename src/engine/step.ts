@@ -3,7 +3,7 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, initialTransition, transition } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, createActor } from 'xstate';
 import {
   EFFECT_ACTION,
   type Effect,
@@ -65,16 +65,69 @@ export class StepError extends Error {
   override name = 'StepError';
 }
 
-// The machines botflow runs have no children (invoke and spawn are refused when a flow is registered), so
-// restoring needs no live actor scope.
-const INERT_SCOPE = { self: undefined } as never;
+type ExecutedAction = { type: string; params?: unknown };
+
+/**
+ * The actor scope a pure transition runs in. XState's `transition()` builds a throwaway actor for every
+ * call, which computes the machine's initial state each time; botflow machines have no children (invoke
+ * and spawn are refused when a flow is registered), so one inert scope per machine is reused and only its
+ * action collector is swapped per call.
+ */
+interface PureScope {
+  self: unknown;
+  system: unknown;
+  id: string;
+  sessionId: string;
+  defer(): void;
+  logger(): void;
+  stopChild(): void;
+  emit(): void;
+  actionExecutor(action: ExecutedAction): void;
+}
+
+const noop = () => {};
+const scopes = new WeakMap<AnyStateMachine, PureScope>();
+
+function scopeOf(machine: AnyStateMachine): PureScope {
+  let scope = scopes.get(machine);
+  if (!scope) {
+    const self = createActor(machine); // never started: it only gives the scope a `self` and a `system`
+    scope = {
+      self,
+      system: self.system,
+      id: '',
+      sessionId: '',
+      defer: noop,
+      logger: noop,
+      stopChild: noop,
+      emit: noop,
+      actionExecutor: noop,
+    };
+    scopes.set(machine, scope);
+  }
+  return scope;
+}
+
+/** Runs `run` in the machine's pure scope, collecting the actions XState hands out instead of running them. */
+function collecting<T>(machine: AnyStateMachine, run: (scope: never) => T): [T, ExecutedAction[]] {
+  const scope = scopeOf(machine);
+  const actions: ExecutedAction[] = [];
+  scope.actionExecutor = (action) => {
+    actions.push(action);
+  };
+  try {
+    return [run(scope as never), actions];
+  } finally {
+    scope.actionExecutor = noop;
+  }
+}
 
 /** Restores a stored snapshot onto `machine`; throws StepError when the flow has no such state. */
 export function restoreSnapshot(flow: FlowDefinition, stored: StoredSnapshot): AnyMachineSnapshot {
   try {
     return flow.machine.restoreSnapshot(
       { ...stored, historyValue: stored.historyValue ?? {}, children: {} } as never,
-      INERT_SCOPE,
+      scopeOf(flow.machine) as never,
     ) as AnyMachineSnapshot;
   } catch (error) {
     throw new StepError(
@@ -159,20 +212,22 @@ export function step(
 ): StepResult {
   const revision = state.revision + 1;
   let next: AnyMachineSnapshot;
-  let actions: { type: string; params?: unknown }[];
+  let actions: ExecutedAction[];
   let meta: EventMeta;
   let previous: AnyMachineSnapshot | undefined;
   if (cause.type === 'start') {
     meta = cause.input.meta;
-    [next, actions] = initialTransition(flow.machine, cause.input as never) as [AnyMachineSnapshot, never[]];
+    [next, actions] = collecting(flow.machine, (scope) =>
+      flow.machine.getInitialSnapshot(scope, cause.input),
+    ) as [AnyMachineSnapshot, ExecutedAction[]];
   } else {
     if (!state.snapshot) throw new StepError('an event needs a running session; start one first');
     meta = cause.event.meta;
     previous = restoreSnapshot(flow, state.snapshot);
-    [next, actions] = transition(flow.machine, previous as never, cause.event as never) as [
-      AnyMachineSnapshot,
-      never[],
-    ];
+    const from = previous;
+    [next, actions] = collecting(flow.machine, (scope) =>
+      flow.machine.transition(from as never, cause.event as never, scope),
+    ) as [AnyMachineSnapshot, ExecutedAction[]];
   }
   const stepChanged = previous === undefined || JSON.stringify(previous.value) !== JSON.stringify(next.value);
   const stepInstance = stepChanged ? revision : state.stepInstance;

@@ -54,9 +54,8 @@ export class OutboxStore {
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
       'INSERT INTO outbox (conversation_key, revision, seq, order_key, chat_id, kind, op, args, ref, priority, ' +
-        'idempotency_key, created_at) VALUES (@conversationKey, @revision, @seq, @orderKey, @chatId, @kind, @op, ' +
-        "@args, @ref, @priority, coalesce(@idempotencyKey, @conversationKey || ':' || @revision || ':' || @seq), " +
-        '@createdAt) ON CONFLICT (idempotency_key) DO NOTHING',
+        'idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (idempotency_key) DO NOTHING',
     );
     this.#open = db.prepare(
       `SELECT ${COLUMNS} FROM outbox WHERE status IN ('pending', 'sending') AND id > ? ORDER BY id LIMIT ?`,
@@ -82,7 +81,23 @@ export class OutboxStore {
 
   /** Inserts one row unless a row with its idempotency key exists; true when inserted. */
   insert(row: NewOutboxRow): boolean {
-    return this.#insert.run({ idempotencyKey: null, ...row }).changes === 1;
+    const key = row.idempotencyKey ?? `${row.conversationKey}:${row.revision}:${row.seq}`;
+    return (
+      this.#insert.run(
+        row.conversationKey,
+        row.revision,
+        row.seq,
+        row.orderKey,
+        row.chatId,
+        row.kind,
+        row.op,
+        row.args,
+        row.ref,
+        row.priority,
+        key,
+        row.createdAt,
+      ).changes === 1
+    );
   }
 
   /** Up to `limit` pending or in-flight rows with id greater than `afterId`, in id (commit) order. */

@@ -41,13 +41,12 @@ export class TimerStore {
 
   constructor(db: Database.Database) {
     this.#rearm = db.prepare(
-      'UPDATE timers SET due_at = @dueAt, fire_at = @dueAt, step_instance = @stepInstance, ' +
-        'armed_revision = @revision, armed_at = @now WHERE conversation_key = @conversationKey AND name = @name ' +
-        "AND status = 'armed'",
+      'UPDATE timers SET due_at = ?, fire_at = ?, step_instance = ?, armed_revision = ?, armed_at = ? ' +
+        "WHERE conversation_key = ? AND name = ? AND status = 'armed'",
     );
     this.#arm = db.prepare(
-      'INSERT INTO timers (conversation_key, name, due_at, fire_at, step_instance, armed_revision, armed_at) ' +
-        'VALUES (@conversationKey, @name, @dueAt, @dueAt, @stepInstance, @revision, @now)',
+      'INSERT INTO timers (due_at, fire_at, step_instance, armed_revision, armed_at, conversation_key, name) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.#cancel = db.prepare(
       "UPDATE timers SET status = 'cancelled', reason = ?, settled_at = ? WHERE conversation_key = ? AND name = ? " +
@@ -89,7 +88,16 @@ export class TimerStore {
     revision: number;
     now: number;
   }): void {
-    if (this.#rearm.run(timer).changes === 0) this.#arm.run(timer);
+    const values = [
+      timer.dueAt,
+      timer.dueAt,
+      timer.stepInstance,
+      timer.revision,
+      timer.now,
+      timer.conversationKey,
+      timer.name,
+    ];
+    if (this.#rearm.run(values).changes === 0) this.#arm.run(values);
   }
 
   /** Cancels the armed timer `name` of the conversation, if any. */

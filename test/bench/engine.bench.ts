@@ -1,0 +1,193 @@
+// `npm run bench -- engine`: updates processed per second end to end (intake's inbox append → committed
+// transition, snapshot, timer and outbox rows, synchronous=FULL on a real file), snapshot sizes, and the
+// process's memory with 10,000 versus 1,000,000 persisted conversations. Prints figures, then ONE JSON line.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assign, setup } from 'xstate';
+import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
+import { createEngine } from '../../src/engine/engine.ts';
+import { armTimer, button, defineFlow, say } from '../../src/engine/helpers.ts';
+import { updateEntry } from '../../src/intake/update-entry.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
+
+interface Ctx {
+  answers: number;
+  last?: string;
+}
+
+/** A small menu ⇄ question loop: every update is one transition, one keyboard message and one timer. */
+const menuFlow = defineFlow({
+  id: 'menu',
+  triggers: [{ kind: 'bot_started' }],
+  machine: setup({ types: { context: {} as Ctx, events: {} as FlowEvent, input: {} as FlowInput } }).createMachine({
+    context: { answers: 0 },
+    initial: 'menu',
+    states: {
+      menu: {
+        entry: say<Ctx>(({ context }) => `Main menu (${context.answers} answers so far)`, {
+          keyboard: [[button('ask', 'Ask me'), button('stats', 'Stats')], [button('lang', 'Language', 'en')]],
+        }),
+        on: { message: 'ask', button: 'ask' },
+      },
+      ask: {
+        entry: [say('What is on your mind?'), armTimer('idle', 15 * 60_000)],
+        on: {
+          message: {
+            target: 'menu',
+            actions: assign({
+              answers: ({ context }) => context.answers + 1,
+              last: ({ event }) => (event.type === 'message' ? event.text?.slice(0, 40) : undefined),
+            }),
+          },
+        },
+      },
+    },
+  }),
+});
+
+const SECRET = 'bench-secret-for-button-signing';
+const user = (id: number) => ({ user_id: id, first_name: `Имя ${id}`, is_bot: false, last_activity_time: 1 });
+let mids = 0;
+
+function botStarted(id: number, t: number): string {
+  return JSON.stringify({ update_type: 'bot_started', timestamp: t, chat_id: 500_000 + id, user: user(id), user_locale: 'ru' });
+}
+
+function message(id: number, t: number, text: string): string {
+  const mid = `mid.${(++mids).toString(16).padStart(32, '0')}`;
+  return JSON.stringify({
+    update_type: 'message_created',
+    timestamp: t,
+    message: {
+      sender: user(id),
+      recipient: { chat_id: 500_000 + id, chat_type: 'dialog' },
+      timestamp: t,
+      body: { mid, seq: mids, text },
+    },
+    user_locale: 'ru',
+  });
+}
+
+function mb(bytes: number): number {
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
+}
+
+/** Child mode: open a database holding `n` conversations, run 20,000 updates on random ones, report RSS. */
+function rssChild(path: string, n: number): void {
+  const db = openDatabase({ path });
+  const engine = createEngine({ db, flows: [menuFlow], secret: SECRET });
+  const inbox = new InboxStore(db);
+  let t = Date.now();
+  for (let chunk = 0; chunk < 40; chunk++) {
+    const entries = Array.from({ length: 500 }, () => {
+      const id = 1 + Math.floor(Math.random() * n);
+      return updateEntry(message(id, ++t, 'ответ'));
+    });
+    inbox.append(entries);
+    engine.processPending();
+  }
+  globalThis.gc?.();
+  const sessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+  process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage().rss, sessions })}\n`);
+  db.close();
+}
+
+/** Fills a fresh database with `n` persisted conversations shaped like the throughput run's. */
+function populate(path: string, n: number, sample: Record<string, unknown>): void {
+  const db = openDatabase({ path, synchronous: 'NORMAL' });
+  db.prepare(
+    `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+     INSERT INTO sessions (conversation_key, flow_id, flow_version, status, state_value, snapshot, revision,
+       step_instance, started_revision, chat_id, user_id, locale, started_at, updated_at)
+     SELECT 'u:' || i, @flowId, @flowVersion, 'active', @stateValue, @snapshot, @revision, @stepInstance, 1,
+       500000 + i, i, 'ru', @startedAt, @updatedAt + i FROM k`,
+  ).run(n, sample);
+  db.close();
+}
+
+function measureRss(dir: string, n: number, sample: Record<string, unknown>): { rssMb: number; sessions: number } {
+  const path = join(dir, `rss-${n}.db`);
+  populate(path, n, sample);
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), '--rss-child', path, String(n)],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  if (child.status !== 0) throw new Error(`rss child failed: ${child.stderr}`);
+  const line = child.stdout.trim().split('\n').at(-1)!;
+  const { rss, sessions } = JSON.parse(line) as { rss: number; sessions: number };
+  rmSync(path, { force: true });
+  rmSync(`${path}-wal`, { force: true });
+  rmSync(`${path}-shm`, { force: true });
+  return { rssMb: mb(rss), sessions };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'botflow-engine-bench-'));
+  try {
+    const db = openDatabase({ path: join(dir, 'throughput.db') }); // synchronous=FULL, WAL: production defaults
+    const engine = createEngine({ db, flows: [menuFlow], secret: SECRET });
+    const inbox = new InboxStore(db);
+    const people = 10_000;
+    const rounds = 10;
+    let t = Date.now();
+    const payloads: string[] = [];
+    for (let id = 1; id <= people; id++) payloads.push(botStarted(id, ++t));
+    for (let r = 0; r < rounds; r++) {
+      for (let id = 1; id <= people; id++) payloads.push(message(id, ++t, r % 2 === 0 ? 'ещё вопрос' : 'вот мой ответ'));
+    }
+    const started = performance.now();
+    for (let i = 0; i < payloads.length; i += 500) {
+      inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p))); // intake's group commit
+      engine.processPending();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const updatesPerSecond = Math.round(payloads.length / seconds);
+    const counts = db.prepare('SELECT status, count(*) AS n FROM inbox GROUP BY status').all();
+    const outboxRows = (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
+
+    const sizes = (db.prepare('SELECT length(snapshot) AS n FROM sessions ORDER BY n').all() as { n: number }[]).map(
+      (r) => r.n,
+    );
+    const at = (q: number) => sizes[Math.min(sizes.length - 1, Math.floor(q * sizes.length))]!;
+    const sample = db
+      .prepare(
+        'SELECT flow_id AS flowId, flow_version AS flowVersion, state_value AS stateValue, snapshot, revision, ' +
+          'step_instance AS stepInstance, started_at AS startedAt, updated_at AS updatedAt FROM sessions LIMIT 1',
+      )
+      .get() as Record<string, unknown>;
+    db.close();
+
+    console.log(`updates: ${payloads.length} from ${people} people (${rounds + 1} each), synchronous=FULL`);
+    console.log(`processed end to end: ${updatesPerSecond} updates/s (${seconds.toFixed(2)} s)`);
+    console.log(`inbox: ${JSON.stringify(counts)}; outbox rows: ${outboxRows}`);
+    console.log(`snapshot bytes: p50 ${at(0.5)}, p99 ${at(0.99)}`);
+
+    const small = measureRss(dir, 10_000, sample);
+    console.log(`RSS with ${small.sessions} persisted conversations: ${small.rssMb} MB`);
+    const large = measureRss(dir, 1_000_000, sample);
+    console.log(`RSS with ${large.sessions} persisted conversations: ${large.rssMb} MB`);
+
+    console.log(
+      JSON.stringify({
+        bench: 'engine',
+        updates_per_s: updatesPerSecond,
+        snapshot_p50_bytes: at(0.5),
+        snapshot_p99_bytes: at(0.99),
+        rss_10k_mb: small.rssMb,
+        rss_1m_mb: large.rssMb,
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const childIndex = process.argv.indexOf('--rss-child');
+if (childIndex >= 0) rssChild(process.argv[childIndex + 1]!, Number(process.argv[childIndex + 2]));
+else await main();
