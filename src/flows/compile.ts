@@ -21,6 +21,8 @@ export interface CompileContext {
   flows: Map<string, FlowFile>;
   /** Content versions of flows by id (a caller's version covers the flows it inlines). */
   version: string;
+  /** Absolute folder that media paths are relative to. */
+  baseDir?: string;
 }
 
 type StateConfig = Record<string, unknown>;
@@ -205,7 +207,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     topLevel: false,
   });
 
-  const runtime = runtimeFor(steps, flow, cx.registry, usesEdit);
+  const runtime = runtimeFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
     actions: runtime.actions as never,

@@ -3,6 +3,8 @@
  * conditions, registered names, i18n keys in every locale, and the platform's message and keyboard
  * limits (checked with the API client's own limit checks, per locale).
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
 import { BUILTIN_RULES } from './inputs.ts';
@@ -23,6 +25,8 @@ export interface LintInput {
   flows: Map<string, FlowFile>;
   /** The file name's flow id (`signup` for signup.flow.yaml). */
   expectedId?: string;
+  /** Folder that media paths are relative to. */
+  baseDir?: string;
 }
 
 /** Checks one flow; returns its problems (errors and warnings). */
@@ -95,6 +99,24 @@ export function lintFlow(x: LintInput): Problem[] {
 
   for (const [id, step] of Object.entries(flow.steps)) {
     const p = ['steps', id];
+    const media = 'media' in step && step.media ? Object.entries(step.media).filter(([, v]) => v) : [];
+    if (media.length > 1)
+      report(
+        [...p, 'media'],
+        'error',
+        'a step sends one media file',
+        'keep one of image, video, audio, file',
+      );
+    for (const [kind, source] of media) {
+      if (!/^https?:\/\//.test(source!) && !existsSync(resolve(x.baseDir ?? '.', source!))) {
+        report(
+          [...p, 'media', kind],
+          'error',
+          `media file "${source}" does not exist`,
+          `paths are relative to the flows folder (${x.baseDir ?? '.'})`,
+        );
+      }
+    }
     const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
     buttons.forEach((b) => {
       const kinds = [b.id, b.url, b.request].filter((v) => v !== undefined).length;

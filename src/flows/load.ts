@@ -95,6 +95,8 @@ export function compileSources(
   sources: readonly FlowSource[],
   registry: Registry,
   catalogs: Map<string, Catalog>,
+  /** Folder that media paths in the flows are relative to (default: the current directory). */
+  baseDir = '.',
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; flow: FlowFile; locate: Locator }[] = [];
@@ -109,7 +111,7 @@ export function compileSources(
     const stem = basename(p.file).endsWith(FLOW_SUFFIX)
       ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
       : undefined;
-    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem });
+    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
     problems.push(...own);
     if (!hasErrors(own)) good.add(p.flow.flow);
   }
@@ -118,7 +120,13 @@ export function compileSources(
     const callees = calleesOf(p.flow, byId);
     if (!good.has(p.flow.flow) || callees.some((c) => !good.has(c.flow))) continue;
     flows.push(
-      buildDefinition(p.flow, { registry, catalogs, flows: byId, version: flowVersion(p.flow, callees) }),
+      buildDefinition(p.flow, {
+        registry,
+        catalogs,
+        flows: byId,
+        version: flowVersion(p.flow, callees),
+        baseDir: resolve(baseDir),
+      }),
     );
   }
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
@@ -163,8 +171,23 @@ export function readFlowSources(dir: string): FlowSource[] {
 export async function loadFlows(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const loaded = options.registry ? { registry: options.registry, problems: [] } : await loadRegistry(dir);
   const catalogs = options.locales ?? loadLocales(dir);
-  const result = compileSources(readFlowSources(dir), loaded.registry, catalogs);
-  return { flows: result.flows, problems: [...loaded.problems, ...result.problems] };
+  const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir);
+  return { flows: result.flows, problems: [...loaded.problems, ...misnamedFiles(dir), ...result.problems] };
+}
+
+/** YAML files in the folder that are not read because their name does not end in .flow.yaml. */
+function misnamedFiles(dir: string): Problem[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
+    .map((n) => ({
+      file: relative(process.cwd(), join(dir, n)) || n,
+      line: 1,
+      col: 1,
+      severity: 'warning' as const,
+      message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
+      hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,
+    }));
 }
 
 /** The problems of every flow of a folder (what `botflow check` prints). */

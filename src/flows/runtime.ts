@@ -3,6 +3,7 @@
  * Every action is an `assign` or emits `botflow.effect` actions whose params are `Effect`s; nothing
  * here does I/O or reads a clock.
  */
+import { resolve as resolvePath } from 'node:path';
 import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
 import { evaluateCondition } from './conditions.ts';
@@ -50,6 +51,7 @@ export function runtimeFor(
   root: FlowFile,
   registry: Registry,
   usesEdit: boolean,
+  baseDir: string,
 ) {
   const entry = (key: string) => steps.get(key)!;
   const globals = new Set(Object.keys(root.commands ?? {}));
@@ -112,7 +114,7 @@ export function runtimeFor(
       } else {
         effect(enqueue, {
           kind: 'upload_and_send',
-          media: { type, source },
+          media: { type, source: /^https?:\/\//.test(source) ? source : resolvePath(baseDir, source) },
           message: { text, attachments: attachments as never, format: e.format },
           ...(usesEdit ? { ref: RENDER_REF } : {}),
         });

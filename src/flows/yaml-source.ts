@@ -72,7 +72,15 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
       add(n.range?.[0] ?? 0, 'aliases (*name) are not allowed in flow files', 'write the value out in full');
     },
     Node(_, n) {
-      if ('anchor' in n && n.anchor) add(n.range?.[0] ?? 0, 'anchors (&name) are not allowed in flow files');
+      if ('anchor' in n && n.anchor) {
+        const at = n.range?.[0] ?? 0;
+        const mark = source.lastIndexOf(`&${n.anchor}`, at);
+        add(
+          mark >= 0 ? mark : at,
+          'anchors (&name) are not allowed in flow files',
+          'write the value out in full',
+        );
+      }
     },
   });
   const data = doc.toJS({ maxAliasCount: -1 });

@@ -140,6 +140,24 @@ steps:
     ]);
   });
 
+  it('reports duplicate step ids, anchors, and a media file that does not exist', () => {
+    const dup = check(
+      good.replace('  bye:\n    type: end\n', '  bye:\n    type: end\n  bye:\n    type: end\n'),
+    );
+    expect(dup.lines[0]).toMatch(/^demo\.flow\.yaml:13:3: error: YAML syntax: Map keys must be unique/);
+    const anchor = check(good.replace('    retries: { max: 2', '    retries: &r { max: 2'));
+    expect(anchor.lines).toEqual([
+      'demo.flow.yaml:8:14: error: anchors (&name) are not allowed in flow files',
+    ]);
+    const media = check(
+      good.replace(
+        '    say: How old are you?',
+        '    say: How old are you?\n    media: { image: ./missing.png }',
+      ),
+    );
+    expect(media.lines).toEqual(['demo.flow.yaml:7:21: error: media file "./missing.png" does not exist']);
+  });
+
   it('refuses a flow whose id differs from its file name', () => {
     expect(check(good, { file: 'flows/other.flow.yaml' }).lines).toEqual([
       'flows/other.flow.yaml:1:7: error: flow id "demo" differs from the file name',
@@ -150,6 +168,7 @@ steps:
     const dir = mkdtempSync(join(tmpdir(), 'botflow-check-'));
     mkdirSync(join(dir, 'locales'));
     writeFileSync(join(dir, 'demo.flow.yaml'), good.replace('    next: bye', '    next: by'));
+    writeFileSync(join(dir, 'draft.yaml'), good);
     const bad = spawnSync(process.execPath, ['bin/botflow.js', 'check', dir], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(

@@ -100,6 +100,30 @@ steps:
     expect(b.said).toEqual(['other grey']);
   });
 
+  it('media: URLs of images are sent as they are, paths are uploaded from the flows folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-media-'));
+    writeFileSync(join(dir, 'terms.pdf'), '%PDF-1.4');
+    const source = `flow: demo
+start: pic
+steps:
+  pic: { type: message, say: Look, media: { image: "https://example.org/a.png" }, next: doc }
+  doc: { type: end, say: Terms, media: { file: terms.pdf } }
+`;
+    const r = compileSources([{ file: 'demo.flow.yaml', source }], registry, new Map(), dir);
+    expect(r.problems).toEqual([]);
+    const d = new Drive(r.flows[0]!);
+    expect(d.effects[0]).toMatchObject({
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text: 'Look', attachments: [{ type: 'image', payload: { url: 'https://example.org/a.png' } }] },
+    });
+    expect(d.effects[1]).toEqual({
+      kind: 'upload_and_send',
+      media: { type: 'file', source: join(dir, 'terms.pdf') },
+      message: { text: 'Terms', attachments: [], format: 'html' },
+    });
+  });
+
   it('graph: the Mermaid diagram names steps and labelled transitions', async () => {
     const { flows } = await loadFlows('flows');
     const text = flowToMermaid(flows.find((f) => f.id === 'signup')!);
