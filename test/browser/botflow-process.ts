@@ -52,7 +52,7 @@ export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> 
   );
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const webChatUrl = await new Promise<string>((resolve, reject) => {
+  const address = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`botflow run printed no address within ${timeoutMs} ms:\n${output}`)),
       timeoutMs,
@@ -72,6 +72,15 @@ export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> 
       reject(new Error(`botflow run exited with code ${code} before printing an address:\n${output}`));
     });
   });
+  let webChatUrl: string;
+  try {
+    webChatUrl = await address;
+  } catch (error) {
+    // Leave nothing behind when it never came up.
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     webChatUrl,
     dir,
