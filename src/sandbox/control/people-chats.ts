@@ -129,6 +129,7 @@ export function startBot(p: Platform, userId: number, payload?: string): ChatRec
   p.publish('bot_started', {
     chat_id: chat.chat_id,
     user: p.userJson(userId),
+    user_id: userId,
     payload,
     user_locale: locale(user),
   });
@@ -205,6 +206,7 @@ export function addBot(p: Platform, actorId: number, chatId: number, permissions
   p.publish('bot_added', {
     chat_id: chat.chat_id,
     user: p.userJson(actorId),
+    user_id: actorId,
     is_channel: chat.type === 'channel',
   });
   p.chatChanged(chat);
@@ -219,6 +221,7 @@ export function removeBot(p: Platform, actorId: number, chatId: number): ChatRec
   p.publish('bot_removed', {
     chat_id: chat.chat_id,
     user: p.userJson(actorId),
+    user_id: actorId,
     is_channel: chat.type === 'channel',
   });
   p.chatChanged(chat);
@@ -241,6 +244,7 @@ export function addUser(p: Platform, actorId: number, chatId: number, userId: nu
   };
   publishIn(p, chat, 'user_added', {
     user: p.userJson(userId),
+    user_id: userId,
     is_channel: chat.type === 'channel',
     inviter_id: actorId === userId ? undefined : actorId,
   });
@@ -255,6 +259,7 @@ export function removeUser(p: Platform, actorId: number, chatId: number, userId:
   if (actorId !== userId) requireAdmin(chat, actorId, 'remove people');
   publishIn(p, chat, 'user_removed', {
     user: p.userJson(userId),
+    user_id: userId,
     is_channel: chat.type === 'channel',
     admin_id: actorId === userId ? undefined : actorId,
   });
@@ -269,7 +274,7 @@ export function renameChat(p: Platform, actorId: number, chatId: number, title: 
   if (!title) throw badRequest('Field "title" is required');
   chat.title = title;
   chat.last_event_time = p.now();
-  publishIn(p, chat, 'chat_title_changed', { user: p.userJson(actorId), title });
+  publishIn(p, chat, 'chat_title_changed', { user: p.userJson(actorId), user_id: actorId, title });
   p.chatChanged(chat);
   return chat;
 }

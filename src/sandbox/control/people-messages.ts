@@ -111,11 +111,7 @@ export function personSends(
     attachments: attachments.length ? attachments : undefined,
     link: m.reply_to ? { type: 'reply', mid: m.reply_to } : undefined,
   });
-  publishIn(p, chat, 'message_created', {
-    chat_id: undefined,
-    message: messageView(p.data, msg),
-    user_locale: locale(p.user(userId)),
-  });
+  publishIn(p, chat, 'message_created', { chat_id: undefined, message: messageView(p.data, msg) });
   return msg;
 }
 
@@ -213,11 +209,7 @@ export function personEdits(p: Platform, userId: number, mid: string, text: stri
   msg.text = text;
   msg.edited_at = p.now();
   p.messageEdited(msg);
-  publishIn(p, chat, 'message_edited', {
-    chat_id: undefined,
-    message: messageView(p.data, msg),
-    user_locale: locale(p.user(userId)),
-  });
+  publishIn(p, chat, 'message_edited', { chat_id: undefined, message: messageView(p.data, msg) });
   return msg;
 }
 
