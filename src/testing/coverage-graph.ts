@@ -1,0 +1,124 @@
+/**
+ * The static shape of a compiled flow, for coverage: its steps and the transitions between them, read from
+ * the XState machine (state nodes, their transitions and the flows' named actions).
+ */
+import type { AnyStateMachine } from 'xstate';
+
+/** One transition a transcript can exercise. `to` is absent for a handler that stays (invalid answer, reminder). */
+export interface FlowEdge {
+  from: string;
+  label: string;
+  to?: string;
+}
+
+/** Steps and transitions of one flow. */
+export interface FlowGraph {
+  flowId: string;
+  start: string;
+  steps: string[];
+  edges: FlowEdge[];
+}
+
+/** `from|label|to`: how edges are compared. */
+export const edgeKey = (e: FlowEdge): string => `${e.from}|${e.label}|${e.to ?? ''}`;
+
+/** Human form: `ask_age --accept--> ask_email`. */
+export const edgeText = (e: FlowEdge): string =>
+  `${e.from === '*' ? '(any step)' : e.from} --${e.label}--> ${e.to ?? '(stays)'}`;
+
+interface Node {
+  key: string;
+  path: string[];
+  type: string;
+  states: Record<string, Node>;
+  transitions: Map<string, Transition[]>;
+  always?: Transition[];
+  initial?: { target: Node[] };
+}
+interface Transition {
+  target?: Node[];
+  actions: { type: string; params?: Record<string, unknown> }[];
+}
+
+const SKIPPED_EVENTS = new Set(['botflow.rerender', 'effect.done', 'bot_started']);
+
+/** A label for a handler action as the flows' runtime names it (also used when observing). */
+export function handlerLabel(type: string, params: Record<string, unknown>): string | undefined {
+  if (type === 'route') return String(params.r);
+  if (type === 'accept') return 'accept';
+  if (type === 'reject') return params.last ? 'retries exhausted' : 'invalid answer';
+  if (type === 'remind') return `remind ${Number(params.i) + 1}`;
+  return undefined;
+}
+
+const isContainer = (n: Node) => n.key.startsWith('__return') || n.type === 'compound';
+const stepOf = (n: Node): string => {
+  let node = n;
+  while (node.type === 'compound' && node.initial?.target[0]) node = node.initial.target[0];
+  return node.path.join('>');
+};
+
+/** Reads the steps and transitions of a compiled flow machine. */
+export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
+  const root = machine.root as unknown as Node;
+  const steps: string[] = [];
+  const edges = new Map<string, FlowEdge>();
+  const add = (e: FlowEdge) => edges.set(edgeKey(e), e);
+  const visit = (node: Node, from: string) => {
+    for (const [event, list] of node.transitions ?? []) {
+      if (SKIPPED_EVENTS.has(event) || event.startsWith('xstate.')) continue;
+      for (const t of list) {
+        const handler = t.actions.map((a) => handlerLabel(a.type, a.params ?? {})).find(Boolean);
+        if (!handler) continue;
+        const target = t.target?.[0];
+        add({ from, label: handler, ...(target ? { to: stepOf(target) } : {}) });
+      }
+    }
+    for (const t of node.always ?? []) {
+      const target = t.target?.[0];
+      if (target && !node.key.startsWith('__return')) add({ from, label: 'next', to: stepOf(target) });
+    }
+  };
+  visit(root, '*');
+  const walk = (node: Node) => {
+    for (const child of Object.values(node.states ?? {})) {
+      if (!isContainer(child)) {
+        const key = child.path.join('>');
+        steps.push(key);
+        visit(child, key);
+      }
+      walk(child);
+    }
+  };
+  walk(root);
+  return { flowId, start: stepOf(root), steps, edges: [...edges.values()] };
+}
+
+/** The shortest list of edges from the flow's start to `target` (a step or an edge), or undefined. */
+export function shortestPath(
+  graph: FlowGraph,
+  target: { step?: string; edge?: FlowEdge },
+): FlowEdge[] | undefined {
+  const globals = graph.edges.filter((e) => e.from === '*');
+  const out = (step: string) => [...graph.edges.filter((e) => e.from === step), ...globals];
+  const previous = new Map<string, FlowEdge[]>([[graph.start, []]]);
+  const queue = [graph.start];
+  const done = (step: string, path: FlowEdge[]) => {
+    if (target.step === step) return path;
+    const e = target.edge;
+    if (e && (e.from === step || e.from === '*')) return [...path, e];
+    return undefined;
+  };
+  while (queue.length) {
+    const step = queue.shift()!;
+    const path = previous.get(step)!;
+    const found = done(step, path);
+    if (found) return found;
+    for (const e of out(step)) {
+      if (!e.to || previous.has(e.to)) continue;
+      previous.set(e.to, [...path, e]);
+      queue.push(e.to);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,103 @@
+/**
+ * `botflow test --coverage`: per flow, the steps and transitions no transcript exercised, and skeleton
+ * transcripts that walk the shortest path from the flow's start to each of them.
+ */
+import type { FlowDefinition } from '../engine/contract.ts';
+import {
+  edgeKey,
+  edgeText,
+  type FlowEdge,
+  type FlowGraph,
+  flowGraph,
+  shortestPath,
+} from './coverage-graph.ts';
+import type { CoverageRecorder } from './coverage-recorder.ts';
+
+/** Coverage of one flow. */
+export interface FlowCoverage {
+  graph: FlowGraph;
+  reachedSteps: number;
+  missedSteps: string[];
+  reachedEdges: number;
+  missedEdges: FlowEdge[];
+}
+
+/** Compares what the recorder saw with the newest version of each flow. */
+export function coverageReport(flows: FlowDefinition[], recorder: CoverageRecorder): FlowCoverage[] {
+  const latest = new Map(flows.map((f) => [f.id, f]));
+  return [...latest.values()].map((flow) => {
+    const graph = flowGraph(flow.id, flow.machine);
+    const steps = recorder.steps.get(flow.id) ?? new Set();
+    const edges = recorder.edges.get(flow.id) ?? new Set();
+    const missedSteps = graph.steps.filter((s) => !steps.has(s));
+    const missedEdges = graph.edges.filter((e) => !edges.has(edgeKey(e)));
+    return {
+      graph,
+      reachedSteps: graph.steps.length - missedSteps.length,
+      missedSteps,
+      reachedEdges: graph.edges.length - missedEdges.length,
+      missedEdges,
+    };
+  });
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '100%' : `${Math.floor((100 * n) / of)}%`);
+
+/** The report as text: one line per flow, then what is missing. */
+export function formatCoverage(list: FlowCoverage[]): string {
+  const lines: string[] = ['coverage (steps reached, transitions taken):'];
+  for (const c of list) {
+    const { steps, edges } = c.graph;
+    lines.push(
+      `  ${c.graph.flowId.padEnd(16)} steps ${c.reachedSteps}/${steps.length} (${pct(c.reachedSteps, steps.length)})  ` +
+        `transitions ${c.reachedEdges}/${edges.length} (${pct(c.reachedEdges, edges.length)})`,
+    );
+    for (const s of c.missedSteps) lines.push(`      step not reached: ${s}`);
+    for (const e of c.missedEdges) lines.push(`      transition not taken: ${edgeText(e)}`);
+  }
+  return lines.join('\n');
+}
+
+/** What a person does to take an edge, as a skeleton turn. */
+function turnFor(e: FlowEdge): string {
+  const at = e.from === '*' ? 'any step' : e.from;
+  const label = e.label;
+  let action: string;
+  if (label.startsWith('button:')) action = `press: "TODO label of button ${label.slice(7)}"`;
+  else if (label.startsWith('command:')) action = `say: "/${label.slice(8)}"`;
+  else if (label === 'accept') action = `say: "TODO an answer ${at} accepts"`;
+  else if (label === 'invalid answer') action = `say: "TODO an answer ${at} refuses"`;
+  else if (label === 'retries exhausted') action = `say: "TODO the last refused answer at ${at}"`;
+  else if (label.startsWith('remind') || label === 'idle') action = 'wait: "TODO the delay of the step"';
+  else action = `say: "TODO any text (${label})"`;
+  return `  - ${action}   # ${edgeText(e)}\n    bot: { send: "TODO" }`;
+}
+
+/** Skeleton transcripts (YAML, one document each) for everything `coverage` missed. */
+export function skeletons(coverage: FlowCoverage): string {
+  const docs: string[] = [];
+  const seen = new Set<string>();
+  const targets: { name: string; path: FlowEdge[] | undefined }[] = [
+    ...coverage.missedSteps.map((s) => ({
+      name: `reach ${s}`,
+      path: shortestPath(coverage.graph, { step: s }),
+    })),
+    ...coverage.missedEdges.map((e) => ({
+      name: `take ${edgeText(e)}`,
+      path: shortestPath(coverage.graph, { edge: e }),
+    })),
+  ];
+  for (const { name, path } of targets) {
+    if (!path) continue;
+    const turns = path.filter((e) => e.label !== 'next').map(turnFor);
+    const key = turns.join('\n');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    docs.push(
+      `# skeleton written by botflow test --coverage: replace every TODO, then move it into a transcript file\n` +
+        `flow: ${coverage.graph.flowId}\nname: ${JSON.stringify(name)}\nturns:\n` +
+        `  - start: true\n    bot: { send: "TODO the first prompt" }\n${key}`,
+    );
+  }
+  return docs.join('\n---\n');
+}

@@ -1,0 +1,309 @@
+/**
+ * The harness transcripts run in: the sandbox in-process (real HTTP on 127.0.0.1, no rate limits),
+ * a temporary SQLite database, and the real engine, all on one virtual clock. People act through the
+ * sandbox's control API; every update the sandbox produces goes straight into the inbox (no polling,
+ * so nothing races), and after each action the engine runs until it is quiet. What the bot did in a
+ * turn is read from the outbox in commit order, each call with the flow step that produced it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { BotApi } from '../api/client.ts';
+import type { Clock } from '../engine/clock.ts';
+import type { FlowDefinition } from '../engine/contract.ts';
+import { createEngine, type Engine } from '../engine/engine.ts';
+import { FlowRegistry } from '../engine/registry.ts';
+import { stepKeyOf } from '../flows/compile.ts';
+import { updateEntry } from '../intake/update-entry.ts';
+import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index.ts';
+import { openDatabase } from '../store/database.ts';
+import { InboxStore } from '../store/inbox.ts';
+import { CoverageRecorder } from './coverage-recorder.ts';
+import { placeAtStep } from './start-at.ts';
+import type { PersonAction, StartAt } from './transcript.ts';
+
+/** The virtual time a harness starts at: 2026-01-05 09:00 UTC, a Monday morning. */
+export const HARNESS_EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+/** One API call the bot made, as the outbox committed it. */
+export interface BotCall {
+  op: string;
+  /** `upload_and_send` for a file upload followed by its message. */
+  kind: string;
+  args: Record<string, unknown>;
+  status: string;
+  error?: string;
+  /** `flow › step` of the step that produced it. */
+  step?: string;
+  conversationKey: string;
+}
+
+/** What happened in one turn. */
+export interface TurnOutcome {
+  calls: BotCall[];
+  /** `flow › step` after each event of the turn, in order. */
+  steps: string[];
+  /** Events the engine could not handle (they fail the turn). */
+  errors: string[];
+}
+
+/** A problem with the dialog itself (a button that is not there, a person without a chat). */
+export class HarnessError extends Error {
+  override name = 'HarnessError';
+}
+
+export interface HarnessOptions {
+  /** The flows to run. */
+  flows: FlowDefinition[] | FlowRegistry;
+  /** Virtual time at the start (default HARNESS_EPOCH). */
+  startTime?: number;
+  /** Shared coverage recorder (for `botflow test --coverage`). */
+  coverage?: CoverageRecorder;
+}
+
+/** A person in the harness. */
+export interface HarnessPerson {
+  userId: number;
+  name: string;
+}
+
+/** A virtual clock: time moves only when the harness says so; engine timers never fire on their own. */
+function virtualClock(read: () => number): Clock {
+  return { now: read, setTimer: () => undefined, clearTimer: () => undefined };
+}
+
+/** An engine on the sandbox, driven turn by turn. */
+export class Harness {
+  #time: number;
+  #lastOutboxId = 0;
+  #steps: string[] = [];
+  #errors: string[] = [];
+  #stepOfRevision = new Map<string, string>();
+  #holdUpdates = false;
+  #held: SandboxUpdate[] = [];
+  readonly coverage: CoverageRecorder;
+  engine!: Engine;
+
+  private constructor(
+    readonly sandbox: Sandbox,
+    readonly api: BotApi,
+    readonly db: Database.Database,
+    private readonly dir: string,
+    startTime: number,
+    coverage: CoverageRecorder,
+  ) {
+    this.#time = startTime;
+    this.coverage = coverage;
+  }
+
+  /** Starts the sandbox, the database and the engine. Close it with `close()`. */
+  static async start(options: HarnessOptions): Promise<Harness> {
+    const box = { time: options.startTime ?? HARNESS_EPOCH };
+    const sandbox = await startSandbox({
+      limits: false,
+      now: () => box.time,
+      attachmentProcessingMs: { file: 0, image: 0, video: 0, audio: 0 },
+    });
+    const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-transcript-'));
+    const db = openDatabase({ path: join(dir, 'bot.db') });
+    const h = new Harness(sandbox, api, db, dir, box.time, options.coverage ?? new CoverageRecorder());
+    Object.defineProperty(box, 'time', { get: () => h.#time });
+    const defs = options.flows instanceof FlowRegistry ? options.flows.all() : options.flows;
+    const registry = new FlowRegistry(defs.map((f) => h.coverage.instrument(f)));
+    h.engine = createEngine({
+      db,
+      api,
+      flows: registry,
+      clock: virtualClock(() => h.#time),
+      secret: 'botflow-transcripts-0123456789',
+    });
+    h.engine.on('step', (o) => h.#onStep(o.conversationKey, o.session));
+    h.engine.on('error', (o) => h.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`));
+    const inbox = new InboxStore(db);
+    sandbox.onUpdate((update) => {
+      if (h.#holdUpdates) h.#held.push(update);
+      else inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: h.#time }]);
+    });
+    h.engine.start();
+    return h;
+  }
+
+  /** Virtual time now (ms since the epoch). */
+  get now(): number {
+    return this.#time;
+  }
+
+  #onStep(key: string | null, session?: { flowId: string; revision: number; stateValue: string }) {
+    this.coverage.flush();
+    if (!session || !key) return;
+    const step = stepKeyOf(JSON.parse(session.stateValue));
+    const label = `${session.flowId} › ${step}`;
+    this.#stepOfRevision.set(`${key}#${session.revision}`, label);
+    this.#steps.push(label);
+  }
+
+  /** Creates a person (not yet talking to the bot). */
+  async person(name: string, locale?: string): Promise<HarnessPerson> {
+    const user = await this.sandbox.control.createUser({ first_name: name, ...(locale ? { locale } : {}) });
+    return { userId: user.user_id, name };
+  }
+
+  /** Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts). */
+  async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<void> {
+    this.#holdUpdates = true;
+    try {
+      await this.sandbox.control.startBot(person.userId, {});
+    } finally {
+      this.#holdUpdates = false;
+    }
+    const started = this.#held.splice(0);
+    const flow = this.engine.registry.latest(flowId);
+    if (!flow) throw new HarnessError(`start_at: no flow "${flowId}" is loaded`);
+    const label = placeAtStep(this.db, flow, started[0], at, this.#time);
+    this.coverage.visit(label.conversationKey, flowId, label.step);
+  }
+
+  /** Performs what a person does, runs the engine until quiet, and returns what the bot did. */
+  async act(person: HarnessPerson, action: PersonAction): Promise<TurnOutcome> {
+    this.#steps = [];
+    this.#errors = [];
+    const c = this.sandbox.control;
+    const u = person.userId;
+    switch (action.kind) {
+      case 'start':
+        await c.startBot(u, action.payload === undefined ? {} : { payload: action.payload });
+        break;
+      case 'say':
+        await c.sendText(u, 'dialog', action.text);
+        break;
+      case 'press':
+        await this.#press(person, action.button, action.on);
+        break;
+      case 'contact':
+        await c.sendContact(u, 'dialog', {
+          ...(action.name ? { name: action.name } : {}),
+          ...(action.phone ? { phone: action.phone } : {}),
+        });
+        break;
+      case 'location':
+        await c.sendLocation(u, 'dialog', { latitude: action.latitude, longitude: action.longitude });
+        break;
+      case 'file':
+        await c.sendAttachment(
+          u,
+          'dialog',
+          {
+            type: action.type,
+            filename: action.name,
+            text: `contents of ${action.name}`,
+          },
+          action.text,
+        );
+        break;
+      case 'stop':
+        await c.stopBot(u);
+        break;
+      case 'wait':
+        await this.advance(action.ms);
+        return this.#collect();
+    }
+    await this.settle();
+    return this.#collect();
+  }
+
+  async #press(person: HarnessPerson, label: string, on: 'latest' | 'previous' | 'first') {
+    const view = await this.sandbox.control.view(person.userId);
+    const withButton = view.messages.filter(
+      (m) =>
+        m.from === 'bot' && (m.keyboard ?? []).flat().some((b) => (b as { text?: string }).text === label),
+    );
+    const index = on === 'first' ? 0 : withButton.length - (on === 'previous' ? 2 : 1);
+    const message = withButton[index];
+    if (!message) {
+      const labels = view.messages
+        .filter((m) => m.from === 'bot' && m.keyboard)
+        .flatMap((m) => (m.keyboard ?? []).flat().map((b) => `"${(b as { text?: string }).text}"`));
+      const found = withButton.length ? ` (only ${withButton.length} bot message(s) have it)` : '';
+      throw new HarnessError(
+        `press "${label}" (${on}): no such button in the chat${found}; buttons the person sees: ${[...new Set(labels)].join(', ') || 'none'}`,
+      );
+    }
+    await this.sandbox.control.pressButton(person.userId, message.message_id, { text: label });
+  }
+
+  /** Runs the engine until the inbox is empty and no call is in flight. */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      await this.engine.drain();
+      if (this.#pendingInbox() === 0) return;
+    }
+    throw new HarnessError(
+      'the engine did not settle after 50 rounds: do two flows keep answering each other?',
+    );
+  }
+
+  /** Moves virtual time forward by `ms`, firing every timer on its due time, in order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.#time + ms;
+    for (;;) {
+      const next = this.db.prepare("SELECT min(fire_at) AS at FROM timers WHERE status = 'armed'").get() as {
+        at: number | null;
+      };
+      if (next.at === null || next.at > target) break;
+      this.#time = Math.max(this.#time, next.at);
+      this.engine.tick(this.#time);
+      await this.settle();
+    }
+    this.#time = target;
+    this.engine.tick(this.#time);
+    await this.settle();
+  }
+
+  #pendingInbox(): number {
+    return (
+      this.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'pending'").get() as { n: number }
+    ).n;
+  }
+
+  #collect(): TurnOutcome {
+    const rows = this.db
+      .prepare(
+        'SELECT id, conversation_key AS conversationKey, revision, kind, op, args, status, error FROM outbox WHERE id > ? ORDER BY id',
+      )
+      .all(this.#lastOutboxId) as {
+      id: number;
+      conversationKey: string;
+      revision: number;
+      kind: string;
+      op: string;
+      args: string;
+      status: string;
+      error: string | null;
+    }[];
+    if (rows.length) this.#lastOutboxId = rows[rows.length - 1]!.id;
+    const calls = rows.map((r): BotCall => {
+      const step = this.#stepOfRevision.get(`${r.conversationKey}#${r.revision}`);
+      return {
+        op: r.op,
+        kind: r.kind,
+        args: JSON.parse(r.args) as Record<string, unknown>,
+        status: r.status,
+        ...(r.error ? { error: r.error } : {}),
+        ...(step ? { step } : {}),
+        conversationKey: r.conversationKey,
+      };
+    });
+    return { calls, steps: this.#steps, errors: this.#errors };
+  }
+
+  /** Stops everything and deletes the temporary database. */
+  async close(): Promise<void> {
+    await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.api.close();
+    await this.sandbox.close();
+    this.db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

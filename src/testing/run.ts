@@ -1,0 +1,76 @@
+/**
+ * Running transcripts: each in a fresh harness (its own sandbox, database and virtual clock), turn by turn,
+ * stopping at the first turn that does not match, with a report that shows where and why.
+ */
+import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowRegistry } from '../engine/registry.ts';
+import type { CoverageRecorder } from './coverage-recorder.ts';
+import { Harness, HarnessError } from './harness.ts';
+import { type ActualAction, describeCall, expectationProblems } from './match.ts';
+import { describeAction, sideBySide } from './report.ts';
+import type { Transcript } from './transcript.ts';
+
+/** The outcome of one transcript. */
+export interface TranscriptResult {
+  transcript: Transcript;
+  passed: boolean;
+  /** The failing turn (1-based) and the report to show, when it failed. */
+  failure?: { turn: number; report: string };
+}
+
+/** What runs need. */
+export interface RunOptions {
+  flows: FlowDefinition[] | FlowRegistry;
+  coverage?: CoverageRecorder;
+}
+
+/** Runs one transcript against the flows. */
+export async function runTranscript(t: Transcript, options: RunOptions): Promise<TranscriptResult> {
+  const harness = await Harness.start({
+    flows: options.flows,
+    ...(options.coverage ? { coverage: options.coverage } : {}),
+  });
+  const title = `${t.flow} › ${t.name}`;
+  let turnNo = 0;
+  try {
+    const person = await harness.person(t.person.name, t.person.locale);
+    if (t.startAt) await harness.startAt(person, t.flow, t.startAt);
+    for (const turn of t.turns) {
+      turnNo++;
+      const head = `${t.file}:${turn.line}: ${title}, turn ${turnNo}: ${describeAction(turn.action)}`;
+      let outcome: Awaited<ReturnType<Harness['act']>>;
+      try {
+        outcome = await harness.act(person, turn.action);
+      } catch (error) {
+        if (!(error instanceof HarnessError) && !(error as Error).name?.startsWith('SandboxControl'))
+          throw error;
+        return {
+          transcript: t,
+          passed: false,
+          failure: { turn: turnNo, report: `${head}\n    ${(error as Error).message}` },
+        };
+      }
+      const actual: ActualAction[] = outcome.calls.map(describeCall);
+      const expected = turn.bot;
+      const list = expected === 'nothing' ? [] : expected;
+      const problems = Array.from({ length: Math.max(list.length, actual.length) }, (_, i) =>
+        list[i]
+          ? expectationProblems(list[i]!, actual[i])
+          : ['unexpected: the transcript does not list this'],
+      );
+      const failed = problems.some((p) => p.length > 0) || outcome.errors.length > 0;
+      if (failed) {
+        const steps = outcome.steps.length ? `\n    steps: ${[...new Set(outcome.steps)].join(' → ')}` : '';
+        const errors = outcome.errors.map((e) => `\n    engine: ${e}`).join('');
+        const report = `${head}\n${sideBySide(expected, actual, problems)}${steps}${errors}`;
+        return { transcript: t, passed: false, failure: { turn: turnNo, report } };
+      }
+    }
+    return { transcript: t, passed: true };
+  } catch (error) {
+    const report = `${t.file}:${t.line}: ${title}, turn ${turnNo}: ${(error as Error).message}`;
+    return { transcript: t, passed: false, failure: { turn: turnNo, report } };
+  } finally {
+    await harness.close();
+  }
+}

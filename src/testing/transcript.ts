@@ -1,0 +1,69 @@
+/**
+ * The transcript model: what a person does in each turn and what the bot must do in answer. Files are
+ * YAML (`*.test.yaml`, one transcript per YAML document); `loadTranscripts` turns them into these types
+ * with every problem reported as `file:line:col`.
+ */
+
+/** A text expectation as written: `"exact"`, `"~part of it"`, or `"/regular expression/flags"`. */
+export type TextPattern = string;
+
+/** What a sent or edited message must look like. Omitted fields are not checked. */
+export interface MessageExpectation {
+  text?: TextPattern;
+  /** Button labels by row, exactly; `none` = the message must have no keyboard. */
+  keyboard?: TextPattern[][] | 'none';
+}
+
+/** One thing the bot must do, in order. */
+export type BotExpectation =
+  | { kind: 'send'; message: MessageExpectation }
+  | { kind: 'edit'; message: MessageExpectation }
+  /** A callback answer: `notify` undefined = not checked, null = silent, text = this notification. */
+  | { kind: 'answer'; notify?: TextPattern | null }
+  | { kind: 'upload'; type?: string; message: MessageExpectation }
+  | { kind: 'delete' }
+  | { kind: 'action'; action: string }
+  /** Any other API call: the operation and a partial match of its arguments. */
+  | { kind: 'call'; op: string; args?: Record<string, unknown> };
+
+/** Which message a `press` looks at when several bot messages carry the button. */
+export type PressTarget = 'latest' | 'previous' | 'first';
+
+/** What the person does in a turn. */
+export type PersonAction =
+  | { kind: 'start'; payload?: string }
+  | { kind: 'say'; text: string }
+  | { kind: 'press'; button: string; on: PressTarget }
+  | { kind: 'contact'; name?: string; phone?: string }
+  | { kind: 'location'; latitude: number; longitude: number }
+  | { kind: 'file'; type: 'file' | 'image' | 'video' | 'audio'; name: string; text?: string }
+  | { kind: 'stop' }
+  | { kind: 'wait'; ms: number; text: string };
+
+/** One turn: an action and what the bot must do (`nothing` = no call at all). */
+export interface Turn {
+  action: PersonAction;
+  bot: BotExpectation[] | 'nothing';
+  /** 1-based line of the turn in its file. */
+  line: number;
+}
+
+/** Where a transcript begins when not at the flow's start. */
+export interface StartAt {
+  step: string;
+  /** The flow's variables (`{{name}}`…) at that step. */
+  context: Record<string, unknown>;
+}
+
+/** One transcript. */
+export interface Transcript {
+  file: string;
+  line: number;
+  /** The flow under test (used by coverage and `start_at`). */
+  flow: string;
+  name: string;
+  /** The person who talks to the bot. */
+  person: { name: string; locale?: string };
+  startAt?: StartAt;
+  turns: Turn[];
+}
