@@ -124,7 +124,7 @@ export class OutboxDispatcher {
     await Promise.race([
       Promise.allSettled([...this.#inFlight.values()]),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadlineMs);
+        timer = setTimeout(resolve, Math.max(0, Math.min(deadlineMs, 2_147_483_647)));
       }),
     ]);
     clearTimeout(timer);

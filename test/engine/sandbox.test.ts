@@ -1,0 +1,148 @@
+// End to end on real parts: the sandbox over HTTP on 127.0.0.1, the Bot API client, the throttled
+// scheduler, intake's long polling into the inbox, and the started engine on a SQLite file. People act
+// through the sandbox's control API; assertions read what they see.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BotApi } from '../../src/api/client.ts';
+import { Scheduler } from '../../src/api/scheduler/scheduler.ts';
+import { createEngine, type Engine } from '../../src/engine/engine.ts';
+import { type PollingHandle, startPolling } from '../../src/intake/polling.ts';
+import { type Sandbox, type SeenMessage, startSandbox } from '../../src/sandbox/index.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { signupFlow } from './fixtures.ts';
+
+const SECRET = 'sandbox-test-secret-0123456789';
+
+class Bot {
+  readonly dir = mkdtempSync(join(tmpdir(), 'botflow-engine-e2e-'));
+  db!: Database.Database;
+  engine!: Engine;
+  api!: BotApi;
+  scheduler!: Scheduler;
+  polling: PollingHandle | undefined;
+
+  constructor(readonly sandbox: Sandbox) {}
+
+  /** Opens the database and the engine; with `send`, the engine sends and intake polls. */
+  up(send: boolean): this {
+    this.db = openDatabase({ path: join(this.dir, 'bot.db') });
+    this.api = new BotApi({ token: this.sandbox.token, baseUrl: this.sandbox.baseUrl });
+    this.scheduler = new Scheduler({ api: this.api });
+    this.engine = createEngine({
+      db: this.db,
+      flows: [signupFlow],
+      secret: SECRET,
+      ...(send ? { api: this.api, scheduler: this.scheduler } : {}),
+    });
+    if (send) this.engine.start();
+    this.polling = startPolling({
+      api: this.api,
+      db: this.db,
+      timeout: 1,
+      onAccepted: () => this.engine.notify(),
+    });
+    return this;
+  }
+
+  /** Stops everything, like a process that exits (or dies: calls in flight are not waited for). */
+  async down(): Promise<void> {
+    await this.polling?.stop();
+    await this.engine.stop({ deadlineMs: 0 });
+    this.db.close();
+    this.scheduler.close();
+    await this.api.close();
+  }
+}
+
+let sandbox: Sandbox | undefined;
+let bot: Bot | undefined;
+afterEach(async () => {
+  await bot?.down().catch(() => {});
+  await sandbox?.close();
+  if (bot) rmSync(bot.dir, { recursive: true, force: true });
+  bot = undefined;
+  sandbox = undefined;
+});
+
+function botTexts(messages: SeenMessage[]): (string | undefined)[] {
+  return messages.filter((m) => m.from === 'bot').map((m) => m.text);
+}
+
+describe('engine on the sandbox', () => {
+  it('runs a dialog with buttons for a person, answering presses and handling a stale one', async () => {
+    sandbox = await startSandbox();
+    bot = new Bot(sandbox).up(true);
+    const control = sandbox.control;
+    const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
+
+    await control.startBot(ann);
+    await control.waitForView(ann, 'dialog', (v) => botTexts(v.messages).includes('What is your name?'));
+    await control.sendText(ann, 'dialog', 'Ann');
+    const withMenu = await control.waitForView(ann, 'dialog', (v) => v.messages.some((m) => m.keyboard));
+    const menu = withMenu.messages.find((m) => m.keyboard)!;
+    expect(menu.text).toBe('Hello Ann! Pick a plan:');
+
+    await control.pressButton(ann, menu.message_id, { text: 'Pro' });
+    const confirmed = await control.waitForView(ann, 'dialog', (v) =>
+      botTexts(v.messages).includes('Ann on pro. Type yes to finish.'),
+    );
+    expect(confirmed.messages.find((m) => m.message_id === menu.message_id)?.text).toBe('Plan: pro');
+
+    // The edited menu kept its keyboard: a second press is stale and gets the flow's notice.
+    await control.pressButton(ann, menu.message_id, { text: 'Basic' });
+    const notified = await control.waitForView(ann, 'dialog', (v) => v.notifications.length > 0);
+    expect(notified.notifications.map((n) => n.text)).toContain('That menu is old.');
+    expect(bot.engine.sessions.get(`u:${ann}`)).toMatchObject({ step: 'confirm', context: { plan: 'pro' } });
+
+    const requests = await control.requests();
+    const answers = requests.filter((r) => r.path.startsWith('/answers'));
+    expect(answers).toHaveLength(2);
+  });
+
+  it('sends after a restart what was committed before the process stopped, once', async () => {
+    sandbox = await startSandbox();
+    bot = new Bot(sandbox).up(false); // intake and steps run, nothing is sent: the process "dies" here
+    const control = sandbox.control;
+    const people = [];
+    for (const name of ['Ann', 'Bob', 'Cy'])
+      people.push((await control.createUser({ first_name: name })).user_id);
+    for (const id of people) await control.startBot(id);
+    const deadline = Date.now() + 20_000;
+    while (bot.engine.sessions.list().length < people.length) {
+      if (Date.now() > deadline) throw new Error('steps were not committed');
+      await new Promise((r) => setTimeout(r, 20));
+      bot.engine.processPending();
+    }
+    for (const id of people) expect(botTexts((await control.view(id)).messages)).toEqual([]);
+    await bot.down();
+
+    bot.up(true);
+    for (const id of people) {
+      const view = await control.waitForView(id, 'dialog', (v) => botTexts(v.messages).length > 0);
+      expect(botTexts(view.messages)).toEqual(['What is your name?']);
+    }
+    await bot.engine.drain();
+    for (const id of people)
+      expect(botTexts((await control.view(id)).messages)).toEqual(['What is your name?']);
+  });
+
+  it('cancels the reminder and stops the session when a person stops the bot', async () => {
+    sandbox = await startSandbox();
+    bot = new Bot(sandbox).up(true);
+    const control = sandbox.control;
+    const dan = (await control.createUser({ first_name: 'Dan' })).user_id;
+    await control.startBot(dan);
+    await control.waitForView(dan, 'dialog', (v) => botTexts(v.messages).length === 1);
+    expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toHaveLength(1);
+    await control.stopBot(dan);
+    const deadline = Date.now() + 20_000;
+    while (bot.engine.sessions.get(`u:${dan}`)!.status !== 'stopped') {
+      if (Date.now() > deadline) throw new Error('bot_stopped was not handled');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toEqual([]);
+  });
+});
