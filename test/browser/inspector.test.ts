@@ -1,0 +1,174 @@
+/**
+ * The side panel's API (src/runtime/inspector.ts) over a real engine (SQLite in memory) running the
+ * example flows: what the page reads for a conversation, the flow graphs, reload problems and the event
+ * stream. The page drawing it is covered by playground.test.ts.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FlowDefinition } from '../../src/engine/contract.ts';
+import { createEngine, type Engine } from '../../src/engine/engine.ts';
+import { loadFlows } from '../../src/flows/load.ts';
+import { updateEntry } from '../../src/intake/update-entry.ts';
+import { describeEvent, flowGraph, Inspector } from '../../src/runtime/inspector.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
+
+let flows: FlowDefinition[];
+const open: { app: FastifyInstance; engine?: Engine }[] = [];
+
+beforeAll(async () => {
+  const loaded = await loadFlows('flows');
+  expect(loaded.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  flows = loaded.flows;
+});
+
+afterEach(async () => {
+  for (const { app, engine } of open.splice(0)) {
+    await engine?.stop({ deadlineMs: Date.now() + 1000 });
+    await app.close();
+  }
+});
+
+async function panelServer() {
+  const inspector = new Inspector();
+  const app = Fastify();
+  await app.register(inspector.plugin);
+  const db = openDatabase({ path: ':memory:' });
+  const engine = createEngine({ db, flows, secret: 'inspector-test-secret-0123' });
+  open.push({ app, engine });
+  return { inspector, app, db, engine };
+}
+
+const get = async (app: FastifyInstance, url: string) => {
+  const res = await app.inject({ method: 'GET', url });
+  return { status: res.statusCode, body: res.json() };
+};
+
+describe('the inspector API', () => {
+  it('draws the sign-up flow in step order, without the return plumbing of calls', () => {
+    const inspector = new Inspector();
+    inspector.setFlows(flows, []);
+    const graph = inspector.state().flows.find((f) => f.id === 'signup')!.graph;
+    expect(graph.initial).toBe('ask_name');
+    expect(graph.nodes.map((n) => n.id)).toEqual([
+      'ask_name',
+      'ask_age',
+      'ask_email',
+      'confirm',
+      'minor',
+      'done',
+      'cancelled',
+      'abandoned',
+      '__call_help',
+    ]);
+    expect(graph.nodes.find((n) => n.id === '__call_help')).toMatchObject({ compound: true });
+    expect(graph.nodes.find((n) => n.id === 'cancelled')).toMatchObject({
+      final: true,
+      note: 'reachable by /cancel from any step',
+    });
+    expect(graph.edges).toContainEqual({ from: 'confirm', to: 'ask_age', label: 'button edit_age' });
+    expect(graph.edges.some((e) => e.from === '__return' || e.to === '__return')).toBe(false);
+  });
+
+  it('reads a graph from Mermaid text, nested blocks belonging to their state', () => {
+    const graph = flowGraph(
+      'stateDiagram-v2\n  [*] --> a\n  state b {\n    [*] --> x\n    x --> y\n  }\n  a --> b : go\n  b --> [*]\n',
+      ['b', 'a'],
+    );
+    expect(graph).toEqual({
+      initial: 'a',
+      nodes: [
+        { id: 'b', final: true, compound: true },
+        { id: 'a', final: false, compound: false },
+      ],
+      edges: [{ from: 'a', to: 'b', label: 'go' }],
+    });
+  });
+
+  it("shows a person's conversation: flow, step, context, timers and history", async () => {
+    const { inspector, app, db, engine } = await panelServer();
+    expect((await get(app, '/_inspector/state')).body).toMatchObject({ ready: false, flows: [] });
+    inspector.attach({ engine, flows, problems: [] });
+    expect((await get(app, '/_inspector/conversation?user_id=7')).body).toMatchObject({
+      key: 'u:7',
+      session: null,
+      history: [],
+    });
+
+    const update = {
+      update_type: 'bot_started',
+      timestamp: Date.now(),
+      chat_id: 5,
+      user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
+      payload: 'from-readme',
+      user_locale: 'en',
+    };
+    new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+    engine.processPending();
+
+    const { status, body } = await get(app, '/_inspector/conversation?user_id=7');
+    expect(status).toBe(200);
+    expect(body.session).toMatchObject({ flowId: 'signup', status: 'active', step: ['ask_name'] });
+    expect(body.session.context.vars).toMatchObject({ start_payload: 'from-readme' });
+    expect(body.timers.map((t: { name: string }) => t.name).join(' ')).toContain('ask_name');
+    expect(body.history).toMatchObject([{ summary: 'bot started (payload from-readme)', status: 'done' }]);
+    expect((await get(app, '/_inspector/conversation?key=u:7')).body.session.flowId).toBe('signup');
+  });
+
+  it('refuses a conversation request without a person or a key, saying what to give', async () => {
+    const { app } = await panelServer();
+    const { status, body } = await get(app, '/_inspector/conversation?user_id=ann');
+    expect(status).toBe(400);
+    expect(body.message).toContain('Give user_id');
+  });
+
+  it('keeps the last good graphs while a reload has problems, and tells open pages at once', async () => {
+    const { inspector, app, engine } = await panelServer();
+    inspector.attach({ engine, flows, problems: [] });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address() as { port: number };
+    const stream = await fetch(`http://127.0.0.1:${address.port}/_inspector/events`);
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+
+    inspector.setFlows([], ['flows/help.flow.yaml:11:11: error: unknown step "goodbye"']);
+    let text = '';
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('event: flows') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    expect(text).toContain('event: flows');
+    expect(text).toContain('unknown step');
+    const state = (await get(app, '/_inspector/state')).body;
+    expect(state.problems).toEqual(['flows/help.flow.yaml:11:11: error: unknown step "goodbye"']);
+    expect(state.flows.map((f: { id: string }) => f.id).sort()).toEqual([
+      'help',
+      'settings',
+      'signup',
+      'support',
+    ]);
+    await reader.cancel();
+  });
+
+  it('describes history events in a few words', () => {
+    const message = {
+      update_type: 'message_created',
+      message: {
+        body: {
+          text: 'here it is',
+          attachments: [{ type: 'file', filename: 'log.txt' }, { type: 'inline_keyboard' }],
+        },
+      },
+    };
+    expect(describeEvent({ kind: 'update', updateType: 'message_created', payload: message })).toBe(
+      'message "here it is" + file log.txt',
+    );
+    const press = { update_type: 'message_callback', callback: { payload: '3k.edit_age.Zm9vYmFy' } };
+    expect(describeEvent({ kind: 'update', updateType: 'message_callback', payload: press })).toBe(
+      'button edit_age',
+    );
+    expect(describeEvent({ kind: 'update', updateType: 'bot_stopped', payload: {} })).toBe('bot stopped');
+  });
+});
