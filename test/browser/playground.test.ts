@@ -25,6 +25,8 @@ const PNG = Buffer.from(
 let botflow: BotflowProcess;
 let browser: Browser;
 let page: Page;
+/** Uncaught errors of the page's scripts: there must be none. */
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
   botflow = await startBotflow();
@@ -42,11 +44,9 @@ beforeAll(async () => {
   });
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.setDefaultTimeout(WAIT.timeout);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(botflow.webChatUrl);
   await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
-  expect(errors).toEqual([]);
 });
 
 afterAll(async () => {
@@ -201,5 +201,6 @@ describe('the web chat playground', () => {
     await bob.getByRole('alert').filter({ hasText: 'start the bot again' }).waitFor();
     await bob.getByRole('button', { name: 'Start' }).click();
     await expect.poll(() => bob.locator('.chat-head .pill').textContent(), WAIT).toBe('active');
+    expect(pageErrors).toEqual([]);
   });
 });
