@@ -19,7 +19,10 @@ export interface BotflowProcess {
 }
 
 /** Starts `node bin/botflow.js <args>` in `cwd` with exactly `env` (plus PATH and HOME). */
-export function runBotflow(args: string[], options: { cwd: string; env?: Record<string, string> }): BotflowProcess {
+export function runBotflow(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): BotflowProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
@@ -60,10 +63,14 @@ export function runBotflow(args: string[], options: { cwd: string; env?: Record<
         const check = () => {
           const match = err.match(pattern) ?? out.match(pattern);
           if (match) return finish(() => resolve(match));
-          if (hasExited) finish(() => reject(new Error(`botflow exited before ${pattern}:\n${err}\n${out.slice(-3000)}`)));
+          if (hasExited)
+            finish(() => reject(new Error(`botflow exited before ${pattern}:\n${err}\n${out.slice(-3000)}`)));
         };
         const timer = setTimeout(
-          () => finish(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${err}\n${out.slice(-3000)}`))),
+          () =>
+            finish(() =>
+              reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${err}\n${out.slice(-3000)}`)),
+            ),
           timeoutMs,
         );
         const finish = (then: () => void) => {

@@ -1,0 +1,105 @@
+/**
+ * Configuration problems in words a person can act on: a zod issue becomes "where: what is wrong", with the
+ * allowed values, limits or the key that was probably meant; secrets are never echoed.
+ */
+import type { z } from 'zod';
+import type { ConfigProblem } from './config.ts';
+import { ConfigSchema, SECRET_PATHS } from './config-schema.ts';
+import { type ConfigFile, specFor } from './config-sources.ts';
+
+/** Turns one schema issue into problems (an unknown-keys issue gives one per key). */
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  where: (path: (string | number)[], key?: string) => string,
+  file: ConfigFile | undefined,
+): ConfigProblem[] {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const key = path.join('.');
+  const at = (p: (string | number)[], k?: string) => where(p, k) || [...p, ...(k ? [k] : [])].join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((unknown) => {
+      const siblings = Object.keys(shapeAt(path));
+      const guess = closest(unknown, siblings);
+      return {
+        key: [...path, unknown].join('.'),
+        where: at(path, unknown),
+        message:
+          `unknown key "${[...path, unknown].join('.')}"` +
+          (guess
+            ? `; did you mean "${[...path, guess].join('.')}"?`
+            : `; known keys here: ${siblings.join(', ')}`),
+      };
+    });
+  }
+  const shown = SECRET_PATHS.has(specFor(key)?.path ?? '') ? '(hidden)' : show(issue.input);
+  const prefix = file && where(path).startsWith(file.shown) ? `${key}: ` : '';
+  let message: string;
+  switch (issue.code) {
+    case 'invalid_value':
+      message = `${shown} is not one of ${issue.values.map(String).join(', ')}`;
+      break;
+    case 'invalid_type':
+      message =
+        issue.input === undefined
+          ? `${key} is required`
+          : `expected ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}, got ${shown}`;
+      break;
+    case 'too_small':
+      message =
+        issue.origin === 'string'
+          ? `${shown} is too short: at least ${issue.minimum} characters`
+          : `${shown} is too small: the minimum is ${issue.minimum}`;
+      break;
+    case 'too_big':
+      message = `${shown} is too large: the maximum is ${issue.maximum}`;
+      break;
+    default:
+      message = `${shown} is not valid: expected ${issue.message}`;
+  }
+  return [{ key, where: at(path), message: prefix + message }];
+}
+
+function shapeAt(path: (string | number)[]): Record<string, unknown> {
+  let schema: { shape?: Record<string, unknown> } = ConfigSchema as never;
+  for (const part of path) {
+    let next = schema.shape?.[String(part)] as { unwrap?: () => unknown; shape?: unknown } | undefined;
+    while (next && !next.shape && next.unwrap) next = next.unwrap() as typeof next;
+    schema = (next ?? {}) as typeof schema;
+  }
+  return schema.shape ?? {};
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export function closest(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 4)) + 1;
+  for (const candidate of candidates) {
+    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
