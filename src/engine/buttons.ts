@@ -5,7 +5,7 @@
  * the payload. A press is then recognised as current, stale (drawn for a step the conversation has left)
  * or not ours (forged, or pressed by someone the keyboard was not drawn for).
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { KEYBOARD_LIMITS } from '../api/schemas/keyboard.ts';
 
 const MAC_LENGTH = 8;
@@ -68,7 +68,9 @@ export class ButtonSigner {
     const instance = Number.parseInt(stamp, 36);
     if (!/^[0-9a-z]+$/.test(stamp) || !Number.isSafeInteger(instance))
       return { ok: false, reason: 'malformed' };
-    if (signed.slice(last + 1) !== this.#mac(conversationKey, stamp, payload)) {
+    const expected = Buffer.from(this.#mac(conversationKey, stamp, payload));
+    const given = Buffer.from(signed.slice(last + 1));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       return { ok: false, reason: 'bad_signature' };
     }
     const colon = payload.indexOf(':');

@@ -160,6 +160,10 @@ export function createEngine(options: EngineOptions): Engine {
     : undefined;
 
   recordFlowVersions(db, registry, clock.now(), logger);
+  const flowVersions = new FlowVersionStore(db);
+  registry.onAdd((flow) => {
+    if (db.open) flowVersions.record(flow.id, flow.version, clock.now());
+  });
 
   function report(outcomes: EventOutcome[]): void {
     let calls = 0;

@@ -77,6 +77,7 @@ export class FlowRegistry {
   readonly #versions = new Map<string, Map<string, FlowDefinition>>();
   readonly #latest = new Map<string, FlowDefinition>();
   readonly #order: string[] = [];
+  readonly #listeners = new Set<(flow: FlowDefinition) => void>();
 
   constructor(flows: Iterable<FlowDefinition> = []) {
     for (const flow of flows) this.add(flow);
@@ -93,7 +94,14 @@ export class FlowRegistry {
     }
     versions.set(flow.version, flow);
     this.#latest.set(flow.id, flow);
+    for (const listener of this.#listeners) listener(flow);
     return this;
+  }
+
+  /** Calls `listener` with every flow version added from now on (hot reload); returns the unsubscribe. */
+  onAdd(listener: (flow: FlowDefinition) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The version new sessions of `flowId` start on. */

@@ -42,7 +42,8 @@ export class EngineInbox {
       `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
     );
     this.#settle = db.prepare(
-      'UPDATE inbox SET status = ?, error = ?, processed_at = ?, conversation_key = coalesce(conversation_key, ?) ' +
+      'UPDATE inbox SET status = ?, error = ?, processed_at = ?, conversation_key = coalesce(conversation_key, ?), ' +
+        'attempts = attempts + 1 ' +
         "WHERE id = ? AND status = 'pending'",
     );
     this.#countAttempt = db.prepare('UPDATE inbox SET attempts = attempts + 1 WHERE id = ?');
