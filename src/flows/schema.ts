@@ -101,7 +101,9 @@ const Media = z
   })
   .describe('One media file: a path (uploaded) or an http(s) URL');
 export const StalePolicy = z
-  .union([z.enum(['rerender', 'accept', 'notify']), z.strictObject({ notify: Text })])
+  .union([z.enum(['rerender', 'accept', 'notify']), z.strictObject({ notify: Text })], {
+    error: 'on_stale is rerender, accept, notify or { notify: text }',
+  })
   .describe('What a press on an outdated keyboard does');
 const Next = z.union([Id, z.array(z.strictObject({ when: Condition.optional(), goto: Id })).min(1)]);
 
@@ -156,7 +158,9 @@ const MessageStep = z.strictObject({
 const InputStep = z.strictObject({
   type: z.literal('input'),
   ...common,
-  input: z.union([InputKind, z.array(InputKind).min(1)]),
+  input: z.union([InputKind, z.array(InputKind).min(1)], {
+    error: `input is one of ${INPUT_KINDS.join(', ')}, or a list of them`,
+  }),
   options: z
     .array(z.strictObject({ id: Id, text: Text }))
     .optional()

@@ -5,7 +5,7 @@
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { closest, type Problem } from './problems.ts';
-import { FlowFile } from './schema.ts';
+import { FlowFile, flowJsonSchema } from './schema.ts';
 
 export type Path = readonly (string | number)[];
 
@@ -91,8 +91,6 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
   return { flow: result.success && !problems.length ? result.data : undefined, data, problems, locate };
 }
 
-const TOP_KEYS = Object.keys(FlowFile.shape);
-
 function issueToProblem(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locator): Problem {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const where = path.length ? `${path.join('.')}: ` : '';
@@ -121,6 +119,18 @@ function issueToProblem(issue: z.core.$ZodIssue, data: unknown, file: string, lo
       hint: 'type is one of message, input, menu, branch, call, end',
     };
   }
+  if (issue.code === 'invalid_value') {
+    const options = issue.values.map(String);
+    const given = String(getAt(data, path) ?? '');
+    const guess = closest(given, options);
+    return {
+      file,
+      ...locate.at(path),
+      severity: 'error',
+      message: `${where}"${given}" is not one of ${options.join(', ')}`,
+      hint: guess ? `did you mean "${guess}"?` : undefined,
+    };
+  }
   const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
   return {
     file,
@@ -131,46 +141,47 @@ function issueToProblem(issue: z.core.$ZodIssue, data: unknown, file: string, lo
   };
 }
 
+type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  $ref?: string;
+  const?: unknown;
+};
+let jsonSchema: JsonSchema & { $defs?: Record<string, JsonSchema> };
+
+/** The keys the format allows at `path` (read from the JSON Schema, so it never drifts from zod). */
 function knownKeysAt(path: Path, data: unknown): string[] {
-  if (path.length === 0) return TOP_KEYS;
-  const step = path[0] === 'steps' && path.length === 2 ? getIn(data, path) : undefined;
-  const type = step && typeof step === 'object' ? (step as { type?: string }).type : undefined;
-  if (type) return STEP_KEYS[type] ?? [];
-  return [];
+  jsonSchema ??= flowJsonSchema() as typeof jsonSchema;
+  const deref = (x: JsonSchema | undefined): JsonSchema | undefined =>
+    x?.$ref ? jsonSchema.$defs?.[x.$ref.split('/').pop()!] : x;
+  const pick = (x: JsonSchema | undefined, value: unknown): JsonSchema | undefined => {
+    const node = deref(x);
+    const options = node?.oneOf ?? node?.anyOf;
+    if (!options) return node;
+    const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
+    const objects = options.map(deref).filter((o): o is JsonSchema => !!o?.properties);
+    return objects.find((o) => o.properties?.type?.const === type) ?? objects[0];
+  };
+  let node = pick(jsonSchema, data);
+  let value = data;
+  for (const seg of path) {
+    value = value && typeof value === 'object' ? (value as Record<string | number, unknown>)[seg] : undefined;
+    const next =
+      typeof seg === 'number'
+        ? node?.items
+        : (node?.properties?.[seg] ??
+          (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined));
+    node = pick(next, value);
+  }
+  return Object.keys(node?.properties ?? {}).filter((k) => k !== '$schema');
 }
 
-const STEP_KEYS: Record<string, string[]> = {
-  message: ['type', 'say', 'media', 'do', 'remind', 'idle', 'on_stale', 'render', 'keyboard', 'next'],
-  input: [
-    'type',
-    'say',
-    'media',
-    'do',
-    'remind',
-    'idle',
-    'on_stale',
-    'render',
-    'input',
-    'options',
-    'columns',
-    'error',
-    'validate',
-    'retries',
-    'save',
-    'keyboard',
-    'next',
-  ],
-  menu: ['type', 'say', 'media', 'do', 'remind', 'idle', 'on_stale', 'render', 'keyboard', 'on_text'],
-  branch: ['type', 'cases', 'else'],
-  call: ['type', 'say', 'media', 'do', 'remind', 'idle', 'on_stale', 'render', 'flow', 'next'],
-  end: ['type', 'say', 'media', 'do'],
-};
-
-function getIn(data: unknown, path: Path): unknown {
+function getAt(data: unknown, path: Path): unknown {
   let cur = data;
-  for (const seg of path) {
-    if (!cur || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[seg];
-  }
+  for (const seg of path)
+    cur = cur && typeof cur === 'object' ? (cur as Record<string | number, unknown>)[seg] : undefined;
   return cur;
 }

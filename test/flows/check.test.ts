@@ -56,6 +56,32 @@ describe('botflow check: every problem points at file:line:col', () => {
     expect(r.hints).toEqual(['did you mean "save"?']);
   });
 
+  it('hints from the format itself: nested unknown keys, misspelt values, unknown step types', () => {
+    const menu = `flow: demo
+start: m
+steps:
+  m:
+    type: menu
+    render: edt
+    keyboard: [[{ id: x, txt: X, goto: m }]]
+  n:
+    type: inptu
+`;
+    const r = check(menu);
+    expect(r.lines).toEqual([
+      'demo.flow.yaml:6:13: error: steps.m.render: "edt" is not one of new, edit',
+      'demo.flow.yaml:7:17: error: steps.m.keyboard.0.0.text: is required',
+      'demo.flow.yaml:7:26: error: steps.m.keyboard.0.0: unknown key "txt"',
+      'demo.flow.yaml:9:11: error: steps.n.type: unknown step type',
+    ]);
+    expect(r.hints).toEqual([
+      'did you mean "edit"?',
+      'add "text"',
+      'did you mean "text"?',
+      'type is one of message, input, menu, branch, call, end',
+    ]);
+  });
+
   it('reports a missing required key at its parent', () => {
     const r = check(good.replace('    retries: { max: 2, exhausted: { goto: bye } }\n', ''));
     expect(r.lines[0]).toMatch(/^demo\.flow\.yaml:5:5: error: steps\.ask_age\.retries: /);
