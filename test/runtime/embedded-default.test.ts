@@ -2,7 +2,7 @@
  * `npm start` with no configuration: the sandbox, the engine with the example flows and the web chat in one
  * process, reachable at the address it prints.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,5 +70,45 @@ describe('botflow run without a token', () => {
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
+  });
+});
+
+describe('botflow run with flows.watch', () => {
+  it('reloads a changed flow file: new conversations get the new text, a broken edit keeps the old one', async () => {
+    const flows = join(dir, 'watched-flows');
+    mkdirSync(flows);
+    const flow = (text: string) =>
+      `flow: hello\nstart: greet\ntriggers:\n  - bot_started: true\nsteps:\n  greet:\n    type: message\n    say: "${text}"\n    next: bye\n  bye:\n    type: end\n`;
+    writeFileSync(join(flows, 'hello.flow.yaml'), flow('Hello, version one'));
+    const run = runBotflow(['run', '--port', '0', '--flows', flows], { cwd: dir });
+    try {
+      const [, address] = await run.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\//);
+      const control = new SandboxControl(address!);
+      const greetingFor = async (name: string) => {
+        const person = await control.createUser({ first_name: name });
+        await control.startBot(person.user_id);
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline) {
+          const bot = (await control.view(person.user_id)).messages.filter((m) => m.from === 'bot');
+          if (bot[0]) return bot[0].text;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return undefined;
+      };
+      try {
+        expect(await greetingFor('Ann')).toBe('Hello, version one');
+        writeFileSync(join(flows, 'hello.flow.yaml'), flow('Hello, version two'));
+        await run.waitFor(/"msg":"flows reloaded: new sessions start on the new version"/);
+        expect(await greetingFor('Bob')).toBe('Hello, version two');
+        writeFileSync(join(flows, 'hello.flow.yaml'), 'flow: hello\nstart: nowhere\nsteps: {}\n');
+        await run.waitFor(/flows changed but have problems: keeping the previous version/);
+        expect(await greetingFor('Cid')).toBe('Hello, version two');
+      } finally {
+        await control.close();
+      }
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
   });
 });
