@@ -150,18 +150,26 @@ export class Harness {
     return { userId: user.user_id, name };
   }
 
-  /** Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts). */
-  async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<void> {
+  /**
+   * Opens the person's dialog with the bot without the engine hearing of it (as if they had started the
+   * bot long ago): for transcripts whose first turn is not `start`. Returns the held `bot_started`.
+   */
+  async openDialog(person: HarnessPerson): Promise<unknown> {
     this.#holdUpdates = true;
     try {
       await this.sandbox.control.startBot(person.userId, {});
     } finally {
       this.#holdUpdates = false;
     }
-    const started = this.#held.splice(0);
+    return this.#held.splice(0)[0];
+  }
+
+  /** Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts). */
+  async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<void> {
+    const started = await this.openDialog(person);
     const flow = this.engine.registry.latest(flowId);
     if (!flow) throw new HarnessError(`start_at: no flow "${flowId}" is loaded`);
-    const label = placeAtStep(this.db, flow, started[0], at, this.#time);
+    const label = placeAtStep(this.db, flow, started, at, this.#time);
     this.coverage.visit(label.conversationKey, flowId, label.step);
   }
 

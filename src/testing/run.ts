@@ -35,6 +35,7 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
   try {
     const person = await harness.person(t.person.name, t.person.locale);
     if (t.startAt) await harness.startAt(person, t.flow, t.startAt);
+    else if (t.turns[0]?.action.kind !== 'start') await harness.openDialog(person);
     for (const turn of t.turns) {
       turnNo++;
       const head = `${t.file}:${turn.line}: ${title}, turn ${turnNo}: ${describeAction(turn.action)}`;
