@@ -5,7 +5,7 @@
  * same machine. Prints figures, then one JSON line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -24,6 +24,19 @@ interface Result {
   max: number;
   errors: number;
   acked: number;
+  /** CPU time per acknowledged update, in µs: the receiver's and the load generator's (robust on a busy machine). */
+  receiverCpuUs: number;
+  generatorCpuUs: number;
+}
+
+/** CPU seconds used so far by process `pid` (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function start(dbPath: string, mode: string): Promise<{ child: ChildProcess; port: number }> {
@@ -64,7 +77,7 @@ function body(): string {
   });
 }
 
-async function load(port: number): Promise<Result> {
+async function load(port: number, receiverPid: number): Promise<Result> {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: IN_FLIGHT, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
@@ -72,6 +85,12 @@ async function load(port: number): Promise<Result> {
   const began = performance.now();
   const measureFrom = began + WARMUP_MS;
   const end = measureFrom + MEASURE_MS;
+  let receiverCpuAtStart = 0;
+  let generatorCpuAtStart = { user: 0, system: 0 };
+  setTimeout(() => {
+    receiverCpuAtStart = cpuSeconds(receiverPid);
+    generatorCpuAtStart = process.cpuUsage();
+  }, WARMUP_MS);
   const worker = async () => {
     while (performance.now() < end) {
       const sent = performance.now();
@@ -95,6 +114,8 @@ async function load(port: number): Promise<Result> {
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const receiverCpu = cpuSeconds(receiverPid) - receiverCpuAtStart;
+  const generatorCpu = process.cpuUsage(generatorCpuAtStart);
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -105,6 +126,8 @@ async function load(port: number): Promise<Result> {
     max: latencies.at(-1) ?? 0,
     errors,
     acked,
+    receiverCpuUs: (receiverCpu * 1e6) / Math.max(1, acked),
+    generatorCpuUs: (generatorCpu.user + generatorCpu.system) / Math.max(1, acked),
   };
 }
 
@@ -112,7 +135,7 @@ async function measure(mode: string, dir: string): Promise<Result> {
   const dbPath = join(dir, `${mode}.db`);
   const { child, port } = await start(dbPath, mode);
   try {
-    return await load(port);
+    return await load(port, child.pid!);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -131,7 +154,8 @@ try {
 
   const line = (name: string, r: Result) =>
     `${name.padEnd(38)} ${Math.round(r.acksPerSecond).toString().padStart(7)} acks/s   ` +
-    `p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1)} ms` +
+    `p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   max ${r.max.toFixed(1).padStart(6)} ms   ` +
+    `CPU/ack: receiver ${Math.round(r.receiverCpuUs)} µs, generator ${Math.round(r.generatorCpuUs)} µs` +
     (r.errors ? `   ${r.errors} errors` : '');
   console.log(
     `webhook intake, ${IN_FLIGHT} requests in flight, ${MEASURE_MS / 1000} s after ${WARMUP_MS} ms warm-up`,
@@ -149,6 +173,8 @@ try {
       bare_acks_per_s: Math.round(bare.acksPerSecond),
       normal_acks_per_s: Math.round(normal.acksPerSecond),
       normal_ack_p99_ms: round(normal.p99),
+      receiver_cpu_us_per_ack: Math.round(full.receiverCpuUs),
+      bare_receiver_cpu_us_per_ack: Math.round(bare.receiverCpuUs),
       in_flight: IN_FLIGHT,
     }),
   );
