@@ -14,6 +14,7 @@ function setup(options: { ttlMs?: Record<string, number> } = {}) {
     now: clock.now,
     setTimer: clock.setTimer,
     logger: { warn: (fields) => warnings.push(fields) },
+    pacing: false, // these tests are about retries; bursts keep their arithmetic simple
     ...options,
   });
   return { clock, api, scheduler, warnings };

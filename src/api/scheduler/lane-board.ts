@@ -24,8 +24,15 @@ export class LaneBoard {
   private readonly idle = new LaneRing();
   private readonly isIdle = (lane: Lane, token: number) =>
     lane.token === token && lane.state === LANE_IDLE && !lane.busy && !lane.queues;
+  /** Chats whose own backlog takes longer to drain at the per-chat rate than all work at the global rate. */
+  private readonly critical = new Set<Lane>();
+  private boostedLast = false;
+  /** Lanes that have queued work (kept by the scheduler and `place`). */
+  lanesWithWork = 0;
 
   constructor(
+    /** Jobs waiting in all lanes. */
+    private readonly totalQueued: () => number,
     private readonly perChat: number,
     private readonly chatWindowMs: number,
     private readonly classShareEvery: number,
@@ -45,6 +52,7 @@ export class LaneBoard {
   place(lane: Lane, now: number): void {
     if (lane.busy) return;
     if (!lane.queues || lane.queues.size === 0) {
+      if (lane.queues) this.lanesWithWork--;
       lane.queues = null;
       lane.state = LANE_IDLE;
       if (lane.chatId !== undefined) {
@@ -53,6 +61,7 @@ export class LaneBoard {
       }
       return;
     }
+    this.noteBacklog(lane);
     const windowFreeAt =
       lane.chatId === undefined ? 0 : compactNextFreeAt(lane.log, this.perChat, this.chatWindowMs, now);
     const eligibleAt = Math.max(lane.pausedUntil, windowFreeAt);
@@ -68,6 +77,38 @@ export class LaneBoard {
     lane.token++;
     lane.state = READY_BASE + classIndex;
     this.rings[classIndex]!.push(lane, lane.token);
+  }
+
+  /**
+   * Notes a chat whose backlog is well above the average (e.g. 100 sends to one chat among 3,000 over
+   * 300 chats): plain round robin gives it one turn per round, so it would drain alone at 2/s after
+   * everyone else. Such chats may take every other dispatch while they are eligible; their per-chat
+   * limit caps each at 2/s, and the alternation leaves at least half of the capacity to round robin.
+   */
+  private noteBacklog(lane: Lane): void {
+    if (lane.chatId !== undefined && this.isCritical(lane)) this.critical.add(lane);
+  }
+
+  private isCritical(lane: Lane): boolean {
+    const size = lane.queues?.size ?? 0;
+    return size > 1 && size * this.lanesWithWork > 2 * this.totalQueued();
+  }
+
+  /** A ready critical chat of class `c`, at most every other dispatch. */
+  private boosted(c: number): Lane | undefined {
+    if (this.critical.size === 0 || this.boostedLast) {
+      this.boostedLast = false;
+      return undefined;
+    }
+    for (const lane of this.critical) {
+      if (!this.isCritical(lane) || this.lanes.get(lane.chatId!) !== lane) {
+        this.critical.delete(lane);
+      } else if (lane.state === READY_BASE + c) {
+        this.boostedLast = true;
+        return lane;
+      }
+    }
+    return undefined;
   }
 
   /** Files a new job's lane unless it is asleep (its wake-up time does not depend on the new job). */
@@ -112,6 +153,11 @@ export class LaneBoard {
     for (let c = 0; c < 4; c++) {
       if (c === chosen) this.classSkips[c] = 0;
       else if (this.rings[c]!.size > 0) this.classSkips[c]!++;
+    }
+    const boosted = this.boosted(chosen);
+    if (boosted) {
+      boosted.state = LANE_IDLE; // its ring entry goes stale
+      return boosted;
     }
     const ring = this.rings[chosen]!;
     const lane = ring.peekValid(this.isReadyIn[chosen]!)!;

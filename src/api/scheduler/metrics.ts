@@ -95,6 +95,12 @@ export class MetricsRecorder {
 
   constructor(private readonly keepDeadLetters = 100) {}
 
+  /** Jobs waiting in all classes. */
+  queuedTotal(): number {
+    const q = this.queuedByPriority;
+    return q[0]! + q[1]! + q[2]! + q[3]!;
+  }
+
   recordWait(classIndex: number, ms: number): void {
     this.waits[classIndex]!.add(ms);
   }

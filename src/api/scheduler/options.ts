@@ -42,6 +42,8 @@ export interface SchedulerOptions {
    * one slow answer (a long poll) cannot hold the windows.
    */
   arrivalBoundMs?: number;
+  /** Spread starts evenly (one per window/limit) instead of spending a window in one burst (default true). */
+  pacing?: boolean;
 }
 
 export const PLATFORM_LIMITS: Required<Limits> = { global: 30, perChat: 2, windowMs: 1000, safetyMargin: 5 };
@@ -86,5 +88,6 @@ export function resolveOptions(options: SchedulerOptions) {
     bulkShareEvery: positiveInt(options.bulkShareEvery ?? 4, 'bulkShareEvery'),
     escalateAfterChats: positiveInt(options.escalateAfterChats ?? 3, 'escalateAfterChats'),
     arrivalBoundMs: positiveInt(options.arrivalBoundMs ?? 2000, 'arrivalBoundMs'),
+    pacing: options.pacing ?? true,
   };
 }

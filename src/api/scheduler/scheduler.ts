@@ -52,6 +52,7 @@ export class Scheduler {
   private readonly recentChat429: { at: number; chatId: number }[] = [];
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
+  private lastDispatchAt = Number.NEGATIVE_INFINITY;
   private inFlight = 0;
   private pending = 0;
   private pumpQueued = false;
@@ -70,6 +71,7 @@ export class Scheduler {
     this.globalLog = new SlidingWindowLog(global, windowMs + safetyMargin);
     this.chatWindowMs = windowMs + safetyMargin;
     this.board = new LaneBoard(
+      () => this.recorder.queuedTotal(),
       this.options.limits.perChat,
       this.chatWindowMs,
       this.options.classShareEvery,
@@ -209,7 +211,10 @@ export class Scheduler {
   /** Puts an entry in its lane's FIFO: at the tail when new, at the head when it is a retry. */
   private requeue(entry: Entry, atHead: boolean): void {
     const lane = entry.lane!;
-    lane.queues ??= new LaneQueues();
+    if (!lane.queues) {
+      lane.queues = new LaneQueues();
+      this.board.lanesWithWork++;
+    }
     if (atHead) lane.queues.unshift(entry);
     else lane.queues.push(entry);
     entry.where = WHERE_QUEUED;
@@ -250,7 +255,7 @@ export class Scheduler {
       return true;
     });
     while (this.inFlight < this.options.maxInFlight) {
-      if (Math.max(this.globalPausedUntil, this.globalLog.nextFreeAt(now)) > now) break;
+      if (this.globalFreeAt(now) > now) break;
       const lane = this.board.pickLane();
       if (!lane) break;
       this.dispatch(lane, now);
@@ -275,6 +280,7 @@ export class Scheduler {
     }
     entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
+    this.lastDispatchAt = now;
     if (lane.chatId !== undefined) {
       entry.chatCallsInWindow = compactCountIn(lane.log, this.chatWindowMs, now);
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
@@ -454,12 +460,24 @@ export class Scheduler {
     }
   }
 
+  /**
+   * When the next call may start as far as the global scope goes: after any global pause, when the
+   * window has room, and (pacing) one window/limit after the previous start, so that the window is
+   * not spent in one burst: a chat's second call of a second then still finds a free slot.
+   */
+  private globalFreeAt(now: number): number {
+    const paced = this.options.pacing
+      ? this.lastDispatchAt + this.globalLog.windowMs / this.globalLog.limit
+      : now;
+    return Math.max(this.globalPausedUntil, this.globalLog.nextFreeAt(now), paced, now);
+  }
+
   /** Arms the one timer for the earliest moment something can happen. */
   private arm(now: number): void {
     let at = Number.POSITIVE_INFINITY;
     let keepAlive = false;
     if (this.board.hasReady() && this.inFlight < this.options.maxInFlight) {
-      at = Math.max(this.globalPausedUntil, this.globalLog.nextFreeAt(now));
+      at = this.globalFreeAt(now);
       keepAlive = true;
     }
     const wakeAt = this.board.nextWakeAt();
