@@ -11,7 +11,8 @@ export type FeedEvent =
   | { type: 'message.removed'; chat_id: number; message_id: string }
   | { type: 'notification'; chat_id: number; user_id: number; text: string; message_id?: string }
   | { type: 'chat.changed'; chat_id: number; chat: Record<string, unknown> }
-  | { type: 'comments.changed'; chat_id: number; post_id: string };
+  | { type: 'comments.changed'; chat_id: number; post_id: string }
+  | { type: 'chat.action'; chat_id: number; action: string };
 
 /** Fan-out of feed events with a short replay buffer (so a reconnecting page misses nothing). */
 export class PeopleFeed {

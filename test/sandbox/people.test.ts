@@ -149,12 +149,14 @@ describe('people and callback answers', () => {
       const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'yes');
       await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'hey' });
       await h.api.deleteMessage({ message_id: sent.message.body.mid });
-      await eventually(() => (events.some((e) => e.type === 'message.removed') ? true : undefined));
+      await h.api.sendAction({ chat_id: chatId, action: 'typing_on' });
+      await eventually(() => (events.some((e) => e.type === 'chat.action') ? true : undefined));
       expect(events.map((e) => e.type)).toEqual([
         'message.created',
         'message.edited',
         'notification',
         'message.removed',
+        'chat.action',
       ]);
       expect(events.every((e) => e.chat_id === chatId)).toBe(true);
       expect(events[2]).toMatchObject({ type: 'notification', user_id: user.user_id, text: 'hey' });

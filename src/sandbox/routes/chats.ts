@@ -63,11 +63,12 @@ export function registerChatRoutes(app: FastifyInstance, p: Platform): void {
   });
 
   app.post('/chats/:chat_id/actions', { config: { op: 'sendAction' } }, async (req) => {
-    pathChat(p, req.params);
+    const chat = pathChat(p, req.params);
     const action = strArg(bodyOf(req), 'action', true);
     if (!(SENDER_ACTIONS as readonly string[]).includes(action)) {
       throw badRequest(`Field "action" must be one of ${SENDER_ACTIONS.join(', ')}`);
     }
+    p.feed.emit({ type: 'chat.action', chat_id: chat.chat_id, action });
     return { success: true };
   });
 
