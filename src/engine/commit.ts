@@ -56,7 +56,17 @@ export class StepWriter {
       startedAt: started || !prior ? now : prior.startedAt,
       updatedAt: now,
     };
-    this.sessions.save(row, prior?.revision);
+    const sameShape =
+      prior !== undefined &&
+      !started &&
+      prior.flowId === row.flowId &&
+      prior.flowVersion === row.flowVersion &&
+      prior.status === row.status &&
+      prior.chatId === row.chatId &&
+      prior.userId === row.userId &&
+      prior.locale === row.locale;
+    if (sameShape) this.sessions.advance(key, row, prior.revision);
+    else this.sessions.save(row, prior?.revision);
     result.calls.forEach((call, seq) => {
       this.insertCall(key, result.revision, seq, call, now);
     });

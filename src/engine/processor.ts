@@ -50,6 +50,11 @@ export interface ProcessorOptions {
 /** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
 const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;
 
+function isEnvironmental(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof Database.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code);
+}
+
 class Ignored {
   constructor(readonly reason: string) {}
 }
@@ -63,23 +68,33 @@ export class InboxProcessor {
   readonly writer: StepWriter;
   readonly inbox: EngineInbox;
   readonly #o: ProcessorOptions;
-  readonly #batch: () => EventOutcome[];
+  readonly #fastBatch: Database.Transaction<() => EventOutcome[]>;
+  readonly #carefulBatch: Database.Transaction<() => EventOutcome[]>;
 
   constructor(options: ProcessorOptions) {
     this.#o = options;
     this.writer = new StepWriter(options.db);
     this.inbox = new EngineInbox(options.db);
-    const perEvent = options.db.transaction((row: InboxEvent) => this.#handle(row));
     // Rows are read inside the write transaction: no other writer can take them meanwhile.
-    const batch = options.db.transaction(() =>
+    // Fast path: no savepoint per event. Flow code runs before an event writes anything, so when an event
+    // throws, the whole batch is rolled back and run again the careful way, with one savepoint per event.
+    this.#fastBatch = options.db.transaction(() =>
+      this.inbox.pending(0, options.batchSize).map((row) => this.#handle(row)),
+    );
+    const perEvent = options.db.transaction((row: InboxEvent) => this.#handle(row));
+    this.#carefulBatch = options.db.transaction(() =>
       this.inbox.pending(0, options.batchSize).map((row) => this.#processOne(row, perEvent)),
     );
-    this.#batch = () => batch.immediate();
   }
 
   /** Processes up to one batch of pending events; returns what became of each (empty when none waits). */
   processBatch(): EventOutcome[] {
-    return this.#batch();
+    try {
+      return this.#fastBatch.immediate();
+    } catch (error) {
+      if (isEnvironmental(error)) throw error;
+      return this.#carefulBatch.immediate();
+    }
   }
 
   #processOne(row: InboxEvent, perEvent: (row: InboxEvent) => EventOutcome): EventOutcome {

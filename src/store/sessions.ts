@@ -59,6 +59,7 @@ export class SessionStore {
   readonly #insert: Database.Statement;
   readonly #update: Database.Statement;
   readonly #setStatus: Database.Statement;
+  readonly #advance: Database.Statement;
   readonly #countActiveByVersion: Database.Statement<[], { flowId: string; flowVersion: string; n: number }>;
   readonly #db: Database.Database;
 
@@ -74,6 +75,10 @@ export class SessionStore {
       'UPDATE sessions SET flow_id = ?, flow_version = ?, status = ?, state_value = ?, snapshot = ?, revision = ?, ' +
         'step_instance = ?, started_revision = ?, chat_id = ?, user_id = ?, locale = ?, started_at = ?, ' +
         'updated_at = ? WHERE conversation_key = ? AND revision = ?',
+    );
+    this.#advance = db.prepare(
+      'UPDATE sessions SET state_value = ?, snapshot = ?, revision = ?, step_instance = ?, updated_at = ? ' +
+        'WHERE conversation_key = ? AND revision = ?',
     );
     this.#setStatus = db.prepare(
       'UPDATE sessions SET status = ?, revision = revision + 1, updated_at = ? WHERE conversation_key = ? AND revision = ?',
@@ -124,6 +129,27 @@ export class SessionStore {
     }
     const { changes } = this.#update.run([...values, expectedRevision]);
     if (changes !== 1) throw new RevisionConflictError(row.conversationKey, expectedRevision);
+  }
+
+  /**
+   * The common write of a running session: only its step moved (same flow, version, status, chat). Sets
+   * fewer columns than `save`, so SQLite leaves the indexes on the others alone. Compare-and-swap as `save`.
+   */
+  advance(
+    conversationKey: string,
+    next: Pick<SessionRow, 'stateValue' | 'snapshot' | 'revision' | 'stepInstance' | 'updatedAt'>,
+    expectedRevision: number,
+  ): void {
+    const { changes } = this.#advance.run(
+      next.stateValue,
+      next.snapshot,
+      next.revision,
+      next.stepInstance,
+      next.updatedAt,
+      conversationKey,
+      expectedRevision,
+    );
+    if (changes !== 1) throw new RevisionConflictError(conversationKey, expectedRevision);
   }
 
   /** Marks the session ended (`done` or `stopped`) without touching its snapshot; bumps the revision. */
