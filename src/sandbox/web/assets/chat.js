@@ -405,9 +405,7 @@ export class ChatColumn {
                 onclick: () => this.press(m, b),
               },
               b.text,
-              BUTTON_HINT[b.type]
-                ? h('span', { class: 'kb-hint', 'aria-hidden': 'true' }, BUTTON_HINT[b.type])
-                : null,
+              BUTTON_HINT[b.type] ? h('span', { class: 'kb-hint' }, icon(BUTTON_HINT[b.type])) : null,
             ),
           ),
         ),

@@ -8,11 +8,11 @@ const NODE_GAP = 18;
 const CHAR_W = 7.2;
 const MARGIN = 16;
 
-/** Edge labels as the graph shows them: `button ok` → `ok`, `valid answer [1]` → `answer`. */
+/** Edge labels as the graph shows them: `button ok` → `ok`, `valid answer [1]` → `answer`, `case 2` → none. */
 const shortLabel = (label) =>
   label
     .replace(/^button /, '')
-    .replace(/^valid answer.*/, '')
+    .replace(/^valid answer.*/, 'answer')
     .replace(/^retries exhausted$/, 'exhausted')
     .replace(/^case \d+$/, '');
 
@@ -106,6 +106,7 @@ export function drawGraph(graph, current) {
     if (!a || !b) continue;
     let d;
     let mid;
+    let anchor = 'middle';
     const span = Math.round((b.y - a.y) / (NODE_H + RANK_GAP));
     if (e.from === e.to) {
       const x = a.x + a.w / 2;
@@ -117,20 +118,23 @@ export function drawGraph(graph, current) {
       d = `M ${x0} ${y0} C ${x0} ${y1}, ${x3} ${y2}, ${x3} ${y3}`;
       mid = { x: at(x0, x0, x3, x3, 0.5), y: at(y0, y1, y2, y3, 0.5) };
     } else {
-      // Skipping ranks (forward, on the left) or going back (on the right): an arc around the nodes between.
+      // Skipping ranks: out on the left, into the target from above. Going back: an arc on the right.
       const forward = span > 1;
-      const side = forward ? -1 : 1;
-      const lane = forward ? ++lanes.left : ++lanes.right;
-      const [x0, y0, x3, y3] = [
-        a.x + (side * a.w) / 2,
-        a.y + NODE_H / 2,
-        b.x + (side * b.w) / 2,
-        b.y + NODE_H / 2,
-      ];
-      const edgeX = forward ? Math.min(x0, x3, extent.left) : Math.max(x0, x3, extent.right);
-      const out = edgeX + side * (14 + lane * 12);
-      d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`;
-      mid = { x: at(x0, out, out, x3, 0.5), y: (y0 + y3) / 2 };
+      if (forward) {
+        const lane = ++lanes.left;
+        const [x0, y0, x3, y3] = [a.x - a.w / 2, a.y + NODE_H / 2, b.x - b.w / 4, b.y];
+        const out = Math.min(x0, extent.left) - (14 + lane * 12);
+        d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3 - RANK_GAP / 2}, ${x3} ${y3}`;
+        mid = { x: at(x0, out, out, x3, 0.5) - 3, y: at(y0, y0, y3 - RANK_GAP / 2, y3, 0.5) };
+        anchor = 'end';
+      } else {
+        const lane = ++lanes.right;
+        const [x0, y0, x3, y3] = [a.x + a.w / 2, a.y + NODE_H / 2, b.x + b.w / 2, b.y + NODE_H / 2];
+        const out = Math.max(x0, x3, extent.right) + 14 + lane * 12;
+        d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`;
+        mid = { x: at(x0, out, out, x3, 0.5) + 3, y: (y0 + y3) / 2 };
+        anchor = 'start';
+      }
     }
     const cls = `edge ${e.from === current ? 'edge-out' : ''}`;
     edges.push(
@@ -140,8 +144,11 @@ export function drawGraph(graph, current) {
         svg('title', {}, `${e.from} → ${e.to}${e.labels.length ? `: ${e.labels.join(', ')}` : ''}`),
       ),
     );
-    const label = [...new Set(e.labels.map(shortLabel).filter(Boolean))].join(' · ');
-    if (label) labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label' }, label));
+    // A plain answer is the expected way on: labelled only beside other ways (e.g. "answer · exhausted").
+    const shown = [...new Set(e.labels.map(shortLabel).filter(Boolean))];
+    const label = shown.length === 1 && shown[0] === 'answer' ? '' : shown.join(' · ');
+    if (label)
+      labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label', 'text-anchor': anchor }, label));
   }
   const nodes = graph.nodes.map((n) => {
     const p = pos.get(n.id);
@@ -200,7 +207,7 @@ export function drawGraph(graph, current) {
         })
       : null,
     edges,
-    labels,
     nodes,
+    labels,
   );
 }
