@@ -75,7 +75,9 @@ describe('InboxStore', () => {
 
   it('prunes large backlogs in chunks', () => {
     const many = Array.from({ length: 4500 }, (_, i) => entry(`k${i}`));
-    for (const r of inbox.append(many)) inbox.markDone(r.id!);
+    db.transaction(() => {
+      for (const r of inbox.append(many)) inbox.markDone(r.id!);
+    })();
     expect(inbox.prune(0, 2000)).toBe(4500);
     expect(inbox.counts().done).toBe(0);
   });
