@@ -125,6 +125,30 @@ describe('people and callback answers', () => {
     expect(await (await fetch(url)).text()).toBe('my cv');
   });
 
+  it('lists people, shows a chat with its members, and reports the bot and the clock', async () => {
+    h = await harness({ now: () => 1_775_000_000_000 });
+    const c = h.sandbox.control;
+    const ann = await c.createUser({ first_name: 'Ann', locale: 'ru' });
+    const bob = await c.createUser({ first_name: 'Bob' });
+    expect(ann.locale).toBe('ru');
+    expect((await c.users()).users.map((u) => u.first_name)).toEqual(['Ann', 'Bob']);
+    const chat = await c.createChat({
+      owner_id: ann.user_id,
+      title: 'Pair',
+      member_ids: [bob.user_id],
+      with_bot: true,
+      bot_permissions: ['write'],
+    });
+    const seen = await c.chat(chat.chat_id);
+    expect(seen.chat).toMatchObject({ title: 'Pair', participants_count: 3 });
+    expect(seen.members.map((m) => m.user_id)).toEqual([ann.user_id, bob.user_id, h.sandbox.bot.user_id]);
+    expect(await c.info()).toMatchObject({
+      bot: { user_id: h.sandbox.bot.user_id },
+      origin: h.sandbox.baseUrl,
+      time: 1_775_000_000_000,
+    });
+  });
+
   it('control errors are clear: unknown users, chats the person is not in, stopped bots', async () => {
     h = await harness();
     const c = h.sandbox.control;
