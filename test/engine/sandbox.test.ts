@@ -1,14 +1,17 @@
 // End to end on real parts: the sandbox over HTTP on 127.0.0.1, the Bot API client, the throttled
 // scheduler, intake's long polling into the inbox, and the started engine on a SQLite file. People act
 // through the sandbox's control API; assertions read what they see.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setup } from 'xstate';
 import { BotApi } from '../../src/api/client.ts';
 import { Scheduler } from '../../src/api/scheduler/scheduler.ts';
+import type { FlowDefinition, FlowEvent } from '../../src/engine/contract.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
+import { defineFlow, say, uploadAndSend } from '../../src/engine/helpers.ts';
 import { type PollingHandle, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, type SeenMessage, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
@@ -24,7 +27,10 @@ class Bot {
   scheduler!: Scheduler;
   polling: PollingHandle | undefined;
 
-  constructor(readonly sandbox: Sandbox) {}
+  constructor(
+    readonly sandbox: Sandbox,
+    readonly flows: FlowDefinition[] = [signupFlow],
+  ) {}
 
   /** Opens the database and the engine; with `send`, the engine sends and intake polls. */
   up(send: boolean): this {
@@ -33,7 +39,7 @@ class Bot {
     this.scheduler = new Scheduler({ api: this.api });
     this.engine = createEngine({
       db: this.db,
-      flows: [signupFlow],
+      flows: this.flows,
       secret: SECRET,
       ...(send ? { api: this.api, scheduler: this.scheduler } : {}),
     });
@@ -144,5 +150,44 @@ describe('engine on the sandbox', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toEqual([]);
+  });
+
+  it('uploads a file, sends it, and tells the flow the upload and message it got', async () => {
+    sandbox = await startSandbox({ attachmentProcessingMs: { file: 0 } });
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-upload-'));
+    const path = join(dir, 'price-list.txt');
+    writeFileSync(path, 'Basic 10, Pro 20\n');
+    const flow = defineFlow({
+      id: 'prices',
+      triggers: [{ kind: 'bot_started' }],
+      machine: setup({ types: { events: {} as FlowEvent } }).createMachine({
+        initial: 'sending',
+        states: {
+          sending: {
+            entry: uploadAndSend({ type: 'file', source: path }, { text: 'Our prices' }, { ref: 'prices' }),
+            on: {
+              'effect.done': {
+                target: 'sent',
+                actions: say(({ event }) =>
+                  event.type === 'effect.done'
+                    ? `sent as ${(event.result as { message: { body: { mid: string } } }).message.body.mid}`
+                    : '',
+                ),
+              },
+            },
+          },
+          sent: {},
+        },
+      }),
+    });
+    bot = new Bot(sandbox, [flow]).up(true);
+    const eve = (await sandbox.control.createUser({ first_name: 'Eve' })).user_id;
+    await sandbox.control.startBot(eve);
+    const view = await sandbox.control.waitForView(eve, 'dialog', (v) => v.messages.length === 2);
+    const [file, note] = view.messages;
+    expect(file!.text).toBe('Our prices');
+    expect(file!.attachments).toEqual([expect.objectContaining({ type: 'file' })]);
+    expect(note!.text).toBe(`sent as ${file!.message_id}`);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
