@@ -91,13 +91,26 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
       dispose();
       resolve(outcome);
     };
-    const dispose = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
-    void app.failed.then((error) => {
+    const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    const fail = (error: Error, what: string) => {
+      if (failure) return;
       failure = error;
-      logger.error({ err: error }, `cannot go on: ${error.message}`);
+      logger.error({ err: error }, `${what}: ${error.message}; stopping`);
       environment.print(`botflow: ${error.message}`);
+      setTimeout(() => process.exit(1), config.shutdown.timeoutMs).unref();
       void stop('failure');
-    });
+    };
+    // A bug somewhere must not kill the process mid-transaction: log it and shut down in order instead.
+    const onUnexpected = (error: unknown) =>
+      fail(error instanceof Error ? error : new Error(String(error)), 'unexpected error');
+    process.on('uncaughtException', onUnexpected);
+    process.on('unhandledRejection', onUnexpected);
+    const dispose = () => {
+      signals();
+      process.off('uncaughtException', onUnexpected);
+      process.off('unhandledRejection', onUnexpected);
+    };
+    void app.failed.then((error) => fail(error, 'cannot go on'));
   });
   await flush(logger);
   return failure || !result.clean ? 1 : 0;
