@@ -90,6 +90,8 @@ export function buildWebhook(options: WebhookOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   const expected = options.secret === undefined ? undefined : digest(options.secret);
+  if (!expected)
+    options.logger?.warn('webhook receiver without a secret: anyone who learns its URL can post updates');
   if (expected) {
     app.addHook('onRequest', async (request, reply) => {
       const given = request.headers[SECRET_HEADERS[0]] ?? request.headers[SECRET_HEADERS[1]];
