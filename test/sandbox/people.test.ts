@@ -59,7 +59,7 @@ describe('people and callback answers', () => {
     expect(wrong).toMatchObject({ success: false, message: expect.any(String) });
 
     const second = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'yes');
-    await h.api.answerCallback({
+    await h.api.answerCallbackResult({
       callback_id: second.callback_id!,
       message: { text: 'Done' },
       notification: 'Thanks',
