@@ -88,6 +88,11 @@ export interface Engine {
   tick(now?: number): EventOutcome[];
   /** Resolves when the inbox is empty and no call is in flight (a started engine). */
   drain(): Promise<void>;
+  /**
+   * Deletes settled outbox rows and timers older than `olderThanMs` (default 7 days), in small chunks.
+   * The inbox has its own retention (intake's store); sessions are kept.
+   */
+  prune(olderThanMs?: number): { outbox: number; timers: number };
   /** Support: list, inspect and end sessions. */
   sessions: SessionInspector;
   /** The flows this engine runs. */
@@ -290,6 +295,17 @@ export function createEngine(options: EngineOptions): Engine {
         await dispatcher?.idle();
         if (processor.inbox.pendingCount() === 0 && (dispatcher?.inFlight ?? 0) === 0) return;
       }
+    },
+    prune(olderThanMs = 7 * 24 * 3_600_000) {
+      const before = clock.now() - olderThanMs;
+      const removed = { outbox: 0, timers: 0 };
+      for (let n = processor.writer.outbox.prune(before); n > 0; n = processor.writer.outbox.prune(before)) {
+        removed.outbox += n;
+      }
+      for (let n = processor.writer.timers.prune(before); n > 0; n = processor.writer.timers.prune(before)) {
+        removed.timers += n;
+      }
+      return removed;
     },
     on(event, listener) {
       listeners[event].add(listener as never);

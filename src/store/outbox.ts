@@ -50,6 +50,7 @@ export class OutboxStore {
   readonly #byConversation: Database.Statement<[string, number], OutboxRow>;
   readonly #get: Database.Statement<[number], OutboxRow>;
   readonly #counts: Database.Statement<[], { status: string; n: number }>;
+  readonly #prune: Database.Statement<[number, number]>;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
@@ -77,6 +78,10 @@ export class OutboxStore {
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE id = ?`);
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM outbox GROUP BY status');
+    this.#prune = db.prepare(
+      'DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE finished_at < ? ' +
+        "AND status IN ('done', 'failed', 'dropped') LIMIT ?)",
+    );
   }
 
   /** Inserts one row unless a row with its idempotency key exists; true when inserted. */
@@ -145,5 +150,10 @@ export class OutboxStore {
     const out = { pending: 0, sending: 0, done: 0, failed: 0, dropped: 0 };
     for (const { status, n } of this.#counts.all()) out[status as OutboxRow['status']] = n;
     return out;
+  }
+
+  /** Deletes up to `limit` settled rows finished before `before` (ms); returns how many. */
+  prune(before: number, limit = 2000): number {
+    return this.#prune.run(before, limit).changes;
   }
 }

@@ -38,6 +38,7 @@ export class TimerStore {
   readonly #postpone: Database.Statement<[number, number]>;
   readonly #get: Database.Statement<[number], TimerRow>;
   readonly #forConversation: Database.Statement<[string], TimerRow>;
+  readonly #prune: Database.Statement<[number, number]>;
 
   constructor(db: Database.Database) {
     this.#rearm = db.prepare(
@@ -74,6 +75,9 @@ export class TimerStore {
     );
     this.#postpone = db.prepare("UPDATE timers SET fire_at = ? WHERE id = ? AND status = 'armed'");
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM timers WHERE id = ?`);
+    this.#prune = db.prepare(
+      "DELETE FROM timers WHERE id IN (SELECT id FROM timers WHERE status <> 'armed' AND settled_at < ? LIMIT ?)",
+    );
     this.#forConversation = db.prepare(
       `SELECT ${COLUMNS} FROM timers WHERE conversation_key = ? ORDER BY id DESC LIMIT 50`,
     );
@@ -153,5 +157,10 @@ export class TimerStore {
   /** The latest 50 timers of a conversation, newest first (support). */
   forConversation(conversationKey: string): TimerRow[] {
     return this.#forConversation.all(conversationKey);
+  }
+
+  /** Deletes up to `limit` timers settled before `before` (ms); returns how many. */
+  prune(before: number, limit = 2000): number {
+    return this.#prune.run(before, limit).changes;
   }
 }

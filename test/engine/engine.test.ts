@@ -190,4 +190,21 @@ describe('engine over SQLite', () => {
     expect(h.engine.sessions.end('u:4')).toBe(true);
     expect(h.engine.sessions.get('u:4')!.status).toBe('stopped');
   });
+
+  it('prunes settled calls and timers past their retention, keeping open ones and sessions', async () => {
+    const { RecordingGateway } = await import('./harness.ts');
+    h = new Harness(() => [signupFlow], { scheduler: new RecordingGateway() });
+    h.deliver(botStarted(1, h.time));
+    h.engine.start();
+    h.engine.notify();
+    await h.engine.drain();
+    h.deliver(textMessage(1, h.time, 'Ann')); // leaves ask_name: its reminder is discarded
+    await h.engine.drain();
+    h.advance(8 * 24 * 3_600_000);
+    h.deliver(press(1, h.time, h.lastKeyboard('u:1').Pro!)); // a recent call, not settled yet
+    h.engine.processPending();
+    expect(h.engine.prune()).toEqual({ outbox: 2, timers: 1 });
+    expect(h.outbox('u:1').map((r) => r.op)).toEqual(['answerCallback', 'editMessage', 'sendMessage']);
+    expect(h.engine.sessions.get('u:1')!.step).toBe('confirm');
+  });
 });
