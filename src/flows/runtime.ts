@@ -8,9 +8,9 @@ import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
 import { evaluateCondition } from './conditions.ts';
 import { durationMs } from './durations.ts';
-import { isAnswerEvent, readAnswer, type SayText } from './inputs.ts';
+import { type InputResult, isAnswerEvent, readAnswer, type SayText } from './inputs.ts';
 import type { Registry } from './registry.ts';
-import type { Button, Condition, FlowFile, Route, Step } from './schema.ts';
+import type { Button, Condition, FlowFile, InputStep, Route, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
 /** The machine's context: small and JSON-only (it is stored with every snapshot). */
@@ -139,7 +139,16 @@ export function runtimeFor(
     });
   };
 
+  const timerCache = new Map<string, { name: string; delayMs: number }[]>();
   const timersOf = (e: StepEntry) => {
+    let cached = timerCache.get(e.key);
+    if (!cached) {
+      cached = computeTimers(e);
+      timerCache.set(e.key, cached);
+    }
+    return cached;
+  };
+  const computeTimers = (e: StepEntry) => {
     const s = e.step;
     if (!('remind' in s) && !('idle' in s)) return [];
     const out: { name: string; delayMs: number }[] = [];
@@ -184,6 +193,21 @@ export function runtimeFor(
     }
     if (which.startsWith('command:')) return root.commands?.[which.slice(8)];
     return undefined;
+  };
+  // Several guards and then an action read the same answer during one transition: parse it once.
+  const answers = new WeakMap<object, Map<string, InputResult>>();
+  const answerFor = (e: StepEntry, s: InputStep, event: FlowEvent, c: FlowContext): InputResult => {
+    let byStep = answers.get(event);
+    if (!byStep) {
+      byStep = new Map();
+      answers.set(event, byStep);
+    }
+    let r = byStep.get(e.key);
+    if (!r) {
+      r = readAnswer(s, event, c.vars, localeOf(e, c), registry);
+      byStep.set(e.key, r);
+    }
+    return r;
   };
   const isLocal = (event: FlowEvent) => !(event.type === 'command' && globals.has(event.name));
   const nextCondition = (e: StepEntry, i: number): Condition | undefined => {
@@ -233,14 +257,14 @@ export function runtimeFor(
       const e = entry(p.s as string);
       const s = e.step;
       if (s.type !== 'input') return;
-      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      const r = answerFor(e, s, event, context);
       if (r.ok && s.save) enqueue.assign({ vars: { ...context.vars, [s.save]: r.value }, retries: 0 });
     }),
     reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;
       if (s.type !== 'input') return;
-      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      const r = answerFor(e, s, event, context);
       if (r.ok) return;
       enqueue.assign({ retries: context.retries + 1 });
       send(enqueue, e, say(e, context, r.error));
@@ -265,7 +289,7 @@ export function runtimeFor(
       const e = entry(p.s as string);
       const s = e.step;
       if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
-      const r = readAnswer(s, event, context.vars, localeOf(e, context), registry);
+      const r = answerFor(e, s, event, context);
       if (!r.ok) return false;
       const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);
       if (!when) return true;
