@@ -20,6 +20,7 @@ import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index
 import { openDatabase } from '../store/database.ts';
 import { InboxStore } from '../store/inbox.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
+import type { Recorder } from './recorder.ts';
 import { placeAtStep } from './start-at.ts';
 import type { PersonAction, StartAt } from './transcript.ts';
 
@@ -60,6 +61,8 @@ export interface HarnessOptions {
   startTime?: number;
   /** Shared coverage recorder (for `botflow test --coverage`). */
   coverage?: CoverageRecorder;
+  /** Records the session as `botflow run --record` would (updates and API results), on the virtual clock. */
+  recorder?: (now: () => number) => Recorder;
 }
 
 /** A person in the harness. */
@@ -82,6 +85,7 @@ export class Harness {
   #stepOfRevision = new Map<string, string>();
   #holdUpdates = false;
   #held: SandboxUpdate[] = [];
+  #recorder: Recorder | undefined;
   readonly coverage: CoverageRecorder;
   engine!: Engine;
 
@@ -109,12 +113,14 @@ export class Harness {
     const dir = mkdtempSync(join(tmpdir(), 'botflow-transcript-'));
     const db = openDatabase({ path: join(dir, 'bot.db') });
     const h = new Harness(sandbox, api, db, dir, box.time, options.coverage ?? new CoverageRecorder());
+    const recorder = options.recorder?.(() => h.#time);
+    h.#recorder = recorder;
     Object.defineProperty(box, 'time', { get: () => h.#time });
     const defs = options.flows instanceof FlowRegistry ? options.flows.all() : options.flows;
     const registry = new FlowRegistry(defs.map((f) => h.coverage.instrument(f)));
     h.engine = createEngine({
       db,
-      api,
+      api: recorder ? recorder.wrapApi(api) : api,
       flows: registry,
       clock: virtualClock(() => h.#time),
       secret: 'botflow-transcripts-0123456789',
@@ -124,10 +130,18 @@ export class Harness {
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
       if (h.#holdUpdates) h.#held.push(update);
-      else inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: h.#time }]);
+      else {
+        recorder?.update(update);
+        inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: h.#time }]);
+      }
     });
     h.engine.start();
     return h;
+  }
+
+  /** The temporary database file (deleted by `close()`). */
+  get databasePath(): string {
+    return join(this.dir, 'bot.db');
   }
 
   /** Virtual time now (ms since the epoch). */
@@ -309,6 +323,7 @@ export class Harness {
   /** Stops everything and deletes the temporary database. */
   async close(): Promise<void> {
     await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.#recorder?.close();
     await this.api.close();
     await this.sandbox.close();
     this.db.close();

@@ -220,7 +220,7 @@ function startAtOf(v: unknown): Transcript['startAt'] {
 function toTurn(v: unknown, path: Path, lineOf: (p: Path) => number): Turn {
   if (!isObj(v))
     fail(path, 'a turn is a mapping: one action (say, press, …) and bot', `actions: ${ACTIONS.join(', ')}`);
-  keysOf(v, path, [...ACTIONS, 'bot']);
+  keysOf(v, path, ['bot', ...ACTIONS]);
   const actions = Object.keys(v).filter((k) => ACTIONS.includes(k));
   if (actions.length !== 1) {
     fail(

@@ -7,6 +7,7 @@ import type { FlowRegistry } from '../engine/registry.ts';
 import type { CoverageRecorder } from './coverage-recorder.ts';
 import { Harness, HarnessError } from './harness.ts';
 import { type ActualAction, describeCall, expectationProblems } from './match.ts';
+import type { Recorder } from './recorder.ts';
 import { describeAction, sideBySide } from './report.ts';
 import type { Transcript } from './transcript.ts';
 
@@ -22,6 +23,8 @@ export interface TranscriptResult {
 export interface RunOptions {
   flows: FlowDefinition[] | FlowRegistry;
   coverage?: CoverageRecorder;
+  /** Records the dialog as `botflow run --record` would (see Harness). */
+  recorder?: (now: () => number) => Recorder;
 }
 
 /** Runs one transcript against the flows. */
@@ -29,6 +32,7 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
   const harness = await Harness.start({
     flows: options.flows,
     ...(options.coverage ? { coverage: options.coverage } : {}),
+    ...(options.recorder ? { recorder: options.recorder } : {}),
   });
   const title = `${t.flow} › ${t.name}`;
   let turnNo = 0;

@@ -1,0 +1,63 @@
+/**
+ * A recording built from a botflow database: the updates kept in its inbox and the calls in its outbox
+ * (results only where a flow asked for them). Replay starts from an empty database, so the inbox must
+ * still hold the conversation from its first update (inbox pruning removes old rows).
+ */
+import Database from 'better-sqlite3';
+import type { CallRecord, Recording, UpdateRecord } from './recording.ts';
+
+/** Reads the updates and calls of one conversation (or all) from the database at `path`, read-only. */
+export function recordingFromDatabase(path: string, conversation?: string): Recording {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const where = conversation === undefined ? '' : ' AND conversation_key = ?';
+    const params = conversation === undefined ? [] : [conversation];
+    const updates = (
+      db
+        .prepare(`SELECT payload, received_at AS at FROM inbox WHERE kind = 'update'${where} ORDER BY id`)
+        .all(...params) as { payload: string; at: number }[]
+    ).map((r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }));
+    const calls = (
+      db
+        .prepare(
+          `SELECT op, kind, args, result, status, error, created_at AS at FROM outbox WHERE status IN ('done', 'failed')${where} ORDER BY id`,
+        )
+        .all(...params) as {
+        op: string;
+        kind: string;
+        args: string;
+        result: string | null;
+        status: string;
+        error: string | null;
+        at: number;
+      }[]
+    ).map((r): CallRecord => {
+      const args = JSON.parse(r.args) as Record<string, unknown>;
+      // An upload's message gets its attachment at send time: put a stand-in where it goes (tokens are not compared).
+      const { media, message, ...target } = args as {
+        media?: { type: string };
+        message?: Record<string, unknown>;
+      };
+      const attachments = [
+        ...((message?.attachments as unknown[]) ?? []),
+        { type: media?.type, payload: { token: '…' } },
+      ];
+      const flat = r.kind === 'upload_and_send' ? { ...target, ...message, attachments } : args;
+      return {
+        type: 'call',
+        at: r.at,
+        op: r.op,
+        args: flat,
+        ...(r.result ? { result: JSON.parse(r.result) } : {}),
+        ...(r.status === 'failed' ? { error: { code: 'failed', message: r.error ?? 'failed' } } : {}),
+      };
+    });
+    if (conversation !== undefined && updates.length === 0) {
+      throw new Error(`the inbox of ${path} has no updates of conversation "${conversation}"`);
+    }
+    const times = [...updates.map((u) => u.at), ...calls.map((c) => c.at)];
+    return { startedAt: Math.min(...times, Date.now()), endedAt: Math.max(0, ...times), updates, calls };
+  } finally {
+    db.close();
+  }
+}

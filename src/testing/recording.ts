@@ -1,0 +1,84 @@
+/**
+ * The recording format of `botflow run --record <file>`: JSON lines, one record per line, in the order
+ * things happened. Replay reads it back.
+ *
+ *   {"type":"start","version":1,"at":1767603600000}
+ *   {"type":"update","at":1767603601000,"update":{"update_type":"bot_started",…}}
+ *   {"type":"call","at":1767603601020,"op":"sendMessage","args":{…},"result":{…}}
+ *   {"type":"call","at":…,"op":"editMessage","args":{…},"error":{"code":"not.found","message":"…"}}
+ *   {"type":"end","at":1767607200000}
+ */
+import { readFileSync } from 'node:fs';
+
+/** The first line. */
+export interface StartRecord {
+  type: 'start';
+  version: 1;
+  at: number;
+}
+/** An update the bot accepted (webhook or long polling). */
+export interface UpdateRecord {
+  type: 'update';
+  at: number;
+  update: Record<string, unknown>;
+}
+/** An API call the bot made, with its result or its error. */
+export interface CallRecord {
+  type: 'call';
+  at: number;
+  op: string;
+  args: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+/** The last line, written when the recording is closed cleanly. */
+export interface EndRecord {
+  type: 'end';
+  at: number;
+}
+
+export type RecordLine = StartRecord | UpdateRecord | CallRecord | EndRecord;
+
+/** A recording read back. */
+export interface Recording {
+  startedAt: number;
+  endedAt: number;
+  updates: UpdateRecord[];
+  calls: CallRecord[];
+}
+
+/** A line of a recording that is not what `--record` writes. */
+export class RecordingError extends Error {
+  override name = 'RecordingError';
+}
+
+/** Reads a recording; a truncated last line (the process was killed while writing) is ignored. */
+export function readRecording(path: string): Recording {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const recording: Recording = { startedAt: 0, endedAt: 0, updates: [], calls: [] };
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let record: RecordLine;
+    try {
+      record = JSON.parse(line) as RecordLine;
+    } catch {
+      if (i >= lines.length - 2) return;
+      throw new RecordingError(
+        `${path}:${i + 1}: not a JSON line; is this a file written by botflow run --record?`,
+      );
+    }
+    if (record.type === 'start') recording.startedAt = record.at;
+    else if (record.type === 'end') recording.endedAt = record.at;
+    else if (record.type === 'update') recording.updates.push(record);
+    else if (record.type === 'call') recording.calls.push(record);
+    else
+      throw new RecordingError(
+        `${path}:${i + 1}: unknown record type ${JSON.stringify((record as { type?: unknown }).type)}`,
+      );
+  });
+  const last = Math.max(0, ...recording.updates.map((u) => u.at), ...recording.calls.map((c) => c.at));
+  recording.endedAt = Math.max(recording.endedAt, last);
+  if (!recording.startedAt) recording.startedAt = recording.updates[0]?.at ?? last;
+  return recording;
+}

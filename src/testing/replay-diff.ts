@@ -1,0 +1,86 @@
+/**
+ * Comparing the calls of one conversation: recorded vs made now. Calls are compared by operation and
+ * arguments, with what legitimately changes between runs left out (signed button payloads, upload
+ * tokens, message ids numbered by first appearance). The output is a diff with a line of context.
+ */
+
+import { describeCall } from './match.ts';
+import type { CallRecord } from './recording.ts';
+import { describeActual } from './report.ts';
+
+/** The differences of one conversation. */
+export interface ConversationDiff {
+  conversation: string;
+  /** Recorded calls that are not made any more. */
+  removed: number;
+  /** Calls made now that were not recorded. */
+  added: number;
+  /** The diff to print. */
+  text: string;
+}
+
+type Obj = Record<string, unknown>;
+
+/** The comparable form of a call's arguments. */
+function normalize(args: unknown, mids: Map<string, string>): unknown {
+  if (Array.isArray(args)) return args.map((a) => normalize(a, mids));
+  if (!args || typeof args !== 'object') return args;
+  const o = args as Obj;
+  const out: Obj = {};
+  for (const key of Object.keys(o).sort()) {
+    const v = o[key];
+    if (v === null || v === undefined) continue;
+    if ((key === 'payload' && o.type === 'callback') || key === 'token') out[key] = '…';
+    else if ((key === 'message_id' || key === 'mid') && typeof v === 'string') {
+      if (!mids.has(v)) mids.set(v, `message#${mids.size + 1}`);
+      out[key] = mids.get(v);
+    } else out[key] = normalize(v, mids);
+  }
+  return out;
+}
+
+function line(c: CallRecord): string {
+  const what = describeActual(
+    describeCall({ op: c.op, kind: 'api', args: c.args, status: 'done', conversationKey: '' }),
+  );
+  return `${c.op.padEnd(14)} ${what}${c.error ? `  (failed: ${c.error.code})` : ''}`;
+}
+
+/** Diffs one conversation's calls; undefined when they are the same. */
+export function diffCalls(
+  conversation: string,
+  recorded: CallRecord[],
+  now: CallRecord[],
+): ConversationDiff | undefined {
+  const mr = new Map<string, string>();
+  const mn = new Map<string, string>();
+  const a = recorded.map((c) => JSON.stringify([c.op, normalize(c.args, mr)]));
+  const b = now.map((c) => JSON.stringify([c.op, normalize(c.args, mn)]));
+  // Longest common subsequence, then walk it to list kept, removed and added calls in order.
+  const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const ops: { sign: ' ' | '-' | '+'; text: string }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      ops.push({ sign: ' ', text: line(recorded[i++]!) });
+      j++;
+    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+      ops.push({ sign: '+', text: line(now[j++]!) });
+    } else ops.push({ sign: '-', text: line(recorded[i++]!) });
+  }
+  const removed = ops.filter((o) => o.sign === '-').length;
+  const added = ops.filter((o) => o.sign === '+').length;
+  if (!removed && !added) return undefined;
+  // Changed calls, each with the unchanged call just before and after it as context.
+  const near = (k: number) => ops[k] !== undefined && ops[k]!.sign !== ' ';
+  const shown = ops.filter((o, k) => o.sign !== ' ' || near(k - 1) || near(k + 1));
+  const text = [
+    `${conversation}: ${removed} recorded call(s) no longer made, ${added} new`,
+    ...shown.map((o) => `  ${o.sign} ${o.text}`),
+  ].join('\n');
+  return { conversation, removed, added, text };
+}

@@ -1,0 +1,4 @@
+/** Every transcript of the example flows, one vitest test each (what `botflow test` runs). */
+import { transcriptTests } from '../../src/testing/index.ts';
+
+transcriptTests('flows/tests/*.test.yaml', { flows: 'flows' });
