@@ -4,7 +4,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assign, setup } from 'xstate';
@@ -24,7 +24,9 @@ interface Ctx {
 const menuFlow = defineFlow({
   id: 'menu',
   triggers: [{ kind: 'bot_started' }],
-  machine: setup({ types: { context: {} as Ctx, events: {} as FlowEvent, input: {} as FlowInput } }).createMachine({
+  machine: setup({
+    types: { context: {} as Ctx, events: {} as FlowEvent, input: {} as FlowInput },
+  }).createMachine({
     context: { answers: 0 },
     initial: 'menu',
     states: {
@@ -55,7 +57,13 @@ const user = (id: number) => ({ user_id: id, first_name: `Имя ${id}`, is_bot:
 let mids = 0;
 
 function botStarted(id: number, t: number): string {
-  return JSON.stringify({ update_type: 'bot_started', timestamp: t, chat_id: 500_000 + id, user: user(id), user_locale: 'ru' });
+  return JSON.stringify({
+    update_type: 'bot_started',
+    timestamp: t,
+    chat_id: 500_000 + id,
+    user: user(id),
+    user_locale: 'ru',
+  });
 }
 
 function message(id: number, t: number, text: string): string {
@@ -93,7 +101,8 @@ function rssChild(path: string, n: number): void {
   }
   globalThis.gc?.();
   const sessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
-  process.stdout.write(`${JSON.stringify({ rss: process.memoryUsage().rss, sessions })}\n`);
+  const { rss, heapUsed } = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ rss, heapUsed, sessions })}\n`);
   db.close();
 }
 
@@ -110,7 +119,11 @@ function populate(path: string, n: number, sample: Record<string, unknown>): voi
   db.close();
 }
 
-function measureRss(dir: string, n: number, sample: Record<string, unknown>): { rssMb: number; sessions: number } {
+function measureRss(
+  dir: string,
+  n: number,
+  sample: Record<string, unknown>,
+): { rssMb: number; heapMb: number; sessions: number } {
   const path = join(dir, `rss-${n}.db`);
   populate(path, n, sample);
   const child = spawnSync(
@@ -120,11 +133,11 @@ function measureRss(dir: string, n: number, sample: Record<string, unknown>): { 
   );
   if (child.status !== 0) throw new Error(`rss child failed: ${child.stderr}`);
   const line = child.stdout.trim().split('\n').at(-1)!;
-  const { rss, sessions } = JSON.parse(line) as { rss: number; sessions: number };
+  const { rss, heapUsed, sessions } = JSON.parse(line) as { rss: number; heapUsed: number; sessions: number };
   rmSync(path, { force: true });
   rmSync(`${path}-wal`, { force: true });
   rmSync(`${path}-shm`, { force: true });
-  return { rssMb: mb(rss), sessions };
+  return { rssMb: mb(rss), heapMb: mb(heapUsed), sessions };
 }
 
 async function main(): Promise<void> {
@@ -139,21 +152,27 @@ async function main(): Promise<void> {
     const payloads: string[] = [];
     for (let id = 1; id <= people; id++) payloads.push(botStarted(id, ++t));
     for (let r = 0; r < rounds; r++) {
-      for (let id = 1; id <= people; id++) payloads.push(message(id, ++t, r % 2 === 0 ? 'ещё вопрос' : 'вот мой ответ'));
+      for (let id = 1; id <= people; id++) {
+        const answer = r % 2 === 0 ? 'ещё вопрос' : `ответ ${'слово '.repeat((id * 7 + r) % 12)}`.trim();
+        payloads.push(message(id, ++t, answer));
+      }
     }
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     for (let i = 0; i < payloads.length; i += 500) {
       inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p))); // intake's group commit
       engine.processPending();
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMicrosPerUpdate = Math.round((cpu.user + cpu.system) / payloads.length);
     const updatesPerSecond = Math.round(payloads.length / seconds);
     const counts = db.prepare('SELECT status, count(*) AS n FROM inbox GROUP BY status').all();
     const outboxRows = (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
 
-    const sizes = (db.prepare('SELECT length(snapshot) AS n FROM sessions ORDER BY n').all() as { n: number }[]).map(
-      (r) => r.n,
-    );
+    const sizes = (
+      db.prepare('SELECT length(snapshot) AS n FROM sessions ORDER BY n').all() as { n: number }[]
+    ).map((r) => r.n);
     const at = (q: number) => sizes[Math.min(sizes.length - 1, Math.floor(q * sizes.length))]!;
     const sample = db
       .prepare(
@@ -165,13 +184,21 @@ async function main(): Promise<void> {
 
     console.log(`updates: ${payloads.length} from ${people} people (${rounds + 1} each), synchronous=FULL`);
     console.log(`processed end to end: ${updatesPerSecond} updates/s (${seconds.toFixed(2)} s)`);
+    console.log(
+      `CPU time: ${cpuMicrosPerUpdate} µs per update (${Math.round(1e6 / cpuMicrosPerUpdate)} updates/s per busy core); ` +
+        `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+    );
     console.log(`inbox: ${JSON.stringify(counts)}; outbox rows: ${outboxRows}`);
     console.log(`snapshot bytes: p50 ${at(0.5)}, p99 ${at(0.99)}`);
 
     const small = measureRss(dir, 10_000, sample);
-    console.log(`RSS with ${small.sessions} persisted conversations: ${small.rssMb} MB`);
+    console.log(
+      `RSS with ${small.sessions} persisted conversations: ${small.rssMb} MB (JS heap ${small.heapMb} MB)`,
+    );
     const large = measureRss(dir, 1_000_000, sample);
-    console.log(`RSS with ${large.sessions} persisted conversations: ${large.rssMb} MB`);
+    console.log(
+      `RSS with ${large.sessions} persisted conversations: ${large.rssMb} MB (JS heap ${large.heapMb} MB)`,
+    );
 
     console.log(
       JSON.stringify({
