@@ -50,7 +50,8 @@ export interface RunningApp {
 
 /** What `startApp` needs besides the configuration. */
 export interface StartAppOptions {
-  logger: Logger;
+  /** With `addSecret`, the embedded sandbox's token is scrubbed from log lines too. */
+  logger: Logger & { addSecret?(value: string): void };
   parts: AppParts;
 }
 
@@ -112,6 +113,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       }
       token = sandbox.token;
       baseUrl = sandbox.baseUrl;
+      logger.addSecret?.(token);
     }
     if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
 

@@ -34,25 +34,34 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
+/** A logger whose line scrub can learn secrets known only later (the embedded sandbox's token). */
+export type ScrubbingLogger = Logger & { addSecret(value: string | undefined): void };
+
 /** Creates the process logger. Child loggers (`logger.child({component})`) share its guards. */
-export function createLogger(options: LoggerOptions): Logger {
-  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  // JSON escaping could alter a secret's spelling in the line; scrub the escaped form too.
-  const needles = [...new Set(secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))];
-  return pino(
+export function createLogger(options: LoggerOptions): ScrubbingLogger {
+  const needles: string[] = [];
+  const addSecret = (value: string | undefined) => {
+    if (typeof value !== 'string' || value.length < 4) return;
+    // JSON escaping could alter a secret's spelling in the line; scrub the escaped form too.
+    for (const form of [value, JSON.stringify(value).slice(1, -1)])
+      if (!needles.includes(form)) needles.push(form);
+  };
+  for (const secret of options.secrets ?? []) addSecret(secret);
+  const logger = pino(
     {
       level: options.level,
       base: { pid: process.pid, ...options.base },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      hooks: needles.length
-        ? {
-            streamWrite: (line) =>
-              needles.reduce((text, needle) => text.replaceAll(needle, '[redacted]'), line),
-          }
-        : {},
+      hooks: {
+        streamWrite: (line) =>
+          needles.length
+            ? needles.reduce((text, needle) => text.replaceAll(needle, '[redacted]'), line)
+            : line,
+      },
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
+  return Object.assign(logger, { addSecret });
 }

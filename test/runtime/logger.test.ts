@@ -81,3 +81,13 @@ describe('runShutdown', () => {
     ]);
   });
 });
+
+describe('createLogger().addSecret', () => {
+  it('scrubs a secret learned after creation from later lines', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'info', destination });
+    logger.addSecret('late-secret-value');
+    logger.child({ component: 'x' }).info(`calling with late-secret-value`);
+    expect(lines[0]).not.toContain('late-secret-value');
+  });
+});
