@@ -153,6 +153,8 @@ describe('the web chat playground', () => {
     const alice = page.getByRole('article', { name: 'Chat of Alice' });
     await botMessage(alice, 'Age: 30').getByRole('button', { name: 'Confirm' }).click();
     await botMessage(alice, 'Thanks, Alice! You are signed up.').waitFor();
+    // The example's record_signup effect is a typing action: the chat shows it for a few seconds.
+    await alice.getByText('bot is typing…').waitFor();
     await expect.poll(() => panel().locator('.flow-title .pill').textContent(), WAIT).toBe('done');
 
     await say(alice, '/support');

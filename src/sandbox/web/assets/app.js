@@ -140,6 +140,7 @@ function followSandbox() {
     const event = JSON.parse(message.data);
     for (const column of columnsFor(event)) {
       if (event.type === 'notification') column.toast(event.text);
+      else if (event.type === 'chat.action') column.showAction(event.action);
       else scheduleRedraw(column);
       if (column === selected) panel.refresh();
     }
@@ -150,6 +151,7 @@ function followSandbox() {
     'message.removed',
     'notification',
     'chat.changed',
+    'chat.action',
   ]) {
     events.addEventListener(type, onChange);
   }

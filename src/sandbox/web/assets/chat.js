@@ -71,6 +71,15 @@ function attachmentView(a) {
   }
 }
 
+const SENDER_ACTIONS = {
+  typing_on: 'is typing',
+  sending_photo: 'is sending a photo',
+  sending_video: 'is sending a video',
+  sending_audio: 'is sending audio',
+  sending_file: 'is sending a file',
+  mark_seen: undefined,
+};
+
 const BUTTON_HINT = {
   link: 'link',
   request_contact: 'contact',
@@ -91,6 +100,7 @@ export class ChatColumn {
       this.messages.addEventListener(type, () => this.unstickIfUp(), { passive: true });
     this.messages.addEventListener('load', () => this.stickToBottom && this.scrollToEnd(), true);
     this.toasts = h('div', { class: 'toasts' });
+    this.action = h('div', { class: 'chat-action', 'aria-live': 'polite' });
     this.status = h('span', { class: 'pill' }, 'not started');
     this.payload = h('input', {
       class: 'payload',
@@ -166,6 +176,7 @@ export class ChatColumn {
         this.stopButton,
       ),
       this.messages,
+      this.action,
       this.toasts,
       this.composer(),
     );
@@ -321,6 +332,14 @@ export class ChatColumn {
     );
     this.toasts.append(el);
     setTimeout(() => el.remove(), kind === 'error' ? 8000 : 10_000);
+  }
+
+  /** The bot's sender action (typing, sending a photo…), shown under the messages for a few seconds. */
+  showAction(action) {
+    clearTimeout(this.actionTimer);
+    const what = SENDER_ACTIONS[action];
+    this.action.textContent = what ? `bot ${what}…` : '';
+    if (what) this.actionTimer = setTimeout(() => (this.action.textContent = ''), 5000);
   }
 
   setSelected(selected) {
