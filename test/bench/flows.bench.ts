@@ -74,6 +74,7 @@ console.log(
     bench: 'flows',
     loadMs: +loadMs.toFixed(2),
     transitionUs: +transitionUs.toFixed(2),
+    bareXstateUs: +bareUs.toFixed(2),
     snapshotBytes,
   }),
 );
