@@ -18,6 +18,8 @@ import { openDatabase } from '../../src/store/database.ts';
 import { signupFlow } from './fixtures.ts';
 
 const SECRET = 'sandbox-test-secret-0123456789';
+/** Generous: the machine running the tests may be busy. */
+const PATIENT = { timeoutMs: 30_000 };
 
 class Bot {
   readonly dir = mkdtempSync(join(tmpdir(), 'botflow-engine-e2e-'));
@@ -85,21 +87,34 @@ describe('engine on the sandbox', () => {
     const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
 
     await control.startBot(ann);
-    await control.waitForView(ann, 'dialog', (v) => botTexts(v.messages).includes('What is your name?'));
+    await control.waitForView(
+      ann,
+      'dialog',
+      (v) => botTexts(v.messages).includes('What is your name?'),
+      PATIENT,
+    );
     await control.sendText(ann, 'dialog', 'Ann');
-    const withMenu = await control.waitForView(ann, 'dialog', (v) => v.messages.some((m) => m.keyboard));
+    const withMenu = await control.waitForView(
+      ann,
+      'dialog',
+      (v) => v.messages.some((m) => m.keyboard),
+      PATIENT,
+    );
     const menu = withMenu.messages.find((m) => m.keyboard)!;
     expect(menu.text).toBe('Hello Ann! Pick a plan:');
 
     await control.pressButton(ann, menu.message_id, { text: 'Pro' });
-    const confirmed = await control.waitForView(ann, 'dialog', (v) =>
-      botTexts(v.messages).includes('Ann on pro. Type yes to finish.'),
+    const confirmed = await control.waitForView(
+      ann,
+      'dialog',
+      (v) => botTexts(v.messages).includes('Ann on pro. Type yes to finish.'),
+      PATIENT,
     );
     expect(confirmed.messages.find((m) => m.message_id === menu.message_id)?.text).toBe('Plan: pro');
 
     // The edited menu kept its keyboard: a second press is stale and gets the flow's notice.
     await control.pressButton(ann, menu.message_id, { text: 'Basic' });
-    const notified = await control.waitForView(ann, 'dialog', (v) => v.notifications.length > 0);
+    const notified = await control.waitForView(ann, 'dialog', (v) => v.notifications.length > 0, PATIENT);
     expect(notified.notifications.map((n) => n.text)).toContain('That menu is old.');
     expect(bot.engine.sessions.get(`u:${ann}`)).toMatchObject({ step: 'confirm', context: { plan: 'pro' } });
 
@@ -127,7 +142,7 @@ describe('engine on the sandbox', () => {
 
     bot.up(true);
     for (const id of people) {
-      const view = await control.waitForView(id, 'dialog', (v) => botTexts(v.messages).length > 0);
+      const view = await control.waitForView(id, 'dialog', (v) => botTexts(v.messages).length > 0, PATIENT);
       expect(botTexts(view.messages)).toEqual(['What is your name?']);
     }
     await bot.engine.drain();
@@ -141,7 +156,7 @@ describe('engine on the sandbox', () => {
     const control = sandbox.control;
     const dan = (await control.createUser({ first_name: 'Dan' })).user_id;
     await control.startBot(dan);
-    await control.waitForView(dan, 'dialog', (v) => botTexts(v.messages).length === 1);
+    await control.waitForView(dan, 'dialog', (v) => botTexts(v.messages).length === 1, PATIENT);
     expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toHaveLength(1);
     await control.stopBot(dan);
     const deadline = Date.now() + 20_000;
@@ -183,7 +198,7 @@ describe('engine on the sandbox', () => {
     bot = new Bot(sandbox, [flow]).up(true);
     const eve = (await sandbox.control.createUser({ first_name: 'Eve' })).user_id;
     await sandbox.control.startBot(eve);
-    const view = await sandbox.control.waitForView(eve, 'dialog', (v) => v.messages.length === 2);
+    const view = await sandbox.control.waitForView(eve, 'dialog', (v) => v.messages.length === 2, PATIENT);
     const [file, note] = view.messages;
     expect(file!.text).toBe('Our prices');
     expect(file!.attachments).toEqual([expect.objectContaining({ type: 'file' })]);
