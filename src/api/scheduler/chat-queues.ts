@@ -4,7 +4,7 @@
  * for a time. Stale ring and heap entries are skipped by a per-lane token instead of being removed.
  */
 import type { OperationName } from '../operations.ts';
-import { type CompactLog, EMPTY_LOG } from './sliding-window.ts';
+import type { ChatLog } from './sliding-window.ts';
 import type { MediaKind } from './types.ts';
 
 /** Priority class index: 0 callback, 1 reply, 2 edit, 3 bulk. */
@@ -124,9 +124,11 @@ export const LANE_READY = 1;
 export const LANE_SLEEPING = 2;
 
 /** Per-scope state: a chat, or the one lane of calls that count against no chat. */
-export class Lane {
-  /** Recent starts of chat-scoped calls, oldest first. */
-  log: CompactLog = EMPTY_LOG;
+export class Lane implements ChatLog {
+  /** Arrival bounds of the chat's two most recent calls (-1: none), and older ones when the limit is above 2. */
+  recent = -1;
+  earlier = -1;
+  older: number[] | null = null;
   queues: LaneQueues | null = null;
   /** Nothing from this lane starts before this time (429 pause, retry backoff). */
   pausedUntil = 0;

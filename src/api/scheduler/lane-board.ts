@@ -5,7 +5,7 @@
  * within a class. Drops chat lanes that are idle and whose window has passed.
  */
 import { type Entry, LANE_IDLE, LANE_SLEEPING, Lane, LaneRing, WakeupHeap } from './chat-queues.ts';
-import { compactExpiresAt, compactNextFreeAt } from './sliding-window.ts';
+import { chatExpiresAt, chatNextFreeAt } from './sliding-window.ts';
 
 /** lane.state while the lane sits in the ready ring of class c is READY_BASE + c. */
 const READY_BASE = 10;
@@ -63,7 +63,7 @@ export class LaneBoard {
     }
     this.noteBacklog(lane);
     const windowFreeAt =
-      lane.chatId === undefined ? 0 : compactNextFreeAt(lane.log, this.perChat, this.chatWindowMs, now);
+      lane.chatId === undefined ? 0 : chatNextFreeAt(lane, this.perChat, this.chatWindowMs, now);
     const eligibleAt = Math.max(lane.pausedUntil, windowFreeAt);
     if (eligibleAt > now) {
       lane.token++;
@@ -178,7 +178,7 @@ export class LaneBoard {
   /** When the oldest idle chat can be forgotten, if any is waiting for that. */
   nextEvictionAt(): number | undefined {
     const lane = this.idle.size > 0 ? this.idle.peekValid(this.isIdle) : undefined;
-    return lane && Math.max(compactExpiresAt(lane.log, this.chatWindowMs), lane.pausedUntil);
+    return lane && Math.max(chatExpiresAt(lane, this.chatWindowMs), lane.pausedUntil);
   }
 
   /** Drops chats that have nothing queued and whose window and pause have passed. */
@@ -186,7 +186,7 @@ export class LaneBoard {
     for (let rotations = 0; rotations < 64; ) {
       const lane = this.idle.peekValid(this.isIdle);
       if (!lane) return;
-      const expiresAt = Math.max(compactExpiresAt(lane.log, this.chatWindowMs), lane.pausedUntil);
+      const expiresAt = Math.max(chatExpiresAt(lane, this.chatWindowMs), lane.pausedUntil);
       if (expiresAt <= now) {
         this.idle.dropHead();
         this.lanes.delete(lane.chatId!);

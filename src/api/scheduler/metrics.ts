@@ -34,6 +34,8 @@ export interface SchedulerMetrics {
   retries: { notReady: number; network: number; serverError: number };
   /** Time from submit to first attempt, per priority. */
   waitMs: Record<Priority, WaitSummary>;
+  /** Time from dispatch to answer of each attempt (the platform's latency as the scheduler sees it). */
+  callMs: WaitSummary;
   /** Jobs given up, by reason, and the most recent ones. */
   deadLetters: {
     total: number;
@@ -89,6 +91,7 @@ export class MetricsRecorder {
   readonly retries = { notReady: 0, network: 0, serverError: 0 };
   readonly queuedByPriority = [0, 0, 0, 0];
   private readonly waits = PRIORITIES.map(() => new Histogram());
+  private readonly calls = new Histogram();
   private deadTotal = 0;
   private readonly deadByReason: Partial<Record<DeadLetterReason, number>> = {};
   private readonly recentDead: DeadLetterRecord[] = [];
@@ -99,6 +102,10 @@ export class MetricsRecorder {
   queuedTotal(): number {
     const q = this.queuedByPriority;
     return q[0]! + q[1]! + q[2]! + q[3]!;
+  }
+
+  recordCall(ms: number): void {
+    this.calls.add(ms);
   }
 
   recordWait(classIndex: number, ms: number): void {
@@ -142,6 +149,7 @@ export class MetricsRecorder {
         Priority,
         WaitSummary
       >,
+      callMs: this.calls.summary(),
       deadLetters: {
         total: this.deadTotal,
         byReason: { ...this.deadByReason },

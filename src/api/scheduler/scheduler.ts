@@ -15,7 +15,7 @@ import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFacto
 import { classIndexOf, queueIndexOf } from './priorities.ts';
 
 import { decideRetry } from './retry-policy.ts';
-import { compactCountIn, compactRecord, SlidingWindowLog } from './sliding-window.ts';
+import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
 import {
   type ApiCaller,
   DeadLetterError,
@@ -52,7 +52,8 @@ export class Scheduler {
   private readonly recentChat429: { at: number; chatId: number }[] = [];
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
-  private lastDispatchAt = Number.NEGATIVE_INFINITY;
+  /** Earliest start the pacing schedule allows. */
+  private pacedAt = Number.NEGATIVE_INFINITY;
   private inFlight = 0;
   private pending = 0;
   private pumpQueued = false;
@@ -280,9 +281,11 @@ export class Scheduler {
     }
     entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
-    this.lastDispatchAt = now;
+    // The pacing schedule advances one slot per start; after a late timer it may catch up by two slots.
+    const spacing = this.globalLog.windowMs / this.globalLog.limit;
+    this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
     if (lane.chatId !== undefined) {
-      entry.chatCallsInWindow = compactCountIn(lane.log, this.chatWindowMs, now);
+      entry.chatCallsInWindow = chatCountIn(lane, this.chatWindowMs, now);
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
     } else {
       this.board.place(lane, now);
@@ -404,10 +407,11 @@ export class Scheduler {
     const now = this.now();
     this.inFlight--;
     this.globalLog.settle(entry.globalSlot, now);
+    this.recorder.recordCall(now - entry.dispatchedAt);
     if (lane.chatId !== undefined) {
       lane.busy = false;
       const arrivedBy = Math.min(now, entry.dispatchedAt + this.options.arrivalBoundMs);
-      lane.log = compactRecord(lane.log, this.options.limits.perChat, arrivedBy);
+      chatRecord(lane, this.options.limits.perChat, arrivedBy);
     }
     return lane;
   }
@@ -466,9 +470,7 @@ export class Scheduler {
    * not spent in one burst: a chat's second call of a second then still finds a free slot.
    */
   private globalFreeAt(now: number): number {
-    const paced = this.options.pacing
-      ? this.lastDispatchAt + this.globalLog.windowMs / this.globalLog.limit
-      : now;
+    const paced = this.options.pacing ? this.pacedAt : now;
     return Math.max(this.globalPausedUntil, this.globalLog.nextFreeAt(now), paced, now);
   }
 

@@ -65,44 +65,47 @@ export class SlidingWindowLog {
 }
 
 /**
- * The compact per-chat log: an exact-size array of the arrival bounds of the most recent calls,
- * oldest first (at most `limit` numbers). A chat runs one call at a time, so each bound is recorded
- * once, when the answer comes. Kept as plain data so that an idle chat costs a few dozen bytes.
+ * The per-chat log, kept inline in the chat's state so that an idle chat costs no extra object: the
+ * arrival bounds of its two most recent calls (-1 when none), and older ones in an array only when
+ * the per-chat limit is above 2. A chat runs one call at a time, so each bound is recorded once,
+ * when the answer comes, and the entries are in order. Whole milliseconds stay small integers, which
+ * V8 stores without boxing.
  */
-export type CompactLog = readonly number[];
+export interface ChatLog {
+  recent: number;
+  earlier: number;
+  older: number[] | null;
+}
 
-/** The log of a chat that has not started anything yet. */
-export const EMPTY_LOG: CompactLog = Object.freeze([]) as CompactLog;
+/** The k-th most recent entry (1-based), or -1. */
+function nth(log: ChatLog, k: number): number {
+  if (k === 1) return log.recent;
+  if (k === 2) return log.earlier;
+  return log.older?.[k - 3] ?? -1;
+}
 
 /** Earliest time, not before `now`, at which a chat with this log may start one more call. */
-export function compactNextFreeAt(log: CompactLog, limit: number, windowMs: number, now: number): number {
-  if (log.length < limit) return now;
-  return Math.max(now, log[log.length - limit]! + windowMs);
+export function chatNextFreeAt(log: ChatLog, limit: number, windowMs: number, now: number): number {
+  const kth = nth(log, limit);
+  return kth < 0 ? now : Math.max(now, kth + windowMs);
 }
 
-/** The log after one more call that arrived by `time` (a new exact-size array; the old one is not changed). */
-export function compactRecord(log: CompactLog, limit: number, time: number): CompactLog {
-  const stamp = Math.ceil(time);
-  if (log.length < limit) {
-    const next = new Array<number>(log.length + 1);
-    for (let i = 0; i < log.length; i++) next[i] = log[i]!;
-    next[log.length] = stamp;
-    return next;
-  }
-  const next = new Array<number>(limit);
-  for (let i = 1; i < limit; i++) next[i - 1] = log[log.length - limit + i]!;
-  next[limit - 1] = stamp;
-  return next;
+/** Records one more call that arrived by `time`. */
+export function chatRecord(log: ChatLog, limit: number, time: number): void {
+  if (limit > 2 && log.earlier >= 0) log.older = [log.earlier, ...(log.older ?? [])].slice(0, limit - 2);
+  log.earlier = limit > 1 ? log.recent : -1;
+  log.recent = Math.ceil(time);
 }
 
-/** When the log stops constraining anything: its newest entry plus the window. */
-export function compactExpiresAt(log: CompactLog, windowMs: number): number {
-  return log.length === 0 ? 0 : log[log.length - 1]! + windowMs;
-}
-
-/** Entries of the log inside the window ending at `now`. */
-export function compactCountIn(log: CompactLog, windowMs: number, now: number): number {
+/** Entries inside the window ending at `now`. */
+export function chatCountIn(log: ChatLog, windowMs: number, now: number): number {
   let n = 0;
-  for (const stamp of log) if (stamp > now - windowMs) n++;
+  for (const stamp of [log.recent, log.earlier, ...(log.older ?? [])])
+    if (stamp >= 0 && stamp > now - windowMs) n++;
   return n;
+}
+
+/** When the log stops constraining anything: its newest entry plus the window (0 when empty). */
+export function chatExpiresAt(log: ChatLog, windowMs: number): number {
+  return log.recent < 0 ? 0 : log.recent + windowMs;
 }
