@@ -26,6 +26,8 @@ export interface CompileContext {
 }
 
 type StateConfig = Record<string, unknown>;
+/** Step key of the flow-level entry that global commands run in (no step id starts with #). */
+const COMMANDS_KEY = '#commands';
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
 
@@ -170,12 +172,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (route.call) calledFromRoutes.add(route.call);
       return {
         guard: guard('command', { name }),
-        ...routeTransition(
-          `${flow.flow}`,
-          `command:${name}`,
-          route,
-          route.goto ? `.${route.goto}` : undefined,
-        ),
+        ...routeTransition(COMMANDS_KEY, `command:${name}`, route, route.goto ? `.${route.goto}` : undefined),
         reenter: true,
       };
     }),
@@ -196,9 +193,9 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
-  // A global command's `route` action reads the command from the flow itself (key = flow id).
-  steps.set(flow.flow, {
-    key: flow.flow,
+  // A global command's `route` action reads the command from the flow itself.
+  steps.set(COMMANDS_KEY, {
+    key: COMMANDS_KEY,
     id: flow.flow,
     flow,
     step: { type: 'end' },
@@ -220,7 +217,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     states: states as never,
   }) as unknown as AnyStateMachine;
 
-  const rootEntry = steps.get(flow.flow)!;
+  const rootEntry = steps.get(COMMANDS_KEY)!;
   return {
     id: flow.flow,
     version: cx.version,

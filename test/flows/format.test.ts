@@ -124,6 +124,23 @@ steps:
     });
   });
 
+  it('a step may share its flow id; global commands still work there', () => {
+    const d = new Drive(
+      compile(`flow: demo
+start: demo
+commands:
+  stop: { say: Stopped, goto: bye }
+steps:
+  demo: { type: menu, say: Menu, keyboard: [[{ id: go, text: Go, goto: bye }]] }
+  bye: { type: end }
+`),
+    );
+    expect(d.said).toEqual(['Menu']);
+    d.command('stop');
+    expect(d.said).toEqual(['Stopped']);
+    expect(d.snapshot.status).toBe('done');
+  });
+
   it('graph: the Mermaid diagram names steps and labelled transitions', async () => {
     const { flows } = await loadFlows('flows');
     const text = flowToMermaid(flows.find((f) => f.id === 'signup')!);
