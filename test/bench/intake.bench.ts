@@ -9,7 +9,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { InboxWriter } from '../../src/intake/inbox-writer.ts';
+import { updateEntry } from '../../src/intake/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
 
 const FIXTURE = new URL('../intake/fixtures/webhook-child.ts', import.meta.url).pathname;
 const SECRET = 'bench_secret_value';
@@ -142,12 +145,27 @@ async function measure(mode: string, dir: string): Promise<Result> {
   }
 }
 
+/** The intake path without HTTP: parse, keys, group commit (FULL) in batches of IN_FLIGHT; CPU µs per update. */
+async function intakePathCpuUs(dir: string): Promise<number> {
+  const db = openDatabase({ path: join(dir, 'path.db') });
+  const writer = new InboxWriter({ inbox: new InboxStore(db) });
+  const total = 20_000;
+  const started = process.cpuUsage();
+  for (let done = 0; done < total; done += IN_FLIGHT) {
+    await Promise.all(Array.from({ length: IN_FLIGHT }, () => writer.submit(updateEntry(body()))));
+  }
+  const used = process.cpuUsage(started);
+  db.close();
+  return (used.user + used.system) / total;
+}
+
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const dir = mkdtempSync(join(tmpdir(), 'botflow-bench-intake-'));
 try {
   const bare = await measure('bare', dir);
   const full = await measure('full', dir);
   const normal = await measure('normal', dir);
+  const pathCpuUs = await intakePathCpuUs(dir);
   const db = openDatabase({ path: join(dir, 'full.db') });
   const stored = db.prepare('SELECT count(*) FROM inbox').pluck().get() as number;
   db.close();
@@ -163,6 +181,9 @@ try {
   console.log(line('bare fastify route (stores nothing)', bare));
   console.log(line('botflow webhook, synchronous=FULL', full));
   console.log(line('botflow webhook, synchronous=NORMAL', normal));
+  console.log(
+    `intake path without HTTP (parse, keys, FULL group commit): ${pathCpuUs.toFixed(1)} µs CPU per update`,
+  );
   console.log(`rows in the FULL inbox: ${stored} (every 200 is a committed row; warm-up included)`);
   console.log(
     JSON.stringify({
@@ -175,6 +196,7 @@ try {
       normal_ack_p99_ms: round(normal.p99),
       receiver_cpu_us_per_ack: Math.round(full.receiverCpuUs),
       bare_receiver_cpu_us_per_ack: Math.round(bare.receiverCpuUs),
+      intake_path_cpu_us: round(pathCpuUs, 1),
       in_flight: IN_FLIGHT,
     }),
   );
