@@ -221,7 +221,8 @@ async function main() {
   );
   const run = await scheduledRun(sandbox, api, people);
   console.log(
-    `  done in ${run.seconds.toFixed(1)} s: ${run.requestsPerS.toFixed(2)} requests/s, ${run.http429} × 429`,
+    `  done in ${run.seconds.toFixed(1)} s: ${run.requestsPerS.toFixed(2)} requests/s, ${run.http429} × 429; ` +
+      `the hot chat finished at ${run.hotDoneS.toFixed(1)} s, the others at ${run.othersDoneS.toFixed(1)} s`,
   );
   console.log('naive run: the same load, every call at once…');
   const naive = await naiveRun(sandbox, api, people);
