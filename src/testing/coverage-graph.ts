@@ -9,6 +9,8 @@ export interface FlowEdge {
   from: string;
   label: string;
   to?: string;
+  /** Taken only when a condition holds (an earlier guarded branch of the same handler): paths avoid it. */
+  conditional?: boolean;
 }
 
 /** Steps and transitions of one flow. */
@@ -67,12 +69,21 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
   const visit = (node: Node, from: string) => {
     for (const [event, list] of node.transitions ?? []) {
       if (SKIPPED_EVENTS.has(event) || event.startsWith('xstate.')) continue;
-      for (const t of list) {
-        const handler = t.actions.map((a) => handlerLabel(a.type, a.params ?? {})).find(Boolean);
-        if (!handler) continue;
+      const labelled = list.map((t) => ({
+        t,
+        handler: t.actions.map((a) => handlerLabel(a.type, a.params ?? {})).find(Boolean),
+      }));
+      labelled.forEach(({ t, handler }, i) => {
+        if (!handler) return;
         const target = t.target?.[0];
-        add({ from, label: handler, ...(target ? { to: stepOf(target) } : {}) });
-      }
+        const later = labelled.slice(i + 1).some((o) => o.handler === handler && o.t.target?.[0]);
+        add({
+          from,
+          label: handler,
+          ...(target ? { to: stepOf(target) } : {}),
+          ...(target && later ? { conditional: true } : {}),
+        });
+      });
     }
     for (const t of node.always ?? []) {
       const target = t.target?.[0];
@@ -94,30 +105,31 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
   return { flowId, start: stepOf(root), steps, edges: [...edges.values()] };
 }
 
-/** The shortest list of edges from the flow's start to `target` (a step or an edge), or undefined. */
+/**
+ * The cheapest list of edges from the flow's start to `target` (a step, or an edge to take last), or
+ * undefined. A conditional edge costs more than a default one, so paths follow the flow's usual route.
+ */
 export function shortestPath(
   graph: FlowGraph,
   target: { step?: string; edge?: FlowEdge },
 ): FlowEdge[] | undefined {
   const globals = graph.edges.filter((e) => e.from === '*');
   const out = (step: string) => [...graph.edges.filter((e) => e.from === step), ...globals];
-  const previous = new Map<string, FlowEdge[]>([[graph.start, []]]);
-  const queue = [graph.start];
-  const done = (step: string, path: FlowEdge[]) => {
+  const best = new Map<string, { cost: number; path: FlowEdge[] }>([[graph.start, { cost: 0, path: [] }]]);
+  const open = new Set([graph.start]);
+  while (open.size) {
+    const step = [...open].reduce((a, b) => (best.get(a)!.cost <= best.get(b)!.cost ? a : b));
+    open.delete(step);
+    const { cost, path } = best.get(step)!;
     if (target.step === step) return path;
     const e = target.edge;
     if (e && (e.from === step || e.from === '*')) return [...path, e];
-    return undefined;
-  };
-  while (queue.length) {
-    const step = queue.shift()!;
-    const path = previous.get(step)!;
-    const found = done(step, path);
-    if (found) return found;
-    for (const e of out(step)) {
-      if (!e.to || previous.has(e.to)) continue;
-      previous.set(e.to, [...path, e]);
-      queue.push(e.to);
+    for (const edge of out(step)) {
+      if (!edge.to) continue;
+      const c = cost + (edge.conditional ? 10 : 1);
+      if ((best.get(edge.to)?.cost ?? Number.POSITIVE_INFINITY) <= c) continue;
+      best.set(edge.to, { cost: c, path: [...path, edge] });
+      open.add(edge.to);
     }
   }
   return undefined;

@@ -37,8 +37,7 @@ export class CoverageRecorder {
     if (type === 'enter') {
       this.visit('', flowId, s);
       if (this.#pending?.flowId === flowId) {
-        const from = this.#pending.from === flowId ? '*' : this.#pending.from;
-        this.#edge(flowId, { from, label: this.#pending.label, to: s });
+        this.#edge(flowId, { from: this.#pending.from, label: this.#pending.label, to: s });
       } else if (this.#lastEnter?.flowId === flowId) {
         this.#edge(flowId, { from: this.#lastEnter.step, label: 'next', to: s });
       }
@@ -48,13 +47,15 @@ export class CoverageRecorder {
     }
     this.flush();
     const label = handlerLabel(type, params);
-    if (label) this.#pending = { flowId, from: s, label };
+    // Handlers of the whole flow (global commands) name the flow or `#commands` instead of a step.
+    const from = s === flowId || s.startsWith('#') ? '*' : s;
+    if (label) this.#pending = { flowId, from, label };
   }
 
   /** Ends the current event: a handler that entered no step stayed where it was. */
   flush(): void {
     const p = this.#pending;
-    if (p) this.#edge(p.flowId, { from: p.from === p.flowId ? '*' : p.from, label: p.label });
+    if (p) this.#edge(p.flowId, { from: p.from, label: p.label });
     this.#pending = undefined;
     this.#lastEnter = undefined;
   }

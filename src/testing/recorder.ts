@@ -103,11 +103,11 @@ function errorOf(error: unknown): { code: string; message: string } {
   };
 }
 
-/** Opens `path` (appending) and starts a recording. */
+/** Creates (or empties) `path` and starts a recording. */
 export function createRecorder(path: string, options: RecorderOptions = {}): Recorder {
   const now = options.now ?? Date.now;
   const redactor = new Redactor(options.redact ?? DEFAULT_REDACTED_FIELDS, options.secrets ?? []);
-  const out: WriteStream = createWriteStream(path, { flags: 'a' });
+  const out: WriteStream = createWriteStream(path, { flags: 'w' });
   let closed = false;
   const write = (record: RecordLine) => {
     if (closed) return;

@@ -68,7 +68,7 @@ export function diffCalls(
     if (i < a.length && j < b.length && a[i] === b[j]) {
       ops.push({ sign: ' ', text: line(recorded[i++]!) });
       j++;
-    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! > lcs[i + 1]![j]!)) {
       ops.push({ sign: '+', text: line(now[j++]!) });
     } else ops.push({ sign: '-', text: line(recorded[i++]!) });
   }

@@ -1,0 +1,53 @@
+/** Coverage: the example transcripts reach every step and transition; a partial run lists the rest. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FlowDefinition } from '../../src/engine/contract.ts';
+import { coverageReport, formatCoverage, skeletons } from '../../src/testing/coverage.ts';
+import { CoverageRecorder } from '../../src/testing/coverage-recorder.ts';
+import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
+import { loadTranscripts } from '../../src/testing/load.ts';
+import { runTranscript } from '../../src/testing/run.ts';
+
+let flows: FlowDefinition[];
+beforeAll(async () => {
+  flows = await loadFlowsOrThrow('flows');
+});
+
+describe('coverage', () => {
+  it('the example transcripts reach every step and take every transition of the examples', async () => {
+    const { transcripts, problems } = loadTranscripts(['flows/tests']);
+    expect(problems).toEqual([]);
+    const recorder = new CoverageRecorder();
+    for (const t of transcripts)
+      expect((await runTranscript(t, { flows, coverage: recorder })).passed).toBe(true);
+    const report = coverageReport(flows, recorder);
+    expect(report.map((c) => c.graph.flowId).sort()).toEqual(['help', 'settings', 'signup', 'support']);
+    for (const c of report) {
+      expect({ flow: c.graph.flowId, steps: c.missedSteps, transitions: c.missedEdges }).toEqual({
+        flow: c.graph.flowId,
+        steps: [],
+        transitions: [],
+      });
+      expect(c.graph.steps.length).toBeGreaterThan(1);
+    }
+  }, 120_000);
+
+  it('one happy path leaves the rest listed, with skeletons walking the shortest path to it', async () => {
+    const { transcripts } = loadTranscripts(['flows/tests/signup.test.yaml']);
+    const recorder = new CoverageRecorder();
+    await runTranscript(transcripts.find((t) => t.name === 'happy path')!, { flows, coverage: recorder });
+    const signup = coverageReport(flows, recorder).find((c) => c.graph.flowId === 'signup')!;
+    expect(signup.missedSteps).toEqual(expect.arrayContaining(['minor', 'cancelled', 'abandoned']));
+    expect(signup.missedSteps).not.toContain('confirm');
+    const text = formatCoverage([signup]);
+    expect(text).toMatch(/signup +steps 5\/10 \(50%\)/);
+    expect(text).toContain('transition not taken: ask_age --accept--> minor');
+    expect(text).toContain('transition not taken: (any step) --command:cancel--> cancelled');
+    const skeleton = skeletons(signup);
+    expect(skeleton).toContain('name: "take confirm --button:edit_age--> ask_age"');
+    // The shortest path to `minor`: start, a name, then the age.
+    const minor = skeleton.split('---').find((d) => d.includes('name: "reach minor"'))!;
+    expect(minor.match(/^ {2}- /gm)?.length).toBe(3);
+    expect(minor).toContain('say: "TODO an answer ask_name accepts"   # ask_name --accept--> ask_age');
+    expect(minor).toContain('# ask_age --accept--> minor');
+  }, 60_000);
+});

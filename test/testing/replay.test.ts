@@ -1,0 +1,129 @@
+/**
+ * Record and replay: recorded sessions of the examples replay with no differences; a deliberate change to
+ * a flow makes replay report exactly the changed calls; personal values and the token never reach the file.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FlowDefinition } from '../../src/engine/contract.ts';
+import { compileSources, loadLocales, loadRegistry, readFlowSources } from '../../src/flows/load.ts';
+import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
+import { Harness } from '../../src/testing/harness.ts';
+import { loadTranscripts } from '../../src/testing/load.ts';
+import { createRecorder, Redactor } from '../../src/testing/recorder.ts';
+import { readRecording } from '../../src/testing/recording.ts';
+import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
+import { replay } from '../../src/testing/replay.ts';
+import { runReplay } from '../../src/testing/replay-command.ts';
+import { runTranscript } from '../../src/testing/run.ts';
+
+let flows: FlowDefinition[];
+const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-test-'));
+
+/** The example flows with one text changed, as an author's edit would. */
+async function changedFlows(from: string, to: string): Promise<FlowDefinition[]> {
+  const sources = readFlowSources('flows').map((s) => ({ ...s, source: s.source.replace(from, to) }));
+  const { registry } = await loadRegistry('flows');
+  const result = compileSources(sources, registry, loadLocales('flows'));
+  expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  return result.flows;
+}
+
+let recordings = 0;
+async function record(name: string): Promise<string> {
+  const t = loadTranscripts(['flows/tests']).transcripts.find((x) => x.name === name)!;
+  const file = join(dir, `${++recordings}.jsonl`);
+  const result = await runTranscript(t, { flows, recorder: (now) => createRecorder(file, { now }) });
+  expect(result.failure?.report).toBeUndefined();
+  return file;
+}
+
+beforeAll(async () => {
+  flows = await loadFlowsOrThrow('flows');
+});
+
+describe('record and replay', () => {
+  it('every recorded example dialog replays against the same flows with no differences', async () => {
+    // start_at transcripts begin from a written snapshot that is not part of any recording.
+    const all = loadTranscripts(['flows/tests']).transcripts.filter((t) => !t.startAt);
+    for (const t of all) {
+      const file = await record(t.name);
+      const result = await replay(readRecording(file), { flows });
+      expect(result.recordedCalls).toBeGreaterThan(0);
+      expect({ name: t.name, diff: result.differences.map((d) => d.text) }).toEqual({
+        name: t.name,
+        diff: [],
+      });
+      expect(result.replayedCalls).toBe(result.recordedCalls);
+    }
+  }, 180_000);
+
+  it('a changed prompt is reported as exactly that call, removed and added', async () => {
+    const file = await record('happy path');
+    const changed = await changedFlows('say: "Your email address?"', 'say: "Your e-mail, please?"');
+    const result = await replay(readRecording(file), { flows: changed });
+    expect(result.differences).toHaveLength(1);
+    const [diff] = result.differences;
+    expect(diff!.removed).toBe(1);
+    expect(diff!.added).toBe(1);
+    const changedLines = diff!.text.split('\n').filter((l) => /^ {2}[-+] /.test(l));
+    expect(changedLines).toEqual([
+      '  - sendMessage    send "Your email address?"',
+      '  + sendMessage    send "Your e-mail, please?"',
+    ]);
+  }, 60_000);
+
+  it('botflow replay exits 0 without differences and 1 with them, printing the diff', async () => {
+    const file = await record('validation errors');
+    const lines: string[] = [];
+    expect(await runReplay([file, '--flows', 'flows'], (l) => lines.push(l))).toBe(0);
+    expect(lines.at(-1)).toMatch(/10 updates replayed; 10 calls recorded, 10 made now: no differences/);
+    // A deliberately broken recording: one recorded text changed.
+    const edited = join(dir, 'edited.jsonl');
+    writeFileSync(
+      edited,
+      readFileSync(file, 'utf8').replace('Ages from 14 to 120 only, please.', 'Too old!'),
+    );
+    const out: string[] = [];
+    expect(await runReplay([edited], (l) => out.push(l))).toBe(1);
+    expect(out.join('\n')).toContain('- sendMessage    send "Too old!"');
+    expect(out.join('\n')).toContain('+ sendMessage    send "Ages from 14 to 120 only, please."');
+    expect(await runReplay([join(dir, 'missing.jsonl')], () => {})).toBe(2);
+  }, 60_000);
+
+  it('a contact’s phone is replaced everywhere by one placeholder, and the dialog still replays', async () => {
+    const file = await record('an unfinished request is closed after two idle hours');
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('+4930123456');
+    expect(text).toContain('"vcf_info":"«vcf_info:1»"');
+    expect((await replay(readRecording(file), { flows })).differences).toEqual([]);
+  }, 60_000);
+
+  it('secrets never reach the file, even inside texts', () => {
+    const r = new Redactor(['phone'], ['123456:SECRET-token']);
+    const out = r.redact({ error: 'bad token 123456:SECRET-token', contact: { phone: '+491701234567' } });
+    expect(JSON.stringify(out)).not.toContain('SECRET');
+    expect(r.redact({ text: 'call +491701234567' })).toEqual({ text: 'call «phone:1»' });
+  });
+
+  it('replays a conversation from the inbox and outbox of a database', async () => {
+    const h = await Harness.start({ flows });
+    try {
+      const ann = await h.person('Ann');
+      await h.act(ann, { kind: 'start' });
+      await h.act(ann, { kind: 'say', text: 'Ann' });
+      await h.act(ann, { kind: 'say', text: '41' });
+      await h.act(ann, { kind: 'wait', ms: 3 * 3_600_000, text: '3h' });
+      const recording = recordingFromDatabase(h.databasePath, `u:${ann.userId}`);
+      expect(recording.updates).toHaveLength(3);
+      expect((await replay(recording, { flows })).differences).toEqual([]);
+      const changed = await changedFlows('say: "Your email address?"', 'say: "Email?"');
+      const result = await replay(recording, { flows: changed });
+      expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
+      expect(() => recordingFromDatabase(h.databasePath, 'u:0')).toThrow(/no updates of conversation "u:0"/);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});
