@@ -68,7 +68,7 @@ function turnFor(e: FlowEdge): string {
   else if (label === 'accept') action = `say: "TODO an answer ${at} accepts"`;
   else if (label === 'invalid answer') action = `say: "TODO an answer ${at} refuses"`;
   else if (label === 'retries exhausted') action = `say: "TODO the last refused answer at ${at}"`;
-  else if (label.startsWith('remind') || label === 'idle') action = 'wait: "TODO the delay of the step"';
+  else if (label.startsWith('remind') || label === 'idle') action = 'wait: 1h   # TODO: use the step’s delay';
   else action = `say: "TODO any text (${label})"`;
   return `  - ${action}   # ${edgeText(e)}\n    bot: { send: "TODO" }`;
 }

@@ -2,7 +2,7 @@
  * Reads transcript files: YAML 1.2, one transcript per document (`---` between them), checked by hand so
  * that every problem names the exact place (`file:line:col`) and what to write instead.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import { durationMs } from '../flows/durations.ts';
@@ -37,6 +37,7 @@ const TOP = ['flow', 'name', 'person', 'start_at', 'turns'];
 export function findTranscriptFiles(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
+    if (!existsSync(p)) throw new Error(`${p}: no such file or folder`);
     if (statSync(p).isDirectory()) {
       for (const name of readdirSync(p).sort()) {
         if (name === 'node_modules' || name.startsWith('.')) continue;
@@ -69,7 +70,11 @@ export function expandPaths(paths: string[]): string[] {
 /** Loads the transcripts of the given files and folders. */
 export function loadTranscripts(paths: string[], cwd = process.cwd()): LoadedTranscripts {
   const result: LoadedTranscripts = { transcripts: [], problems: [] };
-  for (const file of findTranscriptFiles(paths)) {
+  const missing = paths.filter((p) => !existsSync(p));
+  for (const p of missing) {
+    result.problems.push({ file: p, line: 1, col: 1, severity: 'error', message: 'no such file or folder' });
+  }
+  for (const file of findTranscriptFiles(paths.filter((p) => existsSync(p)))) {
     const shown = relative(cwd, file) || file;
     const parsed = parseTranscripts(readFileSync(file, 'utf8'), shown);
     result.transcripts.push(...parsed.transcripts);
