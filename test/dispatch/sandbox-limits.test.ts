@@ -44,6 +44,56 @@ describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
       expect(await textsIn(h.api, chatId)).toEqual(['r0', 'r1', 'r2']);
   });
 
+  it('answers a real callback press ahead of a queued bulk backlog', async () => {
+    h = await dispatchHarness();
+    const people = await dialogs(h.sandbox, 31);
+    const [presser, ...bulkChats] = people;
+    const menu = await h.scheduler.submit({
+      op: 'sendMessage',
+      args: {
+        chat_id: presser!.chatId,
+        text: 'Menu',
+        attachments: [
+          {
+            type: 'inline_keyboard',
+            payload: { buttons: [[{ type: 'callback', text: 'Go', payload: 'go' }]] },
+          },
+        ],
+      },
+    });
+    const bulk: Promise<unknown>[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (const { chatId } of bulkChats) {
+        bulk.push(
+          h.scheduler.submit({
+            op: 'sendMessage',
+            args: { chat_id: chatId, text: `b${round}` },
+            priority: 'bulk',
+          }),
+        );
+      }
+    }
+    let answered: Promise<unknown> | undefined;
+    const stop = h.sandbox.onUpdate((update) => {
+      const u = update as { update_type: string; callback?: { callback_id: string } };
+      if (u.update_type !== 'message_callback' || !u.callback) return;
+      answered = h!.scheduler.submit({
+        op: 'answerCallback',
+        args: { callback_id: u.callback.callback_id, notification: 'Done' },
+        chatId: presser!.chatId,
+      });
+    });
+    await h.sandbox.control.pressButton(presser!.userId, menu.message.body.mid, 'go');
+    stop();
+    await answered;
+    await Promise.all(bulk);
+    const log = h.sandbox.requestLog.list();
+    const answerAt = log.findIndex((r) => r.op === 'answerCallback');
+    const bulkAfterAnswer = log.slice(answerAt).filter((r) => r.op === 'sendMessage').length;
+    expect(bulkAfterAnswer).toBeGreaterThan(60); // most of the 120 bulk sends were still waiting
+    expect(windowPeaks(log).http429).toBe(0);
+  });
+
   it('a 429 on one chat pauses only that chat; the failed send is retried first and order holds', async () => {
     // The scheduler believes in 4 per chat, the platform allows 2: the third send in a second gets a 429.
     h = await dispatchHarness({ limits: { global: 30, perChat: 4 } });
