@@ -28,11 +28,22 @@ export const command: Command = {
         console.error('botflow check: --registry needs a file');
         return 2;
       }
-      const mod = (await import(pathToFileURL(resolve(file)).href)) as {
-        default?: Registry;
-        registry?: Registry;
-      };
-      registry = mod.default ?? mod.registry;
+      try {
+        const mod = (await import(pathToFileURL(resolve(file)).href)) as {
+          default?: Registry;
+          registry?: Registry;
+        };
+        registry = mod.default ?? mod.registry;
+      } catch (error) {
+        console.error(
+          `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}`,
+        );
+        return 2;
+      }
+      if (!registry?.validators) {
+        console.error(`botflow check: ${file} has no default export made by defineRegistry()`);
+        return 2;
+      }
       args.splice(at, 2);
     }
     const dir = args[0] ?? 'flows';
