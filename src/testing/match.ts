@@ -114,7 +114,7 @@ export function expectationProblems(expected: BotExpectation, actual: ActualActi
       break;
     case 'upload':
       if (expected.type && expected.type !== actual.type)
-        out.push(`uploaded a ${actual.type}, not a ${expected.type}`);
+        out.push(`uploaded: ${actual.type}, expected: ${expected.type}`);
       out.push(...messageProblems(expected.message, actual));
       break;
     case 'answer':

@@ -3,8 +3,12 @@
  * failing turns show expected and actual side by side with the step that produced the call, and virtual
  * time fires reminders in order.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/contract.ts';
+import { compileFlow } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
@@ -136,5 +140,33 @@ turns:
 `);
     expect(result.failure?.report).toContain('start_at: flow "signup" has no step "ask_phone"');
     expect(result.failure?.report).toContain('ask_email');
+  });
+
+  it('an uploaded file is matched as an upload with its message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-upload-'));
+    const path = join(dir, 'report.txt');
+    writeFileSync(path, 'numbers');
+    const source = `flow: report
+start: send
+triggers: [{ command: report }]
+steps:
+  send: { type: message, say: "Your report", media: { file: ${JSON.stringify(path)} }, next: bye }
+  bye: { type: end }
+`;
+    const compiled = compileFlow(source, 'report.flow.yaml');
+    expect(compiled.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const t = one(`flow: report
+name: upload
+turns:
+  - say: /report
+    bot: { upload: { type: file, text: Your report } }
+`);
+    const result = await runTranscript(t, { flows: [compiled.flow!] });
+    expect(result.failure?.report).toBeUndefined();
+    const wrong = await runTranscript(
+      { ...t, turns: [{ ...t.turns[0]!, bot: [{ kind: 'upload', type: 'image', message: {} }] }] },
+      { flows: [compiled.flow!] },
+    );
+    expect(wrong.failure?.report).toContain('uploaded: file, expected: image');
   });
 });
