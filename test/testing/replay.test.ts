@@ -126,4 +126,27 @@ describe('record and replay', () => {
       await h.close();
     }
   }, 60_000);
+
+  it('in a session of several people, only the conversation that meets the change differs', async () => {
+    const file = join(dir, 'two-people.jsonl');
+    const h = await Harness.start({ flows, recorder: (now) => createRecorder(file, { now }) });
+    try {
+      const ann = await h.person('Ann');
+      const bob = await h.person('Bob');
+      await h.act(ann, { kind: 'start' });
+      await h.act(bob, { kind: 'start' });
+      await h.act(ann, { kind: 'say', text: 'Ann' });
+      await h.act(bob, { kind: 'say', text: 'Bob' });
+      await h.act(bob, { kind: 'say', text: '40' });
+      await h.act(ann, { kind: 'say', text: '15' });
+      await h.act(bob, { kind: 'wait', ms: 3_600_000, text: '1h' });
+    } finally {
+      await h.close();
+    }
+    expect((await replay(readRecording(file), { flows })).differences).toEqual([]);
+    const changed = await changedFlows('must be 18 or older', 'need to be 18 or older');
+    const result = await replay(readRecording(file), { flows: changed });
+    expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
+    expect(result.differences[0]!.text).toContain('+ sendMessage    send "Sorry, you need to be 18 or older to sign up."');
+  }, 60_000);
 });
