@@ -172,7 +172,22 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
   const loaded = options.registry ? { registry: options.registry, problems: [] } : await loadRegistry(dir);
   const catalogs = options.locales ?? loadLocales(dir);
   const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir);
-  return { flows: result.flows, problems: [...loaded.problems, ...misnamedFiles(dir), ...result.problems] };
+  const catalogProblems = [...catalogs.values()].flatMap((c) =>
+    c.broken.map(
+      (line): Problem => ({
+        file: c.file,
+        line,
+        col: 1,
+        severity: 'error',
+        message: 'Fluent cannot read this entry, so it is left out of the catalog',
+        hint: 'write `id = text`; continuation lines are indented; comments start with #',
+      }),
+    ),
+  );
+  return {
+    flows: result.flows,
+    problems: [...loaded.problems, ...misnamedFiles(dir), ...catalogProblems, ...result.problems],
+  };
 }
 
 /** YAML files in the folder that are not read because their name does not end in .flow.yaml. */

@@ -15,6 +15,8 @@ export interface Catalog {
   bundle: FluentBundle;
   /** Message ids with the 1-based line they are defined on. */
   ids: Map<string, number>;
+  /** Lines where an entry starts that Fluent could not parse (it skips them). */
+  broken: number[];
 }
 
 /** Loads a Fluent catalog from its text. */
@@ -22,11 +24,15 @@ export function loadCatalog(locale: string, file: string, source: string): Catal
   const bundle = new FluentBundle(locale, { useIsolating: false });
   bundle.addResource(new FluentResource(source));
   const ids = new Map<string, number>();
+  const broken: number[] = [];
   source.split('\n').forEach((line, i) => {
-    const m = /^([A-Za-z][\w-]*)\s*=/.exec(line);
+    const m = /^(-?[A-Za-z][\w-]*)\s*=/.exec(line);
     if (m) ids.set(m[1]!, i + 1);
+    // Fluent skips what it cannot parse; find those entries so they are reported instead of lost.
+    if (m && !m[1]!.startsWith('-') && !bundle.hasMessage(m[1]!)) broken.push(i + 1);
+    else if (!m && /^[^\s#]/.test(line)) broken.push(i + 1);
   });
-  return { locale, file, bundle, ids };
+  return { locale, file, bundle, ids, broken };
 }
 
 /** Escapes a variable's value for the message format. */

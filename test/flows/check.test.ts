@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileSources } from '../../src/flows/load.ts';
+import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
@@ -182,6 +182,22 @@ steps:
       ),
     );
     expect(media.lines).toEqual(['demo.flow.yaml:7:21: error: media file "./missing.png" does not exist']);
+  });
+
+  it('reports catalog entries Fluent cannot read, instead of losing them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-ftl-'));
+    mkdirSync(join(dir, 'locales'));
+    writeFileSync(join(dir, 'locales', 'en.ftl'), '# greetings\nhello = Hi { $name\nbye Bye\nok = Fine\n');
+    writeFileSync(
+      join(dir, 'demo.flow.yaml'),
+      'flow: demo\nstart: bye\ni18n: { default_locale: en }\nsteps:\n  bye: { type: end, say: ok }\n',
+    );
+    const { problems } = await loadFlows(dir);
+    expect(problems.map((p) => `${p.line}:${p.col} ${p.message}`)).toEqual([
+      '2:1 Fluent cannot read this entry, so it is left out of the catalog',
+      '3:1 Fluent cannot read this entry, so it is left out of the catalog',
+    ]);
+    expect(problems[0]!.file.endsWith(join('locales', 'en.ftl'))).toBe(true);
   });
 
   it('refuses a flow whose id differs from its file name', () => {
