@@ -6,6 +6,7 @@
  * (`«phone:1»`), so a redacted recording still replays without differences.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import type Database from 'better-sqlite3';
 import type { CallRecord, RecordLine } from './recording.ts';
 
 /** Options of `createRecorder`. */
@@ -34,6 +35,10 @@ export interface Recorder {
   call(op: string, args: Record<string, unknown>, outcome: { result: unknown } | { error: unknown }): void;
   /** The same client, recording every `call()`. */
   wrapApi<T extends Caller>(api: T): T;
+  /** Records the updates intake just committed to the inbox (the ids from intake's `onAccepted`). */
+  accepted(db: Database.Database, ids: readonly number[]): void;
+  /** Adds a string that must never be written (a token known only after start). */
+  addSecret(secret: string): void;
   /** Writes the end line and closes the file. */
   close(): Promise<void>;
 }
@@ -42,6 +47,11 @@ export interface Recorder {
 export class Redactor {
   readonly #fields: Set<string>;
   readonly #secrets: string[];
+
+  /** Adds a string to replace by `«redacted»` from now on. */
+  addSecret(secret: string): void {
+    if (secret.length >= 4) this.#secrets.push(secret);
+  }
   readonly #values = new Map<string, string>();
   #counts = new Map<string, number>();
 
@@ -148,6 +158,18 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
           };
         },
       });
+    },
+    accepted(db, ids) {
+      if (closed || ids.length === 0) return;
+      const rows = db
+        .prepare(
+          `SELECT payload FROM inbox WHERE kind = 'update' AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`,
+        )
+        .all(...ids) as { payload: string }[];
+      for (const row of rows) recorder.update(row.payload);
+    },
+    addSecret(secret) {
+      redactor.addSecret(secret);
     },
     close() {
       if (closed) return Promise.resolve();

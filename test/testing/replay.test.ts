@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/contract.ts';
 import { compileSources, loadLocales, loadRegistry, readFlowSources } from '../../src/flows/load.ts';
+import { updateEntry } from '../../src/intake/update-entry.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
 import { Harness } from '../../src/testing/harness.ts';
 import { loadTranscripts } from '../../src/testing/load.ts';
@@ -147,6 +150,37 @@ describe('record and replay', () => {
     const changed = await changedFlows('must be 18 or older', 'need to be 18 or older');
     const result = await replay(readRecording(file), { flows: changed });
     expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
-    expect(result.differences[0]!.text).toContain('+ sendMessage    send "Sorry, you need to be 18 or older to sign up."');
+    expect(result.differences[0]!.text).toContain(
+      '+ sendMessage    send "Sorry, you need to be 18 or older to sign up."',
+    );
   }, 60_000);
+
+  it('records the updates intake accepted into the inbox, with secrets added after start redacted', async () => {
+    const db = openDatabase({ path: join(dir, 'accepted.db') });
+    const file = join(dir, 'accepted.jsonl');
+    const recorder = createRecorder(file, { now: () => 1000 });
+    recorder.addSecret('sandbox-token-123');
+    const update = (text: string, n: number) =>
+      JSON.stringify({
+        update_type: 'message_created',
+        timestamp: n,
+        message: {
+          sender: { user_id: 7 },
+          recipient: { chat_id: 9, chat_type: 'dialog' },
+          body: { mid: `m${n}`, seq: n, text },
+        },
+      });
+    const ids = new InboxStore(db)
+      .append([updateEntry(update('hello', 1)), updateEntry(update('my token is sandbox-token-123', 2))])
+      .map((r) => r.id!);
+    recorder.accepted(db, ids);
+    await recorder.close();
+    db.close();
+    const recording = readRecording(file);
+    expect(recording.updates.map((u) => (u.update.message as { body: { text: string } }).body.text)).toEqual([
+      'hello',
+      'my token is «redacted»',
+    ]);
+    expect(readFileSync(file, 'utf8')).not.toContain('sandbox-token-123');
+  });
 });
