@@ -70,7 +70,13 @@ export interface AppParts {
     logger: Logger;
   }): Engine;
   startPolling(
-    options: IntakeOptions & { timeoutSeconds: number; limit: number; types?: string[] },
+    options: Omit<IntakeOptions, 'api'> & {
+      /** The long poll goes through the scheduler, so it counts in the same 30/s window as the sends. */
+      api: Pick<BotApi, 'getUpdates' | 'getSubscriptions'>;
+      timeoutSeconds: number;
+      limit: number;
+      types?: string[];
+    },
   ): Promise<IntakeHandle>;
   startWebhook(
     options: IntakeOptions & {

@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
+import { throttledClient } from '../api/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
@@ -218,6 +219,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     } else {
       intake = await parts.startPolling({
         ...common,
+        api: throttledClient(scheduler),
         timeoutSeconds: config.polling.timeoutSeconds,
         limit: config.polling.limit,
         ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),

@@ -10,6 +10,7 @@ export {
 export { defaultPriority } from './priorities.ts';
 export { DEFAULT_NOT_READY_BUDGET_MS, type RetryOptions } from './retry-policy.ts';
 export { Scheduler, type Task } from './scheduler.ts';
+export { throttledClient } from './throttled-client.ts';
 export {
   type ApiCaller,
   DeadLetterError,
