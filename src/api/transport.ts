@@ -343,7 +343,9 @@ export class Transport {
   }
 
   #fail(error: NetworkError, req: TransportRequest): NetworkError {
-    this.#logger?.warn({ op: req.operation, code: error.code, sent: error.sent }, 'api network error');
+    // A call the caller aborted (a long poll at shutdown) is not a network problem.
+    const level = error.code === 'ABORTED' ? 'debug' : 'warn';
+    this.#logger?.[level]({ op: req.operation, code: error.code, sent: error.sent }, 'api network error');
     return error;
   }
 }

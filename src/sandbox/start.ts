@@ -41,7 +41,12 @@ export interface Sandbox {
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
   const app = await buildSandbox(options);
   const host = options.host ?? '127.0.0.1';
-  await app.listen({ port: options.port ?? 0, host });
+  try {
+    await app.listen({ port: options.port ?? 0, host });
+  } catch (error) {
+    await app.close(); // release the state (and its SQLite file) opened by buildSandbox
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
