@@ -13,6 +13,7 @@ import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
 import { throttledClient } from '../api/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
+import { startInboxPruner } from '../intake/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import type { AppParts, IntakeHandle, SandboxHandle } from './app-parts.ts';
@@ -70,12 +71,14 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let intake: IntakeHandle | undefined;
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
+  let stopPruning = () => {};
 
   // Reverse start order. Closing the database before the scheduler matters: a call still queued there is
   // then left `sending` in the outbox (sent again at the next start) instead of being recorded as failed.
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop intake', run: () => intake?.stop() },
     { name: 'stop watching flows', run: () => watcher?.close() },
+    { name: 'stop pruning', run: () => stopPruning() },
     {
       name: 'finish current steps and sends in flight',
       run: async (deadline) => {
@@ -174,6 +177,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       });
     }
     running.start();
+    stopPruning = startPruning(db, running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
       watcher = parts.watchFlows(config.flows.dir, (next) => {
@@ -262,4 +266,29 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     await runShutdown(shutdownSteps(), { deadline: Date.now() + 5000, logger });
     throw error;
   }
+}
+
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/**
+ * Keeps the database from growing without end: settled inbox rows after intake's retention (72 h), and
+ * finished outbox and timer rows after the engine's (7 days). Pending work is never touched.
+ */
+function startPruning(db: Database.Database, engine: Engine, logger: Logger): () => void {
+  const stopInbox = startInboxPruner({ db, intervalMs: PRUNE_EVERY_MS, logger });
+  const pruneEngine = () => {
+    try {
+      const pruned = engine.prune();
+      if (pruned.outbox + pruned.timers > 0) logger.info(pruned, 'outbox and timers pruned');
+    } catch (error) {
+      logger.error({ err: error }, 'pruning the outbox and timers failed; will try again');
+    }
+  };
+  pruneEngine();
+  const timer = setInterval(pruneEngine, PRUNE_EVERY_MS);
+  timer.unref();
+  return () => {
+    stopInbox();
+    clearInterval(timer);
+  };
 }

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxControl } from '../../src/sandbox/index.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
 import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -52,6 +54,35 @@ describe('botflow run without a token', () => {
       run.child.kill('SIGINT');
     }
     expect(await run.exited).toBe(0);
+  });
+
+  it('prunes settled inbox rows past their retention at start, and keeps pending ones', async () => {
+    const home = mkdtempSync(join(dir, 'prune-'));
+    mkdirSync(join(home, '.botflow'));
+    const path = join(home, '.botflow', 'sandbox.db');
+    const fourDaysAgo = Date.now() - 4 * 24 * 3_600_000;
+    const seed = openDatabase({ path });
+    const inbox = new InboxStore(seed);
+    const [old] = inbox.append([
+      { dedupeKey: 'old-done', payload: '{"update_type":"x"}', receivedAt: fourDaysAgo },
+    ]);
+    inbox.markDone(old!.id!, fourDaysAgo);
+    seed.close();
+
+    const run = runBotflow(['run', '--port', '0'], { cwd: home, env: { BOTFLOW_FLOWS_DIR: FLOWS } });
+    try {
+      await run.waitFor(/to chat with your flows/);
+      expect(`${run.stdout()}${run.stderr()}`).toContain('inbox pruned');
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    expect(await run.exited).toBe(0);
+    const after = openDatabase({ path });
+    try {
+      expect(new InboxStore(after).findByDedupeKey('old-done')).toBeUndefined();
+    } finally {
+      after.close();
+    }
   });
 
   it('says which setting to change when the port is taken (BOTFLOW_PORT)', async () => {
