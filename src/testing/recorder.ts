@@ -7,7 +7,10 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { OPERATIONS, type OperationName } from '../api/operations.ts';
 import type { CallRecord, RecordLine } from './recording.ts';
+
+const isWrite = (op: string) => OPERATIONS[op as OperationName]?.write ?? true;
 
 /** Options of `createRecorder`. */
 export interface RecorderOptions {
@@ -33,7 +36,7 @@ export interface Recorder {
   update(update: unknown): void;
   /** Records an API call with its result or its failure. */
   call(op: string, args: Record<string, unknown>, outcome: { result: unknown } | { error: unknown }): void;
-  /** The same client, recording every `call()`. */
+  /** The same client, recording every `call()` of a write operation (reads pass through unrecorded). */
   wrapApi<T extends Caller>(api: T): T;
   /** Records the updates intake just committed to the inbox (the ids from intake's `onAccepted`). */
   accepted(db: Database.Database, ids: readonly number[]): void;
@@ -143,12 +146,11 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
             return typeof value === 'function' ? value.bind(target) : value;
           }
           return async (op: string, args: Record<string, unknown>, callOptions?: unknown) => {
+            const call = target.call as (...a: unknown[]) => Promise<unknown>;
+            // Reads are not the flows' doing; getUpdates' results are recorded once, as accepted updates.
+            if (!isWrite(op)) return call.call(target, op, args, callOptions);
             try {
-              const result = await (target.call as (...a: unknown[]) => Promise<unknown>)(
-                op,
-                args,
-                callOptions,
-              );
+              const result = await call.call(target, op, args, callOptions);
               recorder.call(op, args, { result });
               return result;
             } catch (error) {
