@@ -45,8 +45,8 @@ export interface IntakeOptions {
   api: BotApi;
   db: Database.Database;
   keyStrategy: ConversationKeyStrategy;
-  /** The engine's wake-up call after each commit. */
-  onAccepted: () => void;
+  /** The engine's wake-up call after each commit, with the new inbox ids (`botflow run --record` records them). */
+  onAccepted: (batch?: { ids: number[] }) => void;
   logger: Logger;
 }
 

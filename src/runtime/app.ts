@@ -16,6 +16,7 @@ import type { Engine } from '../engine/engine.ts';
 import { startInboxPruner } from '../intake/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
+import type { Recorder } from '../testing/recorder.ts';
 import type { AppParts, IntakeHandle, SandboxHandle } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { trackProgress } from './progress.ts';
@@ -55,6 +56,8 @@ export interface StartAppOptions {
   /** With `addSecret`, the embedded sandbox's token is scrubbed from log lines too. */
   logger: Logger & { addSecret?(value: string): void };
   parts: AppParts;
+  /** `botflow run --record <file>`: records every accepted update and every API result (src/testing/recorder.ts). */
+  recorder?: Recorder;
 }
 
 /** Backlogs smaller than this are processed without a progress line. */
@@ -92,6 +95,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         }
       },
     },
+    { name: 'close the recording', always: true, run: () => options.recorder?.close() },
     { name: 'close database', always: true, run: () => db?.open && db.close() },
     { name: 'stop scheduler', always: true, run: () => scheduler?.close() },
     { name: 'close API client', run: () => api?.close() },
@@ -118,6 +122,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       token = sandbox.token;
       baseUrl = sandbox.baseUrl;
       logger.addSecret?.(token);
+      options.recorder?.addSecret(token);
     }
     if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
 
@@ -153,7 +158,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       flowLogger.warn({ dir: config.flows.dir }, 'no flows found: the bot will not answer');
 
     scheduler = new Scheduler({
-      api,
+      api: options.recorder ? options.recorder.wrapApi(api) : api,
       limits: { global: config.limits.requestsPerSecond, perChat: config.limits.perChatPerSecond },
       logger: logger.child({ component: 'scheduler' }),
     });
@@ -201,7 +206,10 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       api,
       db,
       keyStrategy: config.conversationKey,
-      onAccepted: () => running.notify(),
+      onAccepted: (batch?: { ids: number[] }) => {
+        if (options.recorder && db && batch) options.recorder.accepted(db, batch.ids);
+        running.notify();
+      },
       logger: logger.child({ component: 'intake' }),
     };
     if (config.mode === 'webhook') {

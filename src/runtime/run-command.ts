@@ -3,7 +3,10 @@
  * chat), prints where to look, and shuts down gracefully on SIGINT / SIGTERM. Bad configuration and failed
  * self-checks end with one plain message on stderr and a non-zero exit code, never a stack trace.
  */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from '../cli.ts';
+import { createRecorder, type Recorder } from '../testing/recorder.ts';
 import { type RunningApp, startApp } from './app.ts';
 import type { AppParts } from './app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig } from './config.ts';
@@ -18,6 +21,7 @@ Runs the bot. With no token configured, runs the local sandbox, the flows of ./f
 
 options:
   --config <file>     configuration file (default: botflow.config.yaml/.yml/.json in this folder)
+  --record <file>     record every accepted update and API result as JSON lines (botflow replay reads it)
 ${KEYS.filter((k) => k.flag)
   .map(
     (k) =>
@@ -39,9 +43,14 @@ export interface RunEnvironment {
 
 /** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
 export async function runBot(args: string[], environment: RunEnvironment): Promise<number> {
+  const record = takeRecordFlag(args);
+  if ('error' in record) {
+    environment.print(`botflow: ${record.error}`);
+    return 2;
+  }
   let config: Config;
   try {
-    config = loadConfig({ argv: args, env: environment.env, cwd: environment.cwd });
+    config = loadConfig({ argv: record.rest, env: environment.env, cwd: environment.cwd });
   } catch (error) {
     if (error instanceof HelpRequested) {
       environment.print(USAGE);
@@ -59,9 +68,25 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
   });
   for (const warning of config.warnings) logger.warn(warning);
 
+  let recorder: Recorder | undefined;
+  if (record.file) {
+    const file = resolve(environment.cwd, record.file);
+    if (!existsSync(dirname(file))) {
+      environment.print(`botflow: --record ${record.file}: the folder ${dirname(file)} does not exist`);
+      return 2;
+    }
+    const secrets = [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()];
+    recorder = createRecorder(file, { secrets });
+    environment.print(`recording updates and API results to ${file}`);
+  }
+
   let app: RunningApp;
   try {
-    app = await startApp(config, { logger, parts: await environment.loadParts() });
+    app = await startApp(config, {
+      logger,
+      parts: await environment.loadParts(),
+      ...(recorder ? { recorder } : {}),
+    });
   } catch (error) {
     if (!(error instanceof StartupError)) logger.error({ err: error }, 'botflow could not start');
     environment.print(`botflow: ${error instanceof Error ? error.message : String(error)}`);
@@ -114,6 +139,20 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
   });
   await flush(logger);
   return failure || !result.clean ? 1 : 0;
+}
+
+/** Takes `--record <file>` (or `--record=<file>`) out of the arguments; the rest is configuration. */
+function takeRecordFlag(args: string[]): { rest: string[]; file?: string } | { error: string } {
+  const rest: string[] = [];
+  let file: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--record' || arg.startsWith('--record=')) {
+      file = arg === '--record' ? args[++i] : arg.slice('--record='.length);
+      if (!file || file.startsWith('--')) return { error: '--record needs a file: --record session.jsonl' };
+    } else rest.push(arg);
+  }
+  return file ? { rest, file } : { rest };
 }
 
 function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {

@@ -1,0 +1,77 @@
+/**
+ * `botflow run --record <file>` end to end: a real botflow process on long polling against a sandbox,
+ * people talking to the example flows; the recording holds every update and call, never the token, and
+ * replays against the same flows with no differences.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
+import { readRecording } from '../../src/testing/recording.ts';
+import { replay } from '../../src/testing/replay.ts';
+import { runBotflow } from '../runtime/child.ts';
+
+const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
+let dir: string;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'botflow-record-'));
+  sandbox = await startSandbox({ limits: false });
+});
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('botflow run --record', () => {
+  it('records a live dialog that then replays with no differences', async () => {
+    const file = join(dir, 'session.jsonl');
+    const run = runBotflow(
+      ['run', '--db', join(dir, 'bot.db'), '--flows', FLOWS, '--record', file, '--log-level', 'warn'],
+      { cwd: dir, env: { BOTFLOW_TOKEN: sandbox.token, BOTFLOW_BASE_URL: sandbox.baseUrl } },
+    );
+    try {
+      await run.waitFor(/botflow is running/, 30_000);
+      const c = sandbox.control;
+      const ann = (await c.createUser({ first_name: 'Ann' })).user_id;
+      const lastBot = async () => (await c.view(ann)).messages.filter((m) => m.from === 'bot').at(-1)?.text;
+      const answered = (text: string) => async () => ((await lastBot()) === text ? text : undefined);
+      await c.startBot(ann, {});
+      await until('the welcome', answered('Welcome! What is your <b>name</b>?'));
+      await c.sendText(ann, 'dialog', 'Ann');
+      await until('the age question', answered('Nice to meet you, Ann. How old are you?'));
+      await c.sendText(ann, 'dialog', 'old');
+      await until('the age error', answered('Please send your age as a number, like 27.'));
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    expect(existsSync(file)).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(sandbox.token);
+    const recording = readRecording(file);
+    expect(recording.updates.map((u) => u.update.update_type)).toEqual([
+      'bot_started',
+      'message_created',
+      'message_created',
+    ]);
+    expect(recording.calls.filter((c) => c.op === 'sendMessage')).toHaveLength(3);
+    const result = await replay(recording, { flows: await loadFlowsOrThrow(FLOWS) });
+    expect(result.differences).toEqual([]);
+  }, 60_000);
+});
