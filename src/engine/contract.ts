@@ -129,4 +129,11 @@ export interface FlowDefinition {
    * old version has no migration (the session then stays on its old version).
    */
   migrate?(fromVersion: string, persisted: unknown): unknown | undefined;
+  /**
+   * A self-contained JSON text from which the module that built this flow can rebuild exactly this
+   * version (flow files: their texts and catalogs). The engine stores it with the version, so sessions
+   * pinned to it keep running after a restart with a changed file (EngineOptions.rebuildFlow).
+   * Hand-written flows leave it out.
+   */
+  source?: string;
 }

@@ -62,6 +62,13 @@ export interface EngineOptions {
   maxInFlight?: number;
   /** How often a started engine looks for inbox rows nobody told it about (default 1000 ms). */
   pollIntervalMs?: number;
+  /**
+   * Rebuilds a flow version from the `source` stored with it (flow files: `rebuildFlow` of src/flows).
+   * At creation, running sessions pinned to a version `flows` lacks are given that version back from
+   * its stored source, so they go on after a restart with a changed flow file. Without it, or when a
+   * source is missing or no longer builds, they are migrated if the latest version maps them, else warned about.
+   */
+  rebuildFlow?: (source: string) => FlowDefinition;
 }
 
 /** What observers can listen to with `engine.on()`. */
@@ -164,10 +171,10 @@ export function createEngine(options: EngineOptions): Engine {
       })
     : undefined;
 
-  recordFlowVersions(db, registry, clock.now(), logger);
+  recordFlowVersions(db, registry, clock.now(), logger, options.rebuildFlow);
   const flowVersions = new FlowVersionStore(db);
   registry.onAdd((flow) => {
-    if (db.open) flowVersions.record(flow.id, flow.version, clock.now());
+    if (db.open) flowVersions.record(flow.id, flow.version, clock.now(), flow.source);
   });
 
   function report(outcomes: EventOutcome[]): void {
@@ -314,23 +321,54 @@ export function createEngine(options: EngineOptions): Engine {
   };
 }
 
-/** Records the loaded flow versions and warns about running sessions pinned to versions nobody loaded. */
+/**
+ * Records the loaded flow versions (with their sources), rebuilds from its stored source every version
+ * that running sessions are pinned to and `registry` lacks, and warns about those it cannot rebuild.
+ */
 function recordFlowVersions(
   db: Database.Database,
   registry: FlowRegistry,
   now: number,
   logger?: Logger,
+  rebuild?: (source: string) => FlowDefinition,
 ): void {
   const versions = new FlowVersionStore(db);
-  for (const flow of registry.all()) versions.record(flow.id, flow.version, now);
-  for (const { flowId, flowVersion, n } of new SessionStore(db).activeByVersion()) {
-    if (registry.get(flowId, flowVersion)) continue;
+  for (const flow of registry.all()) versions.record(flow.id, flow.version, now, flow.source);
+  const missing = new SessionStore(db)
+    .activeByVersion()
+    .filter(({ flowId, flowVersion }) => !registry.get(flowId, flowVersion));
+  const sources = new Map(
+    versions
+      .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
+      .map((s) => [`${s.flowId}@${s.version}`, s.source]),
+  );
+  for (const { flowId, flowVersion, n } of missing) {
+    const source = sources.get(`${flowId}@${flowVersion}`);
+    let why = source === undefined ? 'no source of it is stored' : 'no rebuildFlow was given to the engine';
+    if (source !== undefined && rebuild) {
+      try {
+        const flow = rebuild(source);
+        if (flow.id !== flowId || flow.version !== flowVersion) {
+          throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
+        }
+        registry.addPinned(flow);
+        versions.record(flowId, flowVersion, now);
+        logger?.info(
+          { flow: flowId, version: flowVersion, sessions: n },
+          `flow "${flowId}" version ${flowVersion} rebuilt from its stored source for ${n} running session(s)`,
+        );
+        continue;
+      } catch (error) {
+        why = `its stored source no longer builds: ${(error as Error).message}`;
+      }
+    }
     const latest = registry.latest(flowId);
     const how = latest?.migrate ? 'will be migrated if the newest version maps them' : 'will fail';
     logger?.warn(
-      { flow: flowId, version: flowVersion, sessions: n },
-      `${n} running session(s) are pinned to flow "${flowId}" version ${flowVersion}, which is not loaded: ` +
-        `their events ${how}. Load that version, add a migrate(), or end them with engine.sessions.end()`,
+      { flow: flowId, version: flowVersion, sessions: n, reason: why },
+      `${n} running session(s) are pinned to flow "${flowId}" version ${flowVersion}, which is not loaded ` +
+        `(${why}): their events ${how}. Fix what the old version needs (e.g. restore a removed validator), ` +
+        'add a migrate: block for it to the flow file, or end them with engine.sessions.end()',
     );
   }
 }

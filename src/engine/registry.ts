@@ -72,12 +72,16 @@ function checkDefinition(flow: FlowDefinition): void {
   checkMachine(flow.id, flow.machine);
 }
 
+const keyOf = (flowId: string, version: string) => `${flowId}\u0000${version}`;
+
 /** Every flow version an engine can run. */
 export class FlowRegistry {
   readonly #versions = new Map<string, Map<string, FlowDefinition>>();
   readonly #latest = new Map<string, FlowDefinition>();
   readonly #order: string[] = [];
   readonly #listeners = new Set<(flow: FlowDefinition) => void>();
+  /** Versions added with addPinned() (and not added again since): the latest's migrate() goes first. */
+  readonly #restored = new Set<string>();
 
   constructor(flows: Iterable<FlowDefinition> = []) {
     for (const flow of flows) this.add(flow);
@@ -93,7 +97,28 @@ export class FlowRegistry {
       this.#order.push(flow.id);
     }
     versions.set(flow.version, flow);
+    this.#restored.delete(keyOf(flow.id, flow.version));
     this.#latest.set(flow.id, flow);
+    for (const listener of this.#listeners) listener(flow);
+    return this;
+  }
+
+  /**
+   * Adds an older version that running sessions are pinned to (rebuilt after a restart), without making
+   * it the version new sessions start on: `latest()` and `current()` do not change, and a flow that has
+   * no latest version stays unable to start. Sessions on it move to the latest version when that one's
+   * `migrate()` maps them (as they would if this version were missing), else they go on here.
+   */
+  addPinned(flow: FlowDefinition): this {
+    checkDefinition(flow);
+    if (this.get(flow.id, flow.version)) return this;
+    let versions = this.#versions.get(flow.id);
+    if (!versions) {
+      versions = new Map();
+      this.#versions.set(flow.id, versions);
+    }
+    versions.set(flow.version, flow);
+    this.#restored.add(keyOf(flow.id, flow.version));
     for (const listener of this.#listeners) listener(flow);
     return this;
   }
@@ -116,7 +141,7 @@ export class FlowRegistry {
 
   /** The latest version of every flow, in the order flows were first added (trigger precedence). */
   current(): FlowDefinition[] {
-    return this.#order.map((id) => this.#latest.get(id)!);
+    return this.#order.flatMap((id) => this.#latest.get(id) ?? []);
   }
 
   /** Every loaded version. */
@@ -126,7 +151,10 @@ export class FlowRegistry {
 
   /**
    * The flow to run a session pinned to `flowId`@`version` on, with its snapshot: the pinned version when
-   * loaded, else the latest version if its `migrate()` maps the snapshot. Throws MissingFlowVersionError.
+   * loaded, else the latest version if its `migrate()` maps the snapshot. A version added with
+   * addPinned() is used only when the latest version does not migrate the snapshot (after a restart, a
+   * `migrate:` block still moves sessions as it did before versions were rebuilt). Throws
+   * MissingFlowVersionError.
    */
   resolve(
     flowId: string,
@@ -134,10 +162,12 @@ export class FlowRegistry {
     snapshot: unknown,
   ): { flow: FlowDefinition; snapshot: unknown; migrated: boolean } {
     const pinned = this.get(flowId, version);
-    if (pinned) return { flow: pinned, snapshot, migrated: false };
+    if (pinned && !this.#restored.has(keyOf(flowId, version)))
+      return { flow: pinned, snapshot, migrated: false };
     const latest = this.latest(flowId);
     const migrated = latest?.migrate?.(version, structuredClone(snapshot));
     if (latest && migrated !== undefined) return { flow: latest, snapshot: migrated, migrated: true };
+    if (pinned) return { flow: pinned, snapshot, migrated: false };
     throw new MissingFlowVersionError(flowId, version, [...(this.#versions.get(flowId)?.keys() ?? [])]);
   }
 }

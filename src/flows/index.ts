@@ -1,5 +1,6 @@
 /** Flow files: the format, loading and checking, compiling to the engine's FlowDefinition, drawing. */
 export { buildDefinition, type CompileContext } from './compile.ts';
+export { FLOW_SOURCE_KIND, type StoredFlowSource } from './flow-source.ts';
 export {
   checkFlows,
   compileFlow,
@@ -14,6 +15,7 @@ export {
 } from './load.ts';
 export { flowToMermaid } from './mermaid.ts';
 export { formatProblem, hasErrors, type Problem } from './problems.ts';
+export { FlowRebuildError, type RebuildOptions, rebuildFlow } from './rebuild.ts';
 export {
   defineRegistry,
   type EffectFactory,

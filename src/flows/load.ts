@@ -8,6 +8,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FlowDefinition } from '../engine/contract.ts';
 import { buildDefinition } from './compile.ts';
+import { describeFlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { lintFlow } from './lint.ts';
 import { hasErrors, type Problem } from './problems.ts';
@@ -29,6 +30,8 @@ export interface LoadOptions {
 export interface LoadResult {
   flows: FlowDefinition[];
   problems: Problem[];
+  /** The programmers' registry the flows were compiled with (loadFlows), for `rebuildFlow` later. */
+  registry?: Registry;
 }
 
 /** One flow file in memory: its path (as reported in problems) and text. */
@@ -99,12 +102,13 @@ export function compileSources(
   baseDir = '.',
 ): LoadResult {
   const problems: Problem[] = [];
-  const parsed: { file: string; flow: FlowFile; locate: Locator }[] = [];
+  const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
   for (const s of sources) {
     const r = parseFlowSource(s.source, s.file);
     problems.push(...r.problems);
-    if (r.flow) parsed.push({ file: s.file, flow: r.flow, locate: r.locate });
+    if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
   }
+  const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
   const good = new Set<string>();
   for (const p of parsed) {
@@ -119,15 +123,23 @@ export function compileSources(
   for (const p of parsed) {
     const callees = calleesOf(p.flow, byId);
     if (!good.has(p.flow.flow) || callees.some((c) => !good.has(c.flow))) continue;
-    flows.push(
-      buildDefinition(p.flow, {
-        registry,
-        catalogs,
-        flows: byId,
-        version: flowVersion(p.flow, callees),
-        baseDir: resolve(baseDir),
-      }),
-    );
+    const version = flowVersion(p.flow, callees);
+    const definition = buildDefinition(p.flow, {
+      registry,
+      catalogs,
+      flows: byId,
+      version,
+      baseDir: resolve(baseDir),
+    });
+    const source = describeFlowSource({
+      flow: p.flow,
+      version,
+      files: [p.flow, ...callees].map((f) => fileOf.get(f.flow)!),
+      usesI18n: [p.flow, ...callees].some((f) => f.i18n !== undefined),
+      catalogs,
+      baseDir: resolve(baseDir),
+    });
+    flows.push(source === undefined ? definition : { ...definition, source });
   }
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
   return { flows, problems };
@@ -187,6 +199,7 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
   return {
     flows: result.flows,
     problems: [...loaded.problems, ...misnamedFiles(dir), ...catalogProblems, ...result.problems],
+    registry: loaded.registry,
   };
 }
 

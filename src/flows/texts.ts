@@ -17,6 +17,8 @@ export interface Catalog {
   ids: Map<string, number>;
   /** Lines where an entry starts that Fluent could not parse (it skips them). */
   broken: number[];
+  /** The catalog's text (kept so a flow version's source can carry it; see flow-source.ts). */
+  text?: string;
 }
 
 /** Loads a Fluent catalog from its text. */
@@ -32,7 +34,7 @@ export function loadCatalog(locale: string, file: string, source: string): Catal
     if (m && !m[1]!.startsWith('-') && !bundle.hasMessage(m[1]!)) broken.push(i + 1);
     else if (!m && /^[^\s#]/.test(line)) broken.push(i + 1);
   });
-  return { locale, file, bundle, ids, broken };
+  return { locale, file, bundle, ids, broken, text: source };
 }
 
 /** Escapes a variable's value for the message format. */

@@ -8,6 +8,8 @@ import type { UpdateType } from '../api/schemas/index.ts';
 import { createEngine } from '../engine/engine.ts';
 import { type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
+import { rebuildFlow } from '../flows/rebuild.ts';
+import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
 import { watchFlows } from '../flows/watch.ts';
 import { startPolling } from '../intake/polling.ts';
 import { ensureSubscription } from '../intake/subscriptions.ts';
@@ -26,6 +28,8 @@ function toLoaded(result: LoadResult): LoadedFlows {
 
 /** The production parts. */
 export function defaultParts(): AppParts {
+  // The registry the flows were last loaded with: sessions pinned to older versions are rebuilt with it.
+  let programmers: Registry = EMPTY_REGISTRY;
   return {
     async startSandbox({ host, port, logger, dbPath }) {
       const inspector = new Inspector();
@@ -63,10 +67,15 @@ export function defaultParts(): AppParts {
           ],
         };
       }
-      return toLoaded(await loadFlows(dir));
+      const result = await loadFlows(dir);
+      programmers = result.registry ?? programmers;
+      return toLoaded(result);
     },
     watchFlows(dir, onChange) {
-      return watchFlows(dir, (result) => onChange(toLoaded(result)));
+      return watchFlows(dir, (result) => {
+        programmers = result.registry ?? programmers;
+        onChange(toLoaded(result));
+      });
     },
     createEngine(options) {
       return createEngine({
@@ -77,6 +86,7 @@ export function defaultParts(): AppParts {
         keyStrategy: options.keyStrategy,
         ...(options.secret ? { secret: options.secret } : {}),
         logger: options.logger,
+        rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
       });
     },
     async startPolling(options) {
