@@ -55,8 +55,32 @@ export function recordingFromDatabase(path: string, conversation?: string): Reco
     if (conversation !== undefined && updates.length === 0) {
       throw new Error(`the inbox of ${path} has no updates of conversation "${conversation}"`);
     }
+    const warnings: string[] = [];
+    const firstKept = new Map<string, number>();
+    for (const r of db
+      .prepare(
+        `SELECT conversation_key AS k, min(received_at) AS at FROM inbox WHERE kind = 'update'${where} GROUP BY k`,
+      )
+      .all(...params) as { k: string; at: number }[])
+      firstKept.set(r.k, r.at);
+    for (const r of db
+      .prepare(`SELECT conversation_key AS k, started_at AS at FROM sessions WHERE 1 = 1${where}`)
+      .all(...params) as { k: string; at: number }[]) {
+      const first = firstKept.get(r.k);
+      if (first !== undefined && r.at < first) {
+        warnings.push(
+          `${r.k}: its session started before the oldest update the inbox still holds (pruned): the replay starts it from nothing and may differ for that reason`,
+        );
+      }
+    }
     const times = [...updates.map((u) => u.at), ...calls.map((c) => c.at)];
-    return { startedAt: Math.min(...times, Date.now()), endedAt: Math.max(0, ...times), updates, calls };
+    return {
+      startedAt: Math.min(...times, Date.now()),
+      endedAt: Math.max(0, ...times),
+      updates,
+      calls,
+      ...(warnings.length ? { warnings } : {}),
+    };
   } finally {
     db.close();
   }

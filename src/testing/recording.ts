@@ -45,6 +45,8 @@ export interface Recording {
   endedAt: number;
   updates: UpdateRecord[];
   calls: CallRecord[];
+  /** Why the replay may differ for reasons other than the flows (e.g. a pruned inbox). */
+  warnings?: string[];
 }
 
 /** A line of a recording that is not what `--record` writes. */

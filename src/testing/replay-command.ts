@@ -65,6 +65,7 @@ export async function runReplay(args: string[], print: (line: string) => void): 
     print(`botflow replay: ${(error as Error).message}`);
     return 2;
   }
+  for (const warning of recording.warnings ?? []) print(`warning: ${warning}`);
   const result = await replay(recording, { flows });
   for (const d of result.differences) print(`${d.text}\n`);
   const summary = `${result.updates} updates replayed; ${result.recordedCalls} calls recorded, ${result.replayedCalls} made now`;

@@ -115,6 +115,7 @@ describe('record and replay', () => {
     try {
       const ann = await h.person('Ann');
       await h.act(ann, { kind: 'start' });
+      await h.act(ann, { kind: 'wait', ms: 60_000, text: '1m' });
       await h.act(ann, { kind: 'say', text: 'Ann' });
       await h.act(ann, { kind: 'say', text: '41' });
       await h.act(ann, { kind: 'wait', ms: 3 * 3_600_000, text: '3h' });
@@ -125,6 +126,13 @@ describe('record and replay', () => {
       const result = await replay(recording, { flows: changed });
       expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
       expect(() => recordingFromDatabase(h.databasePath, 'u:0')).toThrow(/no updates of conversation "u:0"/);
+      expect(recording.warnings).toBeUndefined();
+      // Pruning removed the first update: the replay says it cannot start where the session started.
+      h.db.prepare("DELETE FROM inbox WHERE id = (SELECT min(id) FROM inbox WHERE kind = 'update')").run();
+      const pruned = recordingFromDatabase(h.databasePath, `u:${ann.userId}`);
+      expect(pruned.warnings).toEqual([
+        expect.stringContaining(`u:${ann.userId}: its session started before`),
+      ]);
     } finally {
       await h.close();
     }
