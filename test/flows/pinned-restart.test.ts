@@ -4,7 +4,7 @@
  * on on the version it started on (rebuilt from the source stored in `flow_versions`), unless the new
  * file's `migrate:` block moves it. Real SQLite file, real flow files, the sandbox over real HTTP.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -251,6 +251,46 @@ describe('sessions pinned to a flow version, across a restart with a changed flo
     expect(String(warning?.msg)).toMatch(/no longer builds.*not_disposable/);
     expect(String(warning?.msg)).toMatch(/migrate: block|engine\.sessions\.end\(\)/);
     expect(bot.engine.registry.get('signup', v1Version)).toBeUndefined();
+  });
+});
+
+describe('a flow with catalogs, across a restart', () => {
+  const quiz = (version: number, ids: string) => `flow: quiz
+version: ${version}
+start: ask
+i18n: { default_locale: en }
+triggers: [{ bot_started: true }]
+steps:
+  ask:
+    type: input
+    say: ${ids}-ask
+    input: text
+    retries: { max: 3, exhausted: { goto: done } }
+    save: answer
+    next: done
+  done:
+    type: end
+    say: ${ids}-done
+`;
+
+  it('the old version renders with the catalog texts it was stored with, even after they left the file', async () => {
+    bot = await RestartableBot.start(v1);
+    const writeQuiz = (version: number, ids: string, ftl: string) => {
+      writeFileSync(join(bot!.dir, 'quiz.flow.yaml'), quiz(version, ids));
+      mkdirSync(join(bot!.dir, 'locales'), { recursive: true });
+      writeFileSync(join(bot!.dir, 'locales', 'en.ftl'), ftl);
+    };
+    writeQuiz(1, 'old', 'old-ask = Old question?\nold-done = Old answer: { $answer }\n');
+    await bot.restart();
+    const ann = await bot.newPerson('Ann');
+    expect(await bot.lastBot(ann)).toBe('Old question?');
+
+    writeQuiz(2, 'new', 'new-ask = New question?\nnew-done = New answer: { $answer }\n');
+    await bot.restart();
+    await bot.say(ann, '42');
+    expect(await bot.lastBot(ann)).toBe('Old answer: 42');
+    const bob = await bot.newPerson('Bob');
+    expect(await bot.lastBot(bob)).toBe('New question?');
   });
 });
 
