@@ -99,15 +99,18 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
     { addresses, flows: app.flowCount, mode: config.mode, db: config.database.path },
     'botflow is running',
   );
-  if (addresses.webChat) {
-    environment.print(
-      `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
-    );
-  } else {
-    environment.print(
-      `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
-    );
-  }
+  // Printed once Ctrl+C is handled: whoever reads this line may stop the process at once.
+  const announce = () => {
+    if (addresses.webChat) {
+      environment.print(
+        `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
+      );
+    } else {
+      environment.print(
+        `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
+      );
+    }
+  };
 
   let failure: Error | undefined;
   const result = await new Promise<{ clean: boolean }>((resolve) => {
@@ -117,6 +120,7 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
       resolve(outcome);
     };
     const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    announce();
     const fail = (error: Error, what: string) => {
       if (failure) return;
       failure = error;
