@@ -13,15 +13,36 @@ type CommandLoader = { summary: string; load: () => Promise<{ command: Command }
 
 // One line per subcommand; keep them sorted.
 const commands: Record<string, CommandLoader> = {
-  check: { summary: 'check flow files (schema, references, i18n, limits)', load: () => import('./flows/check-command.ts') },
-  graph: { summary: 'print a flow as a Mermaid state diagram', load: () => import('./flows/graph-command.ts') },
-  migrate: { summary: 'apply pending database migrations (--status: list them)', load: () => import('./store/migrate-command.ts') },
-  replay: { summary: 'replay a recording against the current flows; report the calls that differ', load: () => import('./testing/replay-command.ts') },
-  run: { summary: 'run the bot (no token: sandbox + example flows + web chat)', load: () => import('./runtime/run-command.ts') },
+  check: {
+    summary: 'check flow files (schema, references, i18n, limits)',
+    load: () => import('./flows/check-command.ts'),
+  },
+  graph: {
+    summary: 'print a flow as a Mermaid state diagram',
+    load: () => import('./flows/graph-command.ts'),
+  },
+  migrate: {
+    summary: 'apply pending database migrations (--status: list them)',
+    load: () => import('./store/migrate-command.ts'),
+  },
+  replay: {
+    summary: 'replay a recording against the current flows; report the calls that differ',
+    load: () => import('./testing/replay-command.ts'),
+  },
+  run: {
+    summary: 'run the bot (no token: sandbox + example flows + web chat)',
+    load: () => import('./runtime/run-command.ts'),
+  },
   sandbox: { summary: 'run the local platform sandbox', load: () => import('./sandbox/command.ts') },
   schema: { summary: 'print the JSON Schema of flow files', load: () => import('./flows/schema-command.ts') },
-  test: { summary: 'run transcripts (*.test.yaml) against the flows (--coverage: what none reached)', load: () => import('./testing/test-command.ts') },
-  webhook: { summary: 'manage webhook subscriptions: set <url>, list, delete <url>', load: () => import('./intake/webhook-command.ts') },
+  test: {
+    summary: 'run transcripts (*.test.yaml) against the flows (--coverage: what none reached)',
+    load: () => import('./testing/test-command.ts'),
+  },
+  webhook: {
+    summary: 'manage webhook subscriptions: set <url>, list, delete <url>',
+    load: () => import('./intake/webhook-command.ts'),
+  },
 };
 
 function usage(): string {
