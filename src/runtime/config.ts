@@ -6,7 +6,8 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { closest, describeIssue } from './config-messages.ts';
+import { closest } from '../flows/problems.ts';
+import { describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
 import {
   type ConfigFile,
