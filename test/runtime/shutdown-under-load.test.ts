@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { runBotflow } from './child.ts';
+import { runBotflow, until } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 const PEOPLE = 60;
@@ -55,20 +55,6 @@ function counts(dbPath: string) {
     return { inbox, outbox, total };
   } finally {
     db.close();
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = probe();
-      if (value !== undefined) return value;
-    } catch {
-      // the database may not exist yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { runBotflow } from './child.ts';
+import { runBotflow, until } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 const SECRET = 'webhook_secret_for_tests_123';
@@ -54,20 +54,6 @@ function inboxCounts(dbPath: string): { total: number; byStatus: Record<string, 
     return { total: rows.reduce((a, r) => a + r.n, 0), byStatus };
   } finally {
     db.close();
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = probe();
-      if (value !== undefined) return value;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
