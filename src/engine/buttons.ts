@@ -5,7 +5,7 @@
  * the payload. A press is then recognised as current, stale (drawn for a step the conversation has left)
  * or not ours (forged, or pressed by someone the keyboard was not drawn for).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { KEYBOARD_LIMITS } from '../api/schemas/keyboard.ts';
 
 const MAC_LENGTH = 8;
@@ -22,13 +22,13 @@ export type VerifiedPress =
 
 /** Signs and verifies button payloads with one secret. */
 export class ButtonSigner {
-  readonly #secret: string;
+  readonly #secret: KeyObject;
 
   constructor(secret: string) {
     if (secret.length < 16) {
       throw new ButtonPayloadError('the button-signing secret must be at least 16 characters long');
     }
-    this.#secret = secret;
+    this.#secret = createSecretKey(Buffer.from(secret)); // prepared once: signing runs for every button drawn
   }
 
   #mac(conversationKey: string, instance: string, payload: string): string {

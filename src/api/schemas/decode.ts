@@ -13,13 +13,29 @@ export class DecodeError extends Error {
   }
 }
 
-/** Removes `null` object members recursively: on this platform absent and null mean the same. */
+/** True when `value` holds a `null` anywhere inside it (objects and arrays). */
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsNull);
+  for (const key in value) if (holdsNull((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/**
+ * Removes `null` object members recursively: on this platform absent and null mean the same. Returns
+ * `value` itself when there is nothing to remove (most updates), sparing a copy.
+ */
 export function stripNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripNulls);
+  return value !== null && typeof value === 'object' && !holdsNull(value) ? value : copyWithoutNulls(value);
+}
+
+function copyWithoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyWithoutNulls);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (v !== null) out[k] = stripNulls(v);
+      if (v !== null) out[k] = copyWithoutNulls(v);
     }
     return out;
   }
