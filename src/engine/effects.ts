@@ -36,20 +36,22 @@ export interface PlanContext {
   meta: EventMeta;
   /** The step instance keyboards drawn by this step belong to. */
   stepInstance: number;
-  /** Signs one button payload for `stepInstance` (see buttons.ts). */
-  sign(instance: number, payload: string): string;
+  /** Signs one button payload for `stepInstance` in `conversationKey`'s conversation (see buttons.ts). */
+  sign(instance: number, payload: string, conversationKey: string): string;
   /** The pressed button's callback and message, when the event is a press. */
   callback?: { id: string; messageId?: string; chatId?: number };
 }
 
 type Args = Record<string, unknown>;
 
+type SigningContext = Pick<PlanContext, 'sign' | 'stepInstance'> & { conversationKey: string };
+
 function record(value: unknown): Args | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : undefined;
 }
 
 /** Signs every callback button payload in `attachments` (a NewMessageBody's), returning new objects. */
-function signKeyboards(attachments: unknown, ctx: PlanContext, where: string): unknown {
+function signKeyboards(attachments: unknown, ctx: SigningContext, where: string): unknown {
   if (!Array.isArray(attachments)) return attachments;
   return attachments.map((attachment) => {
     const a = record(attachment);
@@ -66,7 +68,7 @@ function signKeyboards(attachments: unknown, ctx: PlanContext, where: string): u
                 `${where}: callback button at row ${r + 1}, column ${c + 1} has no payload`,
               );
             }
-            return { ...b, payload: ctx.sign(ctx.stepInstance, b.payload) };
+            return { ...b, payload: ctx.sign(ctx.stepInstance, b.payload, ctx.conversationKey) };
           })
         : row,
     );
@@ -74,14 +76,21 @@ function signKeyboards(attachments: unknown, ctx: PlanContext, where: string): u
   });
 }
 
-function signMessageBody(body: unknown, ctx: PlanContext, where: string): unknown {
+function signMessageBody(body: unknown, ctx: SigningContext, where: string): unknown {
   const b = record(body);
   if (!b || !('attachments' in b)) return body;
   return { ...b, attachments: signKeyboards(b.attachments, ctx, where) };
 }
 
+const pathParamsOf = new WeakMap<OperationSpec, string[]>();
+
 function pathParams(spec: OperationSpec): string[] {
-  return [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  let params = pathParamsOf.get(spec);
+  if (!params) {
+    params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    pathParamsOf.set(spec, params);
+  }
+  return params;
 }
 
 function takesChat(spec: OperationSpec): boolean {
@@ -165,6 +174,7 @@ export function planEffects(
 ): { calls: PlannedCall[]; timers: TimerChange[] } {
   const calls: PlannedCall[] = [];
   const timers: TimerChange[] = [];
+  const signing: SigningContext = { sign: ctx.sign, stepInstance: ctx.stepInstance, conversationKey };
   effects.forEach((effect, index) => {
     const where = `effect #${index + 1} (${describe(effect)})`;
     switch (effect?.kind) {
@@ -183,9 +193,9 @@ export function planEffects(
         if (!record(effect.args)) throw new EffectError(`${where}: args must be an object`);
         let args = fillTarget(effect.op, spec, effect.args, ctx, where);
         if ('attachments' in args)
-          args = { ...args, attachments: signKeyboards(args.attachments, ctx, where) };
+          args = { ...args, attachments: signKeyboards(args.attachments, signing, where) };
         if (effect.op === 'answerCallback' && 'message' in args) {
-          args = { ...args, message: signMessageBody(args.message, ctx, where) };
+          args = { ...args, message: signMessageBody(args.message, signing, where) };
         }
         calls.push({
           kind: 'api',
@@ -199,7 +209,11 @@ export function planEffects(
       }
       case 'upload_and_send': {
         const target = fillTarget('sendMessage', OPERATIONS.sendMessage, {}, ctx, where);
-        const args = { ...target, media: effect.media, message: signMessageBody(effect.message, ctx, where) };
+        const args = {
+          ...target,
+          media: effect.media,
+          message: signMessageBody(effect.message, signing, where),
+        };
         calls.push({
           kind: 'upload_and_send',
           op: 'sendMessage',

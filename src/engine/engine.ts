@@ -24,6 +24,7 @@ import {
 import { type SessionInspector, sessionInspector } from './inspect.ts';
 import { type EventOutcome, InboxProcessor } from './processor.ts';
 import { FlowRegistry } from './registry.ts';
+import { SessionCache } from './session-cache.ts';
 import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
 
 /** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
@@ -58,6 +59,12 @@ export interface EngineOptions {
   staleText?: string;
   /** Inbox events per transaction (default 256). */
   batchSize?: number;
+  /**
+   * Sessions kept in memory after this process wrote them (default 10,000; 0 turns the cache off). The
+   * next event of a cached conversation skips reading and restoring its snapshot. Bounded: memory does
+   * not grow with the number of conversations.
+   */
+  sessionCacheSize?: number;
   /** Calls handed to the scheduler at once (default 256). */
   maxInFlight?: number;
   /** How often a started engine looks for inbox rows nobody told it about (default 1000 ms). */
@@ -114,7 +121,9 @@ export function createEngine(options: EngineOptions): Engine {
   const clock = options.clock ?? (options.now ? clockFrom(options.now) : systemClock);
   const registry = options.flows instanceof FlowRegistry ? options.flows : new FlowRegistry(options.flows);
   const signer = new ButtonSigner(options.secret ?? buttonSecret(db, clock.now()));
+  const cache = new SessionCache(options.sessionCacheSize ?? 10_000);
   const processor = new InboxProcessor({
+    cache,
     db,
     registry,
     signer,
@@ -269,7 +278,11 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     registry,
-    sessions: sessionInspector(db, () => clock.now()),
+    sessions: sessionInspector(
+      db,
+      () => clock.now(),
+      (key) => cache.delete(key),
+    ),
     start() {
       if (running) return;
       running = true;
@@ -306,10 +319,11 @@ export function createEngine(options: EngineOptions): Engine {
     prune(olderThanMs = 7 * 24 * 3_600_000) {
       const before = clock.now() - olderThanMs;
       const removed = { outbox: 0, timers: 0 };
-      for (let n = processor.writer.outbox.prune(before); n > 0; n = processor.writer.outbox.prune(before)) {
+      const { outbox, timers: timerRows } = processor.stores;
+      for (let n = outbox.prune(before); n > 0; n = outbox.prune(before)) {
         removed.outbox += n;
       }
-      for (let n = processor.writer.timers.prune(before); n > 0; n = processor.writer.timers.prune(before)) {
+      for (let n = timerRows.prune(before); n > 0; n = timerRows.prune(before)) {
         removed.timers += n;
       }
       return removed;

@@ -80,8 +80,12 @@ function listing(row: SessionSummary | SessionRow): SessionListing {
   return { ...summary, step: parse(stateValue) };
 }
 
-/** Builds the support API over one database; `now` stamps manual ends. */
-export function sessionInspector(db: Database.Database, now: () => number): SessionInspector {
+/** Builds the support API over one database; `now` stamps manual ends, `onEnded` hears of them. */
+export function sessionInspector(
+  db: Database.Database,
+  now: () => number,
+  onEnded?: (conversationKey: string) => void,
+): SessionInspector {
   const sessions = new SessionStore(db);
   const outbox = new OutboxStore(db);
   const timers = new TimerStore(db);
@@ -130,6 +134,10 @@ export function sessionInspector(db: Database.Database, now: () => number): Sess
         processedAt: r.processedAt,
         payload: parse(r.payload),
       })),
-    end: (key, reason = 'ended by support') => end.immediate(key, reason),
+    end(key, reason = 'ended by support') {
+      const ended = end.immediate(key, reason);
+      if (ended) onEnded?.(key);
+      return ended;
+    },
   };
 }

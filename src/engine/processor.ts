@@ -1,37 +1,27 @@
 /**
- * The inbox consumer. Pending events are taken in arrival order, in batches; each event is one step in
- * its own savepoint inside the batch's transaction (group commit), so one conversation's failure rolls back
- * only its own writes: the event is marked failed with the reason, the session keeps its last good
- * snapshot, and the other events of the batch commit. Events of one conversation are handled strictly in
- * arrival order; nothing waits inside a step (a reply, a timer or an API result is just a later event).
+ * The inbox consumer. Pending events are taken in arrival order, in batches: every event of the batch is
+ * planned first (the pure step and the writes it implies; see planner.ts), then all writes are applied in
+ * ONE transaction (group commit). Events of one conversation are handled strictly in arrival order, each
+ * planned on the session its predecessor left; nothing waits inside a step (a reply, a timer or an API
+ * result is just a later event). Committed sessions stay in a bounded cache (session-cache.ts).
+ *
+ * A flow that throws fails only its own event, at planning. Should applying fail (a session moved on
+ * under another process, a constraint), the writes are applied again event by event, each in its own
+ * savepoint: a failed event is marked failed with the reason, its session keeps its last good snapshot,
+ * and the later events of its conversation stay pending, to be planned again from the database.
  */
 import Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { decodeUpdate } from '../api/schemas/index.ts';
-import { type ConversationKeyStrategy, conversationKey, updatePlace } from '../intake/keys.ts';
+import type { ConversationKeyStrategy } from '../intake/keys.ts';
 import { EngineInbox, type InboxEvent } from '../store/engine-inbox.ts';
-import type { SessionRow } from '../store/sessions.ts';
+import { RevisionConflictError } from '../store/sessions.ts';
 import type { ButtonSigner } from './buttons.ts';
-import { StepWriter } from './commit.ts';
-import type { EventMeta, FlowEvent, FlowInput } from './contract.ts';
-import type { PlannedCall } from './effects.ts';
-import { type Incoming, interpretUpdate, metaOf, type Press } from './events.ts';
+import { applyWrites, WriteStores } from './commit.ts';
+import { type EventOutcome, type EventPlan, EventPlanner } from './planner.ts';
 import type { FlowRegistry } from './registry.ts';
-import { findFlowToStart } from './routing.ts';
-import { type StepCause, type StoredSnapshot, step } from './step.ts';
+import type { CachedSession, SessionCache } from './session-cache.ts';
 
-/** What became of one inbox event. */
-export interface EventOutcome {
-  inboxId: number;
-  kind: string;
-  conversationKey: string | null;
-  status: 'done' | 'ignored' | 'failed';
-  reason?: string;
-  /** The session after the event, when a step was committed. */
-  session?: { flowId: string; revision: number; stateValue: string; status: string };
-  calls: number;
-  error?: unknown;
-}
+export type { EventOutcome } from './planner.ts';
 
 /** What the processor needs. */
 export interface ProcessorOptions {
@@ -45,361 +35,147 @@ export interface ProcessorOptions {
   staleText: string;
   /** Events per transaction. */
   batchSize: number;
+  /** Sessions this process committed, read before the database. */
+  cache: SessionCache;
 }
 
 /** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
 const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;
 
-function isEnvironmental(error: unknown): boolean {
+/** True for SQLite errors that say nothing about the event being handled (disk full, database locked…). */
+export function isEnvironmental(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return error instanceof Database.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code);
 }
 
-class Ignored {
-  constructor(readonly reason: string) {}
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
 /** Consumes the inbox. */
 export class InboxProcessor {
-  readonly writer: StepWriter;
   readonly inbox: EngineInbox;
+  readonly stores: WriteStores;
   readonly #o: ProcessorOptions;
-  readonly #fastBatch: Database.Transaction<() => EventOutcome[]>;
-  readonly #carefulBatch: Database.Transaction<() => EventOutcome[]>;
+  readonly #planner: EventPlanner;
+  readonly #batch: Database.Transaction<() => EventOutcome[]>;
+  readonly #carefully: Database.Transaction<(plans: EventPlan[], applied: EventPlan[]) => EventOutcome[]>;
+  readonly #savepoint: Database.Transaction<(plan: EventPlan) => number>;
+  /** Plans of the batch being processed (kept when its transaction fails, to be applied carefully). */
+  #plans: EventPlan[] = [];
+  /** Sessions the batch being planned wrote, not committed yet: later events of the batch start from them. */
+  readonly #planned = new Map<string, CachedSession>();
 
   constructor(options: ProcessorOptions) {
     this.#o = options;
-    this.writer = new StepWriter(options.db);
     this.inbox = new EngineInbox(options.db);
-    // Rows are read inside the write transaction: no other writer can take them meanwhile.
-    // Fast path: no savepoint per event. Flow code runs before an event writes anything, so when an event
-    // throws, the whole batch is rolled back and run again the careful way, with one savepoint per event.
-    this.#fastBatch = options.db.transaction(() =>
-      this.inbox.pending(0, options.batchSize).map((row) => this.#handle(row)),
-    );
-    const perEvent = options.db.transaction((row: InboxEvent) => this.#handle(row));
-    this.#carefulBatch = options.db.transaction(() =>
-      this.inbox.pending(0, options.batchSize).map((row) => this.#processOne(row, perEvent)),
-    );
-  }
-
-  /** Processes up to one batch of pending events; returns what became of each (empty when none waits). */
-  processBatch(): EventOutcome[] {
-    try {
-      return this.#fastBatch.immediate();
-    } catch (error) {
-      if (isEnvironmental(error)) throw error;
-      return this.#carefulBatch.immediate();
-    }
-  }
-
-  #processOne(row: InboxEvent, perEvent: (row: InboxEvent) => EventOutcome): EventOutcome {
-    try {
-      return perEvent(row);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (error instanceof Database.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code))
-        throw error;
-      const key = row.conversationKey;
-      const reason = describeError(error);
-      this.inbox.settle(row.id, 'failed', reason, key, this.#o.now());
-      this.#o.logger?.error(
-        { conversation: key, inboxId: row.id, kind: row.kind, err: error },
-        'event failed; the session keeps its last good snapshot',
-      );
-      return {
-        inboxId: row.id,
-        kind: row.kind,
-        conversationKey: key,
-        status: 'failed',
-        reason,
-        calls: 0,
-        error,
-      };
-    }
-  }
-
-  #handle(row: InboxEvent): EventOutcome {
-    const now = this.#o.now();
-    let key = row.conversationKey;
-    try {
-      const outcome = this.#route(row, now, (k) => {
-        key = k;
-      });
-      this.inbox.settle(row.id, 'done', null, key, now);
-      return { inboxId: row.id, kind: row.kind, conversationKey: key, status: 'done', ...outcome };
-    } catch (error) {
-      if (!(error instanceof Ignored)) throw error;
-      this.inbox.settle(row.id, 'ignored', error.reason, key, now);
-      return {
-        inboxId: row.id,
-        kind: row.kind,
-        conversationKey: key,
-        status: 'ignored',
-        reason: error.reason,
-        calls: 0,
-      };
-    }
-  }
-
-  #route(
-    row: InboxEvent,
-    now: number,
-    setKey: (key: string) => void,
-  ): Pick<EventOutcome, 'session' | 'calls' | 'reason'> {
-    if (row.kind === 'update') {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(row.payload);
-      } catch {
-        throw new Error(`inbox row ${row.id}: payload is not JSON`);
-      }
-      const update = decodeUpdate(raw);
-      const key = conversationKey(update, this.#o.keyStrategy) ?? row.conversationKey;
-      if (!key) throw new Ignored('the update names no chat and no person');
-      setKey(key);
-      const session = this.writer.sessions.get(key);
-      const meta = metaOf(update, updatePlace(update), key, row.receivedAt, session?.chatId);
-      return this.#incoming(key, session, interpretUpdate(update, meta), now);
-    }
-    const key = row.conversationKey;
-    if (!key) throw new Ignored(`a ${row.kind} event without a conversation`);
-    const payload = JSON.parse(row.payload) as Record<string, unknown>;
-    const session = this.writer.sessions.get(key);
-    if (session?.status !== 'active') throw new Ignored('the session it belonged to has ended');
-    const meta = sessionMeta(session, now);
-    if (row.kind === 'timer') {
-      if (payload.stepInstance !== session.stepInstance)
-        throw new Ignored('the step that armed the timer was left');
-      const event: FlowEvent = {
-        type: 'timer',
-        name: String(payload.name),
-        meta: { ...meta, now: Number(payload.fireAt) },
-      };
-      return this.#run(key, session, event, now);
-    }
-    if (row.kind === 'effect_result') {
-      if (Number(payload.revision) < session.startedRevision)
-        throw new Ignored('it belongs to an earlier session');
-      const ref = String(payload.ref);
-      const event: FlowEvent = payload.ok
-        ? { type: 'effect.done', ref, result: payload.result, meta }
-        : { type: 'effect.failed', ref, error: payload.error as { code: string; message: string }, meta };
-      return this.#run(key, session, event, now);
-    }
-    throw new Ignored(`unknown inbox event kind "${row.kind}"`);
-  }
-
-  #incoming(
-    key: string,
-    session: SessionRow | undefined,
-    incoming: Incoming,
-    now: number,
-  ): Pick<EventOutcome, 'session' | 'calls' | 'reason'> {
-    const active = session?.status === 'active' ? session : undefined;
-    switch (incoming.kind) {
-      case 'press':
-        return this.#press(key, session, incoming.press, now);
-      case 'leave': {
-        let result: Pick<EventOutcome, 'session' | 'calls'> = { calls: 0 };
-        if (active) result = this.#run(key, active, incoming.event, now, { status: 'stopped', silent: true });
-        const why =
-          incoming.reason === 'bot_stopped' ? 'the person stopped the bot' : 'the person removed the dialog';
-        this.writer.timers.settleAll(key, 'cancelled', why, now);
-        const dropped = this.writer.outbox.dropPending(key, why, now);
-        if (dropped > 0) this.#o.logger?.info({ conversation: key, dropped }, `unsent calls dropped: ${why}`);
-        return result;
-      }
-      case 'event': {
-        if (active) return this.#run(key, active, incoming.event, now);
-        if (!incoming.trigger)
-          throw new Ignored('no running session, and this kind of update starts no flow');
-        return this.#start(key, session, incoming.trigger, incoming.event.meta, now);
-      }
-    }
-  }
-
-  #press(
-    key: string,
-    session: SessionRow | undefined,
-    press: Press,
-    now: number,
-  ): Pick<EventOutcome, 'session' | 'calls' | 'reason'> {
-    const callback = {
-      id: press.callbackId,
-      ...(press.messageId !== undefined ? { messageId: press.messageId } : {}),
-      ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
-    };
-    const verified = this.#o.signer.verify(key, press.payload);
-    if (!verified.ok) {
-      this.#answerAlone(key, session, press, undefined, now);
-      throw new Ignored(
-        verified.reason === 'malformed'
-          ? 'button payload was not made by botflow'
-          : 'button payload signature does not match this conversation (forged, or pressed by someone else)',
-      );
-    }
-    const event: FlowEvent = {
-      type: 'button',
-      button: verified.button,
-      ...(verified.value !== undefined ? { value: verified.value } : {}),
-      callbackId: press.callbackId,
-      ...(press.message ? { message: press.message } : {}),
-      meta: press.meta,
-    };
-    const active = session?.status === 'active' ? session : undefined;
-    if (active && verified.instance === active.stepInstance)
-      return this.#run(key, active, event, now, { callback });
-    if (!active) {
-      const flow = findFlowToStart(this.#o.registry.current(), { kind: 'button', button: verified.button });
-      if (flow)
-        return this.#start(
-          key,
-          session,
-          { kind: 'button', button: verified.button },
-          press.meta,
-          now,
-          callback,
-        );
-      this.#answerAlone(key, session, press, this.#o.staleText, now);
-      throw new Ignored('stale button: the conversation has no running session');
-    }
-    const { flow } = this.#o.registry.resolve(active.flowId, active.flowVersion, JSON.parse(active.snapshot));
-    const policy = flow.stalePolicy(JSON.parse(active.stateValue));
-    if (policy.kind === 'accept') {
-      return {
-        ...this.#run(key, active, event, now, { callback }),
-        reason: 'stale button accepted by policy',
-      };
-    }
-    if (policy.kind === 'rerender' && flow.rerenderEvent) {
-      const rerender = { ...flow.rerenderEvent, meta: press.meta } as FlowEvent;
-      return {
-        ...this.#run(key, active, rerender, now, { callback }),
-        reason: 'stale button: step drawn again',
-      };
-    }
-    const text = policy.kind === 'notify' && policy.text ? policy.text : this.#o.staleText;
-    this.#answerAlone(key, active, press, text, now);
-    return { calls: 1, reason: 'stale button: person notified' };
-  }
-
-  /** Answers a press outside any step (stale, forged): the person must not watch a spinner. */
-  #answerAlone(
-    key: string,
-    session: SessionRow | undefined,
-    press: Press,
-    text: string | undefined,
-    now: number,
-  ): void {
-    const call: PlannedCall = {
-      kind: 'api',
-      op: 'answerCallback',
-      args: { callback_id: press.callbackId, ...(text ? { notification: text } : {}) },
-      orderKey: `cb:${press.callbackId}`,
-      priority: 'callback',
-      ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
-    };
-    this.writer.insertCall(key, session?.revision ?? 0, 0, call, now, `answer:${press.callbackId}`);
-  }
-
-  #run(
-    key: string,
-    session: SessionRow,
-    event: FlowEvent,
-    now: number,
-    extra: {
-      callback?: { id: string; messageId?: string; chatId?: number };
-      status?: 'stopped';
-      silent?: boolean;
-    } = {},
-  ): Pick<EventOutcome, 'session' | 'calls'> {
-    const resolved = this.#o.registry.resolve(
-      session.flowId,
-      session.flowVersion,
-      JSON.parse(session.snapshot),
-    );
-    if (resolved.migrated) {
-      this.#o.logger?.info(
-        { conversation: key, flow: session.flowId, from: session.flowVersion, to: resolved.flow.version },
-        'session migrated to the loaded flow version',
-      );
-    }
-    const cause: StepCause = { type: 'event', event };
-    const result = step(
-      resolved.flow,
-      {
-        snapshot: resolved.snapshot as StoredSnapshot,
-        revision: session.revision,
-        stepInstance: session.stepInstance,
-      },
-      cause,
-      this.#stepOptions(key, extra.callback),
-    );
-    if (extra.silent) {
-      result.calls = [];
-      result.timers = [];
-    }
-    const forceWrite = resolved.migrated || extra.status !== undefined;
-    if (forceWrite) result.idle = false;
-    const row = this.writer.write({
-      conversationKey: key,
-      prior: session,
-      flow: resolved.flow,
-      result,
-      meta: event.meta,
-      started: false,
-      now,
-      ...(extra.status ? { status: extra.status } : {}),
+    this.stores = new WriteStores(options.db);
+    this.#planner = new EventPlanner({
+      ...options,
+      session: (key) => this.#planned.get(key) ?? options.cache.get(key),
     });
-    if (result.idle) throw new Ignored('the current step does not handle this event');
-    return { calls: result.calls.length, ...(row ? { session: summary(row) } : {}) };
-  }
-
-  #start(
-    key: string,
-    prior: SessionRow | undefined,
-    trigger: FlowInput['trigger'],
-    meta: EventMeta,
-    now: number,
-    callback?: { id: string; messageId?: string; chatId?: number },
-  ): Pick<EventOutcome, 'session' | 'calls'> {
-    const flow = findFlowToStart(this.#o.registry.current(), trigger);
-    if (!flow) throw new Ignored('no running session, and no flow trigger matches');
-    const result = step(
-      flow,
-      { revision: prior?.revision ?? 0, stepInstance: prior?.stepInstance ?? 0 },
-      { type: 'start', input: { trigger, meta } },
-      this.#stepOptions(key, callback),
+    // Rows are read inside the write transaction: no other writer can take them meanwhile.
+    this.#batch = options.db.transaction(() => {
+      this.#plans = this.planBatch(this.inbox.pending(0, options.batchSize));
+      const outcomes = this.#plans.map((plan) => this.#applied(plan, applyWrites(this.stores, plan.ops)));
+      if (this.#plans.length > 0) {
+        const first = this.#plans[0]!.row.id;
+        this.inbox.settleDone(first, this.#plans.at(-1)!.row.id, this.#o.now());
+      }
+      return outcomes;
+    });
+    this.#savepoint = options.db.transaction((plan: EventPlan) => applyWrites(this.stores, plan.ops));
+    this.#carefully = options.db.transaction((plans: EventPlan[], applied: EventPlan[]) =>
+      this.#applyCarefully(plans, applied),
     );
-    const row = this.writer.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
-    return { calls: result.calls.length, ...(row ? { session: summary(row) } : {}) };
   }
 
-  #stepOptions(key: string, callback: { id: string; messageId?: string; chatId?: number } | undefined) {
-    const signer = this.#o.signer;
-    return {
-      conversationKey: key,
-      sign: (instance: number, payload: string) => signer.sign(key, instance, payload),
-      ...(callback ? { callback } : {}),
-    };
+  /**
+   * Plans `rows` in order. Each event's session is cached as soon as it is planned, so the next event of
+   * the conversation is planned on it.
+   */
+  planBatch(rows: readonly InboxEvent[]): EventPlan[] {
+    const planned = this.#planned;
+    planned.clear();
+    return rows.map((row) => {
+      const plan = this.#planner.plan(row);
+      if (plan.written && plan.outcome.conversationKey !== null)
+        planned.set(plan.outcome.conversationKey, plan.written);
+      return plan;
+    });
   }
-}
 
-function sessionMeta(session: SessionRow, now: number): EventMeta {
-  return {
-    conversation: session.conversationKey,
-    ...(session.chatId !== null ? { chatId: session.chatId } : {}),
-    ...(session.userId !== null ? { userId: session.userId } : {}),
-    ...(session.locale !== null ? { locale: session.locale } : {}),
-    now,
-  };
-}
+  /** Caches the sessions `plans` wrote, in order (the last one of a conversation stays): they are committed. */
+  #committed(plans: readonly EventPlan[]): void {
+    for (const plan of plans) {
+      if (plan.written && plan.outcome.conversationKey !== null)
+        this.#o.cache.set(plan.outcome.conversationKey, plan.written);
+    }
+  }
 
-function summary(row: SessionRow): NonNullable<EventOutcome['session']> {
-  return { flowId: row.flowId, revision: row.revision, stateValue: row.stateValue, status: row.status };
+  /**
+   * Processes up to one batch of pending events; returns what became of each (empty when none waits).
+   * Events held back because their session moved on meanwhile are planned again at once, a few times.
+   */
+  processBatch(retries = 3): EventOutcome[] {
+    let outcomes: EventOutcome[];
+    try {
+      outcomes = this.#batch.immediate();
+    } catch (error) {
+      const plans = this.#plans;
+      this.#plans = [];
+      this.#planned.clear();
+      if (isEnvironmental(error) || plans.length === 0) throw error;
+      const applied: EventPlan[] = [];
+      outcomes = this.#carefully.immediate(plans, applied);
+      this.#committed(applied);
+      const held = plans.length - outcomes.length;
+      return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
+    }
+    this.#committed(this.#plans);
+    this.#plans = [];
+    this.#planned.clear();
+    return outcomes;
+  }
+
+  /** Applies `plans` one savepoint each (see the file comment); adds those applied to `applied`. */
+  #applyCarefully(plans: readonly EventPlan[], applied: EventPlan[]): EventOutcome[] {
+    const outcomes: EventOutcome[] = [];
+    const held = new Set<string>(); // conversations whose later events wait for the next batch
+    for (const plan of plans) {
+      const key = plan.outcome.conversationKey;
+      if (key !== null && held.has(key)) continue;
+      try {
+        const dropped = this.#savepoint(plan);
+        if (plan.outcome.status === 'done') this.inbox.settle(plan.row.id, 'done', null, key, this.#o.now());
+        applied.push(plan);
+        outcomes.push(this.#applied(plan, dropped));
+      } catch (error) {
+        if (isEnvironmental(error)) throw error;
+        if (key !== null) {
+          held.add(key);
+          this.#o.cache.delete(key); // possibly stale (written by another process): read it again
+        }
+        if (error instanceof RevisionConflictError) {
+          this.#o.logger?.info(
+            { conversation: key, inboxId: plan.row.id },
+            'session moved on meanwhile; the event is planned again from the stored session',
+          );
+          continue;
+        }
+        const failed = this.#planner.failed(plan.row, key, error);
+        applyWrites(this.stores, failed.ops);
+        outcomes.push(failed.outcome);
+      }
+    }
+    return outcomes;
+  }
+
+  /** The outcome of an applied plan, logging the calls its conversation's leaving dropped. */
+  #applied(plan: EventPlan, dropped: number): EventOutcome {
+    if (dropped > 0) {
+      const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
+      this.#o.logger?.info(
+        { conversation: plan.outcome.conversationKey, dropped },
+        `unsent calls dropped: ${why}`,
+      );
+    }
+    return plan.outcome;
+  }
 }

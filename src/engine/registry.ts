@@ -150,6 +150,14 @@ export class FlowRegistry {
   }
 
   /**
+   * The version a session pinned to `flowId`@`version` runs on as it is (what `resolve()` gives without
+   * trying a migration), or undefined when `resolve()` has to decide.
+   */
+  pinned(flowId: string, version: string): FlowDefinition | undefined {
+    return this.#restored.has(keyOf(flowId, version)) ? undefined : this.get(flowId, version);
+  }
+
+  /**
    * The flow to run a session pinned to `flowId`@`version` on, with its snapshot: the pinned version when
    * loaded, else the latest version if its `migrate()` maps the snapshot. A version added with
    * addPinned() is used only when the latest version does not migrate the snapshot (after a restart, a

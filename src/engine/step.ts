@@ -26,6 +26,8 @@ export interface StoredSnapshot {
 /** Where a conversation stands before the step. `snapshot` is absent when a new session starts. */
 export interface StepState {
   snapshot?: StoredSnapshot;
+  /** `snapshot` already restored onto the flow's machine (a previous step's `machineSnapshot`): not restored again. */
+  machineSnapshot?: AnyMachineSnapshot;
   /** The conversation's latest revision (0 for a conversation never seen). */
   revision: number;
   /** Revision at which the current step was entered. */
@@ -40,8 +42,8 @@ export type StepCause =
 /** What the step needs besides the flow, the state and the cause. */
 export interface StepOptions {
   conversationKey: string;
-  /** Signs one button payload for a step instance. */
-  sign(instance: number, payload: string): string;
+  /** Signs one button payload for a step instance (of the conversation `conversationKey`, passed along). */
+  sign(instance: number, payload: string, conversationKey: string): string;
   /** The press being handled: its answer is sent before anything else the step does. */
   callback?: PlanContext['callback'];
 }
@@ -49,6 +51,8 @@ export interface StepOptions {
 /** The outcome of one step: everything the commit writes. */
 export interface StepResult {
   snapshot: StoredSnapshot;
+  /** The machine snapshot `snapshot` was stored from: the next step of the session can start from it. */
+  machineSnapshot: AnyMachineSnapshot;
   status: 'active' | 'done';
   revision: number;
   stepInstance: number;
@@ -221,9 +225,10 @@ export function step(
       flow.machine.getInitialSnapshot(scope, cause.input),
     ) as [AnyMachineSnapshot, ExecutedAction[]];
   } else {
-    if (!state.snapshot) throw new StepError('an event needs a running session; start one first');
+    if (!state.snapshot && !state.machineSnapshot)
+      throw new StepError('an event needs a running session; start one first');
     meta = cause.event.meta;
-    previous = restoreSnapshot(flow, state.snapshot);
+    previous = state.machineSnapshot ?? restoreSnapshot(flow, state.snapshot!);
     const from = previous;
     [next, actions] = collecting(flow.machine, (scope) =>
       flow.machine.transition(from as never, cause.event as never, scope),
@@ -242,6 +247,7 @@ export function step(
   const snapshot = storeSnapshot(flow.machine, next);
   return {
     snapshot,
+    machineSnapshot: next,
     status: next.status === 'done' ? 'done' : 'active',
     revision,
     stepInstance,

@@ -32,6 +32,7 @@ const COLUMNS =
 export class EngineInbox {
   readonly #pending: Database.Statement<[number, number], InboxEvent>;
   readonly #settle: Database.Statement<[string, string | null, number, string | null, number]>;
+  readonly #settleRange: Database.Statement<[number, number, number]>;
   readonly #countAttempt: Database.Statement<[number]>;
   readonly #add: Database.Statement;
   readonly #history: Database.Statement<[string, number, number], InboxHistoryRow>;
@@ -45,6 +46,10 @@ export class EngineInbox {
       'UPDATE inbox SET status = ?, error = ?, processed_at = ?, conversation_key = coalesce(conversation_key, ?), ' +
         'attempts = attempts + 1 ' +
         "WHERE id = ? AND status = 'pending'",
+    );
+    this.#settleRange = db.prepare(
+      "UPDATE inbox SET status = 'done', processed_at = ?, attempts = attempts + 1 " +
+        "WHERE id BETWEEN ? AND ? AND status = 'pending'",
     );
     this.#countAttempt = db.prepare('UPDATE inbox SET attempts = attempts + 1 WHERE id = ?');
     this.#add = db.prepare(
@@ -80,6 +85,14 @@ export class EngineInbox {
     now: number,
   ): void {
     this.#settle.run(status, reason, now, conversationKey, id);
+  }
+
+  /**
+   * Marks done every event with an id from `firstId` to `lastId` that is still pending: one statement for a
+   * whole batch, after the events that ended otherwise were settled one by one.
+   */
+  settleDone(firstId: number, lastId: number, now: number): void {
+    this.#settleRange.run(now, firstId, lastId);
   }
 
   /** Counts one processing attempt of an event (kept when the attempt's transaction rolls back). */

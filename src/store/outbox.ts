@@ -55,8 +55,7 @@ export class OutboxStore {
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
       'INSERT INTO outbox (conversation_key, revision, seq, order_key, chat_id, kind, op, args, ref, priority, ' +
-        'idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (idempotency_key) DO NOTHING',
+        'idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.#open = db.prepare(
       `SELECT ${COLUMNS} FROM outbox WHERE status IN ('pending', 'sending') AND id > ? ORDER BY id LIMIT ?`,
@@ -84,24 +83,25 @@ export class OutboxStore {
     );
   }
 
-  /** Inserts one row unless a row with its idempotency key exists; true when inserted. */
-  insert(row: NewOutboxRow): boolean {
+  /**
+   * Inserts one row. Its idempotency key is not checked for uniqueness: a step's rows are written once, in
+   * the transaction that moves the session to a new revision (see migrations/004).
+   */
+  insert(row: NewOutboxRow): void {
     const key = row.idempotencyKey ?? `${row.conversationKey}:${row.revision}:${row.seq}`;
-    return (
-      this.#insert.run(
-        row.conversationKey,
-        row.revision,
-        row.seq,
-        row.orderKey,
-        row.chatId,
-        row.kind,
-        row.op,
-        row.args,
-        row.ref,
-        row.priority,
-        key,
-        row.createdAt,
-      ).changes === 1
+    this.#insert.run(
+      row.conversationKey,
+      row.revision,
+      row.seq,
+      row.orderKey,
+      row.chatId,
+      row.kind,
+      row.op,
+      row.args,
+      row.ref,
+      row.priority,
+      key,
+      row.createdAt,
     );
   }
 

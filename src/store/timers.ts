@@ -25,7 +25,6 @@ const COLUMNS =
 
 /** Queries of the `timers` table; statements are prepared once. */
 export class TimerStore {
-  readonly #rearm: Database.Statement;
   readonly #arm: Database.Statement;
   readonly #cancel: Database.Statement<[string, number, string, string]>;
   readonly #discardOtherSteps: Database.Statement<[string, number, string, number]>;
@@ -41,13 +40,12 @@ export class TimerStore {
   readonly #prune: Database.Statement<[number, number]>;
 
   constructor(db: Database.Database) {
-    this.#rearm = db.prepare(
-      'UPDATE timers SET due_at = ?, fire_at = ?, step_instance = ?, armed_revision = ?, armed_at = ? ' +
-        "WHERE conversation_key = ? AND name = ? AND status = 'armed'",
-    );
+    // One statement whether or not a timer of that name is armed: the partial unique index is the target.
     this.#arm = db.prepare(
       'INSERT INTO timers (due_at, fire_at, step_instance, armed_revision, armed_at, conversation_key, name) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?)',
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_key, name) WHERE status = 'armed' DO UPDATE SET " +
+        'due_at = excluded.due_at, fire_at = excluded.fire_at, step_instance = excluded.step_instance, ' +
+        'armed_revision = excluded.armed_revision, armed_at = excluded.armed_at',
     );
     this.#cancel = db.prepare(
       "UPDATE timers SET status = 'cancelled', reason = ?, settled_at = ? WHERE conversation_key = ? AND name = ? " +
@@ -101,7 +99,7 @@ export class TimerStore {
       timer.conversationKey,
       timer.name,
     ];
-    if (this.#rearm.run(values).changes === 0) this.#arm.run(values);
+    this.#arm.run(values);
   }
 
   /** Cancels the armed timer `name` of the conversation, if any. */

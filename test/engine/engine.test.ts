@@ -138,6 +138,33 @@ describe('engine over SQLite', () => {
     expect(h.engine.sessions.get('u:1')!.step).toBe('ask_plan');
   });
 
+  it('contains a write the database refuses: that event failed, the rest of its conversation goes on', () => {
+    h = new Harness(() => [collectFlow]);
+    h.deliver(textMessage(1, h.time, '/collect'), textMessage(2, h.time, '/collect'));
+    h.engine.processPending();
+    // The database refuses one particular call (standing in for a constraint or trigger of the deployment).
+    h.db.exec(
+      "CREATE TRIGGER refuse_bad AFTER INSERT ON outbox WHEN NEW.args LIKE '%bad%' " +
+        "BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END",
+    );
+    h.deliver(
+      textMessage(1, h.time, 'bad'),
+      textMessage(2, h.time, 'fine'),
+      textMessage(1, h.time, 'after'),
+    );
+    const outcomes = h.engine.processPending();
+
+    expect(outcomes.map((o) => [o.conversationKey, o.status])).toEqual([
+      ['u:1', 'failed'],
+      ['u:2', 'done'],
+      ['u:1', 'done'],
+    ]);
+    expect(outcomes[0]!.reason).toMatch(/refused by a trigger/);
+    expect(h.texts('u:1')).toEqual(['after']); // planned again on the last good session, without "bad"
+    expect(h.texts('u:2')).toEqual(['fine']);
+    expect(h.inboxRows().map((r) => r.status)).toEqual(['done', 'done', 'failed', 'done', 'done']);
+  });
+
   it('records updates nobody handles as ignored, with the reason', () => {
     h = new Harness(() => [signupFlow]);
     h.deliver(textMessage(5, h.time, 'hello?'));
