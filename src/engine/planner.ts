@@ -128,8 +128,7 @@ export class EventPlanner {
   }
 
   /** The plan of an event that failed with `error`: logged, and marked failed with the reason. */
-  failed(row: InboxEvent, key: string | null, error: unknown): EventPlan {
-    const reason = describeError(error);
+  failed(row: InboxEvent, key: string | null, error: unknown, reason = describeError(error)): EventPlan {
     this.#o.logger?.error(
       { conversation: key, inboxId: row.id, kind: row.kind, err: error },
       'event failed; the session keeps its last good snapshot',

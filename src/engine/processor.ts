@@ -1,26 +1,24 @@
 /**
  * The inbox consumer. Pending events are taken in arrival order, in batches: every event of the batch is
  * planned first (the pure step and the writes it implies; see planner.ts), then all writes are applied in
- * ONE transaction (group commit). Events of one conversation are handled strictly in arrival order, each
- * planned on the session its predecessor left; nothing waits inside a step (a reply, a timer or an API
- * result is just a later event). Committed sessions stay in a bounded cache (session-cache.ts).
+ * ONE transaction (group commit; see apply.ts). Events of one conversation are handled strictly in arrival
+ * order, each planned on the session its predecessor left; nothing waits inside a step (a reply, a timer
+ * or an API result is just a later event). Committed sessions stay in a bounded cache (session-cache.ts).
  *
- * A flow that throws fails only its own event, at planning. Should applying fail (a session moved on
- * under another process, a constraint), the writes are applied again event by event, each in its own
- * savepoint: a failed event is marked failed with the reason, its session keeps its last good snapshot,
- * and the later events of its conversation stay pending, to be planned again from the database.
+ * Batches are applied either right here, in the transaction they were read in (`processBatch`), or by the
+ * writer thread while the next batch is planned (`planNext` + `settle`, driven by the engine).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { ConversationKeyStrategy } from '../intake/keys.ts';
 import { EngineInbox, type InboxEvent } from '../store/engine-inbox.ts';
-import { RevisionConflictError } from '../store/sessions.ts';
+import { type ApplyResult, BatchApplier, type PlannedWrites } from './apply.ts';
 import type { ButtonSigner } from './buttons.ts';
-import { applyWrites, WriteStores } from './commit.ts';
 import { type EventOutcome, type EventPlan, EventPlanner } from './planner.ts';
 import type { FlowRegistry } from './registry.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 
+export { isEnvironmental } from './apply.ts';
 export type { EventOutcome } from './planner.ts';
 
 /** What the processor needs. */
@@ -39,143 +37,119 @@ export interface ProcessorOptions {
   cache: SessionCache;
 }
 
-/** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
-const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;
-
-/** True for SQLite errors that say nothing about the event being handled (disk full, database locked…). */
-export function isEnvironmental(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return error instanceof Database.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code);
+/** The writes of `plans`, as the applier (here or in the writer thread) takes them. */
+export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
+  return plans.map((plan) => ({
+    inboxId: plan.row.id,
+    conversationKey: plan.outcome.conversationKey,
+    done: plan.outcome.status === 'done',
+    ops: plan.ops,
+  }));
 }
 
 /** Consumes the inbox. */
 export class InboxProcessor {
   readonly inbox: EngineInbox;
-  readonly stores: WriteStores;
+  readonly applier: BatchApplier;
   readonly #o: ProcessorOptions;
   readonly #planner: EventPlanner;
-  readonly #batch: Database.Transaction<() => EventOutcome[]>;
-  readonly #carefully: Database.Transaction<(plans: EventPlan[], applied: EventPlan[]) => EventOutcome[]>;
-  readonly #savepoint: Database.Transaction<(plan: EventPlan) => number>;
-  /** Plans of the batch being processed (kept when its transaction fails, to be applied carefully). */
+  readonly #batch: Database.Transaction<() => ApplyResult[]>;
+  /** Plans of the batch being processed here (kept when its transaction fails, to be applied carefully). */
   #plans: EventPlan[] = [];
-  /** Sessions the batch being planned wrote, not committed yet: later events of the batch start from them. */
+  /** Sessions planned but not committed yet: later events of their conversations start from them. */
   readonly #planned = new Map<string, CachedSession>();
 
   constructor(options: ProcessorOptions) {
     this.#o = options;
     this.inbox = new EngineInbox(options.db);
-    this.stores = new WriteStores(options.db);
+    this.applier = new BatchApplier(options.db, options.now);
     this.#planner = new EventPlanner({
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
     });
     // Rows are read inside the write transaction: no other writer can take them meanwhile.
     this.#batch = options.db.transaction(() => {
-      this.#plans = this.planBatch(this.inbox.pending(0, options.batchSize));
-      const outcomes = this.#plans.map((plan) => this.#applied(plan, applyWrites(this.stores, plan.ops)));
-      if (this.#plans.length > 0) {
-        const first = this.#plans[0]!.row.id;
-        this.inbox.settleDone(first, this.#plans.at(-1)!.row.id, this.#o.now());
-      }
-      return outcomes;
-    });
-    this.#savepoint = options.db.transaction((plan: EventPlan) => applyWrites(this.stores, plan.ops));
-    this.#carefully = options.db.transaction((plans: EventPlan[], applied: EventPlan[]) =>
-      this.#applyCarefully(plans, applied),
-    );
-  }
-
-  /**
-   * Plans `rows` in order. Each event's session is cached as soon as it is planned, so the next event of
-   * the conversation is planned on it.
-   */
-  planBatch(rows: readonly InboxEvent[]): EventPlan[] {
-    const planned = this.#planned;
-    planned.clear();
-    return rows.map((row) => {
-      const plan = this.#planner.plan(row);
-      if (plan.written && plan.outcome.conversationKey !== null)
-        planned.set(plan.outcome.conversationKey, plan.written);
-      return plan;
+      this.#plans = this.#plan(this.inbox.pending(0, options.batchSize));
+      return this.applier.applyAll(writesOf(this.#plans));
     });
   }
 
-  /** Caches the sessions `plans` wrote, in order (the last one of a conversation stays): they are committed. */
-  #committed(plans: readonly EventPlan[]): void {
-    for (const plan of plans) {
-      if (plan.written && plan.outcome.conversationKey !== null)
-        this.#o.cache.set(plan.outcome.conversationKey, plan.written);
-    }
-  }
-
   /**
-   * Processes up to one batch of pending events; returns what became of each (empty when none waits).
+   * Processes up to one batch of pending events here; returns what became of each (empty when none waits).
    * Events held back because their session moved on meanwhile are planned again at once, a few times.
    */
   processBatch(retries = 3): EventOutcome[] {
-    let outcomes: EventOutcome[];
+    let results: ApplyResult[];
+    let plans: EventPlan[];
     try {
-      outcomes = this.#batch.immediate();
+      results = this.#batch.immediate();
+      plans = this.#plans;
     } catch (error) {
-      const plans = this.#plans;
+      plans = this.#plans;
       this.#plans = [];
       this.#planned.clear();
-      if (isEnvironmental(error) || plans.length === 0) throw error;
-      const applied: EventPlan[] = [];
-      outcomes = this.#carefully.immediate(plans, applied);
-      this.#committed(applied);
-      const held = plans.length - outcomes.length;
-      return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
+      if (plans.length === 0) throw error;
+      results = this.applier.applyCarefully(writesOf(plans), error);
     }
-    this.#committed(this.#plans);
     this.#plans = [];
-    this.#planned.clear();
-    return outcomes;
+    const outcomes = this.settle(plans, results);
+    const held = plans.length - outcomes.length;
+    return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
   }
 
-  /** Applies `plans` one savepoint each (see the file comment); adds those applied to `applied`. */
-  #applyCarefully(plans: readonly EventPlan[], applied: EventPlan[]): EventOutcome[] {
+  /**
+   * Plans up to one batch of pending events with ids above `afterId`, outside any transaction, for the
+   * writer thread to apply. Their sessions count as planned until `settle()` or `forgetPlanned()`.
+   */
+  planNext(afterId: number): EventPlan[] {
+    return this.#plan(this.inbox.pending(afterId, this.#o.batchSize));
+  }
+
+  /**
+   * Takes the results of applying `plans`: committed sessions go to the cache, failures are logged, held
+   * events are left for a later batch. Returns the outcomes of the events that were applied or failed.
+   */
+  settle(plans: readonly EventPlan[], results: readonly ApplyResult[]): EventOutcome[] {
     const outcomes: EventOutcome[] = [];
-    const held = new Set<string>(); // conversations whose later events wait for the next batch
-    for (const plan of plans) {
+    plans.forEach((plan, i) => {
+      const result = results[i]!;
       const key = plan.outcome.conversationKey;
-      if (key !== null && held.has(key)) continue;
-      try {
-        const dropped = this.#savepoint(plan);
-        if (plan.outcome.status === 'done') this.inbox.settle(plan.row.id, 'done', null, key, this.#o.now());
-        applied.push(plan);
-        outcomes.push(this.#applied(plan, dropped));
-      } catch (error) {
-        if (isEnvironmental(error)) throw error;
-        if (key !== null) {
-          held.add(key);
-          this.#o.cache.delete(key); // possibly stale (written by another process): read it again
-        }
-        if (error instanceof RevisionConflictError) {
-          this.#o.logger?.info(
-            { conversation: key, inboxId: plan.row.id },
-            'session moved on meanwhile; the event is planned again from the stored session',
-          );
-          continue;
-        }
-        const failed = this.#planner.failed(plan.row, key, error);
-        applyWrites(this.stores, failed.ops);
-        outcomes.push(failed.outcome);
+      if (key !== null && plan.written && this.#planned.get(key) === plan.written) this.#planned.delete(key);
+      if (result.status === 'held') {
+        if (key !== null) this.#o.cache.delete(key); // possibly stale (written by another process)
+        this.#o.logger?.info(
+          { conversation: key, inboxId: plan.row.id },
+          'event held back: its session moved on meanwhile, or an earlier event of it failed; planned again',
+        );
+        return;
       }
-    }
+      if (result.status === 'failed') {
+        if (key !== null) this.#o.cache.delete(key);
+        outcomes.push(this.#planner.failed(plan.row, key, result.error, result.reason).outcome);
+        return;
+      }
+      if (key !== null && plan.written) this.#o.cache.set(key, plan.written);
+      if (result.dropped > 0) {
+        const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
+        this.#o.logger?.info({ conversation: key, dropped: result.dropped }, `unsent calls dropped: ${why}`);
+      }
+      outcomes.push(plan.outcome);
+    });
     return outcomes;
   }
 
-  /** The outcome of an applied plan, logging the calls its conversation's leaving dropped. */
-  #applied(plan: EventPlan, dropped: number): EventOutcome {
-    if (dropped > 0) {
-      const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
-      this.#o.logger?.info(
-        { conversation: plan.outcome.conversationKey, dropped },
-        `unsent calls dropped: ${why}`,
-      );
-    }
-    return plan.outcome;
+  /** Forgets every planned, uncommitted session (after a batch could not be applied at all). */
+  forgetPlanned(): void {
+    this.#planned.clear();
+  }
+
+  /** Plans `rows` in order, each on the session its predecessor in the conversation left. */
+  #plan(rows: readonly InboxEvent[]): EventPlan[] {
+    return rows.map((row) => {
+      const plan = this.#planner.plan(row);
+      const key = plan.outcome.conversationKey;
+      if (plan.written && key !== null) this.#planned.set(key, plan.written);
+      return plan;
+    });
   }
 }
