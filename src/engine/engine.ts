@@ -22,10 +22,12 @@ import {
   OutboxDispatcher,
 } from './dispatcher.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
+import { WriterPipeline } from './pipeline.ts';
 import { type EventOutcome, InboxProcessor } from './processor.ts';
 import { FlowRegistry } from './registry.ts';
 import { SessionCache } from './session-cache.ts';
 import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
+import type { WriterThread } from './writer-thread.ts';
 
 /** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
 export type EngineApi = Partial<UploadClient> & {
@@ -65,6 +67,12 @@ export interface EngineOptions {
    * not grow with the number of conversations.
    */
   sessionCacheSize?: number;
+  /**
+   * A writer thread on the same database file (`startWriterThread`): a started engine plans the next
+   * batch while the thread commits the previous one, using a second core. Without it, batches are
+   * committed on `db`. `processPending()` and `tick()` still commit on `db`.
+   */
+  writer?: WriterThread;
   /** Calls handed to the scheduler at once (default 256). */
   maxInFlight?: number;
   /** How often a started engine looks for inbox rows nobody told it about (default 1000 ms). */
@@ -180,6 +188,22 @@ export function createEngine(options: EngineOptions): Engine {
       })
     : undefined;
 
+  let pipeline: WriterPipeline | undefined = options.writer
+    ? new WriterPipeline({
+        processor,
+        writer: options.writer,
+        now: () => clock.now(),
+        logger,
+        report,
+        wake: (delayMs = 0) =>
+          delayMs > 0 ? clock.setTimer(scheduleProcessing, delayMs) : scheduleProcessing(),
+        lost: () => {
+          pipeline = undefined;
+          scheduleProcessing();
+        },
+      })
+    : undefined;
+
   recordFlowVersions(db, registry, clock.now(), logger, options.rebuildFlow);
   const flowVersions = new FlowVersionStore(db);
   registry.onAdd((flow) => {
@@ -196,6 +220,11 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   function processPending(): EventOutcome[] {
+    if (pipeline && pipeline.inFlight > 0) {
+      throw new Error(
+        'processPending() while the writer thread commits a batch of this started engine: await engine.drain() instead',
+      );
+    }
     const all: EventOutcome[] = [];
     for (;;) {
       const batch = processor.processBatch();
@@ -232,6 +261,13 @@ export function createEngine(options: EngineOptions): Engine {
     processingQueued = false;
     if (!running) return;
     try {
+      if (pipeline) {
+        // One batch planned per turn of the event loop; the writer thread commits the one before.
+        const pumped = pipeline.pump();
+        if (pumped === 'sent') scheduleProcessing();
+        else if (pumped === 'empty') armTimerWake();
+        return;
+      }
       const batch = processor.processBatch();
       report(batch);
       // Yield between batches so intake's webhook replies are never starved by a long backlog.
@@ -300,6 +336,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (pollHandle !== undefined) clock.clearTimer(pollHandle);
       timerWake = undefined;
       pollHandle = undefined;
+      await pipeline?.idle(); // batches handed to the writer thread finish (or fail) before the engine stops
       await dispatcher?.stop(stopOptions.deadlineMs ?? 10_000);
     },
     notify: scheduleProcessing,
@@ -311,15 +348,19 @@ export function createEngine(options: EngineOptions): Engine {
     },
     async drain() {
       for (;;) {
-        processPending();
+        if (pipeline && running) {
+          while (pipeline.pump() === 'sent') {}
+          await pipeline.idle();
+        } else processPending();
         await dispatcher?.idle();
-        if (processor.inbox.pendingCount() === 0 && (dispatcher?.inFlight ?? 0) === 0) return;
+        const busy = (dispatcher?.inFlight ?? 0) > 0 || (pipeline?.inFlight ?? 0) > 0;
+        if (!busy && processor.inbox.pendingCount() === 0) return;
       }
     },
     prune(olderThanMs = 7 * 24 * 3_600_000) {
       const before = clock.now() - olderThanMs;
       const removed = { outbox: 0, timers: 0 };
-      const { outbox, timers: timerRows } = processor.stores;
+      const { outbox, timers: timerRows } = processor.applier.stores;
       for (let n = outbox.prune(before); n > 0; n = outbox.prune(before)) {
         removed.outbox += n;
       }

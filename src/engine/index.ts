@@ -46,3 +46,9 @@ export {
   step,
 } from './step.ts';
 export type { GraceReport, TimerGrace } from './timers.ts';
+export {
+  startWriterThread,
+  type WriterThread,
+  type WriterThreadOptions,
+  WriterThreadStoppedError,
+} from './writer-thread.ts';

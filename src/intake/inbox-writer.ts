@@ -17,9 +17,17 @@ export interface AcceptedBatch {
 /** Called after each commit that added at least one row. Must not throw (errors are logged and dropped). */
 export type OnAccepted = (batch: AcceptedBatch) => void;
 
+/** Commits a batch of entries somewhere else than this thread's connection (a writer thread). */
+export type InboxCommit = (entries: InboxEntry[]) => Promise<AppendResult[]>;
+
 /** Options of `InboxWriter`. */
 export interface InboxWriterOptions {
   inbox: InboxStore;
+  /**
+   * Commits batches instead of `inbox.append` on this thread: the engine's writer thread
+   * (`writer.append`), so intake never waits for the engine's write lock. Batches stay in order.
+   */
+  commit?: InboxCommit;
   /** Commit at once when this many entries are waiting, without waiting for the end of the turn (default 500). */
   maxBatch?: number;
   onAccepted?: OnAccepted;
@@ -37,6 +45,8 @@ export class InboxWriter {
   private queue: Waiting[] = [];
   private scheduled = false;
   private readonly maxBatch: number;
+  /** Settles when every batch handed to `commit` so far is committed (or failed). */
+  private committing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: InboxWriterOptions) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 500);
@@ -46,28 +56,49 @@ export class InboxWriter {
   submit(entry: InboxEntry): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ entry, resolve, reject });
-      if (this.queue.length >= this.maxBatch) this.flush();
+      if (this.queue.length >= this.maxBatch) void this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  /** Commits everything queued now, synchronously. */
-  flush(): void {
+  /**
+   * Commits everything queued now: synchronously on this thread, or through `commit` (the returned promise
+   * settles when that batch is committed; it never rejects, submitters learn failures).
+   */
+  flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.queue;
-    if (batch.length === 0) return;
+    if (batch.length === 0) return this.committing;
     this.queue = [];
+    const entries = batch.map((w) => w.entry);
+    if (this.options.commit) {
+      const done = this.options.commit(entries).then(
+        (results) => this.#settle(batch, results),
+        (error) => this.#fail(batch, error),
+      );
+      this.committing = this.committing.then(() => done);
+      return this.committing;
+    }
     let results: AppendResult[];
     try {
-      results = this.options.inbox.append(batch.map((w) => w.entry));
+      results = this.options.inbox.append(entries);
     } catch (error) {
-      this.options.logger?.error({ err: error, entries: batch.length }, 'inbox commit failed');
-      for (const w of batch) w.reject(error);
-      return;
+      this.#fail(batch, error);
+      return this.committing;
     }
+    this.#settle(batch, results);
+    return this.committing;
+  }
+
+  #fail(batch: Waiting[], error: unknown): void {
+    this.options.logger?.error({ err: error, entries: batch.length }, 'inbox commit failed');
+    for (const w of batch) w.reject(error);
+  }
+
+  #settle(batch: Waiting[], results: AppendResult[]): void {
     const ids: number[] = [];
     for (let i = 0; i < batch.length; i++) {
       const result = results[i]!;

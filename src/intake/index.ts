@@ -1,5 +1,5 @@
 /** Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions. */
-export { type AcceptedBatch, InboxWriter, type OnAccepted } from './inbox-writer.ts';
+export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from './inbox-writer.ts';
 export {
   type ConversationKeyStrategy,
   canonicalJson,

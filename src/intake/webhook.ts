@@ -13,7 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { InboxStore } from '../store/inbox.ts';
-import { InboxWriter, type OnAccepted } from './inbox-writer.ts';
+import { type InboxCommit, InboxWriter, type OnAccepted } from './inbox-writer.ts';
 import type { ConversationKeyStrategy } from './keys.ts';
 import { InvalidUpdateError, updateEntry } from './update-entry.ts';
 
@@ -40,6 +40,8 @@ export interface WebhookOptions {
   conversationKeyStrategy?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
+  /** Commits on the engine's writer thread (`(entries) => writer.append(entries)`) instead of this thread. */
+  commit?: InboxCommit;
   /** Commit at once when this many updates wait (default 500); otherwise once per event-loop turn. */
   maxBatch?: number;
   /** Where fastify and intake log; nothing is logged without it. */
@@ -76,6 +78,7 @@ export function buildWebhook(options: WebhookOptions): FastifyInstance {
   const writer = new InboxWriter({
     inbox: new InboxStore(options.db),
     maxBatch: options.maxBatch,
+    ...(options.commit ? { commit: options.commit } : {}),
     onAccepted: options.onAccepted,
     logger: options.logger,
   });

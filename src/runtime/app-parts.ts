@@ -8,6 +8,8 @@ import type { BotApi } from '../api/client.ts';
 import type { Scheduler } from '../api/scheduler/scheduler.ts';
 import type { FlowDefinition } from '../engine/contract.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { WriterThread } from '../engine/writer-thread.ts';
+import type { InboxCommit } from '../intake/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../intake/keys.ts';
 
 /** A running sandbox (embedded default). */
@@ -62,6 +64,8 @@ export interface AppParts {
   watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void): { close(): void };
   createEngine(options: {
     db: Database.Database;
+    /** Commits the engine's batches on a second thread (absent: on `db`). */
+    writer?: WriterThread;
     api: BotApi;
     scheduler: Scheduler;
     flows: FlowDefinition[];
@@ -80,6 +84,8 @@ export interface AppParts {
   ): Promise<IntakeHandle>;
   startWebhook(
     options: IntakeOptions & {
+      /** Commits accepted updates on the writer thread (absent: on `db`). */
+      commit?: InboxCommit;
       host: string;
       port: number;
       path: string;

@@ -13,6 +13,7 @@ import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
 import { throttledClient } from '../api/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
+import { startWriterThread, type WriterThread } from '../engine/writer-thread.ts';
 import { startInboxPruner } from '../intake/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
@@ -69,6 +70,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let sandbox: SandboxHandle | undefined;
   let api: BotApi | undefined;
   let db: Database.Database | undefined;
+  let writer: WriterThread | undefined;
   let scheduler: Scheduler | undefined;
   let engine: Engine | undefined;
   let intake: IntakeHandle | undefined;
@@ -96,6 +98,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
     },
     { name: 'close the recording', always: true, run: () => options.recorder?.close() },
+    { name: 'stop the writer thread', always: true, run: () => writer?.close() },
     { name: 'close database', always: true, run: () => db?.open && db.close() },
     { name: 'stop scheduler', always: true, run: () => scheduler?.close() },
     { name: 'close API client', run: () => api?.close() },
@@ -143,6 +146,12 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       synchronous: config.database.synchronous,
       logger: logger.child({ component: 'store' }),
     });
+    if (config.database.writerThread && config.database.path !== ':memory:') {
+      writer = await startWriterThread({
+        path: config.database.path,
+        synchronous: config.database.synchronous,
+      });
+    }
 
     const flowLogger = logger.child({ component: 'flows' });
     const loaded = await parts.loadFlows(config.flows.dir);
@@ -164,6 +173,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     });
     const running = parts.createEngine({
       db,
+      ...(writer ? { writer } : {}),
       api,
       scheduler,
       flows: loaded.flows,
@@ -215,8 +225,10 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     if (config.mode === 'webhook') {
       const { host, port, path, url, secret, updateTypes } = config.webhook;
       try {
+        const thread = writer;
         intake = await parts.startWebhook({
           ...common,
+          ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
           host,
           port,
           path,

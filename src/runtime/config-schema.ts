@@ -60,8 +60,10 @@ export const ConfigSchema = z.strictObject({
       path: z.string().min(1).optional(),
       /** FULL survives power loss (the webhook acknowledges on commit); NORMAL only a process crash. */
       synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
+      /** Commit on a second thread (a second core) while the main thread plans and serves HTTP. */
+      writerThread: z.boolean().default(true),
     })
-    .default({ synchronous: 'FULL' }),
+    .default({ synchronous: 'FULL', writerThread: true }),
   flows: z
     .strictObject({
       /** Folder of `*.flow.yaml` files. */
@@ -143,6 +145,7 @@ export const KEYS: KeySpec[] = [
   { path: 'polling.updateTypes', env: ['BOTFLOW_POLLING_UPDATE_TYPES'], kind: 'list' },
   { path: 'database.path', env: ['BOTFLOW_DATABASE_PATH'], flag: 'db', kind: 'string', isPath: true },
   { path: 'database.synchronous', env: ['BOTFLOW_DATABASE_SYNCHRONOUS'], kind: 'string' },
+  { path: 'database.writerThread', env: ['BOTFLOW_DATABASE_WRITER_THREAD'], kind: 'boolean' },
   { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
   { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },
   { path: 'log.level', env: ['BOTFLOW_LOG_LEVEL'], flag: 'log-level', kind: 'string' },

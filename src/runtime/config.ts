@@ -71,7 +71,7 @@ export interface Config {
     updateTypes?: string[];
   };
   polling: ConfigInput['polling'];
-  database: { path: string; synchronous: 'FULL' | 'NORMAL' };
+  database: { path: string; synchronous: 'FULL' | 'NORMAL'; writerThread: boolean };
   flows: { dir: string; watch: boolean };
   log: ConfigInput['log'];
   limits: ConfigInput['limits'];
@@ -227,6 +227,7 @@ function finish(
           ? databasePath
           : resolveSettingPath(databasePath, sources['database.path'], cwd),
       synchronous: input.database.synchronous,
+      writerThread: input.database.writerThread,
     },
     flows: {
       dir: resolveSettingPath(input.flows.dir, sources['flows.dir'], cwd),

@@ -80,6 +80,7 @@ export function defaultParts(): AppParts {
     createEngine(options) {
       return createEngine({
         db: options.db,
+        ...(options.writer ? { writer: options.writer } : {}),
         api: options.api,
         scheduler: options.scheduler,
         flows: options.flows,
@@ -109,6 +110,7 @@ export function defaultParts(): AppParts {
         path: options.path,
         conversationKeyStrategy: options.keyStrategy,
         onAccepted: options.onAccepted,
+        ...(options.commit ? { commit: options.commit } : {}),
         logger: options.logger,
       });
       await app.listen({ host: options.host, port: options.port });
