@@ -1,6 +1,7 @@
-// `npm run bench -- engine`: updates processed per second end to end (intake's inbox append → committed
-// transition, snapshot, timer and outbox rows, synchronous=FULL on a real file), snapshot sizes, and the
-// process's memory with 10,000 versus 1,000,000 persisted conversations. Prints figures, then ONE JSON line.
+// `npm run bench -- engine`: updates processed per second end to end (intake's inbox commit → committed
+// transition, snapshot, timer and outbox rows, synchronous=FULL on a real file), as `botflow run` runs
+// (writer thread) and on one connection; snapshot sizes; and the process's memory with 10,000 versus
+// 1,000,000 persisted conversations. Prints figures, then ONE JSON line.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { assign, setup } from 'xstate';
 import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import { armTimer, button, defineFlow, say } from '../../src/engine/helpers.ts';
+import { startWriterThread } from '../../src/engine/writer-thread.ts';
+import { InboxWriter } from '../../src/intake/inbox-writer.ts';
 import { updateEntry } from '../../src/intake/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
@@ -140,36 +143,94 @@ function measureRss(
   return { rssMb: mb(rss), heapMb: mb(heapUsed), sessions };
 }
 
+/** The bench's updates: everyone starts the bot, then answers `rounds` times, in turns. */
+function workload(people: number, rounds: number): string[] {
+  let t = Date.now();
+  const payloads: string[] = [];
+  for (let id = 1; id <= people; id++) payloads.push(botStarted(id, ++t));
+  for (let r = 0; r < rounds; r++) {
+    for (let id = 1; id <= people; id++) {
+      const answer = r % 2 === 0 ? 'ещё вопрос' : `ответ ${'слово '.repeat((id * 7 + r) % 12)}`.trim();
+      payloads.push(message(id, ++t, answer));
+    }
+  }
+  return payloads;
+}
+
+interface Throughput {
+  updatesPerSecond: number;
+  seconds: number;
+  cpuMicrosPerUpdate: number;
+}
+
+function measured(payloads: string[], started: number, cpuBefore: NodeJS.CpuUsage): Throughput {
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    updatesPerSecond: Math.round(payloads.length / seconds),
+    seconds,
+    cpuMicrosPerUpdate: Math.round((cpu.user + cpu.system) / payloads.length),
+  };
+}
+
+/**
+ * As `botflow run` does it: a started engine whose batches a writer thread commits while the next is
+ * planned, and intake committing through the same thread (the webhook's group commit), notifying the engine.
+ */
+async function throughputWithWriterThread(path: string, payloads: string[]): Promise<Throughput> {
+  const db = openDatabase({ path });
+  const writer = await startWriterThread({ path });
+  const engine = createEngine({ db, flows: [menuFlow], secret: SECRET, writer });
+  const intake = new InboxWriter({
+    inbox: new InboxStore(db),
+    commit: (entries) => writer.append(entries),
+    onAccepted: () => engine.notify(),
+  });
+  engine.start();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const accepted: Promise<unknown>[] = [];
+  for (let i = 0; i < payloads.length; i += 500) {
+    for (const payload of payloads.slice(i, i + 500)) accepted.push(intake.submit(updateEntry(payload)));
+    await intake.flush(); // arrivals keep coming while the engine works: yield between deliveries
+  }
+  await Promise.all(accepted);
+  await engine.drain();
+  const result = measured(payloads, started, cpuBefore);
+  await engine.stop();
+  await writer.close();
+  db.close();
+  return result;
+}
+
+/** Everything on one connection: intake's append, then the engine's batches, in turn. */
+function throughputOnOneConnection(path: string, payloads: string[]): Throughput {
+  const db = openDatabase({ path });
+  const engine = createEngine({ db, flows: [menuFlow], secret: SECRET });
+  const inbox = new InboxStore(db);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < payloads.length; i += 500) {
+    inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p))); // intake's group commit
+    engine.processPending();
+  }
+  const result = measured(payloads, started, cpuBefore);
+  db.close();
+  return result;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'botflow-engine-bench-'));
   try {
-    const db = openDatabase({ path: join(dir, 'throughput.db') }); // synchronous=FULL, WAL: production defaults
-    const engine = createEngine({ db, flows: [menuFlow], secret: SECRET });
-    const inbox = new InboxStore(db);
     const people = 10_000;
     const rounds = 10;
-    let t = Date.now();
-    const payloads: string[] = [];
-    for (let id = 1; id <= people; id++) payloads.push(botStarted(id, ++t));
-    for (let r = 0; r < rounds; r++) {
-      for (let id = 1; id <= people; id++) {
-        const answer = r % 2 === 0 ? 'ещё вопрос' : `ответ ${'слово '.repeat((id * 7 + r) % 12)}`.trim();
-        payloads.push(message(id, ++t, answer));
-      }
-    }
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    for (let i = 0; i < payloads.length; i += 500) {
-      inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p))); // intake's group commit
-      engine.processPending();
-    }
-    const seconds = (performance.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMicrosPerUpdate = Math.round((cpu.user + cpu.system) / payloads.length);
-    const updatesPerSecond = Math.round(payloads.length / seconds);
+    const threaded = await throughputWithWriterThread(join(dir, 'threaded.db'), workload(people, rounds));
+    const oneConnection = throughputOnOneConnection(join(dir, 'throughput.db'), workload(people, rounds));
+    const total = people * (rounds + 1);
+
+    const db = openDatabase({ path: join(dir, 'threaded.db') }); // synchronous=FULL, WAL: production defaults
     const counts = db.prepare('SELECT status, count(*) AS n FROM inbox GROUP BY status').all();
     const outboxRows = (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
-
     const sizes = (
       db.prepare('SELECT length(snapshot) AS n FROM sessions ORDER BY n').all() as { n: number }[]
     ).map((r) => r.n);
@@ -182,12 +243,13 @@ async function main(): Promise<void> {
       .get() as Record<string, unknown>;
     db.close();
 
-    console.log(`updates: ${payloads.length} from ${people} people (${rounds + 1} each), synchronous=FULL`);
-    console.log(`processed end to end: ${updatesPerSecond} updates/s (${seconds.toFixed(2)} s)`);
-    console.log(
-      `CPU time: ${cpuMicrosPerUpdate} µs per update (${Math.round(1e6 / cpuMicrosPerUpdate)} updates/s per busy core); ` +
-        `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
-    );
+    const line = (name: string, r: Throughput) =>
+      `${name.padEnd(48)} ${r.updatesPerSecond.toString().padStart(6)} updates/s (${r.seconds.toFixed(2)} s), ` +
+      `CPU ${r.cpuMicrosPerUpdate} µs per update (all threads)`;
+    console.log(`updates: ${total} from ${people} people (${rounds + 1} each), synchronous=FULL`);
+    console.log(line('writer thread (botflow run, default)', threaded));
+    console.log(line('one connection (processPending)', oneConnection));
+    console.log(`load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
     console.log(`inbox: ${JSON.stringify(counts)}; outbox rows: ${outboxRows}`);
     console.log(`snapshot bytes: p50 ${at(0.5)}, p99 ${at(0.99)}`);
 
@@ -203,11 +265,13 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'engine',
-        updates_per_s: updatesPerSecond,
+        updates_per_s: threaded.updatesPerSecond,
         snapshot_p50_bytes: at(0.5),
         snapshot_p99_bytes: at(0.99),
         rss_10k_mb: small.rssMb,
         rss_1m_mb: large.rssMb,
+        one_connection_updates_per_s: oneConnection.updatesPerSecond,
+        cpu_us_per_update: threaded.cpuMicrosPerUpdate,
       }),
     );
   } finally {

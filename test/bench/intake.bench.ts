@@ -1,7 +1,7 @@
 /**
  * Intake benchmark: webhook throughput and acknowledgement latency with persistence (every 200 follows a
- * synchronous=FULL group commit), beside a bare fastify route that stores nothing. The receiver runs in a
- * child process; the load generator (undici Pool, a fixed number of requests in flight) runs here, on the
+ * synchronous=FULL group commit), committed on a writer thread as `botflow run` does and on the receiver's
+ * own connection, beside a bare fastify route that stores nothing. The receiver runs in a child process; the load generator (undici Pool, a fixed number of requests in flight) runs here, on the
  * same machine. Prints figures, then one JSON line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -163,6 +163,7 @@ const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const dir = mkdtempSync(join(tmpdir(), 'botflow-bench-intake-'));
 try {
   const bare = await measure('bare', dir);
+  const thread = await measure('thread', dir);
   const full = await measure('full', dir);
   const normal = await measure('normal', dir);
   const pathCpuUs = await intakePathCpuUs(dir);
@@ -180,6 +181,7 @@ try {
   );
   console.log(line('bare fastify route (stores nothing)', bare));
   console.log(line('botflow webhook, synchronous=FULL', full));
+  console.log(line('  … committing on a writer thread', thread));
   console.log(line('botflow webhook, synchronous=NORMAL', normal));
   console.log(
     `intake path without HTTP (parse, keys, FULL group commit): ${pathCpuUs.toFixed(1)} µs CPU per update`,
@@ -192,6 +194,8 @@ try {
       ack_p50_ms: round(full.p50),
       ack_p99_ms: round(full.p99),
       bare_acks_per_s: Math.round(bare.acksPerSecond),
+      writer_thread_acks_per_s: Math.round(thread.acksPerSecond),
+      writer_thread_ack_p99_ms: round(thread.p99),
       normal_acks_per_s: Math.round(normal.acksPerSecond),
       normal_ack_p99_ms: round(normal.p99),
       receiver_cpu_us_per_ack: Math.round(full.receiverCpuUs),
