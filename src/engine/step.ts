@@ -141,8 +141,23 @@ export function restoreSnapshot(flow: FlowDefinition, stored: StoredSnapshot): A
   }
 }
 
+function isEmpty(record: unknown): boolean {
+  if (!record) return true;
+  for (const _ in record as object) return false;
+  return true;
+}
+
 /** The stored form of a machine snapshot. */
 export function storeSnapshot(machine: AnyStateMachine, snapshot: AnyMachineSnapshot): StoredSnapshot {
+  const plain = snapshot as AnyMachineSnapshot & { historyValue?: unknown };
+  if (isEmpty(plain.children) && isEmpty(plain.historyValue)) {
+    // What getPersistedSnapshot() would give for a machine without child actors and history: its own
+    // work (serializing actor references and history nodes) has nothing to do here.
+    const stored: StoredSnapshot = { status: plain.status, value: plain.value, context: plain.context };
+    if (plain.output !== undefined) stored.output = plain.output;
+    if (plain.error !== undefined) stored.error = plain.error;
+    return stored;
+  }
   const persisted = machine.getPersistedSnapshot(snapshot) as Record<string, unknown>;
   const children = persisted.children as Record<string, unknown> | undefined;
   if (children && Object.keys(children).length > 0) {

@@ -5,28 +5,28 @@
  */
 import type Database from 'better-sqlite3';
 
-/** An inbox row as the engine reads it. */
+/** An inbox row as the engine reads it to handle it. */
 export interface InboxEvent {
   id: number;
   kind: string;
-  dedupeKey: string;
   conversationKey: string | null;
-  updateType: string | null;
   payload: string;
   receivedAt: number;
-  attempts: number;
 }
 
 /** An inbox row as support reads it: the event and what became of it. */
 export interface InboxHistoryRow extends InboxEvent {
+  dedupeKey: string;
+  updateType: string | null;
+  attempts: number;
   status: 'pending' | 'done' | 'failed' | 'ignored';
   error: string | null;
   processedAt: number | null;
 }
 
-const COLUMNS =
-  'id, kind, dedupe_key AS dedupeKey, conversation_key AS conversationKey, update_type AS updateType, payload, ' +
-  'received_at AS receivedAt, attempts';
+/** What handling an event needs (read for every event: no more). */
+const EVENT_COLUMNS = 'id, kind, conversation_key AS conversationKey, payload, received_at AS receivedAt';
+const COLUMNS = `${EVENT_COLUMNS}, dedupe_key AS dedupeKey, update_type AS updateType, attempts`;
 
 /** The engine's queries on the inbox; statements are prepared once. */
 export class EngineInbox {
@@ -40,7 +40,7 @@ export class EngineInbox {
 
   constructor(db: Database.Database) {
     this.#pending = db.prepare(
-      `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
+      `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
     );
     this.#settle = db.prepare(
       'UPDATE inbox SET status = ?, error = ?, processed_at = ?, conversation_key = coalesce(conversation_key, ?), ' +
