@@ -1,6 +1,7 @@
 /**
  * The durability promise under SIGKILL: a child process receives updates by webhook under load and is
  * killed at random moments; after each restart, every update that got a 200 is in the inbox exactly once.
+ * Both ways of committing: on the receiver's connection, and on a writer thread.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,8 +20,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function startChild(dbPath: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET], {
+function startChild(dbPath: string, mode: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -80,31 +81,38 @@ async function loadUntilKilled(run: number, port: number, child: ChildProcess): 
   return acked;
 }
 
-it(`keeps every acknowledged update exactly once across ${RUNS} SIGKILLs`, { timeout: 600_000 }, async () => {
-  const dbPath = join(dir, 'bot.db');
-  const allAcked: string[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const { child, port } = await startChild(dbPath); // also the restart after the previous kill
-    const acked = await loadUntilKilled(run, port, child);
-    expect(acked.size).toBeGreaterThan(0);
-    allAcked.push(...acked);
-  }
-  const db = openDatabase({ path: dbPath });
-  try {
-    const count = db.prepare('SELECT count(*) FROM inbox WHERE dedupe_key = ?').pluck();
-    const missing = allAcked.filter((mid) => count.get(`message_created:${mid}`) !== 1);
-    expect(missing).toEqual([]);
-    const rows = db.prepare('SELECT count(*) AS n, count(DISTINCT dedupe_key) AS keys FROM inbox').get() as {
-      n: number;
-      keys: number;
-    };
-    expect(rows.n).toBe(rows.keys);
-    expect(rows.n).toBeGreaterThanOrEqual(allAcked.length);
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    const sample = db.prepare('SELECT payload FROM inbox ORDER BY id DESC LIMIT 1').pluck().get() as string;
-    expect(sample).toContain('116328147937082782');
-    expect(sample).toContain('сообщение');
-  } finally {
-    db.close();
-  }
-});
+// `full`: the receiver commits on its own connection; `thread`: on a writer thread, as `botflow run` does.
+it.each(['full', 'thread'])(
+  `keeps every acknowledged update exactly once across ${RUNS} SIGKILLs (%s)`,
+  { timeout: 600_000 },
+  async (mode) => {
+    const dbPath = join(dir, `bot-${mode}.db`);
+    const allAcked: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const { child, port } = await startChild(dbPath, mode); // also the restart after the previous kill
+      const acked = await loadUntilKilled(run, port, child);
+      expect(acked.size).toBeGreaterThan(0);
+      allAcked.push(...acked);
+    }
+    const db = openDatabase({ path: dbPath });
+    try {
+      const count = db.prepare('SELECT count(*) FROM inbox WHERE dedupe_key = ?').pluck();
+      const missing = allAcked.filter((mid) => count.get(`message_created:${mid}`) !== 1);
+      expect(missing).toEqual([]);
+      const rows = db
+        .prepare('SELECT count(*) AS n, count(DISTINCT dedupe_key) AS keys FROM inbox')
+        .get() as {
+        n: number;
+        keys: number;
+      };
+      expect(rows.n).toBe(rows.keys);
+      expect(rows.n).toBeGreaterThanOrEqual(allAcked.length);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const sample = db.prepare('SELECT payload FROM inbox ORDER BY id DESC LIMIT 1').pluck().get() as string;
+      expect(sample).toContain('116328147937082782');
+      expect(sample).toContain('сообщение');
+    } finally {
+      db.close();
+    }
+  },
+);
