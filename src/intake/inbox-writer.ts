@@ -47,6 +47,8 @@ export class InboxWriter {
   private readonly maxBatch: number;
   /** Settles when every batch handed to `commit` so far is committed (or failed). */
   private committing: Promise<void> = Promise.resolve();
+  /** A batch is with `commit` and not answered yet. */
+  private inFlight = false;
 
   constructor(private readonly options: InboxWriterOptions) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 500);
@@ -70,18 +72,11 @@ export class InboxWriter {
    */
   flush(): Promise<void> {
     this.scheduled = false;
+    if (this.options.commit) return this.#commitElsewhere();
     const batch = this.queue;
     if (batch.length === 0) return this.committing;
     this.queue = [];
     const entries = batch.map((w) => w.entry);
-    if (this.options.commit) {
-      const done = this.options.commit(entries).then(
-        (results) => this.#settle(batch, results),
-        (error) => this.#fail(batch, error),
-      );
-      this.committing = this.committing.then(() => done);
-      return this.committing;
-    }
     let results: AppendResult[];
     try {
       results = this.options.inbox.append(entries);
@@ -91,6 +86,30 @@ export class InboxWriter {
     }
     this.#settle(batch, results);
     return this.committing;
+  }
+
+  /**
+   * One batch at a time goes to `commit`; what arrives meanwhile waits and goes as the next batch when the
+   * previous one is answered. Batches grow with the commit's latency, so a thread hop costs little per entry.
+   */
+  #commitElsewhere(): Promise<void> {
+    if (!this.inFlight && this.queue.length > 0) this.committing = this.#send();
+    return this.committing;
+  }
+
+  /** Sends the queue to `commit`, then whatever queued up meanwhile; settles when the queue is empty. */
+  async #send(): Promise<void> {
+    this.inFlight = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        this.#settle(batch, await this.options.commit!(batch.map((w) => w.entry)));
+      } catch (error) {
+        this.#fail(batch, error);
+      }
+    }
+    this.inFlight = false;
   }
 
   #fail(batch: Waiting[], error: unknown): void {
