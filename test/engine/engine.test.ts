@@ -147,11 +147,7 @@ describe('engine over SQLite', () => {
       "CREATE TRIGGER refuse_bad AFTER INSERT ON outbox WHEN NEW.args LIKE '%bad%' " +
         "BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END",
     );
-    h.deliver(
-      textMessage(1, h.time, 'bad'),
-      textMessage(2, h.time, 'fine'),
-      textMessage(1, h.time, 'after'),
-    );
+    h.deliver(textMessage(1, h.time, 'bad'), textMessage(2, h.time, 'fine'), textMessage(1, h.time, 'after'));
     const outcomes = h.engine.processPending();
 
     expect(outcomes.map((o) => [o.conversationKey, o.status])).toEqual([
