@@ -9,28 +9,15 @@
  * writer thread while the next batch is planned (`planNext` + `settle`, driven by the engine).
  */
 import type Database from 'better-sqlite3';
-import type { Logger } from 'pino';
-import type { ConversationKeyStrategy } from '../intake/keys.ts';
 import { EngineInbox, type InboxEvent } from '../store/engine-inbox.ts';
 import { type ApplyResult, BatchApplier, type PlannedWrites } from './apply.ts';
-import type { ButtonSigner } from './buttons.ts';
-import { type EventOutcome, type EventPlan, EventPlanner } from './planner.ts';
-import type { FlowRegistry } from './registry.ts';
+import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 
-export { isEnvironmental } from './apply.ts';
 export type { EventOutcome } from './planner.ts';
 
-/** What the processor needs. */
-export interface ProcessorOptions {
-  db: Database.Database;
-  registry: FlowRegistry;
-  signer: ButtonSigner;
-  keyStrategy: ConversationKeyStrategy;
-  now: () => number;
-  logger?: Logger | undefined;
-  /** Answer to a press on a keyboard nobody can act on any more (no session, or policy `notify` without text). */
-  staleText: string;
+/** What the processor needs: the planner's needs (it reads sessions through the cache), and the batch size. */
+export interface ProcessorOptions extends Omit<PlannerOptions, 'session'> {
   /** Events per transaction. */
   batchSize: number;
   /** Sessions this process committed, read before the database. */

@@ -5,13 +5,12 @@
  * person's answers count up without a gap or a repeat: nothing planned-but-uncommitted leaked, nothing
  * committed was planned again.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
+import { loadUntilKilled, startChild } from '../crash-load.ts';
 
 const FIXTURE = new URL('./fixtures/engine-child.ts', import.meta.url).pathname;
 const SECRET = 'crash_test_secret';
@@ -22,21 +21,6 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'botflow-engine-crash-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function startChild(dbPath: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /READY (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`child exited early with ${code}: ${out}`)));
-  });
-}
 
 const update = (run: number, i: number) =>
   JSON.stringify({
@@ -50,55 +34,31 @@ const update = (run: number, i: number) =>
     },
   });
 
-/** Sends updates (some delivered twice) until the child dies; returns the mids acknowledged with 200. */
-async function loadUntilKilled(run: number, port: number, child: ChildProcess): Promise<Set<string>> {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 16 });
-  const acked = new Set<string>();
-  let alive = true;
-  let next = 0;
-  child.once('exit', () => {
-    alive = false;
-  });
-  const killAfterAcks = 200 + Math.floor(Math.random() * 1500);
-  const worker = async () => {
-    while (alive) {
-      const i = next % 7 === 6 && next > 10 ? Math.floor(Math.random() * next) : next;
-      next++;
-      try {
-        const response = await pool.request({
-          method: 'POST',
-          path: '/webhook',
-          headers: { 'content-type': 'application/json', 'x-svc-bot-api-secret': SECRET },
-          body: update(run, i),
-        });
-        await response.body.dump();
-        if (response.statusCode === 200) acked.add(`mid.r${run}.${i}`);
-        if (acked.size >= killAfterAcks && alive) child.kill('SIGKILL');
-      } catch {
-        // The child died with this request in flight: not acknowledged, so no promise was made.
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  await pool.destroy();
-  return acked;
-}
-
 it(`handles every acknowledged update exactly once across ${RUNS} SIGKILLs`, {
   timeout: 600_000,
 }, async () => {
   const dbPath = join(dir, 'bot.db');
   const allAcked: string[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const { child, port } = await startChild(dbPath);
-    allAcked.push(...(await loadUntilKilled(run, port, child)));
+    const { child, port } = await startChild(FIXTURE, [dbPath, SECRET]);
+    allAcked.push(
+      ...(await loadUntilKilled({
+        port,
+        child,
+        secret: SECRET,
+        update: (i) => ({ body: update(run, i), id: `mid.r${run}.${i}` }),
+        connections: 16,
+        duplicateEvery: 7,
+        killAfterAcks: 200 + Math.floor(Math.random() * 1500),
+      })),
+    );
   }
   const before = openDatabase({ path: dbPath });
   const handledUnderLoad = before.prepare("SELECT count(*) FROM inbox WHERE status = 'done'").pluck().get();
   before.close();
   expect(handledUnderLoad).toBeGreaterThan(allAcked.length / 4); // the engine was at work when the kills came
   // A last start without load finishes what the kills left pending.
-  const { child } = await startChild(dbPath);
+  const { child } = await startChild(FIXTURE, [dbPath, SECRET]);
   const db = openDatabase({ path: dbPath });
   try {
     const pending = db.prepare("SELECT count(*) FROM inbox WHERE status = 'pending'").pluck();

@@ -1,35 +1,8 @@
 // The engine over a real SQLite file: dialogs across restarts, ordering, interleaving, contained failures,
 // support inspection. Calls are checked as outbox rows (what would be sent); sending is tested elsewhere.
 import { afterEach, describe, expect, it } from 'vitest';
-import { assign, setup } from 'xstate';
-import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
-import { defineFlow, say } from '../../src/engine/helpers.ts';
-import { botStarted, botStopped, press, signupFlow, textMessage } from './fixtures.ts';
+import { botStarted, botStopped, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
 import { Harness } from './harness.ts';
-
-/** Collects every text it hears, replying with the running list: shows the order events were handled in. */
-const collectFlow = defineFlow({
-  id: 'collect',
-  triggers: [{ kind: 'command', name: 'collect' }],
-  machine: setup({
-    types: { context: {} as { heard: string[] }, events: {} as FlowEvent, input: {} as FlowInput },
-  }).createMachine({
-    context: { heard: [] },
-    on: {
-      message: {
-        actions: [
-          assign({
-            heard: ({ context, event }) => [
-              ...context.heard,
-              event.type === 'message' ? (event.text ?? '') : '',
-            ],
-          }),
-          say<{ heard: string[] }>(({ context }) => context.heard.join(',')),
-        ],
-      },
-    },
-  }),
-});
 
 let h: Harness;
 afterEach(async () => {

@@ -1,5 +1,6 @@
 // Flows and update builders shared by the engine tests: a hand-written signup wizard (name → plan
-// buttons → confirm) with a reminder timer, and raw updates shaped like the platform's.
+// buttons → confirm) with a reminder timer, a flow that repeats everything it heard, and raw updates
+// shaped like the platform's.
 import { assign, setup } from 'xstate';
 import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
 import { armTimer, button, cancelTimer, defineFlow, edit, say } from '../../src/engine/helpers.ts';
@@ -152,3 +153,27 @@ export function botStopped(userId: number, timestamp: number) {
     user_locale: 'en',
   };
 }
+
+/** Collects every text it hears, replying with the running list: shows the order events were handled in. */
+export const collectFlow = defineFlow({
+  id: 'collect',
+  triggers: [{ kind: 'command', name: 'collect' }],
+  machine: setup({
+    types: { context: {} as { heard: string[] }, events: {} as FlowEvent, input: {} as FlowInput },
+  }).createMachine({
+    context: { heard: [] },
+    on: {
+      message: {
+        actions: [
+          assign({
+            heard: ({ context, event }) => [
+              ...context.heard,
+              event.type === 'message' ? (event.text ?? '') : '',
+            ],
+          }),
+          say<{ heard: string[] }>(({ context }) => context.heard.join(',')),
+        ],
+      },
+    },
+  }),
+});

@@ -3,38 +3,11 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assign, setup } from 'xstate';
-import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
 import { createEngine } from '../../src/engine/engine.ts';
-import { defineFlow, say } from '../../src/engine/helpers.ts';
 import { SessionCache } from '../../src/engine/session-cache.ts';
 import { openDatabase } from '../../src/store/database.ts';
-import { botStarted, signupFlow, textMessage } from './fixtures.ts';
+import { botStarted, collectFlow, signupFlow, textMessage } from './fixtures.ts';
 import { Harness, SECRET } from './harness.ts';
-
-/** Replies with everything it heard so far: shows which session state each event was planned on. */
-const collectFlow = defineFlow({
-  id: 'collect',
-  triggers: [{ kind: 'command', name: 'collect' }],
-  machine: setup({
-    types: { context: {} as { heard: string[] }, events: {} as FlowEvent, input: {} as FlowInput },
-  }).createMachine({
-    context: { heard: [] },
-    on: {
-      message: {
-        actions: [
-          assign({
-            heard: ({ context, event }) => [
-              ...context.heard,
-              event.type === 'message' ? (event.text ?? '') : '',
-            ],
-          }),
-          say<{ heard: string[] }>(({ context }) => context.heard.join(',')),
-        ],
-      },
-    },
-  }),
-});
 
 function capturingLogger() {
   const lines: { msg: string; level: number }[] = [];

@@ -3,40 +3,14 @@
 // real worker thread.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { assign, setup } from 'xstate';
-import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
 import { createEngine } from '../../src/engine/engine.ts';
-import { defineFlow, say } from '../../src/engine/helpers.ts';
 import { startWriterThread, type WriterThread } from '../../src/engine/writer-thread.ts';
 import { InboxWriter } from '../../src/intake/inbox-writer.ts';
 import { updateEntry } from '../../src/intake/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
-import { botStarted, press, signupFlow, textMessage } from './fixtures.ts';
+import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
 import { Harness, RecordingGateway, SECRET, until } from './harness.ts';
-
-const collectFlow = defineFlow({
-  id: 'collect',
-  triggers: [{ kind: 'command', name: 'collect' }],
-  machine: setup({
-    types: { context: {} as { heard: string[] }, events: {} as FlowEvent, input: {} as FlowInput },
-  }).createMachine({
-    context: { heard: [] },
-    on: {
-      message: {
-        actions: [
-          assign({
-            heard: ({ context, event }) => [
-              ...context.heard,
-              event.type === 'message' ? (event.text ?? '') : '',
-            ],
-          }),
-          say<{ heard: string[] }>(({ context }) => context.heard.join(',')),
-        ],
-      },
-    },
-  }),
-});
 
 let h: Harness | undefined;
 let writer: WriterThread | undefined;

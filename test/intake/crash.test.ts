@@ -3,13 +3,12 @@
  * killed at random moments; after each restart, every update that got a 200 is in the inbox exactly once.
  * Both ways of committing: on the receiver's connection, and on a writer thread.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
+import { loadUntilKilled, startChild } from '../crash-load.ts';
 
 const FIXTURE = new URL('./fixtures/webhook-child.ts', import.meta.url).pathname;
 const SECRET = 'crash_test_secret';
@@ -19,21 +18,6 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'botflow-crash-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function startChild(dbPath: string, mode: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET, mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /READY (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`child exited early with ${code}: ${out}`)));
-  });
-}
 
 const update = (run: number, i: number) =>
   JSON.stringify({
@@ -46,42 +30,6 @@ const update = (run: number, i: number) =>
     },
   }).replace('"seq":0', '"seq":116328147937082782'); // beyond 2^53: must be stored digit for digit
 
-/** Sends updates (with some duplicate deliveries) until the child dies; returns the mids acknowledged with 200. */
-async function loadUntilKilled(run: number, port: number, child: ChildProcess): Promise<Set<string>> {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
-  const acked = new Set<string>();
-  let alive = true;
-  let next = 0;
-  child.once('exit', () => {
-    alive = false;
-  });
-  const killAfterAcks = 100 + Math.floor(Math.random() * 1500);
-  const worker = async () => {
-    while (alive) {
-      // Every fifth delivery repeats an earlier one, as a platform retry would.
-      const i = next % 5 === 4 && next > 10 ? Math.floor(Math.random() * next) : next;
-      next++;
-      try {
-        const response = await pool.request({
-          method: 'POST',
-          path: '/webhook',
-          headers: { 'content-type': 'application/json', 'x-svc-bot-api-secret': SECRET },
-          body: update(run, i),
-        });
-        await response.body.dump();
-        if (response.statusCode === 200) acked.add(`mid.r${run}.${i}`);
-        if (acked.size >= killAfterAcks && alive) child.kill('SIGKILL');
-      } catch {
-        // The child died with this request in flight: not acknowledged, so no promise was made.
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-  await pool.destroy();
-  return acked;
-}
-
-// `full`: the receiver commits on its own connection; `thread`: on a writer thread, as `botflow run` does.
 it.each(['full', 'thread'])(
   `keeps every acknowledged update exactly once across ${RUNS} SIGKILLs (%s)`,
   { timeout: 600_000 },
@@ -89,8 +37,16 @@ it.each(['full', 'thread'])(
     const dbPath = join(dir, `bot-${mode}.db`);
     const allAcked: string[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const { child, port } = await startChild(dbPath, mode); // also the restart after the previous kill
-      const acked = await loadUntilKilled(run, port, child);
+      const { child, port } = await startChild(FIXTURE, [dbPath, SECRET, mode]); // also the restart after the previous kill
+      const acked = await loadUntilKilled({
+        port,
+        child,
+        secret: SECRET,
+        update: (i) => ({ body: update(run, i), id: `mid.r${run}.${i}` }),
+        connections: 32,
+        duplicateEvery: 5,
+        killAfterAcks: 100 + Math.floor(Math.random() * 1500),
+      });
       expect(acked.size).toBeGreaterThan(0);
       allAcked.push(...acked);
     }
