@@ -1,6 +1,7 @@
 /**
- * Shared by the SIGKILL tests: start a receiver in a child process (`READY <port>` on stdout), then post
- * updates to its webhook, some delivered twice as a platform retry would, until the child is killed.
+ * Shared by the SIGKILL tests and the intake benchmark: start a receiver in a child process (`READY <port>`
+ * on stdout), then post updates to its webhook, some delivered twice as a platform retry would, until the
+ * child is killed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Pool } from 'undici';

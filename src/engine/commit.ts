@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type NewOutboxRow, OutboxStore } from '../store/outbox.ts';
 import { type SessionRow, SessionStore } from '../store/sessions.ts';
-import { TimerStore } from '../store/timers.ts';
+import { TimerStore, type TimerToArm } from '../store/timers.ts';
 import type { EventMeta, FlowDefinition } from './contract.ts';
 import type { PlannedCall } from './effects.ts';
 import type { StepResult } from './step.ts';
@@ -19,17 +19,7 @@ export type WriteOp =
   /** The session row; `expected` is the revision it must still have (undefined: it must not exist yet). */
   | { kind: 'session'; row: SessionRow; expected: number | undefined; sameShape: boolean }
   | { kind: 'call'; row: NewOutboxRow }
-  | {
-      kind: 'arm';
-      timer: {
-        conversationKey: string;
-        name: string;
-        dueAt: number;
-        stepInstance: number;
-        revision: number;
-        now: number;
-      };
-    }
+  | { kind: 'arm'; timer: TimerToArm }
   | { kind: 'cancel'; key: string; name: string; reason: string; now: number }
   | { kind: 'discard'; key: string; stepInstance: number; reason: string; now: number }
   | { kind: 'settle-timers'; key: string; status: 'cancelled' | 'discarded'; reason: string; now: number }

@@ -11,7 +11,6 @@ import { type UploadClient, uploadMedia } from '../api/upload.ts';
 import type { ConversationKeyStrategy } from '../intake/keys.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
-import { SessionStore } from '../store/sessions.ts';
 import { ButtonSigner } from './buttons.ts';
 import { type Clock, clockFrom, systemClock, type TimerHandle } from './clock.ts';
 import type { FlowDefinition } from './contract.ts';
@@ -22,6 +21,7 @@ import {
   OutboxDispatcher,
 } from './dispatcher.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
+import { recordFlowVersions } from './pinned-versions.ts';
 import { WriterPipeline } from './pipeline.ts';
 import { type EventOutcome, InboxProcessor } from './processor.ts';
 import { FlowRegistry } from './registry.ts';
@@ -374,56 +374,4 @@ export function createEngine(options: EngineOptions): Engine {
       return () => listeners[event].delete(listener as never);
     },
   };
-}
-
-/**
- * Records the loaded flow versions (with their sources), rebuilds from its stored source every version
- * that running sessions are pinned to and `registry` lacks, and warns about those it cannot rebuild.
- */
-function recordFlowVersions(
-  db: Database.Database,
-  registry: FlowRegistry,
-  now: number,
-  logger?: Logger,
-  rebuild?: (source: string) => FlowDefinition,
-): void {
-  const versions = new FlowVersionStore(db);
-  for (const flow of registry.all()) versions.record(flow.id, flow.version, now, flow.source);
-  const missing = new SessionStore(db)
-    .activeByVersion()
-    .filter(({ flowId, flowVersion }) => !registry.get(flowId, flowVersion));
-  const sources = new Map(
-    versions
-      .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
-      .map((s) => [`${s.flowId}@${s.version}`, s.source]),
-  );
-  for (const { flowId, flowVersion, n } of missing) {
-    const source = sources.get(`${flowId}@${flowVersion}`);
-    let why = source === undefined ? 'no source of it is stored' : 'no rebuildFlow was given to the engine';
-    if (source !== undefined && rebuild) {
-      try {
-        const flow = rebuild(source);
-        if (flow.id !== flowId || flow.version !== flowVersion) {
-          throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
-        }
-        registry.addPinned(flow);
-        versions.record(flowId, flowVersion, now);
-        logger?.info(
-          { flow: flowId, version: flowVersion, sessions: n },
-          `flow "${flowId}" version ${flowVersion} rebuilt from its stored source for ${n} running session(s)`,
-        );
-        continue;
-      } catch (error) {
-        why = `its stored source no longer builds: ${(error as Error).message}`;
-      }
-    }
-    const latest = registry.latest(flowId);
-    const how = latest?.migrate ? 'will be migrated if the newest version maps them' : 'will fail';
-    logger?.warn(
-      { flow: flowId, version: flowVersion, sessions: n, reason: why },
-      `${n} running session(s) are pinned to flow "${flowId}" version ${flowVersion}, which is not loaded ` +
-        `(${why}): their events ${how}. Fix what the old version needs (e.g. restore a removed validator), ` +
-        'add a migrate: block for it to the flow file, or end them with engine.sessions.end()',
-    );
-  }
 }

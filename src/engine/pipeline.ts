@@ -80,14 +80,13 @@ export class WriterPipeline {
           this.#o.lost(error);
           return;
         }
-        const environmental = isEnvironmental(error);
+        // Nothing of the batch was committed; it is planned again after a pause (a lasting cause such as a
+        // full disk must not turn into a busy loop).
         this.#o.logger?.error(
-          { err: error, events: plans.length },
-          environmental
-            ? 'a batch could not be committed; retrying shortly'
-            : 'a batch could not be committed; planning it again',
+          { err: error, events: plans.length, environmental: isEnvironmental(error) },
+          'a batch could not be committed; planning it again shortly',
         );
-        this.#o.wake(environmental ? 500 : 0);
+        this.#o.wake(500);
       },
     );
     return 'sent';

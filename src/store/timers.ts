@@ -23,6 +23,16 @@ const COLUMNS =
   'id, conversation_key AS conversationKey, name, due_at AS dueAt, fire_at AS fireAt, step_instance AS stepInstance, ' +
   'armed_revision AS armedRevision, status, reason, armed_at AS armedAt, settled_at AS settledAt';
 
+/** A timer to arm: the step instance and revision that arm it, its absolute deadline, and when. */
+export interface TimerToArm {
+  conversationKey: string;
+  name: string;
+  dueAt: number;
+  stepInstance: number;
+  revision: number;
+  now: number;
+}
+
 /** Queries of the `timers` table; statements are prepared once. */
 export class TimerStore {
   readonly #arm: Database.Statement;
@@ -82,14 +92,7 @@ export class TimerStore {
   }
 
   /** Arms `name` for the conversation at the absolute time `dueAt`, replacing an armed timer of that name. */
-  arm(timer: {
-    conversationKey: string;
-    name: string;
-    dueAt: number;
-    stepInstance: number;
-    revision: number;
-    now: number;
-  }): void {
+  arm(timer: TimerToArm): void {
     const values = [
       timer.dueAt,
       timer.dueAt,

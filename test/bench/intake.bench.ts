@@ -4,7 +4,6 @@
  * own connection, beside a bare fastify route that stores nothing. The receiver runs in a child process; the load generator (undici Pool, a fixed number of requests in flight) runs here, on the
  * same machine. Prints figures, then one JSON line.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { InboxWriter } from '../../src/intake/inbox-writer.ts';
 import { updateEntry } from '../../src/intake/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { startChild } from '../crash-load.ts';
 
 const FIXTURE = new URL('../intake/fixtures/webhook-child.ts', import.meta.url).pathname;
 const SECRET = 'bench_secret_value';
@@ -40,21 +40,6 @@ function cpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-function start(dbPath: string, mode: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dbPath, SECRET, mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /READY (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
-  });
 }
 
 let sequence = 0;
@@ -136,7 +121,7 @@ async function load(port: number, receiverPid: number): Promise<Result> {
 
 async function measure(mode: string, dir: string): Promise<Result> {
   const dbPath = join(dir, `${mode}.db`);
-  const { child, port } = await start(dbPath, mode);
+  const { child, port } = await startChild(FIXTURE, [dbPath, SECRET, mode]);
   try {
     return await load(port, child.pid!);
   } finally {

@@ -1,0 +1,63 @@
+/**
+ * Flow versions at start: every loaded version is recorded with its source, and versions that running
+ * sessions are pinned to but the process did not load are rebuilt from their stored source (or warned
+ * about, with what to do).
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { FlowVersionStore } from '../store/flow-versions.ts';
+import { SessionStore } from '../store/sessions.ts';
+import type { FlowDefinition } from './contract.ts';
+import type { FlowRegistry } from './registry.ts';
+
+/**
+ * Records the loaded flow versions (with their sources), rebuilds from its stored source every version
+ * that running sessions are pinned to and `registry` lacks, and warns about those it cannot rebuild.
+ */
+export function recordFlowVersions(
+  db: Database.Database,
+  registry: FlowRegistry,
+  now: number,
+  logger?: Logger,
+  rebuild?: (source: string) => FlowDefinition,
+): void {
+  const versions = new FlowVersionStore(db);
+  for (const flow of registry.all()) versions.record(flow.id, flow.version, now, flow.source);
+  const missing = new SessionStore(db)
+    .activeByVersion()
+    .filter(({ flowId, flowVersion }) => !registry.get(flowId, flowVersion));
+  const sources = new Map(
+    versions
+      .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
+      .map((s) => [`${s.flowId}@${s.version}`, s.source]),
+  );
+  for (const { flowId, flowVersion, n } of missing) {
+    const source = sources.get(`${flowId}@${flowVersion}`);
+    let why = source === undefined ? 'no source of it is stored' : 'no rebuildFlow was given to the engine';
+    if (source !== undefined && rebuild) {
+      try {
+        const flow = rebuild(source);
+        if (flow.id !== flowId || flow.version !== flowVersion) {
+          throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
+        }
+        registry.addPinned(flow);
+        versions.record(flowId, flowVersion, now);
+        logger?.info(
+          { flow: flowId, version: flowVersion, sessions: n },
+          `flow "${flowId}" version ${flowVersion} rebuilt from its stored source for ${n} running session(s)`,
+        );
+        continue;
+      } catch (error) {
+        why = `its stored source no longer builds: ${(error as Error).message}`;
+      }
+    }
+    const latest = registry.latest(flowId);
+    const how = latest?.migrate ? 'will be migrated if the newest version maps them' : 'will fail';
+    logger?.warn(
+      { flow: flowId, version: flowVersion, sessions: n, reason: why },
+      `${n} running session(s) are pinned to flow "${flowId}" version ${flowVersion}, which is not loaded ` +
+        `(${why}): their events ${how}. Fix what the old version needs (e.g. restore a removed validator), ` +
+        'add a migrate: block for it to the flow file, or end them with engine.sessions.end()',
+    );
+  }
+}
