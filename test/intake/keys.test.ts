@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeUpdate } from '../../src/api/schemas/index.ts';
 import { canonicalJson, conversationKey, dedupeKey } from '../../src/intake/keys.ts';
 
-const payloads = new URL('../../../shared/reference/payloads/', import.meta.url);
+const payloads = new URL('../api/fixtures/payloads/', import.meta.url);
 const webhook = (type: string) => JSON.parse(readFileSync(new URL(`webhook.${type}.json`, payloads), 'utf8'));
 
 const groupMessage = (chatId: number, userId: number, mid: string) => ({
