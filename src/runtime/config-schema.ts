@@ -1,7 +1,7 @@
 /**
  * The shape of botflow's configuration, written once: the zod schema that validates it and the table of
  * keys that says, for each setting, its environment variable, its command-line flag and what it is for.
- * `config.ts` merges the sources and reports problems; the README's "Running a bot" section documents the same table.
+ * `config.ts` merges the sources and reports problems; docs/running.md documents the same table.
  */
 import { z } from 'zod';
 

@@ -30,7 +30,7 @@ ${KEYS.filter((k) => k.flag)
   .join('\n')}
   -h, --help          this text
 
-Every setting, its environment variable and its default: README.md, "Running a bot"`;
+Every setting, its environment variable and its default: docs/running.md`;
 
 /** Where the run command writes and what it starts with; tests replace these. */
 export interface RunEnvironment {

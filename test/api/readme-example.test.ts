@@ -1,4 +1,4 @@
-/** The example of the README's client section runs as written against a local server. */
+/** The example at the top of docs/client.md runs as written against a local server. */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +10,7 @@ import { type FakePlatform, payload, startFakePlatform } from './fake-platform.t
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-const doc = readme.slice(readme.indexOf('\n## The Bot API client'));
+const doc = readFileSync(join(repo, 'docs/client.md'), 'utf8');
 const code = /```ts\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
 const dir = mkdtempSync(join(tmpdir(), 'botflow-readme-'));
 const script = join(dir, 'example.mts');
@@ -39,7 +38,7 @@ async function runExample(platform: FakePlatform) {
   );
 }
 
-describe('README client example', () => {
+describe('client page example', () => {
   it('has an example', () => expect(code).toContain('new BotApi'));
 
   it('sends a message with an inline keyboard and pins it', async () => {

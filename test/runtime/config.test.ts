@@ -187,7 +187,7 @@ describe('loadConfig', () => {
   });
 
   it('documents every environment variable and the example file loads cleanly', () => {
-    const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../docs/running.md', import.meta.url), 'utf8');
     for (const name of KEYS.flatMap((k) => k.env)) expect(doc, name).toContain(name);
     const example = new URL('../../botflow.config.example.yaml', import.meta.url).pathname;
     const config = loadConfig({ cwd: dir, env: { BOTFLOW_CONFIG: example, BOTFLOW_TOKEN: TOKEN } });
