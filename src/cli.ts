@@ -21,6 +21,10 @@ const commands: Record<string, CommandLoader> = {
     summary: 'print a flow as a Mermaid state diagram',
     load: () => import('./flows/graph-command.ts'),
   },
+  init: {
+    summary: 'create a new bot project: flows, a transcript test, a registry, config',
+    load: () => import('./cli/init-command.ts'),
+  },
   migrate: {
     summary: 'apply pending database migrations (--status: list them)',
     load: () => import('./store/migrate-command.ts'),

@@ -1,7 +1,8 @@
 /** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
+
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Command } from '../cli.ts';
+import { importCode } from './import-code.ts';
 import { loadFlows, readFlowSources } from './load.ts';
 import { formatProblem, hasErrors } from './problems.ts';
 import type { Registry } from './registry.ts';
@@ -29,11 +30,8 @@ export const command: Command = {
         return 2;
       }
       try {
-        const mod = (await import(pathToFileURL(resolve(file)).href)) as {
-          default?: Registry;
-          registry?: Registry;
-        };
-        registry = mod.default ?? mod.registry;
+        const mod = await importCode(resolve(file));
+        registry = (mod.default ?? mod.registry) as Registry | undefined;
       } catch (error) {
         console.error(
           `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}`,

@@ -5,11 +5,11 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FlowDefinition } from '../engine/contract.ts';
 import { buildDefinition } from './compile.ts';
 import { describeFlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
+import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
 import { hasErrors, type Problem } from './problems.ts';
 import { EMPTY_REGISTRY, type Registry } from './registry.ts';
@@ -65,8 +65,8 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
     const file = resolve(dir, name);
     if (!existsSync(file)) continue;
     try {
-      const mod = (await import(pathToFileURL(file).href)) as { default?: Registry; registry?: Registry };
-      const registry = mod.default ?? mod.registry;
+      const mod = await importCode(file);
+      const registry = (mod.default ?? mod.registry) as Registry | undefined;
       if (registry?.validators && registry.guards && registry.effects) return { registry, problems: [] };
       return {
         registry: EMPTY_REGISTRY,

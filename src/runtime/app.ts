@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
@@ -48,6 +49,8 @@ export interface RunningApp {
   engine: Engine;
   /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
   failed: Promise<Error>;
+  /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
+  webhook?: FastifyPluginCallback;
   /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
   close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
 }
@@ -59,6 +62,8 @@ export interface StartAppOptions {
   parts: AppParts;
   /** `botflow run --record <file>`: records every accepted update and every API result (src/testing/recorder.ts). */
   recorder?: Recorder;
+  /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
+  mountWebhook?: boolean;
 }
 
 /** Backlogs smaller than this are processed without a progress line. */
@@ -235,6 +240,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           url: url!,
           secret: secret!.reveal(),
           ...(updateTypes ? { types: updateTypes } : {}),
+          ...(options.mountWebhook ? { mount: true } : {}),
         });
       } catch (error) {
         const where = `the webhook receiver cannot listen on ${host}:${port}`;
@@ -268,6 +274,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       flowCount: loaded.flows.length,
       engine: running,
       failed,
+      ...(intake.plugin ? { webhook: intake.plugin } : {}),
       close(reason = 'close') {
         closing ??= (async () => {
           logger.info({ reason }, 'stopping: no new updates are accepted; finishing the current steps');
