@@ -39,3 +39,27 @@ describe('the main entry (botflow-engine)', () => {
     expect(names.filter((n) => !n.documented).map((n) => n.name)).toEqual([]);
   });
 });
+
+describe('botflow-engine/testing', () => {
+  it('loads without vitest: only botflow-engine/testing/vitest imports it', () => {
+    // Every module the entry reaches through relative imports, and the packages they import.
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = ts.sys.readFile(file) ?? '';
+      for (const match of text.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+'([^']+)'/gm)) {
+        const spec = match[1]!;
+        if (spec.startsWith('.')) visit(new URL(spec, `file://${file}`).pathname);
+        else if (!/^import\s+type\b|^export\s+type\b/.test(match[0].trim())) packages.add(spec);
+      }
+    };
+    visit(`${repo}src/testing/index.ts`);
+    expect(seen.size).toBeGreaterThan(10);
+    expect([...packages].filter((p) => p === 'vitest' || p.startsWith('vitest/'))).toEqual([]);
+    // The crawl sees vitest where it is imported, so the check above can fail.
+    visit(`${repo}src/testing/vitest.ts`);
+    expect(packages.has('vitest')).toBe(true);
+  });
+});
