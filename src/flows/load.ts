@@ -89,7 +89,7 @@ function registryProblem(file: string, what: string): Problem {
     col: 1,
     severity: 'error',
     message: `the registry ${what}`,
-    hint: 'export default defineRegistry({ validators, guards, effects }) from src/flows/registry.ts',
+    hint: "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects })",
   };
 }
 
