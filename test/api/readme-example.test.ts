@@ -14,7 +14,7 @@ const doc = readFileSync(join(repo, 'docs/client.md'), 'utf8');
 const code = /```ts\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
 const dir = mkdtempSync(join(tmpdir(), 'botflow-readme-'));
 const script = join(dir, 'example.mts');
-writeFileSync(script, code.replace("from 'botflow'", `from '${join(repo, 'src/api/index.ts')}'`));
+writeFileSync(script, code.replace("from 'botflow-engine'", `from '${join(repo, 'src/index.ts')}'`));
 
 const message = (payload('update.message_created.json') as { updates: Array<{ message: unknown }> })
   .updates[0]!.message;
@@ -39,7 +39,10 @@ async function runExample(platform: FakePlatform) {
 }
 
 describe('client page example', () => {
-  it('has an example', () => expect(code).toContain('new BotApi'));
+  it('has an example, importing from the package', () => {
+    expect(code).toContain('new BotApi');
+    expect(code).toContain("from 'botflow-engine'");
+  });
 
   it('sends a message with an inline keyboard and pins it', async () => {
     const platform = await startFakePlatform((req) => {
