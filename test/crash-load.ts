@@ -46,7 +46,7 @@ export interface KillLoad {
 export function crashSeed(test: string): { seed: number; random: () => number } {
   const given = Number(process.env.BOTFLOW_CRASH_SEED);
   const seed = Number.isInteger(given) && given > 0 ? given : Math.floor(Math.random() * 2 ** 31) + 1;
-  console.info(`${test}: seed ${seed} (BOTFLOW_CRASH_SEED=${seed} repeats these kills)`);
+  console.info(`${test}: seed ${seed} (BOTFLOW_CRASH_SEED=${seed} repeats this run)`);
   // mulberry32: small, fast and good enough to spread kill points.
   let state = seed >>> 0;
   const random = () => {
