@@ -11,7 +11,6 @@
  *   await engine.stop(); await writer.close();
  */
 import { Worker } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
 import type { AppendResult, InboxEntry } from '../store/inbox.ts';
 import { SQLite } from '../store/sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';

@@ -4,7 +4,6 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type Database from 'better-sqlite3';
 import type { Command } from '../cli.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from './database.ts';

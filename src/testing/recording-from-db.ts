@@ -3,7 +3,6 @@
  * (results only where a flow asked for them). Replay starts from an empty database, so the inbox must
  * still hold the conversation from its first update (inbox pruning removes old rows).
  */
-import type Database from 'better-sqlite3';
 import { SQLite } from '../store/sqlite.ts';
 import type { CallRecord, Recording, UpdateRecord } from './recording.ts';
 

@@ -135,7 +135,7 @@ function given(s: Sample): (typeof GIVEN)[string] | undefined {
 
 /** The sample as a module of this checkout: the package's entry points become paths to the sources. */
 function localise(code: string): string {
-  return code.replace(/from '(botflow-engine(?:\/[\w/]+)?)'/g, (match, entry: string) => {
+  return code.replace(/from '(botflow-engine(?:\/[\w/]+)?)'/g, (_match, entry: string) => {
     const path = ENTRIES[entry];
     if (!path) throw new Error(`a sample imports ${entry}, which the package does not export`);
     return `from '${join(repo, path)}'`;
