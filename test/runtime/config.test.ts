@@ -33,6 +33,14 @@ describe('loadConfig', () => {
     expect(config.sandbox.port).toBe(3000);
   });
 
+  it('refuses a token with whitespace as a configuration problem, without showing it', () => {
+    const problems = problemsOf(() => loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }));
+    expect(problems).toEqual([
+      'BOTFLOW_TOKEN: (hidden) is not valid: expected printable ASCII without spaces or line breaks (copy the token again: a trailing newline from a file is the usual cause)',
+    ]);
+    expect(problems.join()).not.toContain(TOKEN);
+  });
+
   it('applies flags over environment over file over defaults', () => {
     writeFileSync(
       join(dir, 'botflow.config.yaml'),
