@@ -116,15 +116,15 @@ export class OutboxDispatcher {
     this.wake();
   }
 
-  /** Stops taking rows and waits up to `deadlineMs` for the calls in flight (the rest stay `sending`). */
-  async stop(deadlineMs = 10_000): Promise<void> {
+  /** Stops taking rows and waits up to `waitMs` (a duration) for the calls in flight (the rest stay `sending`). */
+  async stop(waitMs = 10_000): Promise<void> {
     this.#running = false;
     if (this.#inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.#inFlight.values()]),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, Math.min(deadlineMs, 2_147_483_647)));
+        timer = setTimeout(resolve, Math.max(0, Math.min(waitMs, 2_147_483_647)));
       }),
     ]);
     clearTimeout(timer);

@@ -93,8 +93,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       name: 'finish current steps and sends in flight',
       run: async (deadline) => {
         stopProgress();
-        const sendDeadline = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
-        await engine?.stop({ deadlineMs: Math.max(0, sendDeadline) });
+        const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
+        await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
         if (db?.open) {
           const left = new EngineInbox(db).pendingCount();
           if (left > 0)

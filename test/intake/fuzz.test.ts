@@ -134,7 +134,7 @@ describe('webhook fuzz', () => {
       logger,
     });
     for (let round = 0; round < 1_000; round++) if (engine.processPending().length === 0) break;
-    await engine.stop({ deadlineMs: 0 });
+    await engine.stop({ waitMs: 0 });
 
     const rows = database.db.prepare('SELECT id, status, error FROM inbox').all() as Array<{
       id: number;

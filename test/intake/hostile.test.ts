@@ -29,7 +29,7 @@ async function deliver(bodies: string[]) {
     secret: 'hostile-button-secret-of-enough-length',
   });
   engine.processPending();
-  await engine.stop({ deadlineMs: 0 });
+  await engine.stop({ waitMs: 0 });
   const rows = database.db
     .prepare('SELECT status, error, conversation_key AS key FROM inbox ORDER BY id')
     .all();

@@ -34,7 +34,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses a token with whitespace as a configuration problem, without showing it', () => {
-    const problems = problemsOf(() => loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }));
+    const problems = problemsOf(() =>
+      loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }),
+    );
     expect(problems).toEqual([
       'BOTFLOW_TOKEN: (hidden) is not valid: expected printable ASCII without spaces or line breaks (copy the token again: a trailing newline from a file is the usual cause)',
     ]);
