@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/errors.ts';
-import type { Job, MediaKind } from '../api/scheduler/types.ts';
+import { DeadLetterError, type Job, type MediaKind } from '../api/scheduler/types.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
 import type { UploadAndSendEffect } from './contract.ts';
@@ -185,7 +185,10 @@ export class OutboxDispatcher {
     const done = this.#send(row)
       .then(
         (result) => this.#finish(row, { ok: true, result }),
-        (error: unknown) => this.#finish(row, { ok: false, error: errorInfo(error) }),
+        (error: unknown) =>
+          error instanceof DeadLetterError && error.reason === 'closed' && !error.attempted
+            ? this.#release(row)
+            : this.#finish(row, { ok: false, error: errorInfo(error) }),
       )
       .finally(() => {
         this.#inFlight.delete(row.id);
@@ -221,7 +224,18 @@ export class OutboxDispatcher {
     return { ...(result as object), attachment };
   }
 
+  /** The scheduler stopped before the call went out: the row is pending again, sent at the next start. */
+  #release(row: OutboxRow): void {
+    if (!this.#o.db.open) return; // left `sending`: sent again at the next start, still never sent twice
+    this.#outbox.release(row.id);
+  }
+
   #finish(row: OutboxRow, outcome: SettleArgs): void {
+    if (!this.#o.db.open) {
+      // An answer after the database closed: the row stays `sending` and is sent again at the next start.
+      this.#o.logger?.info({ outboxId: row.id, op: row.op }, 'a call answered after the database closed');
+      return;
+    }
     try {
       this.#settle.immediate(row, outcome);
     } catch (error) {

@@ -83,8 +83,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let stopProgress = () => {};
   let stopPruning = () => {};
 
-  // Reverse start order. Closing the database before the scheduler matters: a call still queued there is
-  // then left `sending` in the outbox (sent again at the next start) instead of being recorded as failed.
+  // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
+  // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop intake', run: () => intake?.stop() },
     { name: 'stop watching flows', run: () => watcher?.close() },
@@ -93,6 +93,9 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       name: 'finish current steps and sends in flight',
       run: async (deadline) => {
         stopProgress();
+        // Nothing new goes out from here: calls still queued go back to the outbox (pending, sent at the
+        // next start), calls in flight get until the deadline and their answers are recorded below.
+        scheduler?.close();
         const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
         await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
         if (db?.open) {

@@ -51,6 +51,7 @@ export class OutboxStore {
   readonly #get: Database.Statement<[number], OutboxRow>;
   readonly #counts: Database.Statement<[], { status: string; n: number }>;
   readonly #prune: Database.Statement<[number, number]>;
+  readonly #release: Database.Statement<[number]>;
 
   constructor(db: Database.Database) {
     this.#insert = db.prepare(
@@ -76,6 +77,9 @@ export class OutboxStore {
       `SELECT ${COLUMNS} FROM outbox WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE id = ?`);
+    this.#release = db.prepare(
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL WHERE id = ? AND status = 'sending'",
+    );
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM outbox GROUP BY status');
     this.#prune = db.prepare(
       'DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE finished_at < ? ' +
@@ -118,6 +122,11 @@ export class OutboxStore {
   /** Marks a row in flight (counts an attempt). False when it was dropped or finished meanwhile. */
   claim(id: number, now: number): boolean {
     return this.#claim.run(now, id).changes === 1;
+  }
+
+  /** Gives back a claimed row that was never sent (the process is stopping): pending again, attempt not counted. */
+  release(id: number): void {
+    this.#release.run(id);
   }
 
   /** Records the outcome of an in-flight row. */

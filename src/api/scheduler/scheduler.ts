@@ -453,7 +453,14 @@ export class Scheduler {
   }
 
   private deadLetter(entry: Entry, reason: DeadLetterReason, detail: string): void {
-    const error = new DeadLetterError(reason, entry.op, entry.chatId, entry.lastError, detail);
+    const error = new DeadLetterError(
+      reason,
+      entry.op,
+      entry.chatId,
+      entry.lastError,
+      detail,
+      entry.attempts > 0,
+    );
     this.recorder.recordDeadLetter({
       at: Date.now(),
       operation: entry.op,
@@ -461,7 +468,9 @@ export class Scheduler {
       reason,
       message: error.message,
     });
-    this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
+    // Closing is no failure: what was queued goes back to its owner (the outbox sends it at the next start).
+    if (reason !== 'closed')
+      this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
     this.settle(entry);
     entry.reject(error);
   }
