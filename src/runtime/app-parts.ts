@@ -86,7 +86,9 @@ export interface AppParts {
     },
   ): Promise<IntakeHandle>;
   startWebhook(
-    options: IntakeOptions & {
+    options: Omit<IntakeOptions, 'api'> & {
+      /** The subscription check goes through the scheduler, like every other call. */
+      api: Pick<BotApi, 'getSubscriptions' | 'subscribe' | 'unsubscribe'>;
       /** Commits accepted updates on the writer thread (absent: on `db`). */
       commit?: InboxCommit;
       host: string;

@@ -177,6 +177,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     scheduler = new Scheduler({
       api: options.recorder ? options.recorder.wrapApi(api) : api,
       limits: { global: config.limits.requestsPerSecond, perChat: config.limits.perChatPerSecond },
+      // The previous process may have spent this second's budget just before it stopped.
+      startPausedMs: 1_000,
       logger: logger.child({ component: 'scheduler' }),
     });
     const running = parts.createEngine({
@@ -236,6 +238,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         const thread = writer;
         intake = await parts.startWebhook({
           ...common,
+          // The subscription check counts in the same 30-per-second window as everything else.
+          api: throttledClient(scheduler),
           ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
           host,
           port,

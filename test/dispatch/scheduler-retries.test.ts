@@ -234,6 +234,20 @@ describe('Scheduler retries', () => {
     );
   });
 
+  it('sends nothing in the first window after start when told to (a restart may follow a busy second)', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi(clock);
+    api.respond = () => ({ success: true });
+    const scheduler = new Scheduler({ api, now: clock.now, setTimer: clock.setTimer, startPausedMs: 1_000 });
+    const started = clock.now();
+    const jobs = Array.from({ length: 5 }, (_, i) => scheduler.submit(send(i + 1, 'x')));
+    await clock.advance(999);
+    expect(api.calls).toHaveLength(0);
+    await clock.advance(1_000);
+    await Promise.all(jobs);
+    expect(api.calls.every((c) => c.at >= started + 1_000)).toBe(true);
+  });
+
   it('still gives up on a failing call when its time-to-live ends', async () => {
     const { clock, api, scheduler } = setup();
     api.respond = () => {

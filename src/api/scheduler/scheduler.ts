@@ -70,6 +70,7 @@ export class Scheduler {
     this.setTimer = this.options.setTimer;
     this.logger = options.logger;
     const { global, windowMs, safetyMargin } = this.options.limits;
+    this.globalPausedUntil = options.startPausedMs ? this.now() + options.startPausedMs : 0;
     this.globalLog = new SlidingWindowLog(global, windowMs + safetyMargin);
     this.chatWindowMs = windowMs + safetyMargin;
     this.board = new LaneBoard(
