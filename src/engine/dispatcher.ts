@@ -12,6 +12,7 @@ import { DeadLetterError, type Job, type MediaKind } from '../api/scheduler/type
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
 import type { UploadAndSendEffect } from './contract.ts';
+import { sendOnce } from './sent-once.ts';
 
 /** Where calls go: the scheduler (`submit`) or anything with the same shape. */
 export interface CallGateway {
@@ -207,7 +208,12 @@ export class OutboxDispatcher {
       priority: row.priority,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
     } as Job;
-    if (row.kind === 'api') return this.#o.gateway.submit(job);
+    if (row.kind === 'api') {
+      // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
+      if (row.op === 'sendMessage' && row.chatId !== null)
+        return sendOnce(this.#o.gateway, job, row.chatId, row.sentAt ?? this.#o.now(), row.attempts > 1);
+      return this.#o.gateway.submit(job);
+    }
     const { media, message, ...target } = args as {
       media: UploadAndSendEffect['media'];
       message: Record<string, unknown>;
