@@ -29,6 +29,10 @@ const commands: Record<string, CommandLoader> = {
     summary: 'apply pending database migrations (--status: list them)',
     load: () => import('./store/migrate-command.ts'),
   },
+  outbox: {
+    summary: 'list the calls that failed for good; send them again (retry) or give them up (drop)',
+    load: () => import('./cli/outbox-command.ts'),
+  },
   replay: {
     summary: 'replay a recording against the current flows; report the calls that differ',
     load: () => import('./testing/replay-command.ts'),

@@ -300,10 +300,13 @@ export function createEngine(options: EngineOptions): Engine {
     armTimerWake();
   }
 
+  let polls = 0;
   function poll(): void {
     if (!running) return;
     scheduleProcessing();
     onTimerWakeIfDue();
+    // Now and then, look for outbox rows put back in line from outside (botflow outbox retry).
+    if (++polls % 10 === 0) dispatcher?.wake();
     pollHandle = clock.setTimer(poll, options.pollIntervalMs ?? 1000);
   }
 
