@@ -1,9 +1,10 @@
 /** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
 
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { Command } from '../cli.ts';
 import { importCode } from './import-code.ts';
-import { loadFlows, readFlowSources } from './load.ts';
+import { FLOW_SUFFIX, loadFlows, readFlowSources } from './load.ts';
 import { formatProblem, hasErrors } from './problems.ts';
 import type { Registry } from './registry.ts';
 
@@ -44,13 +45,30 @@ export const command: Command = {
       }
       args.splice(at, 2);
     }
-    const dir = args[0] ?? 'flows';
-    const count = readFlowSources(dir).length;
+    const given = args[0] ?? 'flows';
+    if (!existsSync(given)) {
+      console.error(
+        `botflow check: ${given} does not exist: give the flows folder (default: flows) or one flow file`,
+      );
+      return 2;
+    }
+    // One file: the whole folder is checked (flows refer to each other), and that file's problems shown.
+    const only = statSync(given).isFile() ? resolve(given) : undefined;
+    if (only && !only.endsWith(FLOW_SUFFIX)) {
+      console.error(`botflow check: ${given} is not a flow file (*${FLOW_SUFFIX})`);
+      return 2;
+    }
+    const dir = only ? dirname(given) : given;
+    const count = only ? 1 : readFlowSources(dir).length;
     if (count === 0) {
       console.error(`botflow check: no *.flow.yaml files in ${dir}`);
       return 1;
     }
-    const { flows, problems } = await loadFlows(dir, registry ? { registry } : {});
+    const loaded = await loadFlows(dir, registry ? { registry } : {});
+    const problems = only ? loaded.problems.filter((p) => resolve(p.file) === only) : loaded.problems;
+    const flows = only
+      ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(only))
+      : loaded.flows;
     for (const p of problems) console.log(formatProblem(p));
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.length - errors;

@@ -1,4 +1,5 @@
 /** `botflow graph <file>`: prints a flow as a Mermaid state diagram. */
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Command } from '../cli.ts';
 import { FLOW_SUFFIX, loadFlows } from './load.ts';
@@ -8,12 +9,27 @@ import { formatProblem } from './problems.ts';
 export const command: Command = {
   summary: 'print a flow as a Mermaid state diagram',
   async run(args) {
+    const usage =
+      'usage: botflow graph <dir>/<id>.flow.yaml\n\nPrints the compiled flow as a Mermaid stateDiagram-v2.';
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(usage);
+      return 0;
+    }
     const file = args.find((a) => !a.startsWith('-'));
-    if (!file || args.includes('--help')) {
-      console.log(
-        'usage: botflow graph <dir>/<id>.flow.yaml\n\nPrints the compiled flow as a Mermaid stateDiagram-v2.',
+    if (!file) {
+      console.error(`botflow graph: give a flow file\n\n${usage}`);
+      return 2;
+    }
+    if (!existsSync(file) || !statSync(file).isFile() || !file.endsWith(FLOW_SUFFIX)) {
+      const what = !existsSync(file)
+        ? 'does not exist'
+        : statSync(file).isFile()
+          ? `is not a ${FLOW_SUFFIX} file`
+          : 'is a folder';
+      console.error(
+        `botflow graph: ${file} ${what}: give one flow file, e.g. botflow graph flows/signup${FLOW_SUFFIX}`,
       );
-      return file ? 0 : 2;
+      return 2;
     }
     const id = basename(file).replace(FLOW_SUFFIX, '');
     const { flows, problems } = await loadFlows(dirname(file));

@@ -469,8 +469,8 @@ export class Scheduler {
       reason,
       message: error.message,
     });
-    // Closing is no failure: what was queued goes back to its owner (the outbox sends it at the next start).
-    if (reason !== 'closed')
+    // Closing and aborting are no failures: the owner asked for them (what was queued goes back to it).
+    if (reason !== 'closed' && reason !== 'aborted')
       this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
     this.settle(entry);
     entry.reject(error);
