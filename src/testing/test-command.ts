@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../cli.ts';
-import { formatProblem } from '../flows/problems.ts';
+import { closest, formatProblem } from '../flows/problems.ts';
 import { coverageReport, formatCoverage, skeletons } from './coverage.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
 import { loadFlowsOrThrow } from './flows.ts';
@@ -56,6 +56,16 @@ export async function runTests(args: string[], print: (line: string) => void): P
     print(`botflow test: ${(error as Error).message}`);
     return 2;
   }
+  const ids = flows.map((f) => f.id);
+  const unknown = transcripts.filter((t) => !ids.includes(t.flow));
+  for (const t of unknown) {
+    const guess = closest(t.flow, ids);
+    print(
+      `${t.file}:${t.line}: error: the transcript "${t.name}" names flow "${t.flow}", which ${flowsDir} does not have` +
+        (guess ? `; did you mean "${guess}"?` : `; its flows are: ${ids.join(', ')}`),
+    );
+  }
+  if (unknown.length) return 2;
   const coverage = new CoverageRecorder();
   let failed = 0;
   for (const t of transcripts) {
