@@ -81,7 +81,20 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
         );
         continue;
       }
-      const rendered = catalog.bundle.formatPattern(message.value, {}, []);
+      // Every variable the flow can save, so that only the ones it never saves are reported.
+      const errors: Error[] = [];
+      const args = Object.fromEntries([...saved].map((v) => [v, 'x']));
+      const rendered = catalog.bundle.formatPattern(message.value, args, errors);
+      for (const error of errors) {
+        const unknown = /Unknown variable: \$([\w-]+)/.exec(error.message)?.[1];
+        if (unknown)
+          report(
+            t.path,
+            'warning',
+            `variable "${unknown}" of message "${t.text}" (${catalog.file}) is never saved by this flow`,
+            'a typo in the catalog? or save it with an input, or set it with set:',
+          );
+      }
       limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
     }
   }
