@@ -15,6 +15,7 @@ export type InputResult = { ok: true; value: unknown } | { ok: false; error: Say
 const DEFAULT_ERRORS: Record<InputKind, string> = {
   text: 'Please send a text message.',
   number: 'Please send a number, like 42.',
+  integer: 'Please send a whole number, like 3.',
   email: 'Please send an email address, like name@example.com.',
   phone: 'Please send a phone number, like +1 555 010 0000.',
   date: 'Please send a date, like 2026-03-31 or 31.03.2026.',
@@ -86,6 +87,11 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer): unknown {
     case 'number': {
       if (!text || !/^[-+]?\d+([.,]\d+)?$/.test(text)) return undefined;
       return Number(text.replace(',', '.'));
+    }
+    case 'integer': {
+      if (!text || !/^[-+]?\d+$/.test(text)) return undefined; // "2,5" or "2.5" is no whole number
+      const n = Number(text);
+      return Number.isSafeInteger(n) ? n : undefined;
     }
     case 'email':
       return text && isEmail(text) ? text.toLowerCase() : undefined;
@@ -182,7 +188,9 @@ export function readAnswer(
   }
   if (value === undefined) return fail();
   for (const rule of step.validate ?? []) {
-    const verdict = checkRule(rule, value, vars, locale, registry);
+    // Text rules (length, regex) read what the person typed, whatever the answer parsed to.
+    const subject = TEXT_RULES.has(rule.rule) && typeof a.text === 'string' ? a.text.trim() : value;
+    const verdict = checkRule(rule, subject, vars, locale, registry);
     if (verdict !== true) return { ok: false, error: verdict };
   }
   return { ok: true, value };
@@ -190,6 +198,17 @@ export function readAnswer(
 
 /** The built-in rule names; anything else must be a registered validator. */
 export const BUILTIN_RULES = new Set(['length', 'range', 'regex', 'one_of']);
+
+/** Rules that test the text the person typed (for a number, "007" has 3 characters). */
+const TEXT_RULES = new Set(['length', 'regex']);
+
+/** Which input kinds each built-in rule can pass for; `botflow check` refuses other pairs. */
+export const RULE_KINDS: Record<string, readonly InputKind[]> = {
+  length: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
+  regex: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
+  range: ['number', 'integer'],
+  one_of: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
+};
 
 function checkRule(
   rule: Rule,

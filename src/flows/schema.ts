@@ -126,6 +126,7 @@ const common = {
 const INPUT_KINDS = [
   'text',
   'number',
+  'integer',
   'email',
   'phone',
   'date',
