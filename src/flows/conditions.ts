@@ -37,13 +37,15 @@ export function evaluateCondition(
   vars: Readonly<Record<string, unknown>>,
   locale: string,
   registry: Registry,
+  /** The engine's clock at the event, for guards. */
+  now: number,
 ): boolean {
-  if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry));
-  if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry));
-  if (c.not) return !evaluateCondition(c.not, vars, locale, registry);
+  if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry, now));
+  if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry, now));
+  if (c.not) return !evaluateCondition(c.not, vars, locale, registry, now);
   if (c.guard) {
     const guard = registry.guards[c.guard];
-    return guard ? guard({ vars, locale, params: c.params ?? {} }) === true : false;
+    return guard ? guard({ vars, locale, params: c.params ?? {}, now }) === true : false;
   }
   if (c.var === undefined) return false;
   const v = readVar(vars, c.var);

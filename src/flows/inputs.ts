@@ -174,6 +174,7 @@ export function readAnswer(
   locale: string,
   registry: Registry,
 ): InputResult {
+  const now = typeof event.meta?.now === 'number' ? event.meta.now : Date.now();
   const a = answerOf(event);
   const kinds = kindsOf(step);
   const fail = (): InputResult => ({
@@ -190,7 +191,7 @@ export function readAnswer(
   for (const rule of step.validate ?? []) {
     // Text rules (length, regex) read what the person typed, whatever the answer parsed to.
     const subject = TEXT_RULES.has(rule.rule) && typeof a.text === 'string' ? a.text.trim() : value;
-    const verdict = checkRule(rule, subject, vars, locale, registry);
+    const verdict = checkRule(rule, subject, vars, locale, registry, now);
     if (verdict !== true) return { ok: false, error: verdict };
   }
   return { ok: true, value };
@@ -216,6 +217,7 @@ function checkRule(
   vars: Readonly<Record<string, unknown>>,
   locale: string,
   registry: Registry,
+  now: number,
 ): true | SayText {
   const err = (literal: string): SayText => (rule.error ? { flowText: rule.error } : { literal });
   const num = (x: unknown) => (typeof x === 'number' ? x : typeof x === 'string' ? x : undefined);
@@ -245,7 +247,7 @@ function checkRule(
     default: {
       const validator = registry.validators[rule.rule];
       if (!validator) return err(`No validator named "${rule.rule}" is registered.`);
-      const out = validator(value, { vars, locale, params: rule.params ?? {} });
+      const out = validator(value, { vars, locale, params: rule.params ?? {}, now });
       if (out === true) return true;
       return rule.error ? { flowText: rule.error } : { flowText: out };
     }

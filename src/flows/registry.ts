@@ -12,6 +12,11 @@ export interface FlowScope {
   locale: string;
   /** The rule's, condition's or effect call's `params` from the flow file. */
   params: Readonly<Record<string, unknown>>;
+  /**
+   * The engine's clock at the event (ms since the epoch): the real time in production, the virtual clock
+   * in transcripts and replays. Use it, not `Date.now()`, for "a date not in the past".
+   */
+  now: number;
 }
 
 /** Returns true when the value is fine, or the error text (or message id) to show. */

@@ -45,6 +45,14 @@ export const RERENDER_EVENT = 'botflow.rerender';
 type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
 type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
 
+/** The engine's clock at an event (the machine's start event carries it in its input). */
+function nowOf(event: FlowEvent | { input?: { meta?: { now?: number } } }): number {
+  const meta =
+    (event as { meta?: { now?: number } }).meta ??
+    (event as { input?: { meta?: { now?: number } } }).input?.meta;
+  return typeof meta?.now === 'number' ? meta.now : Date.now();
+}
+
 /** Builds the named actions and guards of a compiled flow. */
 export function runtimeFor(
   steps: Map<string, StepEntry>,
@@ -57,10 +65,11 @@ export function runtimeFor(
   const globals = new Set(Object.keys(root.commands ?? {}));
   const localeOf = (e: StepEntry, c: FlowContext) =>
     e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
-  const scope = (c: FlowContext, e: StepEntry, params?: Record<string, unknown>) => ({
+  const scope = (c: FlowContext, e: StepEntry, now: number, params?: Record<string, unknown>) => ({
     vars: c.vars,
     locale: localeOf(e, c),
     params: params ?? {},
+    now,
   });
   const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
     if (typeof text !== 'string' && 'literal' in text) return text.literal;
@@ -167,20 +176,27 @@ export function runtimeFor(
     c: FlowContext,
     calls: { effect: string; params?: Record<string, unknown> }[] | undefined,
     enqueue: Enqueue,
+    now: number,
   ) => {
     for (const call of calls ?? []) {
       const factory = registry.effects[call.effect];
       if (!factory) continue;
-      const out = factory(scope(c, e, call.params));
+      const out = factory(scope(c, e, now, call.params));
       for (const x of Array.isArray(out) ? out : [out]) effect(enqueue, x);
     }
   };
-  const runRoute = (e: StepEntry, c: FlowContext, route: Route | undefined, enqueue: Enqueue) => {
+  const runRoute = (
+    e: StepEntry,
+    c: FlowContext,
+    route: Route | undefined,
+    enqueue: Enqueue,
+    now: number,
+  ) => {
     if (!route) return c;
     const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
     if (route.set) enqueue.assign({ vars: next.vars });
     if (route.say) send(enqueue, e, say(e, next, route.say));
-    runEffects(e, next, route.do, enqueue);
+    runEffects(e, next, route.do, enqueue, now);
     return next;
   };
   const routeOf = (e: StepEntry, which: string): Route | undefined => {
@@ -220,11 +236,11 @@ export function runtimeFor(
   type P = Record<string, unknown>;
   const actions = {
     [EFFECT_ACTION]: () => {},
-    enter: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       enqueue.assign({ retries: 0, ...(e.topLevel ? { at: e.id } : {}) });
       render(e, context, enqueue);
-      runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue);
+      runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
@@ -245,7 +261,7 @@ export function runtimeFor(
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
           : c;
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
-      runRoute(e, withValue, routeOf(e, p.r as string), enqueue);
+      runRoute(e, withValue, routeOf(e, p.r as string), enqueue, nowOf(event));
     }),
     remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
@@ -268,7 +284,7 @@ export function runtimeFor(
       if (r.ok) return;
       enqueue.assign({ retries: context.retries + 1 });
       send(enqueue, e, say(e, context, r.error));
-      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue);
+      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
     }),
     restart: assign(({ event }: { event: FlowEvent }) => ({
@@ -294,7 +310,7 @@ export function runtimeFor(
       const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);
       if (!when) return true;
       const vars = s.save ? { ...context.vars, [s.save]: r.value } : context.vars;
-      return evaluateCondition(when, vars, localeOf(e, context), registry);
+      return evaluateCondition(when, vars, localeOf(e, context), registry, nowOf(event));
     },
     exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const s = entry(p.s as string).step;
@@ -310,10 +326,10 @@ export function runtimeFor(
       const s = entry(p.s as string).step;
       return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);
     },
-    cond: ({ context }: { context: FlowContext }, p: P) => {
+    cond: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const e = entry(p.s as string);
       const when = nextCondition(e, p.i as number);
-      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry);
+      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry, nowOf(event));
     },
     button: ({ event }: { event: FlowEvent }, p: P) => event.type === 'button' && event.button === p.id,
     command: ({ event }: { event: FlowEvent }, p: P) => event.type === 'command' && event.name === p.name,

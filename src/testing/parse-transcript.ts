@@ -17,7 +17,7 @@ export class Invalid extends Error {
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call'];
-const TOP = ['flow', 'name', 'person', 'start_at', 'turns'];
+const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'turns'];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -65,11 +65,30 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
   }
   const turns = data.turns.map((t, i) => toTurn(t, ['turns', i], lineOf));
   const startAt = data.start_at === undefined ? undefined : startAtOf(data.start_at);
-  return { file, line: lineOf([]), flow, name, person, ...(startAt ? { startAt } : {}), turns };
+  const clock = data.clock === undefined ? undefined : clockOf(data.clock);
+  return {
+    file,
+    line: lineOf([]),
+    flow,
+    name,
+    person,
+    ...(clock !== undefined ? { clock } : {}),
+    ...(startAt ? { startAt } : {}),
+    turns,
+  };
 }
 
 function fail(path: Path, message: string, hint?: string): never {
   throw new Invalid(path, message, hint);
+}
+
+/** `clock: 2026-03-01T09:00:00Z` (or a date): where the transcript's virtual clock starts, in ms. */
+function clockOf(v: unknown): number {
+  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : undefined;
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
+  if (!Number.isFinite(ms))
+    fail(['clock'], 'clock is a date and time', 'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01');
+  return ms;
 }
 
 function personOf(v: unknown): Transcript['person'] {

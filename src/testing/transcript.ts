@@ -64,6 +64,8 @@ export interface Transcript {
   name: string;
   /** The person who talks to the bot. */
   person: { name: string; locale?: string };
+  /** Where the virtual clock starts (ms since the epoch; `clock:` in the file). Default: HARNESS_EPOCH. */
+  clock?: number;
   startAt?: StartAt;
   turns: Turn[];
 }

@@ -30,8 +30,8 @@ describe('loadRegistry', () => {
       const dir = project({ 'registry.ts': TS, ...(pkg ? { 'package.json': pkg } : {}) });
       const { registry, problems } = await loadRegistry(dir);
       expect(problems).toEqual([]);
-      expect(registry.validators.upper?.('HI', { vars: {}, locale: 'en', params: {} })).toBe(true);
-      expect(registry.validators.upper?.('hi', { vars: {}, locale: 'en', params: {} })).toBe('shout');
+      expect(registry.validators.upper?.('HI', { vars: {}, locale: 'en', params: {}, now: 0 })).toBe(true);
+      expect(registry.validators.upper?.('hi', { vars: {}, locale: 'en', params: {}, now: 0 })).toBe('shout');
     });
   }
 
