@@ -87,7 +87,11 @@ function clockOf(v: unknown): number {
   const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : undefined;
   const ms = text === undefined ? Number.NaN : Date.parse(text);
   if (!Number.isFinite(ms))
-    fail(['clock'], 'clock is a date and time', 'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01');
+    fail(
+      ['clock'],
+      'clock is a date and time',
+      'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01',
+    );
   return ms;
 }
 
