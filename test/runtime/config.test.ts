@@ -33,6 +33,14 @@ describe('loadConfig', () => {
     expect(config.sandbox.port).toBe(3000);
   });
 
+  it('turns a boolean setting off with --no-<flag>, and guesses a misspelt flag', () => {
+    expect(loadConfig({ cwd: dir, env: {}, argv: ['--no-watch'] }).flows.watch).toBe(false);
+    expect(loadConfig({ cwd: dir, env: {}, argv: ['--watch'] }).flows.watch).toBe(true);
+    expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--wach'] }))[0]).toMatch(
+      /^command line: unknown option --wach: did you mean --watch\?/,
+    );
+  });
+
   it('refuses a token with whitespace as a configuration problem, without showing it', () => {
     const problems = problemsOf(() =>
       loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }),
