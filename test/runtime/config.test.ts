@@ -164,7 +164,7 @@ describe('loadConfig', () => {
       'BOTFLOW_PORT: expected a number, got "eighty"',
     ]);
     expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--prot', '1'] }))[0]).toMatch(
-      /^command line: Unknown option '--prot'.*--port/,
+      /^command line: unknown option --prot: did you mean --port\?/,
     );
     expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--config', 'nope.yaml'] }))[0]).toMatch(
       /the configuration file nope\.yaml does not exist/,
