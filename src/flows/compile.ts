@@ -82,6 +82,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     };
     if (step.type === 'branch') {
       return {
+        // Nothing to draw, but entering is recorded (coverage counts branch steps and their routes).
+        entry: enter,
         always: [
           ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, i }), target: c.goto })),
           { target: step.else },
