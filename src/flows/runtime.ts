@@ -239,7 +239,9 @@ export function runtimeFor(
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       enqueue.assign({ retries: 0, ...(e.topLevel ? { at: e.id } : {}) });
-      render(e, context, enqueue);
+      // `render: edit` redraws the message whose button was pressed; anything else (a typed answer, a
+      // command, a timer) gets a new message below, so nothing the person answered is rewritten above them.
+      render(e, context, enqueue, (event as { type?: string }).type !== 'button');
       runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),

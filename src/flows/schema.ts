@@ -120,7 +120,12 @@ const common = {
     .optional()
     .describe('Where to go when the person stays silent'),
   on_stale: StalePolicy.optional(),
-  render: z.enum(['new', 'edit']).optional().describe('edit: redraw the previous bot message in place'),
+  render: z
+    .enum(['new', 'edit'])
+    .optional()
+    .describe(
+      'edit: after a button press, redraw the pressed message; after typed input a new message is sent',
+    ),
 };
 
 const INPUT_KINDS = [
