@@ -180,6 +180,9 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
+  // A command of another flow mid-dialog is no wrong answer: it is refused with a word on how to go on,
+  // uses up no retry, and the step stays where it is (the last, unguarded command transition).
+  rootOn.command!.push({ actions: [act('refuseCommand', {})] });
   // Flows called from buttons or commands run beside the steps and return to the step they were called from.
   for (const callee of calledFromRoutes) {
     const f = cx.flows.get(callee)!;

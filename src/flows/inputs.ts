@@ -158,7 +158,8 @@ export function kindsOf(step: InputStep): InputKind[] {
 
 /** True when the event is an answer this step reads (texts, attachments, and its choice buttons). */
 export function isAnswerEvent(step: InputStep, event: FlowEvent): boolean {
-  if (event.type === 'message' || event.type === 'command') return true;
+  // A command is never an answer: /support is not a name (the flow refuses it with a word on how to go on).
+  if (event.type === 'message') return true;
   return (
     event.type === 'button' &&
     kindsOf(step).includes('choice') &&

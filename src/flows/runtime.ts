@@ -251,6 +251,17 @@ export function runtimeFor(
     rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
       render(entry(p.s as string), context, enqueue, p.fresh === true);
     }),
+    refuseCommand: enqueueActions(({ context, event, enqueue }: Args) => {
+      if (event.type !== 'command') return;
+      const e = entry('#commands');
+      const leave = Object.keys(root.commands ?? {}).find((n) => /^(cancel|stop|exit|quit)$/.test(n));
+      send(
+        enqueue,
+        e,
+        `/${event.name} is not available right now: please finish this step first` +
+          (leave ? `, or send /${leave} to stop.` : '.'),
+      );
+    }),
     route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       const c =
