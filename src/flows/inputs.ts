@@ -3,28 +3,21 @@
  * Pure functions of the step and the event, so the compiled machine's guards and actions can call them.
  */
 import type { FlowEvent } from '../engine/contract.ts';
+import type { BuiltinKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { InputKind, InputStep, Rule } from './schema.ts';
 
-/** A text to say: a flow text (literal or message id, per the flow) or a fixed literal. */
-export type SayText = { flowText: string } | { literal: string };
+/** A text to say: a flow text (literal or message id, per the flow), a fixed literal, or a built-in text. */
+export type SayText =
+  | { flowText: string }
+  | { literal: string }
+  | { builtin: BuiltinKey; args?: Record<string, string> };
 
 export type InputResult = { ok: true; value: unknown } | { ok: false; error: SayText };
 
-const DEFAULT_ERRORS: Record<InputKind, string> = {
-  text: 'Please send a text message.',
-  number: 'Please send a number, like 42.',
-  integer: 'Please send a whole number, like 3.',
-  email: 'Please send an email address, like name@example.com.',
-  phone: 'Please send a phone number, like +1 555 010 0000.',
-  date: 'Please send a date, like 2026-03-31 or 31.03.2026.',
-  choice: 'Please choose one of the buttons.',
-  contact: 'Please share a contact with the button below.',
-  location: 'Please share a location.',
-  photo: 'Please send a photo.',
-  file: 'Please send a file.',
-};
+/** The built-in text that says what an answer of each kind looks like (builtin-texts.ts). */
+const DEFAULT_ERRORS = (kind: InputKind): BuiltinKey => `error-${kind}`;
 
 type Answer = { text?: string; attachments: Record<string, unknown>[]; button?: string };
 
@@ -180,7 +173,7 @@ export function readAnswer(
   const kinds = kindsOf(step);
   const fail = (): InputResult => ({
     ok: false,
-    error: step.error ? { flowText: step.error } : { literal: DEFAULT_ERRORS[kinds[0]!] },
+    error: step.error ? { flowText: step.error } : { builtin: DEFAULT_ERRORS(kinds[0]!) },
   });
   if (!a) return fail();
   let value: unknown;

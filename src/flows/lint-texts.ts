@@ -3,6 +3,7 @@
  * variables), and the platform's limits per locale, with the API client's own limit checks.
  */
 import { checkKeyboard, checkText } from '../api/limits.ts';
+import { BUILTIN_LOCALES, BUILTIN_TEXTS, type BuiltinKey, overrideId } from './builtin-texts.ts';
 import type { TextRef } from './flow-walk.ts';
 import type { LintInput, Report } from './lint.ts';
 import type { FlowFile } from './schema.ts';
@@ -101,6 +102,22 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   for (const l of flow.i18n?.locales ?? []) {
     if (!x.catalogs.has(l))
       report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add flows/locales/${l}.ftl`);
+  }
+  // botflow's own texts (an answer that is not a number, …): shipped in some languages, overridable.
+  for (const l of locales) {
+    const catalog = x.catalogs.get(l);
+    const language = l.toLowerCase().split(/[-_]/)[0] as (typeof BUILTIN_LOCALES)[number];
+    if (!catalog || BUILTIN_LOCALES.includes(language)) continue;
+    const missing = (Object.keys(BUILTIN_TEXTS.en) as BuiltinKey[]).filter(
+      (key) => !catalog.bundle.hasMessage(overrideId(key)),
+    );
+    if (missing.length === 0) continue;
+    report(
+      ['i18n', 'locales'],
+      'warning',
+      `botflow has no built-in texts in "${l}": ${missing.length} of them (like "${BUILTIN_TEXTS.en[missing[0]!]}") would be sent in English`,
+      `add ${missing.map(overrideId).slice(0, 3).join(', ')}… to ${catalog.file} (every id: docs/flows.md, "Built-in texts")`,
+    );
   }
 }
 

@@ -73,6 +73,8 @@ export function runtimeFor(
   });
   const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
     if (typeof text !== 'string' && 'literal' in text) return text.literal;
+    if (typeof text !== 'string' && 'builtin' in text)
+      return e.text.builtin(text.builtin, text.args ?? {}, localeOf(e, c));
     return e.text.render(typeof text === 'string' ? text : text.flowText, c.vars, localeOf(e, c));
   };
   const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
@@ -255,12 +257,14 @@ export function runtimeFor(
       if (event.type !== 'command') return;
       const e = entry('#commands');
       const leave = Object.keys(root.commands ?? {}).find((n) => /^(cancel|stop|exit|quit)$/.test(n));
-      send(
-        enqueue,
+      const text = say(
         e,
-        `/${event.name} is not available right now: please finish this step first` +
-          (leave ? `, or send /${leave} to stop.` : '.'),
+        context,
+        leave
+          ? { builtin: 'command-refused', args: { command: event.name, leave } }
+          : { builtin: 'command-refused-stay', args: { command: event.name } },
       );
+      send(enqueue, e, text);
     }),
     route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);

@@ -4,6 +4,7 @@
  * person's name can never inject markup.
  */
 import { FluentBundle, FluentResource } from '@fluent/bundle';
+import { type BuiltinKey, builtinText, overrideId } from './builtin-texts.ts';
 import { readVar } from './conditions.ts';
 
 export type TextFormat = 'html' | 'markdown';
@@ -102,6 +103,8 @@ export interface TextRenderer {
   render(text: string, vars: Readonly<Record<string, unknown>>, locale: string): string;
   /** The locale the flow's texts resolve to for a person's locale. */
   locale(wanted: string | undefined): string;
+  /** A built-in text (builtin-texts.ts) for a locale: the flow's `botflow-<key>` message if its catalog has one. */
+  builtin(key: BuiltinKey, args: Readonly<Record<string, string>>, locale: string): string;
 }
 
 /** A renderer for a flow: literal texts when `i18n` is absent, Fluent messages otherwise. */
@@ -110,11 +113,23 @@ export function textRenderer(
   i18n: { default_locale: string; catalogs: Map<string, Catalog> } | undefined,
 ): TextRenderer {
   if (!i18n) {
-    return { render: (t, vars) => interpolate(t, vars, format), locale: (w) => w ?? 'en' };
+    // Literal texts are in the designer's language; botflow's own texts stay English beside them.
+    return {
+      render: (t, vars) => interpolate(t, vars, format),
+      locale: (w) => w ?? 'en',
+      builtin: (key, args) => builtinText(key, 'en', args),
+    };
   }
   const available = [...i18n.catalogs.keys()];
   return {
     locale: (w) => resolveLocale(w, available, i18n.default_locale),
+    builtin(key, args, locale) {
+      const resolved = resolveLocale(locale, available, i18n.default_locale);
+      const bundle = i18n.catalogs.get(resolved)?.bundle;
+      const message = bundle?.getMessage(overrideId(key));
+      if (bundle && message?.value) return bundle.formatPattern(message.value, { ...args }, []);
+      return builtinText(key, resolved, args);
+    },
     render(id, vars, locale) {
       const bundle =
         i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??
