@@ -43,7 +43,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       ['i18n', 'default_locale'],
       'error',
       `no catalog for the default locale "${flow.i18n.default_locale}"`,
-      `add flows/locales/${flow.i18n.default_locale}.ftl`,
+      `add ${localesDir(x.file)}/${flow.i18n.default_locale}.ftl`,
     );
   }
   for (const t of texts) {
@@ -101,7 +101,12 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
   for (const l of flow.i18n?.locales ?? []) {
     if (!x.catalogs.has(l))
-      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add flows/locales/${l}.ftl`);
+      report(
+        ['i18n', 'locales'],
+        'error',
+        `no catalog for locale "${l}"`,
+        `add ${localesDir(x.file)}/${l}.ftl`,
+      );
   }
   // botflow's own texts (an answer that is not a number, …): shipped in some languages, overridable.
   for (const l of locales) {
@@ -192,4 +197,10 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
   }
   for (const v of checkText(text))
     report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
+}
+
+/** The catalogs' folder beside a flow file, as the problem's file is shown. */
+function localesDir(flowFile: string): string {
+  const slash = Math.max(flowFile.lastIndexOf('/'), flowFile.lastIndexOf('\\'));
+  return slash >= 0 ? `${flowFile.slice(0, slash)}/locales` : 'locales';
 }

@@ -206,16 +206,20 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
 /** YAML files in the folder that are not read because their name does not end in .flow.yaml. */
 function misnamedFiles(dir: string): Problem[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
-    .map((n) => ({
-      file: relative(process.cwd(), join(dir, n)) || n,
-      line: 1,
-      col: 1,
-      severity: 'warning' as const,
-      message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
-      hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,
-    }));
+  return (
+    readdirSync(dir)
+      // Transcripts (*.test.yaml) and botflow's configuration files belong here too: not misnamed flows.
+      .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
+      .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config(\.[\w-]+)?\.ya?ml$/.test(n))
+      .map((n) => ({
+        file: relative(process.cwd(), join(dir, n)) || n,
+        line: 1,
+        col: 1,
+        severity: 'warning' as const,
+        message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
+        hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,
+      }))
+  );
 }
 
 /** The problems of every flow of a folder (what `botflow check` prints). */
