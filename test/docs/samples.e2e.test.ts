@@ -135,7 +135,7 @@ const GIVEN: Record<string, { imports: string; types: string; run: string; after
       'const callbackId = String(press.callback_id);',
       "const bob = await people.createUser({ first_name: 'Bob' });",
       'const subscribers = [chatId, (await people.startBot(bob.user_id)).chat_id];',
-      'const clip = `${process.cwd()}/clip.mp4`;',
+      "const clip = process.cwd() + '/clip.mp4';",
       'writeFileSync(clip, Buffer.alloc(64 * 1024, 1));',
       'await scene.close();',
     ].join('\n'),
