@@ -3,7 +3,7 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, createActor } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, createEmptyActor } from 'xstate';
 import {
   EFFECT_ACTION,
   type Effect,
@@ -95,7 +95,10 @@ const scopes = new WeakMap<AnyStateMachine, PureScope>();
 function scopeOf(machine: AnyStateMachine): PureScope {
   let scope = scopes.get(machine);
   if (!scope) {
-    const self = createActor(machine); // never started: it only gives the scope a `self` and a `system`
+    // An empty actor only gives the scope a `self` and a `system`. createActor(machine) would compute the
+    // machine's initial snapshot in its constructor, running the start step's entry actions (and the
+    // registry's effect factories) once more, without input.
+    const self = createEmptyActor();
     scope = {
       self,
       system: self.system,

@@ -1,5 +1,6 @@
 /** The small condition language of flow files: comparisons, all/any/not and registered guards. */
 import type { Registry } from './registry.ts';
+import { relativeDate } from './relative-dates.ts';
 import type { Condition } from './schema.ts';
 
 /** Reads `a.b.c` from the variables. */
@@ -30,23 +31,27 @@ function compare(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
-/** Evaluates a condition against the conversation's variables. Unknown or mismatched values are false. */
+/**
+ * Evaluates a condition against the conversation's variables. Unknown or mismatched values are false.
+ * `now` is the event's time: guards receive it, and comparisons with `today` / `+30d` resolve on it.
+ */
 export function evaluateCondition(
   c: Condition,
   vars: Readonly<Record<string, unknown>>,
   locale: string,
   registry: Registry,
+  now = 0,
 ): boolean {
-  if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry));
-  if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry));
-  if (c.not) return !evaluateCondition(c.not, vars, locale, registry);
+  if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry, now));
+  if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry, now));
+  if (c.not) return !evaluateCondition(c.not, vars, locale, registry, now);
   if (c.guard) {
     const guard = registry.guards[c.guard];
-    return guard ? guard({ vars, locale, params: c.params ?? {} }) === true : false;
+    return guard ? guard({ vars, locale, params: c.params ?? {}, now }) === true : false;
   }
   if (c.var === undefined) return false;
   const v = readVar(vars, c.var);
-  const cmp = (b: unknown) => compare(v, b);
+  const cmp = (b: unknown) => compare(v, typeof b === 'string' ? (relativeDate(b, now) ?? b) : b);
   if (c.exists !== undefined && (v !== undefined && v !== null && v !== '') !== c.exists) return false;
   if (c.eq !== undefined && !(v === c.eq || (typeof c.eq === 'number' && cmp(c.eq) === 0))) return false;
   if (c.ne !== undefined && (v === c.ne || (typeof c.ne === 'number' && cmp(c.ne) === 0))) return false;

@@ -4,6 +4,8 @@
  */
 import { checkKeyboard, checkText } from '../api/limits.ts';
 import type { TextRef } from './flow-walk.ts';
+import { fluentVars } from './lint-designer.ts';
+import { closest } from './problems.ts';
 import type { LintInput, Report } from './lint.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
@@ -17,7 +19,16 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   const { flow } = x;
   // Texts: i18n ids in every locale, or literal texts; limits per locale.
   const saved = new Set<string>(RESERVED_VARS);
-  for (const s of Object.values(flow.steps)) if (s.type === 'input' && s.save) saved.add(s.save);
+  for (const s of Object.values(flow.steps)) {
+    if (s.type === 'input' && s.save) saved.add(s.save);
+    if (s.type === 'call') {
+      if (s.save_as) saved.add(s.save_as);
+      for (const k of Object.keys(s.with ?? {})) saved.add(k);
+      // A called flow shares the caller's variables: what it saves is known here too.
+      for (const c of Object.values(x.flows.get(s.flow)?.steps ?? {}))
+        if (c.type === 'input' && c.save) saved.add(c.save);
+    }
+  }
   const collectSet = (v?: Record<string, unknown>) =>
     Object.keys(v ?? {}).forEach((k) => {
       saved.add(k);
@@ -80,6 +91,16 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
           `add "${t.text} = …" to ${catalog.file}`,
         );
         continue;
+      }
+      for (const v of fluentVars(message.value)) {
+        const known = [...saved].some((n) => v === n || v.startsWith(`${n}_`));
+        if (!known && !t.text.startsWith('botflow-'))
+          report(
+            t.path,
+            'warning',
+            `message "${t.text}" in locale ${locale} uses { $${v} }, which this flow never saves`,
+            `${closestHint(v, saved)}save it with an input, or set it with set:`,
+          );
       }
       const rendered = catalog.bundle.formatPattern(message.value, {}, []);
       limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
@@ -162,4 +183,9 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
   }
   for (const v of checkText(text))
     report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
+}
+
+function closestHint(name: string, known: Set<string>): string {
+  const guess = closest(name, known);
+  return guess ? `did you mean $${guess}? Or ` : '';
 }

@@ -12,6 +12,8 @@ export interface FlowScope {
   locale: string;
   /** The rule's, condition's or effect call's `params` from the flow file. */
   params: Readonly<Record<string, unknown>>;
+  /** The event's time in ms: the engine's clock (virtual in transcripts). Never read the wall clock. */
+  now: number;
 }
 
 /** Returns true when the value is fine, or the error text (or message id) to show. */

@@ -6,9 +6,18 @@
 import { resolve as resolvePath } from 'node:path';
 import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
-import { evaluateCondition } from './conditions.ts';
+import { evaluateCondition, readVar } from './conditions.ts';
 import { durationMs } from './durations.ts';
-import { type InputResult, isAnswerEvent, readAnswer, type SayText } from './inputs.ts';
+import { builtinText } from './builtin-texts.ts';
+import {
+  type InputResult,
+  isAnswerEvent,
+  kindsOf,
+  MULTI_DONE,
+  readAnswer,
+  type SayText,
+  toggledOption,
+} from './inputs.ts';
 import type { Registry } from './registry.ts';
 import type { Button, Condition, FlowFile, InputStep, Route, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
@@ -23,8 +32,20 @@ export interface FlowContext {
   retries: number;
   /** The top-level step the conversation is in (where calls return to). */
   at?: string;
-  /** Id of the last bot message, for steps drawn with `render: edit`. */
+  /** Id of the bot message a step drawn with `render: edit` replaces (cleared by typed input). */
   mid?: string;
+  /** Options picked so far on a `multi_choice` step. */
+  picked?: string[];
+  /** The step a `come_back: true` route returns to after the next accepted answer. */
+  back?: string;
+  /** The value a called flow's end step returned (`return:`), until the call step saves it. */
+  ret?: unknown;
+}
+
+/** The event's time: `meta.now`, or the start input's for the first entry. */
+export function nowOf(event: unknown): number {
+  const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
+  return e.meta?.now ?? e.input?.meta?.now ?? 0;
 }
 
 /** A step of a (possibly inlined) flow, with what is needed to run it. */
@@ -41,6 +62,8 @@ export interface StepEntry {
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';
 export const RERENDER_EVENT = 'botflow.rerender';
+/** Step key of the flow-level entry that global commands run in (no step id starts with #). */
+export const COMMANDS_ENTRY = '#commands';
 
 type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
 type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
@@ -57,15 +80,26 @@ export function runtimeFor(
   const globals = new Set(Object.keys(root.commands ?? {}));
   const localeOf = (e: StepEntry, c: FlowContext) =>
     e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
-  const scope = (c: FlowContext, e: StepEntry, params?: Record<string, unknown>) => ({
+  const scope = (c: FlowContext, e: StepEntry, now: number, params?: Record<string, unknown>) => ({
     vars: c.vars,
     locale: localeOf(e, c),
     params: params ?? {},
+    now,
   });
   const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
-    if (typeof text !== 'string' && 'literal' in text) return text.literal;
-    return e.text.render(typeof text === 'string' ? text : text.flowText, c.vars, localeOf(e, c));
+    if (typeof text === 'string') return e.text.render(text, c.vars, localeOf(e, c));
+    if ('literal' in text) return text.literal;
+    if ('flowText' in text) return e.text.render(text.flowText, c.vars, localeOf(e, c));
+    // A built-in text: the flow's `texts:` override, the flow's own catalog (`botflow-<key>`), botflow's.
+    const args = text.args ?? {};
+    const override = e.flow.texts?.[text.builtin] ?? root.texts?.[text.builtin];
+    const locale = localeOf(e, c);
+    if (override) return e.text.render(override, { ...c.vars, ...args }, locale);
+    const id = `botflow-${text.builtin}`;
+    if (e.text.has?.(id, locale)) return e.text.render(id, { ...c.vars, ...args }, locale);
+    return builtinText(text.builtin, locale, args);
   };
+  const doneText = (e: StepEntry, c: FlowContext) => say(e, c, { builtin: 'multi-done' });
   const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
   const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
     effect(enqueue, {
@@ -87,13 +121,16 @@ export function runtimeFor(
     const rows: unknown[][] = [];
     if (s.type === 'input' && s.options) {
       const per = s.columns ?? 1;
+      const multi = kindsOf(s).includes('multi_choice');
+      const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
       for (let i = 0; i < s.options.length; i += per) {
         rows.push(
           s.options
             .slice(i, i + per)
-            .map((o) => ({ type: 'callback', text: say(e, c, o.text), payload: o.id })),
+            .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
         );
       }
+      if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
     }
     if ('keyboard' in s && s.keyboard)
       for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
@@ -122,7 +159,8 @@ export function runtimeFor(
       }
     }
     if (!text && !attachments.length) return;
-    const edit = !forceNew && 'render' in s && s.render === 'edit' && c.mid && !media;
+    const mode = 'render' in s && s.render ? s.render : e.flow.defaults?.render;
+    const edit = !forceNew && mode === 'edit' && c.mid && !media;
     if (edit) {
       effect(enqueue, {
         kind: 'api',
@@ -167,20 +205,28 @@ export function runtimeFor(
     c: FlowContext,
     calls: { effect: string; params?: Record<string, unknown> }[] | undefined,
     enqueue: Enqueue,
+    now: number,
   ) => {
     for (const call of calls ?? []) {
       const factory = registry.effects[call.effect];
       if (!factory) continue;
-      const out = factory(scope(c, e, call.params));
+      const out = factory(scope(c, e, now, call.params));
       for (const x of Array.isArray(out) ? out : [out]) effect(enqueue, x);
     }
   };
-  const runRoute = (e: StepEntry, c: FlowContext, route: Route | undefined, enqueue: Enqueue) => {
+  const runRoute = (
+    e: StepEntry,
+    c: FlowContext,
+    route: Route | undefined,
+    enqueue: Enqueue,
+    now: number,
+  ) => {
     if (!route) return c;
     const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
     if (route.set) enqueue.assign({ vars: next.vars });
+    if (route.come_back && route.goto && e.topLevel) enqueue.assign({ back: e.id });
     if (route.say) send(enqueue, e, say(e, next, route.say));
-    runEffects(e, next, route.do, enqueue);
+    runEffects(e, next, route.do, enqueue, now);
     return next;
   };
   const routeOf = (e: StepEntry, which: string): Route | undefined => {
@@ -204,7 +250,13 @@ export function runtimeFor(
     }
     let r = byStep.get(e.key);
     if (!r) {
-      r = readAnswer(s, event, c.vars, localeOf(e, c), registry);
+      r = readAnswer(s, event, {
+        vars: c.vars,
+        locale: localeOf(e, c),
+        registry,
+        now: nowOf(event),
+        ...(c.picked ? { picked: c.picked } : {}),
+      });
       byStep.set(e.key, r);
     }
     return r;
@@ -220,12 +272,67 @@ export function runtimeFor(
   type P = Record<string, unknown>;
   const actions = {
     [EFFECT_ACTION]: () => {},
-    enter: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
-      enqueue.assign({ retries: 0, ...(e.topLevel ? { at: e.id } : {}) });
-      render(e, context, enqueue);
-      runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue);
+      const s = e.step;
+      let c = context;
+      if (s.type === 'call' && s.with) {
+        // Parameters: constants, or "{{var}}" copying a variable's value (not its text).
+        const params = Object.fromEntries(
+          Object.entries(s.with).map(([k, v]) => {
+            const m = typeof v === 'string' ? /^\{\{\s*([\w.]+)\s*\}\}$/.exec(v) : null;
+            return [k, m ? readVar(c.vars, m[1]!) : v];
+          }),
+        );
+        c = { ...c, vars: { ...c.vars, ...params } };
+        enqueue.assign({ vars: c.vars });
+      }
+      if (s.type === 'end' && s.return !== undefined) {
+        const names = s.return;
+        const ret = Array.isArray(names)
+          ? Object.fromEntries(names.map((n) => [n, readVar(c.vars, n) ?? null]))
+          : (readVar(c.vars, names) ?? null);
+        enqueue.assign({ ret });
+      }
+      enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
+      render(e, { ...c, picked: [] }, enqueue);
+      runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
+    }),
+    called: enqueueActions(({ context, enqueue }: Args, p: P) => {
+      const s = entry(p.s as string).step;
+      if (s.type === 'call' && s.save_as)
+        enqueue.assign({ vars: { ...context.vars, [s.save_as]: context.ret ?? null }, ret: null });
+    }),
+    comeBack: assign({ back: undefined }),
+    toggle: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.s as string);
+      if (e.step.type !== 'input') return;
+      const id = toggledOption(e.step, event);
+      if (id === undefined) return;
+      const was = context.picked ?? [];
+      const picked = was.includes(id) ? was.filter((x) => x !== id) : [...was, id];
+      const mid = event.type === 'button' ? event.message?.body.mid : undefined;
+      enqueue.assign({ picked });
+      const c = { ...context, picked };
+      const keyboard = keyboardOf(e, c);
+      const text = 'say' in e.step && e.step.say ? say(e, c, e.step.say) : undefined;
+      // Redraw the pressed message in place: the marks show what is picked.
+      if (mid)
+        effect(enqueue, {
+          kind: 'api',
+          op: 'editMessage',
+          args: { message_id: mid, text, attachments: keyboard ? [keyboard] : [], format: e.format },
+        });
+    }),
+    refuseCommand: enqueueActions(({ context, enqueue }: Args) => {
+      const e = entry(COMMANDS_ENTRY);
+      const leave = Object.keys(root.commands ?? {}).map((n) => `/${n}`);
+      const flowName = root.title ?? root.flow;
+      const text: SayText = leave.length
+        ? { builtin: 'command-refused', args: { flow: flowName, leave: leave.join(', ') } }
+        : { builtin: 'command-refused-stuck', args: { flow: flowName } };
+      send(enqueue, e, say(e, context, text));
     }),
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.s as string))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
@@ -240,12 +347,13 @@ export function runtimeFor(
           ? { ...context, mid: event.message.body.mid }
           : context;
       if (c !== context) enqueue.assign({ mid: c.mid });
+      else if (event.type !== 'button' && context.mid) enqueue.assign({ mid: undefined });
       const withValue =
         event.type === 'button' && event.value !== undefined
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
           : c;
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
-      runRoute(e, withValue, routeOf(e, p.r as string), enqueue);
+      runRoute(e, withValue, routeOf(e, p.r as string), enqueue, nowOf(event));
     }),
     remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
@@ -259,6 +367,11 @@ export function runtimeFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok && s.save) enqueue.assign({ vars: { ...context.vars, [s.save]: r.value }, retries: 0 });
+      // After a typed answer, the next step is a new message below it: `render: edit` only replaces a
+      // message whose button was pressed.
+      if (event.type === 'button' && event.message?.body.mid && usesEdit)
+        enqueue.assign({ mid: event.message.body.mid });
+      else if (event.type !== 'button') enqueue.assign({ mid: undefined });
     }),
     reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
@@ -266,9 +379,13 @@ export function runtimeFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok) return;
-      enqueue.assign({ retries: context.retries + 1 });
-      send(enqueue, e, say(e, context, r.error));
-      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue);
+      enqueue.assign({ retries: context.retries + 1, ...(event.type !== 'button' ? { mid: undefined } : {}) });
+      const error: SayText =
+        'builtin' in r.error && r.error.builtin === 'error-multi_choice'
+          ? { builtin: 'error-multi_choice', args: { done: doneText(e, context) } }
+          : r.error;
+      send(enqueue, e, say(e, context, error));
+      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
     }),
     restart: assign(({ event }: { event: FlowEvent }) => ({
@@ -285,16 +402,24 @@ export function runtimeFor(
   };
 
   const guards = {
+    toggle: ({ event }: { event: FlowEvent }, p: P) => {
+      const s = entry(p.s as string).step;
+      return s.type === 'input' && toggledOption(s, event) !== undefined;
+    },
+    foreignCommand: ({ event }: { event: FlowEvent }) => event.type === 'command' && !globals.has(event.name),
+    comingBack: ({ context }: { context: FlowContext }) => context.back !== undefined,
+    backTo: ({ context }: { context: FlowContext }, p: P) => context.back === p.step,
     answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;
       if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
+      if (p.back === true && context.back === undefined) return false;
       const r = answerFor(e, s, event, context);
       if (!r.ok) return false;
       const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);
       if (!when) return true;
       const vars = s.save ? { ...context.vars, [s.save]: r.value } : context.vars;
-      return evaluateCondition(when, vars, localeOf(e, context), registry);
+      return evaluateCondition(when, vars, localeOf(e, context), registry, nowOf(event));
     },
     exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const s = entry(p.s as string).step;
@@ -310,10 +435,10 @@ export function runtimeFor(
       const s = entry(p.s as string).step;
       return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);
     },
-    cond: ({ context }: { context: FlowContext }, p: P) => {
+    cond: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const e = entry(p.s as string);
       const when = nextCondition(e, p.i as number);
-      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry);
+      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry, nowOf(event));
     },
     button: ({ event }: { event: FlowEvent }, p: P) => event.type === 'button' && event.button === p.id,
     command: ({ event }: { event: FlowEvent }, p: P) => event.type === 'command' && event.name === p.name,

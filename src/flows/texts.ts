@@ -102,6 +102,8 @@ export interface TextRenderer {
   render(text: string, vars: Readonly<Record<string, unknown>>, locale: string): string;
   /** The locale the flow's texts resolve to for a person's locale. */
   locale(wanted: string | undefined): string;
+  /** True when the flow's catalog for `locale` (or the default one) defines message `id`. */
+  has?(id: string, locale: string): boolean;
 }
 
 /** A renderer for a flow: literal texts when `i18n` is absent, Fluent messages otherwise. */
@@ -115,6 +117,8 @@ export function textRenderer(
   const available = [...i18n.catalogs.keys()];
   return {
     locale: (w) => resolveLocale(w, available, i18n.default_locale),
+    has: (id, locale) =>
+      !!i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle.hasMessage(id),
     render(id, vars, locale) {
       const bundle =
         i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??
