@@ -272,6 +272,7 @@ export function runtimeFor(
   type P = Record<string, unknown>;
   const actions = {
     [EFFECT_ACTION]: () => {},
+    pass: enqueueActions(() => {}),
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;

@@ -17,7 +17,7 @@ export class Invalid extends Error {
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call'];
-const TOP = ['flow', 'name', 'person', 'start_at', 'turns'];
+const TOP = ['flow', 'name', 'person', 'start_at', 'clock', 'turns'];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -65,7 +65,27 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
   }
   const turns = data.turns.map((t, i) => toTurn(t, ['turns', i], lineOf));
   const startAt = data.start_at === undefined ? undefined : startAtOf(data.start_at);
-  return { file, line: lineOf([]), flow, name, person, ...(startAt ? { startAt } : {}), turns };
+  const clock = data.clock === undefined ? undefined : clockOf(data.clock);
+  return {
+    file,
+    line: lineOf([]),
+    flow,
+    name,
+    person,
+    ...(startAt ? { startAt } : {}),
+    ...(clock !== undefined ? { clock } : {}),
+    turns,
+  };
+}
+
+/** `clock: 2026-03-15T12:00:00Z` (or a date alone, at 09:00 UTC): where the virtual clock starts. */
+function clockOf(v: unknown): number {
+  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : '';
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T09:00:00Z` : text;
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(iso) ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(ms))
+    fail(['clock'], `clock "${String(v)}" is not a date and time`, 'write clock: 2026-03-15T12:00:00Z');
+  return ms;
 }
 
 function fail(path: Path, message: string, hint?: string): never {

@@ -31,6 +31,7 @@ export interface RunOptions {
 export async function runTranscript(t: Transcript, options: RunOptions): Promise<TranscriptResult> {
   const harness = await Harness.start({
     flows: options.flows,
+    ...(t.clock !== undefined ? { startTime: t.clock } : {}),
     ...(options.coverage ? { coverage: options.coverage } : {}),
     ...(options.recorder ? { recorder: options.recorder } : {}),
   });

@@ -65,5 +65,7 @@ export interface Transcript {
   /** The person who talks to the bot. */
   person: { name: string; locale?: string };
   startAt?: StartAt;
+  /** Where the virtual clock starts (ms since the epoch); default HARNESS_EPOCH, 2026-01-05T09:00:00Z. */
+  clock?: number;
   turns: Turn[];
 }
