@@ -54,7 +54,8 @@ const en: BuiltinCatalog = {
   'rule-regex': 'That does not look right, please try again.',
   'rule-one_of': 'Please choose one of the offered values.',
   'rule-validator-missing': 'No validator named "{$name}" is registered.',
-  'command-refused': 'You are in the middle of “{$flow}”. Answer the question above, or send {$leave} to leave it.',
+  'command-refused':
+    'You are in the middle of “{$flow}”. Answer the question above, or send {$leave} to leave it.',
   'command-refused-stuck': 'You are in the middle of “{$flow}”. Please answer the question above first.',
   'multi-done': 'Done',
   stale: 'This menu is outdated.',

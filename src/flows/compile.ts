@@ -151,7 +151,15 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       const comeBack = chain.length === 1 && prefix === '' && backs;
       const answers = [
         // After an edit from a summary (`come_back: true`), an accepted answer returns to the summary.
-        ...(comeBack ? [{ guard: guard('answer', { ...s, back: true }), target: `#${flow.flow}.__back`, actions: [act('accept', s)] }] : []),
+        ...(comeBack
+          ? [
+              {
+                guard: guard('answer', { ...s, back: true }),
+                target: `#${flow.flow}.__back`,
+                actions: [act('accept', s)],
+              },
+            ]
+          : []),
         ...next.map((n, i) => ({
           guard: guard('answer', typeof step.next === 'string' ? s : { ...s, i }),
           target: n.goto,

@@ -105,7 +105,10 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
       }
       if (!text) return undefined;
-      const ids = text.split(/[,;]/).map((x) => x.trim().toLowerCase()).filter(Boolean);
+      const ids = text
+        .split(/[,;]/)
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean);
       const chosen = options.filter((o) => ids.includes(o.id.toLowerCase()));
       return chosen.length && chosen.length === new Set(ids).size ? chosen.map((o) => o.id) : undefined;
     }
@@ -221,7 +224,12 @@ export function readAnswer(step: InputStep, event: FlowEvent, scope: AnswerScope
 /** The built-in rule names; anything else must be a registered validator. */
 export const BUILTIN_RULES = new Set(['length', 'range', 'regex', 'one_of', 'integer']);
 
-function checkRule(rule: Rule, value: unknown, typed: string | undefined, scope: AnswerScope): true | SayText {
+function checkRule(
+  rule: Rule,
+  value: unknown,
+  typed: string | undefined,
+  scope: AnswerScope,
+): true | SayText {
   const err = (key: BuiltinTextKey, args: Record<string, string | number> = {}): SayText =>
     rule.error ? { flowText: rule.error } : { builtin: key, args };
   const bound = (x: number | string | undefined): number | string | undefined =>

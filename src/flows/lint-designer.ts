@@ -30,13 +30,19 @@ export function lintDesigner(x: LintInput, report: Report): void {
       if ((rule.rule === 'length' || rule.rule === 'regex') && !kinds.some((k) => TYPED.has(k)))
         bad(`rule ${rule.rule} tests typed text; input ${kinds.join('/')} has none`, 'remove the rule');
       if (rule.rule === 'range' && !kinds.some((k) => RANGED.has(k)))
-        bad(`rule range cannot compare a ${kinds.join('/')} answer`, 'use it with number, integer, date or time');
+        bad(
+          `rule range cannot compare a ${kinds.join('/')} answer`,
+          'use it with number, integer, date or time',
+        );
       if (rule.rule === 'integer' && !kinds.some((k) => k === 'number' || k === 'integer'))
         bad(`rule integer needs a number input, not ${kinds.join('/')}`, 'use input: integer');
       if (rule.rule === 'range' && kinds.every((k) => k === 'number' || k === 'integer')) {
         for (const b of [rule.min, rule.max])
           if (typeof b === 'string')
-            bad(`range bound "${b}" is text, but the answer is a number: no answer can pass`, 'write it as a number');
+            bad(
+              `range bound "${b}" is text, but the answer is a number: no answer can pass`,
+              'write it as a number',
+            );
       }
     });
     if (kinds.some((k) => TYPED.has(k))) {
@@ -65,11 +71,17 @@ export function lintDesigner(x: LintInput, report: Report): void {
           routes.push({ route: b, path: ['steps', id, 'keyboard', r, i] });
         });
       });
-    if (step.type === 'menu' && step.on_text) routes.push({ route: step.on_text, path: ['steps', id, 'on_text'] });
+    if (step.type === 'menu' && step.on_text)
+      routes.push({ route: step.on_text, path: ['steps', id, 'on_text'] });
   }
   for (const { route, path } of routes)
     if (route.come_back && !route.goto)
-      report([...path, 'come_back'], 'error', 'come_back needs a goto (the step to edit)', 'add goto: <input step>');
+      report(
+        [...path, 'come_back'],
+        'error',
+        'come_back needs a goto (the step to edit)',
+        'add goto: <input step>',
+      );
   // Sub-flows: save_as needs a flow that returns something.
   for (const [id, step] of Object.entries(flow.steps)) {
     if (step.type !== 'call' || !step.save_as) continue;
@@ -85,7 +97,12 @@ export function lintDesigner(x: LintInput, report: Report): void {
   const idle = flow.defaults?.idle?.goto;
   if (idle && !flow.steps[idle]) {
     const guess = closest(idle, Object.keys(flow.steps));
-    report(['defaults', 'idle', 'goto'], 'error', `unknown step "${idle}"`, guess ? `did you mean "${guess}"?` : undefined);
+    report(
+      ['defaults', 'idle', 'goto'],
+      'error',
+      `unknown step "${idle}"`,
+      guess ? `did you mean "${guess}"?` : undefined,
+    );
   }
   // Built-in texts: every locale the flow speaks needs botflow's catalog, or the flow's own overrides.
   if (flow.i18n) {

@@ -4,9 +4,9 @@
  */
 import { checkKeyboard, checkText } from '../api/limits.ts';
 import type { TextRef } from './flow-walk.ts';
+import type { LintInput, Report } from './lint.ts';
 import { fluentVars } from './lint-designer.ts';
 import { closest } from './problems.ts';
-import type { LintInput, Report } from './lint.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 

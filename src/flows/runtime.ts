@@ -6,19 +6,12 @@
 import { resolve as resolvePath } from 'node:path';
 import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
-import { evaluateCondition, readVar } from './conditions.ts';
-import { durationMs } from './durations.ts';
 import { builtinText } from './builtin-texts.ts';
-import {
-  type InputResult,
-  isAnswerEvent,
-  kindsOf,
-  MULTI_DONE,
-  readAnswer,
-  type SayText,
-  toggledOption,
-} from './inputs.ts';
+import { evaluateCondition } from './conditions.ts';
+import { durationMs } from './durations.ts';
+import { type InputResult, isAnswerEvent, kindsOf, MULTI_DONE, readAnswer, type SayText } from './inputs.ts';
 import type { Registry } from './registry.ts';
+import { designerParts, enterCall } from './runtime-designer.ts';
 import type { Button, Condition, FlowFile, InputStep, Route, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
@@ -62,11 +55,12 @@ export interface StepEntry {
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';
 export const RERENDER_EVENT = 'botflow.rerender';
-/** Step key of the flow-level entry that global commands run in (no step id starts with #). */
-export const COMMANDS_ENTRY = '#commands';
+export { COMMANDS_ENTRY } from './runtime-designer.ts';
 
-type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
-type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
+/** XState's `enqueue` inside `enqueueActions`, as the flows' actions use it. */
+export type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
+/** The arguments of an `enqueueActions` callback. */
+export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
 
 /** Builds the named actions and guards of a compiled flow. */
 export function runtimeFor(
@@ -270,71 +264,19 @@ export function runtimeFor(
   };
 
   type P = Record<string, unknown>;
+  const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
-    pass: enqueueActions(() => {}),
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;
-      let c = context;
-      if (s.type === 'call' && s.with) {
-        // Parameters: constants, or "{{var}}" copying a variable's value (not its text).
-        const params = Object.fromEntries(
-          Object.entries(s.with).map(([k, v]) => {
-            const m = typeof v === 'string' ? /^\{\{\s*([\w.]+)\s*\}\}$/.exec(v) : null;
-            return [k, m ? readVar(c.vars, m[1]!) : v];
-          }),
-        );
-        c = { ...c, vars: { ...c.vars, ...params } };
-        enqueue.assign({ vars: c.vars });
-      }
-      if (s.type === 'end' && s.return !== undefined) {
-        const names = s.return;
-        const ret = Array.isArray(names)
-          ? Object.fromEntries(names.map((n) => [n, readVar(c.vars, n) ?? null]))
-          : (readVar(c.vars, names) ?? null);
-        enqueue.assign({ ret });
-      }
+      const c = enterCall(s, context, enqueue);
       enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
       render(e, { ...c, picked: [] }, enqueue);
       runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),
-    called: enqueueActions(({ context, enqueue }: Args, p: P) => {
-      const s = entry(p.s as string).step;
-      if (s.type === 'call' && s.save_as)
-        enqueue.assign({ vars: { ...context.vars, [s.save_as]: context.ret ?? null }, ret: null });
-    }),
-    comeBack: assign({ back: undefined }),
-    toggle: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
-      if (e.step.type !== 'input') return;
-      const id = toggledOption(e.step, event);
-      if (id === undefined) return;
-      const was = context.picked ?? [];
-      const picked = was.includes(id) ? was.filter((x) => x !== id) : [...was, id];
-      const mid = event.type === 'button' ? event.message?.body.mid : undefined;
-      enqueue.assign({ picked });
-      const c = { ...context, picked };
-      const keyboard = keyboardOf(e, c);
-      const text = 'say' in e.step && e.step.say ? say(e, c, e.step.say) : undefined;
-      // Redraw the pressed message in place: the marks show what is picked.
-      if (mid)
-        effect(enqueue, {
-          kind: 'api',
-          op: 'editMessage',
-          args: { message_id: mid, text, attachments: keyboard ? [keyboard] : [], format: e.format },
-        });
-    }),
-    refuseCommand: enqueueActions(({ context, enqueue }: Args) => {
-      const e = entry(COMMANDS_ENTRY);
-      const leave = Object.keys(root.commands ?? {}).map((n) => `/${n}`);
-      const flowName = root.title ?? root.flow;
-      const text: SayText = leave.length
-        ? { builtin: 'command-refused', args: { flow: flowName, leave: leave.join(', ') } }
-        : { builtin: 'command-refused-stuck', args: { flow: flowName } };
-      send(enqueue, e, say(e, context, text));
-    }),
+    ...designer.actions,
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.s as string))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
@@ -380,7 +322,10 @@ export function runtimeFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok) return;
-      enqueue.assign({ retries: context.retries + 1, ...(event.type !== 'button' ? { mid: undefined } : {}) });
+      enqueue.assign({
+        retries: context.retries + 1,
+        ...(event.type !== 'button' ? { mid: undefined } : {}),
+      });
       const error: SayText =
         'builtin' in r.error && r.error.builtin === 'error-multi_choice'
           ? { builtin: 'error-multi_choice', args: { done: doneText(e, context) } }
@@ -403,13 +348,7 @@ export function runtimeFor(
   };
 
   const guards = {
-    toggle: ({ event }: { event: FlowEvent }, p: P) => {
-      const s = entry(p.s as string).step;
-      return s.type === 'input' && toggledOption(s, event) !== undefined;
-    },
-    foreignCommand: ({ event }: { event: FlowEvent }) => event.type === 'command' && !globals.has(event.name),
-    comingBack: ({ context }: { context: FlowContext }) => context.back !== undefined,
-    backTo: ({ context }: { context: FlowContext }, p: P) => context.back === p.step,
+    ...designer.guards,
     answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;

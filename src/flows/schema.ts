@@ -213,7 +213,9 @@ const CallStep = z.strictObject({
   type: z.literal('call'),
   ...common,
   flow: Id.describe('The flow to run; when it ends, this flow continues at `next`'),
-  with: Vars.optional().describe('Parameters: variables set before the called flow starts ("{{var}}" copies one)'),
+  with: Vars.optional().describe(
+    'Parameters: variables set before the called flow starts ("{{var}}" copies one)',
+  ),
   save_as: z.string().optional().describe('Variable that receives the value the called flow returns'),
   next: Id.describe('Where this flow continues after the called flow ends'),
 });
@@ -296,12 +298,6 @@ export const FlowFile = z.strictObject({
       render: common.render.describe('render for every step that declares none'),
     })
     .optional(),
-  interruptions: z
-    .enum(['refuse', 'switch'])
-    .optional()
-    .describe(
-      "Another flow's command mid-flow: refuse (default: say how to leave, keep the answer pending) or switch (end this flow, start that one)",
-    ),
   texts: z
     .partialRecord(z.enum(BUILTIN_TEXT_KEYS), Text)
     .optional()

@@ -61,7 +61,11 @@ steps:${ASK('name', 'text', 'menu')}
     d.send({ type: 'effect.done', ref: 'render', result: { message: { body: { mid: 'mid.q' } } } } as never);
     d.text('Ann');
     expect(d.effects.map((e) => (e.kind === 'api' ? e.op : e.kind))).toEqual(['sendMessage']);
-    d.send({ type: 'effect.done', ref: 'render', result: { message: { body: { mid: 'mid.menu' } } } } as never);
+    d.send({
+      type: 'effect.done',
+      ref: 'render',
+      result: { message: { body: { mid: 'mid.menu' } } },
+    } as never);
     d.press('more', 'mid.menu');
     expect(d.effects).toMatchObject([{ kind: 'api', op: 'editMessage', args: { message_id: 'mid.menu' } }]);
   });
@@ -81,7 +85,7 @@ steps:${ASK('name', 'text', 'done')}
     );
   });
 
-  it('2. another flow\'s command is refused with how to leave, uses no retry and never cancels the wizard', () => {
+  it("2. another flow's command is refused with how to leave, uses no retry and never cancels the wizard", () => {
     const d = new Drive(
       compile(`flow: demo
 title: Booking
@@ -93,7 +97,9 @@ steps:${ASK('guests', 'integer', 'bye')}
     );
     for (let i = 0; i < 5; i++) {
       d.command('support');
-      expect(d.said).toEqual(['You are in the middle of “Booking”. Answer the question above, or send /cancel to leave it.']);
+      expect(d.said).toEqual([
+        'You are in the middle of “Booking”. Answer the question above, or send /cancel to leave it.',
+      ]);
       expect(d.step).toBe('guests');
     }
     expect((d.snapshot.context as { retries: number }).retries).toBe(0);
@@ -102,7 +108,9 @@ steps:${ASK('guests', 'integer', 'bye')}
   });
 
   it('2. a flow without commands still refuses, and says to answer first; texts: overrides the refusal', () => {
-    const d = new Drive(compile(`flow: demo\nstart: q\nsteps:${ASK('q', 'text', 'bye')}\n  bye: { type: end }\n`));
+    const d = new Drive(
+      compile(`flow: demo\nstart: q\nsteps:${ASK('q', 'text', 'bye')}\n  bye: { type: end }\n`),
+    );
     d.command('settings');
     expect(d.said).toEqual(['You are in the middle of “demo”. Please answer the question above first.']);
     const o = new Drive(
@@ -118,9 +126,19 @@ steps:${ASK('guests', 'integer', 'bye')}
     const d = new Drive(
       compile(`flow: demo
 start: guests
-steps:${ASK('guests', 'integer', 'code', `
-    validate: [{ rule: range, min: 1, max: 8 }]`)}${ASK('code', 'number', 'bye', `
-    validate: [{ rule: regex, pattern: "^\\\\d{4}$", error: Four digits }, { rule: length, max: 4 }]`)}
+steps:${ASK(
+        'guests',
+        'integer',
+        'code',
+        `
+    validate: [{ rule: range, min: 1, max: 8 }]`,
+      )}${ASK(
+        'code',
+        'number',
+        'bye',
+        `
+    validate: [{ rule: regex, pattern: "^\\\\d{4}$", error: Four digits }, { rule: length, max: 4 }]`,
+      )}
   bye: { type: end }
 `),
     );
@@ -140,11 +158,26 @@ steps:${ASK('guests', 'integer', 'code', `
     const out = problemsOf({
       demo: `flow: demo
 start: a
-steps:${ASK('a', 'choice', 'b', `
+steps:${ASK(
+        'a',
+        'choice',
+        'b',
+        `
     options: [{ id: x, text: X }]
-    validate: [{ rule: regex, pattern: x }]`)}${ASK('b', 'number', 'c', `
-    validate: [{ rule: range, min: "1" }]`)}${ASK('c', 'photo', 'bye', `
-    validate: [{ rule: integer }]`)}
+    validate: [{ rule: regex, pattern: x }]`,
+      )}${ASK(
+        'b',
+        'number',
+        'c',
+        `
+    validate: [{ rule: range, min: "1" }]`,
+      )}${ASK(
+        'c',
+        'photo',
+        'bye',
+        `
+    validate: [{ rule: integer }]`,
+      )}
   bye: { type: end }
 `,
     });
@@ -157,11 +190,18 @@ steps:${ASK('a', 'choice', 'b', `
     );
   });
 
-  it('4. built-in texts speak the person\'s locale (en, ru); a flow catalog overrides them; check reports a locale without them', () => {
+  it("4. built-in texts speak the person's locale (en, ru); a flow catalog overrides them; check reports a locale without them", () => {
     const catalogs = new Map([
       ['en', loadCatalog('en', 'en.ftl', 'ask = How many?\nbye = Bye\n')],
       ['ru', loadCatalog('ru', 'ru.ftl', 'ask = Сколько?\nbye = Пока\n')],
-      ['de', loadCatalog('de', 'de.ftl', 'ask = Wie viele?\nbye = Tschüss\nbotflow-error-integer = Bitte eine ganze Zahl.\n')],
+      [
+        'de',
+        loadCatalog(
+          'de',
+          'de.ftl',
+          'ask = Wie viele?\nbye = Tschüss\nbotflow-error-integer = Bitte eine ganze Zahl.\n',
+        ),
+      ],
       ['fr', loadCatalog('fr', 'fr.ftl', 'ask = Combien ?\nbye = Au revoir\n')],
     ]) as Map<string, never>;
     const source = `flow: demo
@@ -189,10 +229,9 @@ steps:
   });
 
   it('5. a typo in a Fluent variable is reported with a guess', () => {
-    const catalogs = new Map([['en', loadCatalog('en', 'en.ftl', 'ask = Name?\nbye = Bye, { $nmae }!\n')]]) as Map<
-      string,
-      never
-    >;
+    const catalogs = new Map([
+      ['en', loadCatalog('en', 'en.ftl', 'ask = Name?\nbye = Bye, { $nmae }!\n')],
+    ]) as Map<string, never>;
     const out = problemsOf(
       {
         demo: `flow: demo
@@ -209,17 +248,27 @@ steps:
     expect(out).toContain('warning: message "bye" in locale en uses { $nmae }, which this flow never saves');
   });
 
-  it('6. validators and guards get the engine\'s now; relative date bounds resolve on it', () => {
+  it("6. validators and guards get the engine's now; relative date bounds resolve on it", () => {
     const seen: number[] = [];
     const registry = defineRegistry({
-      validators: { future: (v, { now }) => (seen.push(now), String(v) >= relativeDate('today', now)!) || 'past' },
+      validators: {
+        future: (v, { now }) => {
+          seen.push(now);
+          return String(v) >= relativeDate('today', now)! || 'past';
+        },
+      },
       guards: { soon: ({ vars, now }) => String(vars.day) <= relativeDate('+7d', now)! },
     });
     const def = compile(
       `flow: demo
 start: day
-steps:${ASK('day', 'date', '', `
-    validate: [{ rule: future }, { rule: range, max: +30d, error: "Within a month" }]`).replace('next: ', 'next: [{ when: { guard: soon }, goto: soon }, { goto: later }]')}
+steps:${ASK(
+        'day',
+        'date',
+        '',
+        `
+    validate: [{ rule: future }, { rule: range, max: +30d, error: "Within a month" }]`,
+      ).replace('next: ', 'next: [{ when: { guard: soon }, goto: soon }, { goto: later }]')}
   soon: { type: end, say: Soon }
   later: { type: end, say: Later }
   bye: { type: end }
@@ -227,12 +276,30 @@ steps:${ASK('day', 'date', '', `
       registry,
     );
     const d = new Drive(def);
-    d.send({ type: 'message', text: '2026-03-14', attachments: [], message: { body: { mid: 'm', seq: 1 } }, meta: at(NOW) } as never);
+    d.send({
+      type: 'message',
+      text: '2026-03-14',
+      attachments: [],
+      message: { body: { mid: 'm', seq: 1 } },
+      meta: at(NOW),
+    } as never);
     expect(d.said).toEqual(['past']);
     expect(seen).toEqual([NOW]);
-    d.send({ type: 'message', text: '2026-04-20', attachments: [], message: { body: { mid: 'm', seq: 1 } }, meta: at(NOW) } as never);
+    d.send({
+      type: 'message',
+      text: '2026-04-20',
+      attachments: [],
+      message: { body: { mid: 'm', seq: 1 } },
+      meta: at(NOW),
+    } as never);
     expect(d.said).toEqual(['Within a month']);
-    d.send({ type: 'message', text: 'tomorrow', attachments: [], message: { body: { mid: 'm', seq: 1 } }, meta: at(NOW) } as never);
+    d.send({
+      type: 'message',
+      text: 'tomorrow',
+      attachments: [],
+      message: { body: { mid: 'm', seq: 1 } },
+      meta: at(NOW),
+    } as never);
     expect(d.vars.day).toBe('2026-03-16');
     expect(d.said).toEqual(['Soon']);
     expect(relativeDate('+1m', NOW)).toBe('2026-04-15');

@@ -27,7 +27,7 @@ const ask = (id: string, input: string, next: string, extra = '') => `
     next: ${next}${extra}`;
 
 describe('missing pieces', () => {
-  it('8. starting a session runs the start step\'s entry actions once', () => {
+  it("8. starting a session runs the start step's entry actions once", () => {
     let calls = 0;
     const registry = defineRegistry({
       effects: {
@@ -44,7 +44,10 @@ describe('missing pieces', () => {
     step(
       def,
       { revision: 0, stepInstance: 0 },
-      { type: 'start', input: { trigger: { kind: 'bot_started' }, meta: { conversation: 'c', chatId: 1, now: 0 } } },
+      {
+        type: 'start',
+        input: { trigger: { kind: 'bot_started' }, meta: { conversation: 'c', chatId: 1, now: 0 } },
+      },
       { conversationKey: 'c', sign: (_i, p) => p },
     );
     expect(calls).toBe(1);
@@ -54,8 +57,13 @@ describe('missing pieces', () => {
     const d = new Drive(
       compile(`flow: demo
 start: at
-steps:${ask('at', 'time', 'site')}${ask('site', 'url', 'slot')}${ask('slot', 'choice', 'bye', `
-    options: [{ id: "18:00", text: "18:00" }, { id: "20:30", text: "20:30" }]`)}
+steps:${ask('at', 'time', 'site')}${ask('site', 'url', 'slot')}${ask(
+        'slot',
+        'choice',
+        'bye',
+        `
+    options: [{ id: "18:00", text: "18:00" }, { id: "20:30", text: "20:30" }]`,
+      )}
   bye: { type: end, say: "{{at}} {{site}} {{slot}}" }
 `),
     );
@@ -69,19 +77,35 @@ steps:${ask('at', 'time', 'site')}${ask('site', 'url', 'slot')}${ask('slot', 'ch
     expect(d.vars.site).toBe('https://example.com/menu');
     expect(d.keyboard).toEqual([[['18:00', '18:00']], [['20:30', '20:30']]]);
     // The engine splits `id:value` payloads: "18:00" comes back as button 18, value 00.
-    d.send({ type: 'button', button: '18', value: '00', callbackId: 'cb', message: { body: { mid: 'm', seq: 1 } } } as never);
+    d.send({
+      type: 'button',
+      button: '18',
+      value: '00',
+      callbackId: 'cb',
+      message: { body: { mid: 'm', seq: 1 } },
+    } as never);
     expect(d.said).toEqual(['09:05 https://example.com/menu 18:00']);
   });
 
   it('multi_choice: presses toggle marks on the same message; Done saves the list; typed ids work too', () => {
     const def = compile(`flow: demo
 start: extras
-steps:${ask('extras', 'multi_choice', 'bye', `
-    options: [{ id: wifi, text: Wi-Fi }, { id: parking, text: Parking }, { id: breakfast, text: Breakfast }]`)}
+steps:${ask(
+      'extras',
+      'multi_choice',
+      'bye',
+      `
+    options: [{ id: wifi, text: Wi-Fi }, { id: parking, text: Parking }, { id: breakfast, text: Breakfast }]`,
+    )}
   bye: { type: end, say: "{{extras}}" }
 `);
     const d = new Drive(def);
-    expect(d.keyboard).toEqual([[['Wi-Fi', 'wifi']], [['Parking', 'parking']], [['Breakfast', 'breakfast']], [['Done', '__done']]]);
+    expect(d.keyboard).toEqual([
+      [['Wi-Fi', 'wifi']],
+      [['Parking', 'parking']],
+      [['Breakfast', 'breakfast']],
+      [['Done', '__done']],
+    ]);
     d.press('__done');
     expect(d.said).toEqual(['Please pick with the buttons, then press “Done”.']);
     d.press('breakfast', 'mid.q');
@@ -135,7 +159,11 @@ steps:
   it('check: save_as on a flow that returns nothing is an error', () => {
     const r = compileSources(
       [
-        { file: 'demo.flow.yaml', source: 'flow: demo\nstart: c\nsteps:\n  c: { type: call, flow: sub, save_as: x, next: e }\n  e: { type: end }\n' },
+        {
+          file: 'demo.flow.yaml',
+          source:
+            'flow: demo\nstart: c\nsteps:\n  c: { type: call, flow: sub, save_as: x, next: e }\n  e: { type: end }\n',
+        },
         { file: 'sub.flow.yaml', source: 'flow: sub\nstart: e\nsteps:\n  e: { type: end }\n' },
       ],
       defineRegistry({}),
@@ -178,8 +206,13 @@ start: a
 defaults:
   remind: [{ after: 1h, say: Still there? }]
   idle: { after: 1d, goto: bye }
-steps:${ask('a', 'text', 'b')}${ask('b', 'text', 'bye', `
-    remind: [{ after: 5m, say: Hurry }]`)}
+steps:${ask('a', 'text', 'b')}${ask(
+        'b',
+        'text',
+        'bye',
+        `
+    remind: [{ after: 5m, say: Hurry }]`,
+      )}
   bye: { type: end, say: Bye }
 `),
     );

@@ -100,7 +100,9 @@ describe('example flows through the engine against the sandbox', () => {
     await bot.sandbox.control.sendText(cy, 'dialog', '/support');
     await pump();
     // /support is not an answer to "What is your name?": the sign-up says so; /cancel ends it.
-    expect((await lastBot(cy)).text).toBe('Please send a text message.');
+    expect((await lastBot(cy)).text).toBe(
+      'You are in the middle of “Sign-up wizard”. Answer the question above, or send /cancel to leave it.',
+    );
     await bot.sandbox.control.sendText(cy, 'dialog', '/cancel');
     await pump();
     await bot.sandbox.control.sendText(cy, 'dialog', '/support');

@@ -12,7 +12,9 @@ import { loadTranscripts } from '../../src/testing/load.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 
 const registry = defineRegistry({
-  validators: { not_past: (v, { now }) => String(v) >= new Date(now).toISOString().slice(0, 10) || 'In the past' },
+  validators: {
+    not_past: (v, { now }) => String(v) >= new Date(now).toISOString().slice(0, 10) || 'In the past',
+  },
 });
 const flows = compileSources(
   [
@@ -92,10 +94,14 @@ turns:
     bot: { send: "Later: 2026-04-14" }
 `);
     const recorder = new CoverageRecorder();
-    for (const t of ts) expect((await runTranscript(t, { flows, coverage: recorder })).failure).toBeUndefined();
+    for (const t of ts)
+      expect((await runTranscript(t, { flows, coverage: recorder })).failure).toBeUndefined();
     const [c] = coverageReport(flows, recorder);
     expect(c!.missedSteps).toEqual(['bye']);
     expect(c!.missedEdges.map((e) => `${e.from}>${e.to}`)).not.toContain('check>soon');
-    expect(c!.missedEdges.map((e) => `${e.from}>${e.label}>${e.to}`)).toEqual(['day>retries exhausted>bye', 'day>invalid answer>undefined']);
+    expect(c!.missedEdges.map((e) => `${e.from}>${e.label}>${e.to}`)).toEqual([
+      'day>retries exhausted>bye',
+      'day>invalid answer>undefined',
+    ]);
   }, 60_000);
 });
