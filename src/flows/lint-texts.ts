@@ -2,6 +2,7 @@
  * The text and keyboard checks of the linter: i18n message ids in every locale (or literal texts and their
  * variables), and the platform's limits per locale, with the API client's own limit checks.
  */
+import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../api/limits.ts';
 import type { TextRef } from './flow-walk.ts';
 import type { LintInput, Report } from './lint.ts';
@@ -53,7 +54,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       ['i18n', 'default_locale'],
       'error',
       `no catalog for the default locale "${flow.i18n.default_locale}"`,
-      `add flows/locales/${flow.i18n.default_locale}.ftl`,
+      `add ${localesDir(x)}/${flow.i18n.default_locale}.ftl`,
     );
   }
   for (const t of texts) {
@@ -75,7 +76,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
         t.path,
         'error',
         `"${t.text}" is not a message id, but this flow uses i18n`,
-        'put the text in flows/locales/<locale>.ftl and write its id here',
+        `put the text in ${localesDir(x)}/<locale>.ftl and write its id here`,
       );
       continue;
     }
@@ -108,7 +109,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
   for (const l of flow.i18n?.locales ?? []) {
     if (!x.catalogs.has(l))
-      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add flows/locales/${l}.ftl`);
+      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add ${localesDir(x)}/${l}.ftl`);
   }
 }
 
@@ -188,4 +189,10 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
 function closestHint(name: string, known: Set<string>): string {
   const guess = closest(name, known);
   return guess ? `did you mean $${guess}? Or ` : '';
+}
+
+/** The locales folder of the flows being checked, as the designer would write it. */
+function localesDir(x: LintInput): string {
+  const base = relative(process.cwd(), resolve(x.baseDir ?? '.')) || '.';
+  return `${base === '.' ? '' : `${base}/`}locales`;
 }

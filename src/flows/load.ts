@@ -4,7 +4,7 @@
  * and compiled; a file with errors is left out and its problems are returned.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FlowDefinition } from '../engine/contract.ts';
 import { buildDefinition } from './compile.ts';
@@ -61,7 +61,7 @@ export function loadLocales(dir: string): Map<string, Catalog> {
  * A registry that fails to load is a problem at its first line, not a crash.
  */
 export async function loadRegistry(dir: string): Promise<{ registry: Registry; problems: Problem[] }> {
-  for (const name of ['registry.ts', 'registry.js']) {
+  for (const name of ['registry.ts', 'registry.mts', 'registry.js', 'registry.mjs']) {
     const file = resolve(dir, name);
     if (!existsSync(file)) continue;
     try {
@@ -73,6 +73,17 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
         problems: [registryProblem(file, 'has no default export made by defineRegistry()')],
       };
     } catch (error) {
+      const pkg = commonJsPackage(file);
+      if (pkg)
+        return {
+          registry: EMPTY_REGISTRY,
+          problems: [
+            {
+              ...registryProblem(file, `is loaded as CommonJS because ${pkg} has no "type": "module"`),
+              hint: `add "type": "module" to ${pkg}, or rename the file to ${name.replace(/\.(ts|js)$/, '.m$1')}`,
+            },
+          ],
+        };
       return {
         registry: EMPTY_REGISTRY,
         problems: [registryProblem(file, `cannot be loaded: ${(error as Error).message.split('\n')[0]}`)],
@@ -80,6 +91,23 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
     }
   }
   return { registry: EMPTY_REGISTRY, problems: [] };
+}
+
+/** The nearest package.json of a .ts/.js file when it makes the file CommonJS (no "type": "module"). */
+function commonJsPackage(file: string): string | undefined {
+  if (/\.m[tj]s$/.test(file)) return undefined;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        const type = (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type;
+        return type === 'module' ? undefined : relative(process.cwd(), pkg) || pkg;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function registryProblem(file: string, what: string): Problem {
@@ -103,13 +131,17 @@ export function compileSources(
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
+  const salvaged: { file: string; flow: FlowFile; locate: Locator }[] = [];
   for (const s of sources) {
     const r = parseFlowSource(s.source, s.file);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
+    else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
   }
   const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
+  // A broken flow's callers do not also report it as unknown (they are not compiled either).
+  for (const p of salvaged) if (!byId.has(p.flow.flow)) byId.set(p.flow.flow, p.flow);
   const good = new Set<string>();
   for (const p of parsed) {
     const stem = basename(p.file).endsWith(FLOW_SUFFIX)
@@ -118,6 +150,15 @@ export function compileSources(
     const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
     problems.push(...own);
     if (!hasErrors(own)) good.add(p.flow.flow);
+  }
+  // Files the schema rejected still get the semantic checks on what is left of them (errors only:
+  // the cut-out parts would make warnings such as "unreachable" misleading).
+  for (const p of salvaged) {
+    const stem = basename(p.file).endsWith(FLOW_SUFFIX)
+      ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
+      : undefined;
+    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
+    problems.push(...own.filter((x) => x.severity === 'error'));
   }
   const flows: FlowDefinition[] = [];
   for (const p of parsed) {
@@ -206,16 +247,20 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
 /** YAML files in the folder that are not read because their name does not end in .flow.yaml. */
 function misnamedFiles(dir: string): Problem[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
-    .map((n) => ({
-      file: relative(process.cwd(), join(dir, n)) || n,
-      line: 1,
-      col: 1,
-      severity: 'warning' as const,
-      message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
-      hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,
-    }));
+  return (
+    readdirSync(dir)
+      // Transcripts (*.test.yaml) and configuration files (botflow.config*.yaml) live here too: not flows.
+      .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
+      .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config/.test(n))
+      .map((n) => ({
+        file: relative(process.cwd(), join(dir, n)) || n,
+        line: 1,
+        col: 1,
+        severity: 'warning' as const,
+        message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
+        hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,
+      }))
+  );
 }
 
 /** The problems of every flow of a folder (what `botflow check` prints). */

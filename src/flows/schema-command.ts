@@ -3,8 +3,15 @@ import type { Command } from '../cli.ts';
 import { flowJsonSchema } from './schema.ts';
 
 export const command: Command = {
+  options: [],
   summary: 'print the JSON Schema of flow files (botflow schema > flows/flow.schema.json)',
-  async run() {
+  async run(args) {
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(
+        'usage: botflow schema > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start a flow file with\n# yaml-language-server: $schema=./flow.schema.json',
+      );
+      return 0;
+    }
     process.stdout.write(`${JSON.stringify(flowJsonSchema(), null, 2)}\n`);
     return 0;
   },

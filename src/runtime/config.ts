@@ -175,13 +175,24 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 }
 
 function parseFlags(argv: string[]): Record<string, string | boolean | undefined> {
+  // `--no-<flag>` turns a boolean setting off (`--no-watch`); Node's parseArgs reads only `--<flag>`.
+  const negated: string[] = [];
+  const args = argv.filter((a) => {
+    const name = a.startsWith('--no-') ? a.slice(5) : undefined;
+    if (name && FLAG_OPTIONS[name]?.type === 'boolean') {
+      negated.push(name);
+      return false;
+    }
+    return true;
+  });
   try {
     const { values } = parseArgs({
-      args: argv,
+      args,
       options: FLAG_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
+    for (const name of negated) (values as Record<string, unknown>)[name] = false;
     return values as Record<string, string | boolean | undefined>;
   } catch (error) {
     const known = Object.keys(FLAG_OPTIONS)

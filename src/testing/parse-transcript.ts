@@ -41,51 +41,69 @@ function str(v: unknown, path: Path, what: string): string {
   return v;
 }
 
-/** Checks one YAML document and turns it into a Transcript; throws Invalid. */
+/** Several problems of one transcript, reported together. */
+export class InvalidMany extends Error {
+  constructor(readonly all: Invalid[]) {
+    super(all.map((x) => x.message).join('; '));
+  }
+}
+
+/**
+ * Checks one YAML document and turns it into a Transcript. Every problem is found in one pass: throws
+ * Invalid for one, InvalidMany for several.
+ */
 export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => number): Transcript {
   if (!isObj(data)) throw new Invalid([], 'a transcript is a mapping with flow, name and turns');
-  keysOf(data, [], TOP);
-  const flow = str(
-    data.flow ?? fail(['flow'], 'flow is required', 'name the flow under test: flow: signup'),
-    ['flow'],
-    'flow',
+  const errors: Invalid[] = [];
+  const attempt = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      errors.push(error);
+      return undefined;
+    }
+  };
+  attempt(() => keysOf(data, [], TOP));
+  const flow = attempt(() =>
+    str(
+      data.flow ?? fail(['flow'], 'flow is required', 'name the flow under test: flow: signup'),
+      ['flow'],
+      'flow',
+    ),
   );
-  const name = str(
-    data.name ?? fail(['name'], 'name is required', 'say what this dialog proves: name: happy path'),
-    ['name'],
-    'name',
+  const name = attempt(() =>
+    str(
+      data.name ?? fail(['name'], 'name is required', 'say what this dialog proves: name: happy path'),
+      ['name'],
+      'name',
+    ),
   );
-  const person = personOf(data.person);
+  const person = attempt(() => personOf(data.person));
+  let turns: (Turn | undefined)[] = [];
   if (!Array.isArray(data.turns) || data.turns.length === 0) {
-    throw new Invalid(
-      ['turns'],
-      'turns must be a non-empty list',
-      'add turns: - say: "hi" with bot: { send: "…" }',
+    errors.push(
+      new Invalid(
+        ['turns'],
+        'turns must be a non-empty list',
+        'add turns: - say: "hi" with bot: { send: "…" }',
+      ),
     );
-  }
-  const turns = data.turns.map((t, i) => toTurn(t, ['turns', i], lineOf));
-  const startAt = data.start_at === undefined ? undefined : startAtOf(data.start_at);
-  const clock = data.clock === undefined ? undefined : clockOf(data.clock);
+  } else turns = data.turns.map((t, i) => attempt(() => toTurn(t, ['turns', i], lineOf)));
+  const startAt = data.start_at === undefined ? undefined : attempt(() => startAtOf(data.start_at));
+  const clock = data.clock === undefined ? undefined : attempt(() => clockOf(data.clock));
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new InvalidMany(errors);
   return {
     file,
     line: lineOf([]),
-    flow,
-    name,
-    person,
+    flow: flow!,
+    name: name!,
+    person: person!,
     ...(startAt ? { startAt } : {}),
     ...(clock !== undefined ? { clock } : {}),
-    turns,
+    turns: turns as Turn[],
   };
-}
-
-/** `clock: 2026-03-15T12:00:00Z` (or a date alone, at 09:00 UTC): where the virtual clock starts. */
-function clockOf(v: unknown): number {
-  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : '';
-  const iso = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T09:00:00Z` : text;
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(iso) ? Date.parse(iso) : Number.NaN;
-  if (Number.isNaN(ms))
-    fail(['clock'], `clock "${String(v)}" is not a date and time`, 'write clock: 2026-03-15T12:00:00Z');
-  return ms;
 }
 
 function fail(path: Path, message: string, hint?: string): never {
@@ -300,4 +318,14 @@ function messageOf(v: unknown, path: Path): MessageExpectation {
     );
   }
   return out;
+}
+
+/** `clock: 2026-03-15T12:00:00Z` (or a date alone, at 09:00 UTC): where the virtual clock starts. */
+function clockOf(v: unknown): number {
+  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : '';
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T09:00:00Z` : text;
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(iso) ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(ms))
+    fail(['clock'], `clock "${String(v)}" is not a date and time`, 'write clock: 2026-03-15T12:00:00Z');
+  return ms;
 }

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../cli.ts';
-import { formatProblem } from '../flows/problems.ts';
+import { closest, formatProblem } from '../flows/problems.ts';
 import { coverageReport, formatCoverage, skeletons } from './coverage.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
 import { loadFlowsOrThrow } from './flows.ts';
@@ -56,6 +56,17 @@ export async function runTests(args: string[], print: (line: string) => void): P
     print(`botflow test: ${(error as Error).message}`);
     return 2;
   }
+  // A transcript naming a flow that does not exist proves nothing: refuse it, with a guess.
+  const ids = flows.map((f) => f.id);
+  const strays = transcripts.filter((t) => !ids.includes(t.flow));
+  for (const t of strays) {
+    const guess = closest(t.flow, ids);
+    print(
+      `${t.file}:${t.line}: error: transcript "${t.name}" names flow "${t.flow}", which does not exist` +
+        `\n    hint: ${guess ? `did you mean "${guess}"?` : `flows are: ${ids.join(', ')}`}`,
+    );
+  }
+  if (strays.length) return 2;
   const coverage = new CoverageRecorder();
   let failed = 0;
   for (const t of transcripts) {
@@ -100,6 +111,7 @@ function parse(args: string[]) {
 
 /** The `test` subcommand. */
 export const command: Command = {
+  options: ['flows', 'coverage', 'skeletons'],
   summary: 'run transcripts (*.test.yaml) against the flows; --coverage lists what no transcript reached',
   run: (args) => runTests(args, (line) => console.log(line)),
 };

@@ -10,6 +10,8 @@ export type TimerFactory = (callback: () => void, delayMs: number, keepAlive: bo
 /** The logging calls the scheduler makes (a pino logger fits). */
 export interface LoggerLike {
   warn(fields: object, message: string): void;
+  /** For what is expected (a job its caller aborted, or one the shutdown closed); optional. */
+  debug?(fields: object, message: string): void;
 }
 
 /** Options of `new Scheduler(...)`. */

@@ -448,7 +448,10 @@ export class Scheduler {
       reason,
       message: error.message,
     });
-    this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
+    // A job its caller aborted (a long poll at shutdown) or the shutdown closed is no warning.
+    const fields = { op: entry.op, chatId: entry.chatId, reason };
+    if (reason === 'aborted' || reason === 'closed') this.logger?.debug?.(fields, 'job dead-lettered');
+    else this.logger?.warn(fields, 'job dead-lettered');
     this.settle(entry);
     entry.reject(error);
   }
