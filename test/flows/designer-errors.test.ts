@@ -7,6 +7,7 @@ import { main, unknownOption } from '../../src/cli.ts';
 import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
+import { runShutdown } from '../../src/runtime/shutdown.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
 import { runTests } from '../../src/testing/test-command.ts';
 
@@ -170,5 +171,25 @@ turns:
     expect(lines.join('\n')).toContain(
       'names flow "singup", which does not exist\n    hint: did you mean "signup"?',
     );
+  });
+
+  it('a failed start prints no shutdown lines for parts that never started', async () => {
+    const logged: string[] = [];
+    const logger = {
+      info: (_: object, m: string) => logged.push(m),
+      warn: (_: object, m: string) => logged.push(m),
+      error: (_: object, m: string) => logged.push(m),
+    };
+    const ran: string[] = [];
+    const result = await runShutdown(
+      [
+        { name: 'stop intake', started: () => false, run: () => ran.push('intake') },
+        { name: 'close database', always: true, started: () => true, run: () => ran.push('db') },
+      ],
+      { deadline: Date.now() + 1000, logger: logger as never },
+    );
+    expect(ran).toEqual(['db']);
+    expect(logged).toEqual(['shutdown: close database']);
+    expect(result.clean).toBe(true);
   });
 });
