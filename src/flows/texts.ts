@@ -3,7 +3,7 @@
  * catalogs (flows/locales/<locale>.ftl). Variable values are escaped for the message format, so a
  * person's name can never inject markup.
  */
-import { FluentBundle, FluentResource } from '@fluent/bundle';
+import { FluentBundle, FluentDateTime, FluentResource, type FluentVariable } from '@fluent/bundle';
 import { readVar } from './conditions.ts';
 
 export type TextFormat = 'html' | 'markdown';
@@ -67,16 +67,34 @@ export function templateVars(template: string): string[] {
   return [...template.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!);
 }
 
+/**
+ * A saved date (`2026-03-31`) as a Fluent argument: shown as saved in `{ $day }`, and formatted for the
+ * person's locale by `{ DATETIME($day, dateStyle: "long") }` (at UTC, so the day never shifts).
+ */
+class SavedDate extends FluentDateTime {
+  constructor(
+    private readonly shown: string,
+    iso: string,
+  ) {
+    super(Date.parse(`${iso}T00:00:00Z`), { timeZone: 'UTC' });
+  }
+  override toString(): string {
+    return this.shown;
+  }
+}
+
 /** Flattens variables into Fluent arguments: `contact.phone` becomes `$contact_phone`. */
 function fluentArgs(
   vars: Readonly<Record<string, unknown>>,
   format: TextFormat,
-): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
+): Record<string, FluentVariable> {
+  const out: Record<string, FluentVariable> = {};
   const walk = (prefix: string, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}_${k}` : k, x);
     } else if (typeof v === 'number') out[prefix] = v;
+    else if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)))
+      out[prefix] = new SavedDate(escapeFor(format, v), v);
     else if (v !== undefined && v !== null) out[prefix] = escapeFor(format, display(v));
   };
   walk('', vars);

@@ -4,6 +4,7 @@ import type { FlowDefinition } from '../../src/engine/contract.ts';
 import { step } from '../../src/engine/step.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, type Registry } from '../../src/flows/registry.ts';
+import { loadCatalog } from '../../src/flows/texts.ts';
 import { Drive } from './drive.ts';
 
 function compileAll(sources: Record<string, string>, registry: Registry = defineRegistry({})) {
@@ -229,5 +230,53 @@ steps:${ask('a', 'text', 'b')}${ask(
     ]);
     d.timer('b:idle');
     expect(d.said).toEqual(['Bye']);
+  });
+
+  it("Fluent DATETIME and NUMBER format saved dates and numbers for the person's locale", () => {
+    const catalogs = new Map([
+      [
+        'en',
+        loadCatalog(
+          'en',
+          'en.ftl',
+          'ask = When?\nn = Guests?\nok = { DATETIME($day, dateStyle: "long") } ({ $day }), { NUMBER($total, minimumFractionDigits: 2) }\n',
+        ),
+      ],
+      [
+        'ru',
+        loadCatalog(
+          'ru',
+          'ru.ftl',
+          'ask = Когда?\nn = Гостей?\nok = { DATETIME($day, dateStyle: "long") } ({ $day }), { NUMBER($total, minimumFractionDigits: 2) }\n',
+        ),
+      ],
+    ]);
+    const r = compileSources(
+      [
+        {
+          file: 'demo.flow.yaml',
+          source: `flow: demo
+start: day
+i18n: { default_locale: en }
+steps:
+  day: { type: input, say: ask, input: date, save: day, retries: { max: 2, exhausted: { goto: ok } }, next: total }
+  total: { type: input, say: n, input: number, save: total, retries: { max: 2, exhausted: { goto: ok } }, next: ok }
+  ok: { type: end, say: ok }
+`,
+        },
+      ],
+      defineRegistry({}),
+      catalogs,
+    );
+    expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    for (const [locale, said] of [
+      ['en', 'March 31, 2026 (2026-03-31), 1,234.50'],
+      ['ru', '31 марта 2026 г. (2026-03-31), 1 234,50'],
+    ] as const) {
+      const d = new Drive(r.flows[0]!, { locale });
+      d.text('31.03.2026');
+      d.text('1234.5');
+      expect(d.said.map((x) => x.replace(/\u00a0|\u202f/g, ' '))).toEqual([said]);
+    }
   });
 });
