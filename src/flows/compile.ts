@@ -39,13 +39,16 @@ export function withDefaults(f: FlowFile, step: Step): Step {
   };
 }
 
-/** True when some route of the flow says `come_back: true`. */
-function usesComeBack(f: FlowFile): boolean {
-  const routes: Route[] = Object.values(f.steps).flatMap((st) => [
-    ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
-    ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
-  ]);
-  return [...routes, ...Object.values(f.commands ?? {})].some((r) => r.come_back);
+/** The steps with a route that says `come_back: true`: where an edit returns to. */
+function comeBackSteps(f: FlowFile): string[] {
+  return Object.entries(f.steps)
+    .filter(([, st]) =>
+      [
+        ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
+        ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
+      ].some((r: Route) => r.come_back),
+    )
+    .map(([id]) => id);
 }
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
@@ -199,7 +202,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     };
   };
 
-  const backs = usesComeBack(flow);
+  const returns = comeBackSteps(flow);
+  const backs = returns.length > 0;
   const states = buildStates(flow, '', [flow.flow]);
   const rootOn: Record<string, unknown[]> = {
     'effect.done': [{ guard: guard('rendered', {}), actions: [act('keepMessageId', {})] }],
@@ -217,7 +221,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   rootOn.command!.push({ guard: guard('foreignCommand', {}), actions: [act('refuseCommand', {})] });
   if (backs) {
     states.__back = {
-      always: Object.keys(flow.steps).map((id) => ({
+      always: returns.map((id) => ({
         guard: guard('backTo', { step: id }),
         target: id,
         actions: [act('comeBack', {})],

@@ -78,6 +78,14 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
         if (!handler) return;
         const target = t.target?.[0];
         const later = labelled.slice(i + 1).some((o) => o.handler === handler && o.t.target?.[0]);
+        // An answer after `come_back` passes through __back to the step the edit started from.
+        if (target?.key.startsWith('__back')) {
+          for (const back of target.always ?? []) {
+            const to = back.target?.[0];
+            if (to) add({ from, label: handler, to: stepOf(to), conditional: true });
+          }
+          return;
+        }
         add({
           from,
           label: handler,
