@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+// The default project (`npm test`): unit and integration tests on real SQLite files and real HTTP,
+// fast enough to run on every change. Slow end-to-end suites are named *.e2e.test.ts and run with
+// `npm run test:e2e` (vitest.e2e.config.ts); the browser tests with `npm run test:browser`.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'node_modules/**'],
+    exclude: ['test/**/*.e2e.test.ts', 'test/browser/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

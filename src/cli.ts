@@ -27,9 +27,17 @@ const commands: Record<string, CommandLoader> = {
     summary: 'print a flow as a Mermaid state diagram',
     load: () => import('./flows/graph-command.ts'),
   },
+  init: {
+    summary: 'create a new bot project: flows, a transcript test, a registry, config',
+    load: () => import('./cli/init-command.ts'),
+  },
   migrate: {
     summary: 'apply pending database migrations (--status: list them)',
     load: () => import('./store/migrate-command.ts'),
+  },
+  outbox: {
+    summary: 'list the calls that failed for good; send them again (retry) or give them up (drop)',
+    load: () => import('./cli/outbox-command.ts'),
   },
   replay: {
     summary: 'replay a recording against the current flows; report the calls that differ',

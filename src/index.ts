@@ -1,42 +1,36 @@
 /**
- * botflow's public API: the typed client and its scheduler, the engine, flow files, intake, the store and
- * the sandbox. The testing tools are in `botflow/testing`; the full sandbox surface in its own module.
+ * botflow-engine, the main entry: what a bot project needs from its own code.
+ * - Run a bot inside your service: `createBot()`; mount its webhook on your fastify app.
+ * - Give flow files their code: `defineRegistry()` with validators, guards and effects.
+ * - Call the Bot API yourself: `BotApi` and its errors.
+ *
+ * The rest lives in subpaths: `botflow-engine/flows` (load, check, compile flow files),
+ * `botflow-engine/engine` (the engine and hand-written flows), `botflow-engine/client` (the full client,
+ * the scheduler, uploads), `botflow-engine/intake` (webhook, long polling, subscriptions),
+ * `botflow-engine/sandbox` (the local platform), `botflow-engine/testing` (transcripts, harness, replay)
+ * and `botflow-engine/testing/vitest` (one vitest test per transcript).
  */
-export * from './api/index.ts';
-export * from './api/scheduler/index.ts';
-export * from './api/upload.ts';
-export * from './engine/index.ts';
-export * from './flows/index.ts';
+export { BotApi, type BotApiOptions, isFailure } from './api/client.ts';
+export { ApiError, NetworkError, UsageError } from './api/errors.ts';
+export type {
+  Button,
+  Callback,
+  Chat,
+  Keyboard,
+  Message,
+  NewMessageBody,
+  Update,
+  User,
+} from './api/schemas/index.ts';
+export type { Effect } from './engine/contract.ts';
 export {
-  type AcceptedBatch,
-  buildWebhook,
-  type ConversationKeyStrategy,
-  conversationKey,
-  dedupeKey,
-  deleteSubscription,
-  ensureSubscription,
-  listSubscriptions,
-  PollingError,
-  type PollingHandle,
-  type PollingOptions,
-  SECRET_HEADERS,
-  SubscriptionError,
-  setSubscription,
-  startInboxPruner,
-  startPolling,
-  type WebhookOptions,
-} from './intake/index.ts';
-export {
-  buildSandbox,
-  type Sandbox,
-  SandboxControl,
-  type SandboxOptions,
-  type StartOptions as SandboxStartOptions,
-  startSandbox,
-} from './sandbox/index.ts';
-export {
-  type DatabaseOptions,
-  DEFAULT_MIGRATIONS_DIR,
-  MigrationError,
-  openDatabase,
-} from './store/database.ts';
+  defineRegistry,
+  type EffectFactory,
+  type FlowScope,
+  type Guard,
+  type Registry,
+  type Validator,
+} from './flows/registry.ts';
+export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
+export { ConfigError, type ConfigProblem } from './runtime/config.ts';
+export { StartupError } from './runtime/startup-error.ts';

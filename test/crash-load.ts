@@ -35,6 +35,28 @@ export interface KillLoad {
   duplicateEvery: number;
   /** SIGKILL once this many distinct updates were acknowledged. */
   killAfterAcks: number;
+  /** Picks the repeated indexes: the seeded generator of `crashSeed`, so a failing run can be replayed. */
+  random: () => number;
+}
+
+/**
+ * The random choices of a crash test (kill points, repeated deliveries), from a seed it prints: set
+ * BOTFLOW_CRASH_SEED to that number to run the same choices again.
+ */
+export function crashSeed(test: string): { seed: number; random: () => number } {
+  const given = Number(process.env.BOTFLOW_CRASH_SEED);
+  const seed = Number.isInteger(given) && given > 0 ? given : Math.floor(Math.random() * 2 ** 31) + 1;
+  console.info(`${test}: seed ${seed} (BOTFLOW_CRASH_SEED=${seed} repeats this run)`);
+  // mulberry32: small, fast and good enough to spread kill points.
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { seed, random };
 }
 
 /** Posts updates until the child dies (killing it after `killAfterAcks`); returns the ids acknowledged with 200. */
@@ -50,7 +72,7 @@ export async function loadUntilKilled(load: KillLoad): Promise<Set<string>> {
     while (alive) {
       const i =
         next % load.duplicateEvery === load.duplicateEvery - 1 && next > 10
-          ? Math.floor(Math.random() * next)
+          ? Math.floor(load.random() * next)
           : next;
       next++;
       const { body, id } = load.update(i);

@@ -8,8 +8,9 @@
  * the database refuses is marked failed with the reason. Either way the later events of its conversation
  * in the batch are held too (they were planned on top of it).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { RevisionConflictError } from '../store/sessions.ts';
+import { SQLite } from '../store/sqlite.ts';
 import { applyWrites, type WriteOp, WriteStores } from './commit.ts';
 
 /** A planned event's writes as the applier takes them (plain data: it crosses to the writer thread). */
@@ -33,7 +34,7 @@ const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|C
 /** True for SQLite errors that say nothing about the event being handled (disk full, database locked…). */
 export function isEnvironmental(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return error instanceof Database.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code);
+  return error instanceof SQLite.SqliteError && typeof code === 'string' && ENVIRONMENTAL.test(code);
 }
 
 function describeError(error: unknown): string {

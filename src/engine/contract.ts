@@ -91,6 +91,7 @@ export interface CancelTimerEffect {
   name: string;
 }
 
+/** What an effect returns, as data: an API call, an upload then send, or a timer armed or cancelled. */
 export type Effect = ApiEffect | UploadAndSendEffect | ArmTimerEffect | CancelTimerEffect;
 
 /** The XState action type whose `params` is an `Effect`: machines emit effects with it. */

@@ -8,10 +8,11 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { ApiError } from '../api/errors.ts';
-import type { Job, MediaKind } from '../api/scheduler/types.ts';
+import { DeadLetterError, type Job, type MediaKind } from '../api/scheduler/types.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
 import type { UploadAndSendEffect } from './contract.ts';
+import { sendOnce } from './sent-once.ts';
 
 /** Where calls go: the scheduler (`submit`) or anything with the same shape. */
 export interface CallGateway {
@@ -116,15 +117,15 @@ export class OutboxDispatcher {
     this.wake();
   }
 
-  /** Stops taking rows and waits up to `deadlineMs` for the calls in flight (the rest stay `sending`). */
-  async stop(deadlineMs = 10_000): Promise<void> {
+  /** Stops taking rows and waits up to `waitMs` (a duration) for the calls in flight (the rest stay `sending`). */
+  async stop(waitMs = 10_000): Promise<void> {
     this.#running = false;
     if (this.#inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.#inFlight.values()]),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, Math.min(deadlineMs, 2_147_483_647)));
+        timer = setTimeout(resolve, Math.max(0, Math.min(waitMs, 2_147_483_647)));
       }),
     ]);
     clearTimeout(timer);
@@ -185,7 +186,10 @@ export class OutboxDispatcher {
     const done = this.#send(row)
       .then(
         (result) => this.#finish(row, { ok: true, result }),
-        (error: unknown) => this.#finish(row, { ok: false, error: errorInfo(error) }),
+        (error: unknown) =>
+          error instanceof DeadLetterError && error.reason === 'closed' && !error.attempted
+            ? this.#release(row)
+            : this.#finish(row, { ok: false, error: errorInfo(error) }),
       )
       .finally(() => {
         this.#inFlight.delete(row.id);
@@ -204,7 +208,12 @@ export class OutboxDispatcher {
       priority: row.priority,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
     } as Job;
-    if (row.kind === 'api') return this.#o.gateway.submit(job);
+    if (row.kind === 'api') {
+      // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
+      if (row.op === 'sendMessage' && row.chatId !== null)
+        return sendOnce(this.#o.gateway, job, row.chatId, row.sentAt ?? this.#o.now(), row.attempts > 1);
+      return this.#o.gateway.submit(job);
+    }
     const { media, message, ...target } = args as {
       media: UploadAndSendEffect['media'];
       message: Record<string, unknown>;
@@ -221,7 +230,18 @@ export class OutboxDispatcher {
     return { ...(result as object), attachment };
   }
 
+  /** The scheduler stopped before the call went out: the row is pending again, sent at the next start. */
+  #release(row: OutboxRow): void {
+    if (!this.#o.db.open) return; // left `sending`: sent again at the next start, still never sent twice
+    this.#outbox.release(row.id);
+  }
+
   #finish(row: OutboxRow, outcome: SettleArgs): void {
+    if (!this.#o.db.open) {
+      // An answer after the database closed: the row stays `sending` and is sent again at the next start.
+      this.#o.logger?.info({ outboxId: row.id, op: row.op }, 'a call answered after the database closed');
+      return;
+    }
     try {
       this.#settle.immediate(row, outcome);
     } catch (error) {

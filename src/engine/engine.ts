@@ -100,8 +100,8 @@ export interface EngineEvents {
 export interface Engine {
   /** Processes the inbox as events arrive, fires timers when due and sends the outbox. */
   start(): void;
-  /** Stops processing and waits up to `deadlineMs` for calls in flight. */
-  stop(options?: { deadlineMs?: number }): Promise<void>;
+  /** Stops processing and waits up to `waitMs` (a duration, default 10 s) for calls in flight. */
+  stop(options?: { waitMs?: number }): Promise<void>;
   /** Tells a started engine that intake committed inbox rows. */
   notify(): void;
   /** Handles pending inbox events until none is left (tests, tools); returns what became of each. */
@@ -300,10 +300,13 @@ export function createEngine(options: EngineOptions): Engine {
     armTimerWake();
   }
 
+  let polls = 0;
   function poll(): void {
     if (!running) return;
     scheduleProcessing();
     onTimerWakeIfDue();
+    // Now and then, look for outbox rows put back in line from outside (botflow outbox retry).
+    if (++polls % 10 === 0) dispatcher?.wake();
     pollHandle = clock.setTimer(poll, options.pollIntervalMs ?? 1000);
   }
 
@@ -337,7 +340,7 @@ export function createEngine(options: EngineOptions): Engine {
       timerWake = undefined;
       pollHandle = undefined;
       await pipeline?.idle(); // batches handed to the writer thread finish (or fail) before the engine stops
-      await dispatcher?.stop(stopOptions.deadlineMs ?? 10_000);
+      await dispatcher?.stop(stopOptions.waitMs ?? 10_000);
     },
     notify: scheduleProcessing,
     processPending,

@@ -2,7 +2,8 @@
  * From a decoded update to what the engine does with it: the flow event a running session receives, the
  * trigger that could start a new session, a button press to verify, or the person leaving. Pure.
  */
-import type { Message, Update } from '../api/schemas/index.ts';
+import { DecodeError, decodeUpdate, type Message, type Update } from '../api/schemas/index.ts';
+import { badIntegers } from '../intake/keys.ts';
 import type { EventMeta, FlowEvent, FlowInput } from './contract.ts';
 
 /** A button press before it is verified against the session. */
@@ -110,4 +111,25 @@ export function metaOf(
     ...(typeof locale === 'string' ? { locale } : {}),
     now: numeric(update.timestamp) ?? receivedAt,
   };
+}
+
+/**
+ * An inbox row's update, decoded for the engine; or why it is ignored: integer fields that are not
+ * integers (or past 2^53 - 1, where ids arrive rounded), or a shape the platform does not send.
+ */
+export function decodeStoredUpdate(id: number, payload: string): { update: Update } | { ignored: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload);
+  } catch {
+    throw new Error(`inbox row ${id}: payload is not JSON`);
+  }
+  const wrong = badIntegers(raw);
+  if (wrong.length > 0) return { ignored: `${wrong.join('; ')}: the platform sends integer ids and times` };
+  try {
+    return { update: decodeUpdate(raw) };
+  } catch (error) {
+    if (!(error instanceof DecodeError)) throw error;
+    return { ignored: `not an update the platform sends: ${error.message}` };
+  }
 }

@@ -1,7 +1,14 @@
 /**
- * The engine: per-conversation XState machines persisted in SQLite. Build one with `createEngine`; write
+ * `botflow-engine/engine`. The engine: per-conversation XState machines persisted in SQLite. Build one with `createEngine`; write
  * flows by hand with the helpers (or compile flow files with src/flows); test steps with the pure `step`.
  */
+
+export {
+  type DatabaseOptions,
+  DEFAULT_MIGRATIONS_DIR,
+  MigrationError,
+  openDatabase,
+} from '../store/database.ts';
 export { ButtonPayloadError, ButtonSigner, type VerifiedPress } from './buttons.ts';
 export { type Clock, systemClock } from './clock.ts';
 export * from './contract.ts';

@@ -8,7 +8,6 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
-import { decodeUpdate } from '../api/schemas/index.ts';
 import { type ConversationKeyStrategy, conversationKey, updatePlace } from '../intake/keys.ts';
 import type { InboxEvent } from '../store/engine-inbox.ts';
 import { SessionStore } from '../store/sessions.ts';
@@ -16,7 +15,7 @@ import type { ButtonSigner } from './buttons.ts';
 import { type WriteOp, WritePlan, type WrittenSession } from './commit.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from './contract.ts';
 import type { PlannedCall } from './effects.ts';
-import { type Incoming, interpretUpdate, metaOf, type Press } from './events.ts';
+import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from './events.ts';
 import type { FlowRegistry } from './registry.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
@@ -159,13 +158,9 @@ export class EventPlanner {
 
   #route(row: InboxEvent, now: number, setKey: (key: string) => void): Planned {
     if (row.kind === 'update') {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(row.payload);
-      } catch {
-        throw new Error(`inbox row ${row.id}: payload is not JSON`);
-      }
-      const update = decodeUpdate(raw);
+      const decoded = decodeStoredUpdate(row.id, row.payload);
+      if ('ignored' in decoded) throw new Ignored(decoded.ignored);
+      const { update } = decoded;
       const key = conversationKey(update, this.#o.keyStrategy) ?? row.conversationKey;
       if (!key) throw new Ignored('the update names no chat and no person');
       setKey(key);

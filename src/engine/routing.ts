@@ -7,10 +7,13 @@ import type { FlowDefinition, FlowInput, FlowTrigger } from './contract.ts';
 
 type Candidate = FlowInput['trigger'];
 
+/** Patterns see at most this much of a text: the platform's messages are shorter; a flood is cut. */
+const MAX_PATTERN_INPUT = 4_096;
+
 function matches(pattern: string | RegExp, text: string): boolean {
   if (typeof pattern === 'string') return pattern.trim().toLowerCase() === text.trim().toLowerCase();
   pattern.lastIndex = 0;
-  return pattern.test(text);
+  return pattern.test(text.length > MAX_PATTERN_INPUT ? text.slice(0, MAX_PATTERN_INPUT) : text);
 }
 
 /** How specifically `trigger` matches `candidate`: 0 = not at all, higher = more specific. */

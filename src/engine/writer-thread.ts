@@ -11,8 +11,8 @@
  *   await engine.stop(); await writer.close();
  */
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import type { AppendResult, InboxEntry } from '../store/inbox.ts';
+import { SQLite } from '../store/sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
 
 /** How to start a writer thread. */
@@ -158,7 +158,7 @@ export class WriterThread {
     // SQLite's errors are rebuilt as such, so callers tell a full disk from a bad write as on their own connection.
     const error =
       code !== undefined && name === 'SqliteError'
-        ? new Database.SqliteError(message, code)
+        ? new SQLite.SqliteError(message, code)
         : Object.assign(new Error(message), { name, ...(code !== undefined ? { code } : {}) });
     waiting.reject(error);
   }

@@ -1,16 +1,16 @@
 /** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
+
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Command } from '../cli.ts';
+import { importCode } from './import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from './load.ts';
 import { formatProblem, hasErrors } from './problems.ts';
 import type { Registry } from './registry.ts';
 
-const HELP = `usage: botflow check [dir | file.flow.yaml] [--registry <file.ts>]
+const HELP = `usage: botflow check [dir] [--registry <file.ts>]
 
-Checks every <dir>/*.flow.yaml (default dir: flows), or one file (with its folder's registry, locales and
-the flows it calls), against the schema, the references between steps
+Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
 and flows, the registered validators, guards and effects (<dir>/registry.ts unless --registry), the
 locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Prints file:line:col: problems.
 Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
@@ -32,11 +32,8 @@ export const command: Command = {
         return 2;
       }
       try {
-        const mod = (await import(pathToFileURL(resolve(file)).href)) as {
-          default?: Registry;
-          registry?: Registry;
-        };
-        registry = mod.default ?? mod.registry;
+        const mod = await importCode(resolve(file));
+        registry = (mod.default ?? mod.registry) as Registry | undefined;
       } catch (error) {
         console.error(
           `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}`,
@@ -49,32 +46,29 @@ export const command: Command = {
       }
       args.splice(at, 2);
     }
-    const target = args[0] ?? 'flows';
-    if (!existsSync(target)) {
-      console.error(`botflow check: no such file or folder: ${target}`);
+    const given = args[0] ?? 'flows';
+    if (!existsSync(given)) {
+      console.error(
+        `botflow check: ${given} does not exist: give the flows folder (default: flows) or one flow file`,
+      );
       return 2;
     }
-    // A single file is checked with its folder's registry, locales and the flows it may call.
-    const single = statSync(target).isFile() ? target : undefined;
-    if (single && !single.endsWith(FLOW_SUFFIX)) {
-      const what = /\.test\.ya?ml$/.test(single)
-        ? `is a transcript: run it with botflow test ${single}`
-        : `is not a flow file (flow files end in ${FLOW_SUFFIX})`;
-      console.error(`botflow check: ${single} ${what}`);
+    // One file: the whole folder is checked (flows refer to each other), and that file's problems shown.
+    const only = statSync(given).isFile() ? resolve(given) : undefined;
+    if (only && !only.endsWith(FLOW_SUFFIX)) {
+      console.error(`botflow check: ${given} is not a flow file (*${FLOW_SUFFIX})`);
       return 2;
     }
-    const dir = single ? dirname(single) : target;
-    const count = single ? 1 : readFlowSources(dir).length;
+    const dir = only ? dirname(given) : given;
+    const count = only ? 1 : readFlowSources(dir).length;
     if (count === 0) {
-      console.error(`botflow check: no *${FLOW_SUFFIX} files in ${dir}`);
+      console.error(`botflow check: no *.flow.yaml files in ${dir}`);
       return 1;
     }
     const loaded = await loadFlows(dir, registry ? { registry } : {});
-    const mine = (file: string) =>
-      !single || resolve(file) === resolve(single) || !file.endsWith(FLOW_SUFFIX);
-    const problems = loaded.problems.filter((p) => mine(p.file));
-    const flows = single
-      ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(single))
+    const problems = only ? loaded.problems.filter((p) => resolve(p.file) === only) : loaded.problems;
+    const flows = only
+      ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(only))
       : loaded.flows;
     for (const p of problems) console.log(formatProblem(p));
     const errors = problems.filter((p) => p.severity === 'error').length;

@@ -7,6 +7,7 @@ import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/contract.ts';
 import type { Registry } from './registry.ts';
 import { COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
+import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
@@ -322,7 +323,7 @@ function initialContext(input: FlowInput | undefined): FlowContext {
 /** `/regex/flags` in a flow file becomes a RegExp; anything else stays a string. */
 function patternOf(text: string): string | RegExp {
   const m = /^\/(.+)\/([a-z]*)$/.exec(text);
-  return m ? new RegExp(m[1]!, m[2]) : text;
+  return m ? flowRegex(m[1]!, m[2]) : text;
 }
 
 function triggersOf(flow: FlowFile): FlowTrigger[] {

@@ -1,6 +1,7 @@
 /** The small condition language of flow files: comparisons, all/any/not and registered guards. */
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';
+import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { Condition } from './schema.ts';
 
 /** Reads `a.b.c` from the variables. */
@@ -60,7 +61,8 @@ export function evaluateCondition(
   if (c.gt !== undefined && !(cmp(c.gt) !== undefined && cmp(c.gt)! > 0)) return false;
   if (c.ge !== undefined && !(cmp(c.ge) !== undefined && cmp(c.ge)! >= 0)) return false;
   if (c.in !== undefined && !c.in.some((x) => x === v)) return false;
-  if (c.matches !== undefined && !(typeof v === 'string' && new RegExp(c.matches, 'u').test(v))) return false;
+  if (c.matches !== undefined && !(typeof v === 'string' && testFlowRegex(flowRegex(c.matches, 'u'), v)))
+    return false;
   return true;
 }
 

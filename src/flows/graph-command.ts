@@ -6,26 +6,29 @@ import { FLOW_SUFFIX, loadFlows } from './load.ts';
 import { flowToMermaid } from './mermaid.ts';
 import { formatProblem } from './problems.ts';
 
-const USAGE =
-  'usage: botflow graph <dir>/<id>.flow.yaml\n\nPrints the compiled flow as a Mermaid stateDiagram-v2.';
-
 export const command: Command = {
   options: [],
   summary: 'print a flow as a Mermaid state diagram',
   async run(args) {
-    const file = args.find((a) => !a.startsWith('-'));
-    const help = args.includes('--help') || args.includes('-h');
-    if (!file || help) {
-      (help ? console.log : console.error)(USAGE);
-      return help ? 0 : 2;
+    const usage =
+      'usage: botflow graph <dir>/<id>.flow.yaml\n\nPrints the compiled flow as a Mermaid stateDiagram-v2.';
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(usage);
+      return 0;
     }
-    if (!existsSync(file)) {
-      console.error(`botflow graph: no such file: ${file}`);
+    const file = args.find((a) => !a.startsWith('-'));
+    if (!file) {
+      console.error(`botflow graph: give a flow file\n\n${usage}`);
       return 2;
     }
-    if (statSync(file).isDirectory() || !file.endsWith(FLOW_SUFFIX)) {
+    if (!existsSync(file) || !statSync(file).isFile() || !file.endsWith(FLOW_SUFFIX)) {
+      const what = !existsSync(file)
+        ? 'does not exist'
+        : statSync(file).isFile()
+          ? `is not a ${FLOW_SUFFIX} file`
+          : 'is a folder';
       console.error(
-        `botflow graph: ${file} is not a flow file; name one *${FLOW_SUFFIX} file, e.g. botflow graph flows/signup${FLOW_SUFFIX}`,
+        `botflow graph: ${file} ${what}: give one flow file, e.g. botflow graph flows/signup${FLOW_SUFFIX}`,
       );
       return 2;
     }

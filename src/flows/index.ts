@@ -1,4 +1,4 @@
-/** Flow files: the format, loading and checking, compiling to the engine's FlowDefinition, drawing. */
+/** `botflow-engine/flows`. Flow files: the format, loading and checking, compiling to the engine's FlowDefinition, drawing. */
 export { buildDefinition, type CompileContext } from './compile.ts';
 export { FLOW_SOURCE_KIND, type StoredFlowSource } from './flow-source.ts';
 export {

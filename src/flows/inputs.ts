@@ -7,6 +7,7 @@ import type { FlowEvent } from '../engine/contract.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';
+import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { InputKind, InputStep, Rule } from './schema.ts';
 
 /** A text to say: a flow text (literal or message id, per the flow), a fixed literal, or a built-in text. */
@@ -49,7 +50,21 @@ function answerOf(event: FlowEvent): Answer | undefined {
   return undefined;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/u;
+/**
+ * `local@domain.tld`: one @, no whitespace, a dot in the domain followed by at least two characters
+ * (what `^[^\s@]+@[^\s@]+\.[^\s@]{2,}$` accepts, up to 320 characters).
+ * Checked in one pass, without a regular expression (the former pattern backtracked quadratically).
+ */
+export function isEmail(text: string): boolean {
+  if (text.length > 320) return false; // RFC 5321's limit
+  const at = text.indexOf('@');
+  if (at < 1 || at !== text.lastIndexOf('@')) return false;
+  if (/\s/u.test(text)) return false;
+  // A dot after the domain's first character, with two or more characters after it.
+  const domain = text.slice(at + 1);
+  const dot = domain.indexOf('.', 1);
+  return dot > 0 && domain.length - dot - 1 >= 2;
+}
 
 function parseDate(text: string): string | undefined {
   const m =
@@ -61,9 +76,18 @@ function parseDate(text: string): string | undefined {
   return date.toISOString().slice(0, 10);
 }
 
-function phoneFromVcf(vcf: unknown): string | undefined {
+/** The phone number of a shared contact's vCard: the first TEL line's value, spaces and brackets removed. */
+export function phoneFromVcf(vcf: unknown): string | undefined {
   if (typeof vcf !== 'string') return undefined;
-  return /TEL[^:]*:([+\d][\d\s()-]+)/i.exec(vcf)?.[1]?.replace(/[\s()-]/g, '');
+  // Line by line: the first TEL property's value, its leading phone characters (linear in the card's size).
+  for (const line of vcf.split(/\r?\n/)) {
+    if (line.slice(0, 3).toUpperCase() !== 'TEL') continue;
+    const colon = line.indexOf(':');
+    if (colon < 0) continue;
+    const value = /^[+\d][\d\s()-]*/.exec(line.slice(colon + 1))?.[0];
+    if (value && value.length > 1) return value.replace(/[\s()-]/g, '');
+  }
+  return undefined;
 }
 
 function pressedId(event: FlowEvent & { type: 'button' }): string {
@@ -113,7 +137,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
       return chosen.length && chosen.length === new Set(ids).size ? chosen.map((o) => o.id) : undefined;
     }
     case 'email':
-      return text && EMAIL.test(text) ? text.toLowerCase() : undefined;
+      return text && isEmail(text) ? text.toLowerCase() : undefined;
     case 'phone': {
       const contact = att.find((x) => x.type === 'contact') as
         | { payload?: { vcf_info?: string } }
@@ -251,7 +275,9 @@ function checkRule(
       return okLo && okHi ? true : err('rule-range', { min: lo ?? '…', max: hi ?? '…' });
     }
     case 'regex':
-      return text !== undefined && new RegExp(rule.pattern ?? '', 'u').test(text) ? true : err('rule-regex');
+      return text !== undefined && testFlowRegex(flowRegex(rule.pattern ?? '', 'u'), text)
+        ? true
+        : err('rule-regex');
     case 'one_of':
       return (rule.values ?? []).some((x) => x === value) ? true : err('rule-one_of');
     case 'integer':

@@ -1,10 +1,8 @@
 /**
  * Checks for what a designer means but the format alone does not catch: rules that cannot pass for the
  * input kind, `render: edit` after a typed answer, locales without built-in texts, `come_back` without a
- * `goto`, `save_as` on a flow that returns nothing, the flow defaults' idle target, and Fluent variables
- * that nothing saves.
+ * `goto`, `save_as` on a flow that returns nothing, and the flow defaults' idle target.
  */
-import type { Pattern } from '@fluent/bundle/esm/ast.js';
 import { hasBuiltinCatalog } from './builtin-texts.ts';
 import { kindsOf } from './inputs.ts';
 import type { LintInput, Report } from './lint.ts';
@@ -118,21 +116,4 @@ export function lintDesigner(x: LintInput, report: Report): void {
         );
     }
   }
-}
-
-/** Variable names (`$name`) a Fluent pattern uses. */
-export function fluentVars(pattern: Pattern | null | undefined): string[] {
-  const out: string[] = [];
-  const walk = (node: unknown): void => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const n of node) walk(n);
-      return;
-    }
-    const n = node as Record<string, unknown>;
-    if (n.type === 'var' && typeof n.name === 'string') out.push(n.name);
-    for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v);
-  };
-  walk(pattern);
-  return out;
 }

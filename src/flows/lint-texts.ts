@@ -6,8 +6,6 @@ import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../api/limits.ts';
 import type { TextRef } from './flow-walk.ts';
 import type { LintInput, Report } from './lint.ts';
-import { fluentVars } from './lint-designer.ts';
-import { closest } from './problems.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -93,17 +91,20 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
         );
         continue;
       }
-      for (const v of fluentVars(message.value)) {
-        const known = [...saved].some((n) => v === n || v.startsWith(`${n}_`));
-        if (!known && !t.text.startsWith('botflow-'))
+      // Every variable the flow can save, so that only the ones it never saves are reported.
+      const errors: Error[] = [];
+      const args = Object.fromEntries([...saved].map((v) => [v, 'x']));
+      const rendered = catalog.bundle.formatPattern(message.value, args, errors);
+      for (const error of errors) {
+        const unknown = /Unknown variable: \$([\w-]+)/.exec(error.message)?.[1];
+        if (unknown)
           report(
             t.path,
             'warning',
-            `message "${t.text}" in locale ${locale} uses { $${v} }, which this flow never saves`,
-            `${closestHint(v, saved)}save it with an input, or set it with set:`,
+            `variable "${unknown}" of message "${t.text}" (${catalog.file}) is never saved by this flow`,
+            'a typo in the catalog? or save it with an input, or set it with set:',
           );
       }
-      const rendered = catalog.bundle.formatPattern(message.value, {}, []);
       limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
     }
   }
@@ -184,11 +185,6 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
   }
   for (const v of checkText(text))
     report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
-}
-
-function closestHint(name: string, known: Set<string>): string {
-  const guess = closest(name, known);
-  return guess ? `did you mean $${guess}? Or ` : '';
 }
 
 /** The locales folder of the flows being checked, as the designer would write it. */

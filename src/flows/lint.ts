@@ -12,6 +12,7 @@ import { lintDesigner } from './lint-designer.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
+import { compileFlowRegex } from './safe-regex.ts';
 import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
 import type { Locator, Path } from './yaml-source.ts';
@@ -47,6 +48,17 @@ export function lintFlow(x: LintInput): Problem[] {
       `rename the file to ${flow.flow}.flow.yaml or set flow: ${x.expectedId}`,
     );
   }
+  (flow.triggers ?? []).forEach((t, i) => {
+    const payload = typeof t.bot_started === 'object' ? t.bot_started.payload : undefined;
+    for (const [key, text] of [
+      ['keyword', t.keyword],
+      ['payload', payload],
+    ] as const) {
+      const m = typeof text === 'string' ? /^\/(.+)\/([a-z]*)$/.exec(text) : null;
+      const at = key === 'payload' ? ['triggers', i, 'bot_started', 'payload'] : ['triggers', i, key];
+      if (m) checkRegex(m[1]!, m[2]!, at, report);
+    }
+  });
   for (const r of w.refs) {
     if (!flow.steps[r.to]) {
       const guess = closest(r.to, stepIds);
@@ -192,12 +204,8 @@ export function lintFlow(x: LintInput): Problem[] {
             report(vp, 'error', `rule ${v.rule} needs min or max`);
           }
           if (v.rule === 'regex') {
-            try {
-              new RegExp(v.pattern ?? '', 'u');
-              if (v.pattern === undefined) report(vp, 'error', 'rule regex needs a pattern');
-            } catch (e) {
-              report([...vp, 'pattern'], 'error', `invalid regular expression: ${(e as Error).message}`);
-            }
+            if (v.pattern === undefined) report(vp, 'error', 'rule regex needs a pattern');
+            else checkRegex(v.pattern, 'u', [...vp, 'pattern'], report);
           }
         } else if (!x.registry.validators[v.rule]) {
           unknownName(report, [...vp, 'rule'], 'validator', v.rule, Object.keys(x.registry.validators), [
@@ -247,6 +255,17 @@ function unknownName(
   );
 }
 
+/** Reports a flow-file pattern that is not valid or could backtrack catastrophically (safe-regex.ts). */
+function checkRegex(
+  source: string,
+  flags: string,
+  path: Path,
+  report: (path: Path, severity: Problem['severity'], message: string, hint?: string) => void,
+): void {
+  const compiled = compileFlowRegex(source, flags);
+  if ('error' in compiled) report(path, 'error', `the regular expression /${source}/ ${compiled.error}`);
+}
+
 function checkCondition(c: import('./schema.ts').Condition, path: Path, report: Report, registry: Registry) {
   const { kinds, comparisons } = conditionShape(c);
   if (kinds.length !== 1) {
@@ -266,13 +285,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
   } else if (kinds[0] !== 'var' && comparisons.length) {
     report(path, 'error', 'comparisons need a var');
   }
-  if (c.matches !== undefined) {
-    try {
-      new RegExp(c.matches, 'u');
-    } catch (e) {
-      report([...path, 'matches'], 'error', `invalid regular expression: ${(e as Error).message}`);
-    }
-  }
+  if (c.matches !== undefined) checkRegex(c.matches, 'u', [...path, 'matches'], report);
   c.all?.forEach((x, i) => {
     checkCondition(x, [...path, 'all', i], report, registry);
   });

@@ -4,12 +4,12 @@
  * and compiled; a file with errors is left out and its problems are returned.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, join, relative, resolve } from 'node:path';
 import type { FlowDefinition } from '../engine/contract.ts';
 import { buildDefinition } from './compile.ts';
 import { describeFlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
+import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
 import { hasErrors, type Problem } from './problems.ts';
 import { EMPTY_REGISTRY, type Registry } from './registry.ts';
@@ -61,29 +61,18 @@ export function loadLocales(dir: string): Map<string, Catalog> {
  * A registry that fails to load is a problem at its first line, not a crash.
  */
 export async function loadRegistry(dir: string): Promise<{ registry: Registry; problems: Problem[] }> {
-  for (const name of ['registry.ts', 'registry.mts', 'registry.js', 'registry.mjs']) {
+  for (const name of ['registry.ts', 'registry.js']) {
     const file = resolve(dir, name);
     if (!existsSync(file)) continue;
     try {
-      const mod = (await import(pathToFileURL(file).href)) as { default?: Registry; registry?: Registry };
-      const registry = mod.default ?? mod.registry;
+      const mod = await importCode(file);
+      const registry = (mod.default ?? mod.registry) as Registry | undefined;
       if (registry?.validators && registry.guards && registry.effects) return { registry, problems: [] };
       return {
         registry: EMPTY_REGISTRY,
         problems: [registryProblem(file, 'has no default export made by defineRegistry()')],
       };
     } catch (error) {
-      const pkg = commonJsPackage(file);
-      if (pkg)
-        return {
-          registry: EMPTY_REGISTRY,
-          problems: [
-            {
-              ...registryProblem(file, `is loaded as CommonJS because ${pkg} has no "type": "module"`),
-              hint: `add "type": "module" to ${pkg}, or rename the file to ${name.replace(/\.(ts|js)$/, '.m$1')}`,
-            },
-          ],
-        };
       return {
         registry: EMPTY_REGISTRY,
         problems: [registryProblem(file, `cannot be loaded: ${(error as Error).message.split('\n')[0]}`)],
@@ -93,23 +82,6 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
   return { registry: EMPTY_REGISTRY, problems: [] };
 }
 
-/** The nearest package.json of a .ts/.js file when it makes the file CommonJS (no "type": "module"). */
-function commonJsPackage(file: string): string | undefined {
-  if (/\.m[tj]s$/.test(file)) return undefined;
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        const type = (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type;
-        return type === 'module' ? undefined : relative(process.cwd(), pkg) || pkg;
-      } catch {
-        return undefined;
-      }
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
 function registryProblem(file: string, what: string): Problem {
   return {
     file: relative(process.cwd(), file) || file,
@@ -117,7 +89,7 @@ function registryProblem(file: string, what: string): Problem {
     col: 1,
     severity: 'error',
     message: `the registry ${what}`,
-    hint: 'export default defineRegistry({ validators, guards, effects }) from src/flows/registry.ts',
+    hint: "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects })",
   };
 }
 
@@ -249,8 +221,8 @@ function misnamedFiles(dir: string): Problem[] {
   if (!existsSync(dir)) return [];
   return (
     readdirSync(dir)
-      // Transcripts (*.test.yaml) and configuration files (botflow.config*.yaml) live here too: not flows.
       .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
+      // Transcripts (*.test.yaml) and configuration files (botflow.config*.yaml) live here too: not flows.
       .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config/.test(n))
       .map((n) => ({
         file: relative(process.cwd(), join(dir, n)) || n,

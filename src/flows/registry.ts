@@ -18,10 +18,12 @@ export interface FlowScope {
 
 /** Returns true when the value is fine, or the error text (or message id) to show. */
 export type Validator = (value: unknown, scope: FlowScope) => true | string;
+/** Returns whether a `when: { guard: <name> }` condition holds. */
 export type Guard = (scope: FlowScope) => boolean;
 /** Returns the API calls or timers to perform, as data. */
 export type EffectFactory = (scope: FlowScope) => Effect | Effect[];
 
+/** The programmers' code flow files may name, by kind and name: build it with `defineRegistry`. */
 export interface Registry {
   validators: Record<string, Validator>;
   guards: Record<string, Guard>;

@@ -8,9 +8,13 @@ export const command: Command = {
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
       console.log(
-        'usage: botflow schema > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start a flow file with\n# yaml-language-server: $schema=./flow.schema.json',
+        'usage: botflow schema > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start each flow file with\n# yaml-language-server: $schema=./flow.schema.json',
       );
       return 0;
+    }
+    if (args.length > 0) {
+      console.error(`botflow schema: takes no arguments (got ${args.join(' ')}); try botflow schema --help`);
+      return 2;
     }
     process.stdout.write(`${JSON.stringify(flowJsonSchema(), null, 2)}\n`);
     return 0;

@@ -2,7 +2,21 @@
 import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
 import { type LoadOptions, type LoadResult, loadFlows } from './load.ts';
+import type { Problem } from './problems.ts';
 
+function reloadProblem(dir: string, error: unknown): Problem {
+  const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  return {
+    file: dir,
+    line: 1,
+    col: 1,
+    severity: 'error',
+    message: `the flows could not be reloaded: ${reason}`,
+    hint: 'the last flows that loaded keep running; save the files again to retry',
+  };
+}
+
+/** A running watch; `close()` stops it. */
 export interface FlowWatcher {
   close(): void;
 }
@@ -22,9 +36,13 @@ export function watchFlows(
   const fire = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      void loadFlows(dir, options).then((r) => {
-        if (!closed) onChange(r);
-      });
+      // A reload that cannot even read the folder (a file or the folder removed during an editor's save)
+      // is reported as a problem like any other: the caller keeps the flows it has.
+      void loadFlows(dir, options)
+        .catch((error: unknown): LoadResult => ({ flows: [], problems: [reloadProblem(dir, error)] }))
+        .then((r) => {
+          if (!closed) onChange(r);
+        });
     }, options.debounceMs ?? 150);
   };
   const watchers: FSWatcher[] = [watch(dir, fire)];

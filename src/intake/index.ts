@@ -1,4 +1,4 @@
-/** Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions. */
+/** `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions. */
 export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from './inbox-writer.ts';
 export {
   type ConversationKeyStrategy,
@@ -19,4 +19,10 @@ export {
   setSubscription,
 } from './subscriptions.ts';
 export { InvalidUpdateError, updateEntry } from './update-entry.ts';
-export { buildWebhook, SECRET_HEADERS, type WebhookOptions } from './webhook.ts';
+export {
+  buildWebhook,
+  SECRET_HEADERS,
+  type WebhookIntake,
+  type WebhookOptions,
+  webhookIntake,
+} from './webhook.ts';

@@ -79,6 +79,42 @@ export function updatePlace(update: Update | unknown): UpdatePlace {
   return { type, chatId, userId, isDialog };
 }
 
+/** The id and time fields the spec types as integers, where an update carries them. */
+const INTEGER_FIELDS: ReadonlyArray<readonly string[]> = [
+  ['timestamp'],
+  ['chat_id'],
+  ['user_id'],
+  ['user', 'user_id'],
+  ['message', 'timestamp'],
+  ['message', 'recipient', 'chat_id'],
+  ['message', 'recipient', 'user_id'],
+  ['message', 'sender', 'user_id'],
+  ['callback', 'timestamp'],
+  ['callback', 'user', 'user_id'],
+];
+
+/**
+ * What is wrong with the update's integer fields, one line each (`message.recipient.chat_id 1.5 is not
+ * an integer`); empty when they are fine. Ids past 2^53 - 1 arrive rounded from JSON (two people could
+ * become one), so they are refused as well: the platform's ids are far below that.
+ */
+export function badIntegers(update: unknown): string[] {
+  const u = plain(update);
+  if (!u) return [];
+  const problems: string[] = [];
+  for (const path of INTEGER_FIELDS) {
+    let value: unknown = u;
+    for (const key of path) value = record(value)?.[key];
+    if (value === undefined || value === null) continue;
+    const name = path.join('.');
+    if (typeof value !== 'number')
+      problems.push(`${name} ${JSON.stringify(value).slice(0, 40)} is not a number`);
+    else if (!Number.isInteger(value)) problems.push(`${name} ${value} is not an integer`);
+    else if (!Number.isSafeInteger(value)) problems.push(`${name} ${value} is beyond 2^53 - 1`);
+  }
+  return problems;
+}
+
 /**
  * The conversation an update belongs to: `u:<user_id>` in dialogs, `c:<chat_id>:u:<user_id>`,
  * `c:<chat_id>` or `u:<user_id>` in group chats depending on `strategy`. Returns undefined for an update
@@ -96,14 +132,16 @@ export function conversationKey(
 }
 
 /** JSON with object keys sorted and nulls dropped (absent and null mean the same on this platform). */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, depth = 0): string {
+  // Bounded: intake refuses deeper updates before they get here (MAX_UPDATE_DEPTH).
+  if (depth > 256) throw new RangeError('canonicalJson: nested deeper than 256 levels');
   if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v, depth + 1))).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
       .filter((k) => (value as Json)[k] !== null && (value as Json)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Json)[k])}`);
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Json)[k], depth + 1)}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

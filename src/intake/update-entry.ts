@@ -2,8 +2,12 @@
  * Turning one received update (its JSON text) into an inbox entry: the minimal open schema check and the
  * keys. Shared by the webhook receiver and long polling so that both store the same rows.
  */
+import { createHash } from 'node:crypto';
 import type { InboxEntry } from '../store/inbox.ts';
-import { type ConversationKeyStrategy, conversationKey, dedupeKey } from './keys.ts';
+import { badIntegers, type ConversationKeyStrategy, conversationKey, dedupeKey } from './keys.ts';
+
+/** Deeper JSON is refused before it is parsed: updates nest about eight levels; recursion must stay bounded. */
+export const MAX_UPDATE_DEPTH = 64;
 
 /** The received text is not an update: not JSON, not an object, or without a string `update_type`. */
 export class InvalidUpdateError extends Error {
@@ -26,6 +30,12 @@ export function updateEntry(
   if (typeof updateType !== 'string' || updateType === '') {
     throw new InvalidUpdateError('field update_type: required, a non-empty string');
   }
+  if (badIntegers(parsed).length > 0) {
+    // Kept, so that the engine records why it is ignored; keyed by its exact text, since rounded ids
+    // would make two different updates look the same.
+    const digest = createHash('sha256').update(payload).digest('base64url');
+    return { kind: 'update', dedupeKey: `h:${digest}`, conversationKey: null, updateType, payload };
+  }
   return {
     kind: 'update',
     dedupeKey: dedupeKey(parsed),
@@ -35,7 +45,31 @@ export function updateEntry(
   };
 }
 
+/** How deep objects and arrays nest in a JSON text, counted in one pass without parsing. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 function parseJson(text: string): unknown {
+  const depth = jsonDepth(text);
+  if (depth > MAX_UPDATE_DEPTH) {
+    throw new InvalidUpdateError(`nested ${depth} levels deep: updates nest at most ${MAX_UPDATE_DEPTH}`);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { deleteSubscription, listSubscriptions, setSubscription } from './subscriptions.ts';
 import { SECRET_PATTERN } from './webhook.ts';
 
-const HELP = `usage:
+const HELP = `usage: botflow webhook set | list | delete
   botflow webhook set [url] [--secret S] [--types a,b,…]   subscribe url (default: webhook.url of the configuration)
   botflow webhook list                                    show the bot's subscriptions
   botflow webhook delete <url>                            remove a subscription

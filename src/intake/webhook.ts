@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyPluginCallback,
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
@@ -23,7 +24,7 @@ export const SECRET_HEADERS = ['x-svc-bot-api-secret', 'x-max-bot-api-secret'] a
 /** A subscription secret as the platform accepts it: 5..256 characters of A-Z a-z 0-9 _ -. */
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{5,256}$/;
 
-/** Options of `buildWebhook`. */
+/** Options of `buildWebhook` and `webhookIntake`. */
 export interface WebhookOptions {
   /** The database the inbox lives in (opened with `openDatabase`). */
   db: Database.Database;
@@ -66,15 +67,38 @@ function secretMatches(expected: Buffer, given: string | string[] | undefined): 
   return timingSafeEqual(expected, digest(given));
 }
 
-/** Builds the receiver. Start it with `app.listen({port, host})`, test it with `app.inject()`. */
+/** Builds the receiver as an app of its own. Start it with `app.listen({port, host})`, test it with `app.inject()`. */
 export function buildWebhook(options: WebhookOptions): FastifyInstance {
+  const intake = webhookIntake(options);
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : {}),
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
+  });
+  app.register(intake.plugin);
+  app.addHook('onClose', () => intake.stop());
+  return app;
+}
+
+/** The receiver as a fastify plugin for an app of yours, and the way to stop it. */
+export interface WebhookIntake {
+  /**
+   * Serves `POST <path>` (default `/webhook`) under the prefix it is registered with; its content-type
+   * parsing, secret check and error handler stay inside the plugin, so the rest of your app is untouched.
+   *
+   *   app.register(intake.plugin, { prefix: '/bot' }); // POST /bot/webhook
+   */
+  plugin: FastifyPluginCallback;
+  /** Stops accepting (later deliveries get 503, so the platform delivers them again) and commits what was accepted. */
+  stop(): Promise<void>;
+}
+
+/** The receiver, ready to mount on an existing fastify app (`buildWebhook` mounts it on one of its own). */
+export function webhookIntake(options: WebhookOptions): WebhookIntake {
   if (options.secret !== undefined && !SECRET_PATTERN.test(options.secret)) {
     throw new Error(
       'webhook secret: must be 5..256 characters of A-Z, a-z, 0-9, "_" and "-" (the platform refuses others)',
     );
   }
-  const path = options.path ?? '/webhook';
-  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
   const writer = new InboxWriter({
     inbox: new InboxStore(options.db),
     maxBatch: options.maxBatch,
@@ -82,19 +106,35 @@ export function buildWebhook(options: WebhookOptions): FastifyInstance {
     onAccepted: options.onAccepted,
     logger: options.logger,
   });
-  const app = Fastify({
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : {}),
-    logController: new LogController({ disableRequestLogging: !options.logRequests }),
-  });
+  const state = { stopped: false };
+  if (options.secret === undefined)
+    options.logger?.warn('webhook receiver without a secret: anyone who learns its URL can post updates');
+  return {
+    plugin: (app, _options, done) => {
+      installWebhook(app, options, writer, state);
+      done();
+    },
+    async stop() {
+      state.stopped = true;
+      await writer.flush();
+    },
+  };
+}
+
+function installWebhook(
+  app: FastifyInstance,
+  options: WebhookOptions,
+  writer: InboxWriter,
+  state: { stopped: boolean },
+): void {
+  const path = options.path ?? '/webhook';
+  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
 
   // Any content type: the platform sends JSON, and a receiver is no place to be strict about headers.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   const expected = options.secret === undefined ? undefined : digest(options.secret);
-  if (!expected)
-    options.logger?.warn('webhook receiver without a secret: anyone who learns its URL can post updates');
   if (expected) {
     app.addHook('onRequest', async (request, reply) => {
       const given = request.headers[SECRET_HEADERS[0]] ?? request.headers[SECRET_HEADERS[1]];
@@ -108,7 +148,13 @@ export function buildWebhook(options: WebhookOptions): FastifyInstance {
     });
   }
 
-  app.post(path, async (request, reply) => {
+  app.post(path, { bodyLimit: options.bodyLimit ?? 1024 * 1024 }, async (request, reply) => {
+    if (state.stopped) {
+      return reply.code(503).send({
+        code: 'intake.stopped',
+        message: 'the bot is stopping; deliver it again',
+      } satisfies ErrorBody);
+    }
     const text = typeof request.body === 'string' ? request.body : '';
     let entry: ReturnType<typeof updateEntry>;
     try {
@@ -135,7 +181,4 @@ export function buildWebhook(options: WebhookOptions): FastifyInstance {
     const code = status === 413 ? 'payload.too.large' : status === 500 ? 'internal' : 'proto.payload';
     return reply.code(status).send({ code, message: error.message } satisfies ErrorBody);
   });
-
-  app.addHook('onClose', async () => writer.flush());
-  return app;
 }

@@ -3,6 +3,7 @@
  * the full interfaces). `defaultParts()` (default-parts.ts) returns the real ones.
  */
 import type Database from 'better-sqlite3';
+import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../api/client.ts';
 import type { Scheduler } from '../api/scheduler/scheduler.ts';
@@ -33,6 +34,8 @@ export interface IntakeHandle {
   stop(): Promise<void>;
   /** Rejects when intake cannot go on (a webhook blocks polling, the token was revoked). */
   done?: Promise<void>;
+  /** Webhook mode without a listener of its own: the receiver to mount on the embedding app. */
+  plugin?: FastifyPluginCallback;
 }
 
 /** Flows loaded from a folder. */
@@ -83,7 +86,9 @@ export interface AppParts {
     },
   ): Promise<IntakeHandle>;
   startWebhook(
-    options: IntakeOptions & {
+    options: Omit<IntakeOptions, 'api'> & {
+      /** The subscription check goes through the scheduler, like every other call. */
+      api: Pick<BotApi, 'getSubscriptions' | 'subscribe' | 'unsubscribe'>;
       /** Commits accepted updates on the writer thread (absent: on `db`). */
       commit?: InboxCommit;
       host: string;
@@ -92,6 +97,8 @@ export interface AppParts {
       url: string;
       secret: string;
       types?: string[];
+      /** Open no port: return the receiver as a plugin (`IntakeHandle.plugin`) for the embedding app. */
+      mount?: boolean;
     },
   ): Promise<IntakeHandle>;
 }

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import { BotApi } from '../api/client.ts';
 import { Scheduler } from '../api/scheduler/scheduler.ts';
@@ -48,6 +49,8 @@ export interface RunningApp {
   engine: Engine;
   /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
   failed: Promise<Error>;
+  /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
+  webhook?: FastifyPluginCallback;
   /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
   close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
 }
@@ -59,6 +62,8 @@ export interface StartAppOptions {
   parts: AppParts;
   /** `botflow run --record <file>`: records every accepted update and every API result (src/testing/recorder.ts). */
   recorder?: Recorder;
+  /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
+  mountWebhook?: boolean;
 }
 
 /** Backlogs smaller than this are processed without a progress line. */
@@ -78,8 +83,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let stopProgress = () => {};
   let stopPruning: (() => void) | undefined;
 
-  // Reverse start order. Closing the database before the scheduler matters: a call still queued there is
-  // then left `sending` in the outbox (sent again at the next start) instead of being recorded as failed.
+  // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
+  // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
     { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
@@ -89,8 +94,11 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       started: () => !!engine,
       run: async (deadline) => {
         stopProgress();
-        const sendDeadline = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
-        await engine?.stop({ deadlineMs: Math.max(0, sendDeadline) });
+        // Nothing new goes out from here: calls still queued go back to the outbox (pending, sent at the
+        // next start), calls in flight get until the deadline and their answers are recorded below.
+        scheduler?.close();
+        const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
+        await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
         if (db?.open) {
           const left = new EngineInbox(db).pendingCount();
           if (left > 0)
@@ -170,6 +178,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     scheduler = new Scheduler({
       api: options.recorder ? options.recorder.wrapApi(api) : api,
       limits: { global: config.limits.requestsPerSecond, perChat: config.limits.perChatPerSecond },
+      // The previous process may have spent this second's budget just before it stopped.
+      startPausedMs: 1_000,
       logger: logger.child({ component: 'scheduler' }),
     });
     const running = parts.createEngine({
@@ -229,6 +239,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         const thread = writer;
         intake = await parts.startWebhook({
           ...common,
+          // The subscription check counts in the same 30-per-second window as everything else.
+          api: throttledClient(scheduler),
           ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
           host,
           port,
@@ -236,6 +248,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           url: url!,
           secret: secret!.reveal(),
           ...(updateTypes ? { types: updateTypes } : {}),
+          ...(options.mountWebhook ? { mount: true } : {}),
         });
       } catch (error) {
         const where = `the webhook receiver cannot listen on ${host}:${port}`;
@@ -269,6 +282,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       flowCount: loaded.flows.length,
       engine: running,
       failed,
+      ...(intake.plugin ? { webhook: intake.plugin } : {}),
       close(reason = 'close') {
         closing ??= (async () => {
           logger.info({ reason }, 'stopping: no new updates are accepted; finishing the current steps');

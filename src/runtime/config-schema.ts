@@ -1,7 +1,7 @@
 /**
  * The shape of botflow's configuration, written once: the zod schema that validates it and the table of
  * keys that says, for each setting, its environment variable, its command-line flag and what it is for.
- * `config.ts` merges the sources and reports problems; the README's "Running a bot" section documents the same table.
+ * `config.ts` merges the sources and reports problems; docs/running.md documents the same table.
  */
 import { z } from 'zod';
 
@@ -14,7 +14,14 @@ const updateTypes = z.array(z.string().regex(/^[a-z_]+$/, 'an update type such a
 /** Every setting, as it is after merging file, environment and flags (secrets still plain strings). */
 export const ConfigSchema = z.strictObject({
   /** The bot token. Without one, botflow runs the embedded default: the sandbox and its web chat. */
-  token: z.string().min(1).optional(),
+  token: z
+    .string()
+    .min(1)
+    .regex(
+      /^[\x21-\x7e]+$/,
+      'printable ASCII without spaces or line breaks (copy the token again: a trailing newline from a file is the usual cause)',
+    )
+    .optional(),
   /** The API address; defaults to the production platform when a token is set. */
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'a URL starting with https:// (or http:// for a local test server)' })

@@ -13,6 +13,8 @@ export type ValueSource =
   | { kind: 'file'; file: string; line?: number; col?: number }
   | { kind: 'env'; name: string }
   | { kind: 'flag'; name: string }
+  /** Set in code: `createBot({ config })`; `name` is the key as written there (`config.webhook.url`). */
+  | { kind: 'code'; name: string }
   | { kind: 'default' };
 
 /** A configuration file as read: its values and a way to find the line of any of them. */

@@ -94,6 +94,11 @@ export interface LoadConfigOptions {
   argv?: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * Settings given in code (`createBot({ config })`), with the keys of the configuration file. They take
+   * the file's place key by key; the environment and flags still override them.
+   */
+  values?: Record<string, unknown>;
 }
 
 /** Thrown for `--help`: the caller prints the usage text. */
@@ -135,6 +140,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   for (const spec of KEYS) {
     const fromFile = fileSource(spec.path.split('.'));
     if (fromFile) sources[spec.path] = fromFile;
+    const inCode = options.values ? getPath(options.values, spec.path) : undefined;
+    if (inCode !== undefined) {
+      setPath(raw, spec.path, structuredClone(inCode));
+      sources[spec.path] = { kind: 'code', name: `config.${spec.path}` };
+    }
     const envName = spec.env.find((name) => env[name] !== undefined && env[name] !== '');
     if (envName) {
       setPath(raw, spec.path, convertText(spec, env[envName]!));
@@ -151,7 +161,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const dotted = path.join('.');
     const spec = specFor(dotted);
     const source = (spec && sources[spec.path]) || fileSource(path);
-    if (source?.kind === 'env' || source?.kind === 'flag') return source.name;
+    if (source?.kind === 'env' || source?.kind === 'flag' || source?.kind === 'code') return source.name;
     if (file && (source?.kind === 'file' || key !== undefined)) {
       const at = file.locate(path, key);
       return at ? `${file.shown}:${at.line}:${at.col}` : file.shown;
@@ -160,7 +170,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   };
 
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = unknownCodeKeys(options.values);
   if (!parsed.success) {
     problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
     crossCheck(raw, sources, problems, where);
@@ -307,6 +317,30 @@ function unreadableCertificate(path: string): string | undefined {
     return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`';
   }
   return undefined;
+}
+
+/** Keys given in code that are no setting: reported like unknown keys of the file, with a guess. */
+function unknownCodeKeys(values: Record<string, unknown> | undefined): ConfigProblem[] {
+  if (!values) return [];
+  const leaves: string[] = [];
+  const walk = (value: unknown, path: string) => {
+    if (path && specFor(path)) return;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [key, inner] of Object.entries(value)) walk(inner, path ? `${path}.${key}` : key);
+    } else leaves.push(path);
+  };
+  walk(values, '');
+  return leaves.map((path) => {
+    const guess = closest(
+      path,
+      KEYS.map((k) => k.path),
+    );
+    return {
+      key: path,
+      where: `config.${path}`,
+      message: `is not a botflow setting${guess ? `; did you mean ${guess}?` : ''} (every setting: docs/running.md)`,
+    };
+  });
 }
 
 function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {

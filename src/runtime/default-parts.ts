@@ -4,6 +4,7 @@
  * friends never load the engine.
  */
 import { existsSync } from 'node:fs';
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { UpdateType } from '../api/schemas/index.ts';
 import { createEngine } from '../engine/engine.ts';
 import { type LoadResult, loadFlows } from '../flows/load.ts';
@@ -13,7 +14,7 @@ import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
 import { watchFlows } from '../flows/watch.ts';
 import { startPolling } from '../intake/polling.ts';
 import { ensureSubscription } from '../intake/subscriptions.ts';
-import { buildWebhook } from '../intake/webhook.ts';
+import { buildWebhook, webhookIntake } from '../intake/webhook.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
 import type { AppParts, LoadedFlows } from './app-parts.ts';
@@ -26,10 +27,17 @@ function toLoaded(result: LoadResult): LoadedFlows {
   };
 }
 
+/** What `defaultParts` can be told. */
+export interface DefaultPartsOptions {
+  /** The programmers' validators, guards, effects: instead of `<flows dir>/registry.ts`. */
+  registry?: Registry;
+}
+
 /** The production parts. */
-export function defaultParts(): AppParts {
+export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
   // The registry the flows were last loaded with: sessions pinned to older versions are rebuilt with it.
-  let programmers: Registry = EMPTY_REGISTRY;
+  let programmers: Registry = options.registry ?? EMPTY_REGISTRY;
+  const given = options.registry ? { registry: options.registry } : {};
   return {
     async startSandbox({ host, port, logger, dbPath }) {
       const inspector = new Inspector();
@@ -67,15 +75,19 @@ export function defaultParts(): AppParts {
           ],
         };
       }
-      const result = await loadFlows(dir);
+      const result = await loadFlows(dir, given);
       programmers = result.registry ?? programmers;
       return toLoaded(result);
     },
     watchFlows(dir, onChange) {
-      return watchFlows(dir, (result) => {
-        programmers = result.registry ?? programmers;
-        onChange(toLoaded(result));
-      });
+      return watchFlows(
+        dir,
+        (result) => {
+          programmers = result.registry ?? programmers;
+          onChange(toLoaded(result));
+        },
+        given,
+      );
     },
     createEngine(options) {
       return createEngine({
@@ -104,7 +116,7 @@ export function defaultParts(): AppParts {
       return { stop: () => handle.stop(), done: handle.done };
     },
     async startWebhook(options) {
-      const app = buildWebhook({
+      const receiver = {
         db: options.db,
         secret: options.secret,
         path: options.path,
@@ -112,9 +124,20 @@ export function defaultParts(): AppParts {
         onAccepted: options.onAccepted,
         ...(options.commit ? { commit: options.commit } : {}),
         logger: options.logger,
-      });
-      await app.listen({ host: options.host, port: options.port });
-      const stop = () => app.close();
+      };
+      let app: FastifyInstance | undefined;
+      let plugin: FastifyPluginCallback | undefined;
+      let stop: () => Promise<void>;
+      if (options.mount) {
+        const intake = webhookIntake({ ...receiver, path: '/' });
+        plugin = intake.plugin;
+        stop = () => intake.stop();
+      } else {
+        const own = buildWebhook(receiver);
+        await own.listen({ host: options.host, port: options.port });
+        app = own;
+        stop = () => own.close();
+      }
       try {
         const result = await ensureSubscription(options.api, {
           url: options.url,
@@ -135,6 +158,7 @@ export function defaultParts(): AppParts {
         await stop();
         throw error;
       }
+      if (!app) return { stop, ...(plugin ? { plugin } : {}) };
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : options.port;
       return { address: `http://${options.host}:${port}${options.path}`, stop };

@@ -34,6 +34,21 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
 }
 
+/** Credentials in a URL: `user:password@` and query parameters with secret-looking names. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/gi;
+const URL_SECRET_PARAM =
+  /([?&](?:access_token|token|secret|password|passwd|api[_-]?key|key|signature|sig)=)[^&#\s"']+/gi;
+
+/**
+ * A text with the given secret values and any credentials in URLs replaced by `[redacted]`: for every line
+ * botflow writes, logs and printed messages alike.
+ */
+export function scrub(text: string, secrets: readonly string[] = []): string {
+  let out = text.replace(URL_USERINFO, '$1[redacted]@').replace(URL_SECRET_PARAM, '$1[redacted]');
+  for (const secret of secrets) if (secret.length >= 4) out = out.replaceAll(secret, '[redacted]');
+  return out;
+}
+
 /** A logger whose line scrub can learn secrets known only later (the embedded sandbox's token). */
 export type ScrubbingLogger = Logger & { addSecret(value: string | undefined): void };
 
@@ -55,10 +70,7 @@ export function createLogger(options: LoggerOptions): ScrubbingLogger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
-        streamWrite: (line) =>
-          needles.length
-            ? needles.reduce((text, needle) => text.replaceAll(needle, '[redacted]'), line)
-            : line,
+        streamWrite: (line) => scrub(line, needles),
       },
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),

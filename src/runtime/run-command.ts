@@ -11,7 +11,7 @@ import { type RunningApp, startApp } from './app.ts';
 import type { AppParts } from './app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig } from './config.ts';
 import { KEYS } from './config-schema.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, scrub } from './logger.ts';
 import { handleSignals } from './shutdown.ts';
 import { StartupError } from './startup-error.ts';
 
@@ -30,7 +30,7 @@ ${KEYS.filter((k) => k.flag)
   .join('\n')}
   -h, --help          this text
 
-Every setting, its environment variable and its default: README.md, "Running a bot"`;
+Every setting, its environment variable and its default: docs/running.md`;
 
 /** Where the run command writes and what it starts with; tests replace these. */
 export interface RunEnvironment {
@@ -42,7 +42,10 @@ export interface RunEnvironment {
 }
 
 /** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
-export async function runBot(args: string[], environment: RunEnvironment): Promise<number> {
+export async function runBot(args: string[], given: RunEnvironment): Promise<number> {
+  // Printed lines are scrubbed like log lines: secrets known so far, and credentials in any URL.
+  const secrets: string[] = [];
+  const environment: RunEnvironment = { ...given, print: (line) => given.print(scrub(line, secrets)) };
   const record = takeRecordFlag(args);
   if ('error' in record) {
     environment.print(`botflow: ${record.error}`);
@@ -62,10 +65,9 @@ export async function runBot(args: string[], environment: RunEnvironment): Promi
     }
     throw error;
   }
-  const logger = createLogger({
-    level: config.log.level,
-    secrets: [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()],
-  });
+  for (const secret of [config.token, config.webhook.secret, config.buttonSecret])
+    if (secret) secrets.push(secret.reveal());
+  const logger = createLogger({ level: config.log.level, secrets });
   for (const warning of config.warnings) logger.warn(warning);
 
   let recorder: Recorder | undefined;

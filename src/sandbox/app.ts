@@ -13,6 +13,7 @@ import { PeopleFeed } from './feed.ts';
 import { FileStore } from './files.ts';
 import { generateBotToken } from './ids.ts';
 import { type LimitOptions, PLATFORM_LIMITS, RateLimiter } from './limits.ts';
+import { guardLocalRoutes } from './local-routes.ts';
 import { SandboxStore } from './persistence.ts';
 import { Platform } from './platform.ts';
 import { RequestLog } from './request-log.ts';
@@ -46,6 +47,11 @@ export interface SandboxOptions {
   origin?: string;
   /** Extra fastify plugins registered on the app (e.g. the web chat page). */
   plugins?: FastifyPluginAsync[];
+  /**
+   * Host names, besides `localhost` and IP addresses, under which the local pages (`/`, `/_sandbox/`,
+   * `/_inspector/`, files) answer; other Host headers get 403 (a guard against DNS rebinding).
+   */
+  allowedHosts?: string[];
 }
 
 /** What the sandbox exposes to in-process users (tests, the CLI, plugins). */
@@ -117,6 +123,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
   // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
   const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
   app.decorate('sandbox', { platform, requestLog, token });
+  guardLocalRoutes(app, options.allowedHosts ?? []);
 
   // Lenient JSON: an empty body is no body; a malformed one is the platform's 400.
   app.removeContentTypeParser('application/json');

@@ -3,6 +3,7 @@
  * alone until interrupted. When ready it prints one JSON line `{"baseUrl": …, "token": …}`.
  */
 import type { Command } from '../cli.ts';
+import { exposureWarning } from './local-routes.ts';
 import { startSandbox } from './start.ts';
 
 const HELP = `usage: botflow sandbox [options]
@@ -66,6 +67,8 @@ export const command: Command = {
       process.stderr.write(`botflow sandbox: ${(err as Error).message}\n\n${HELP}`);
       return 2;
     }
+    const warning = exposureWarning(opts.host ?? '127.0.0.1');
+    if (warning) process.stderr.write(`botflow sandbox: warning: ${warning}\n`);
     const sandbox = await startSandbox({
       ...(opts.port !== undefined ? { port: opts.port } : {}),
       ...(opts.host ? { host: opts.host } : {}),

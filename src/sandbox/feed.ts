@@ -4,7 +4,7 @@
  * and chat changes.
  */
 
-/** One change a person could see. Documented in the README (The sandbox: the event stream). */
+/** One change a person could see. Documented in docs/sandbox.md (the event stream). */
 export type FeedEvent =
   | { type: 'message.created'; chat_id: number; message: Record<string, unknown> }
   | { type: 'message.edited'; chat_id: number; message: Record<string, unknown> }

@@ -2,7 +2,8 @@
  * Optional persistence of the sandbox's state in one SQLite file: the whole state as one JSON row,
  * written shortly after each change and on close, read back at start. File contents are not kept.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SQLite } from '../store/sqlite.ts';
 import type { PollQueue } from './delivery/poll-queue.ts';
 import type { SandboxData } from './state.ts';
 
@@ -12,7 +13,7 @@ export class SandboxStore {
   private pending: NodeJS.Immediate | undefined;
 
   constructor(path: string) {
-    this.db = new Database(path);
+    this.db = new SQLite(path);
     this.db.pragma('journal_mode = WAL');
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS sandbox_state (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL, poll TEXT NOT NULL)',

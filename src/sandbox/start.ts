@@ -3,10 +3,12 @@
  * told otherwise). Returns what a test or the CLI needs: the base URL, the token, the bot, a typed
  * control client, the request log and `close()`.
  */
+import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildSandbox, type SandboxOptions } from './app.ts';
 import { SandboxControl } from './control-client.ts';
 import type { Update } from './delivery/hub.ts';
+import { exposureWarning } from './local-routes.ts';
 import type { RequestLog } from './request-log.ts';
 import type { UserRecord } from './state.ts';
 
@@ -39,8 +41,12 @@ export interface Sandbox {
 
 /** Starts a sandbox and resolves once it accepts connections. */
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
-  const app = await buildSandbox(options);
   const host = options.host ?? '127.0.0.1';
+  // The interface it listens on is a name people will use for the pages: allowed with localhost.
+  const named = isIP(host) === 0 && host !== 'localhost' ? [host] : [];
+  const app = await buildSandbox({ ...options, allowedHosts: [...(options.allowedHosts ?? []), ...named] });
+  const warning = exposureWarning(host);
+  if (warning) options.logger?.warn({ host }, warning);
   try {
     await app.listen({ port: options.port ?? 0, host });
   } catch (error) {

@@ -2,8 +2,9 @@
  * Opening botflow's SQLite database: the pragmas every module relies on, then pending migrations.
  */
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { migrate } from './migrate.ts';
+import { SQLite } from './sqlite.ts';
 
 export { MigrationError } from './migrate.ts';
 
@@ -33,7 +34,7 @@ export interface DatabaseOptions {
  * migrations and returns the connection. Throws `MigrationError` for a database newer than the code.
  */
 export function openDatabase(options: DatabaseOptions): Database.Database {
-  const db = new Database(options.path);
+  const db = new SQLite(options.path);
   try {
     if (options.path !== ':memory:') db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);

@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import type { Command } from '../cli.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from './database.ts';
 import { appliedMigrations, MigrationError, readMigrations } from './migrate.ts';
+import { SQLite } from './sqlite.ts';
 
 const HELP = `usage: botflow migrate [--status] [--db <file>] [--config <file>]
 
@@ -81,7 +81,7 @@ function status(path: string): number {
     console.log(`${path}: no database yet; ${files.length} migration(s) will be applied at first start`);
     return 0;
   }
-  const db = new Database(path, { readonly: true });
+  const db = new SQLite(path, { readonly: true });
   try {
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
     const applied = hasTable ? new Map(appliedMigrations(db).map((m) => [m.name, m.appliedAt])) : new Map();

@@ -51,8 +51,12 @@ export class OutboxStore {
   readonly #get: Database.Statement<[number], OutboxRow>;
   readonly #counts: Database.Statement<[], { status: string; n: number }>;
   readonly #prune: Database.Statement<[number, number]>;
+  readonly #release: Database.Statement<[number]>;
+
+  readonly #db: Database.Database;
 
   constructor(db: Database.Database) {
+    this.#db = db;
     this.#insert = db.prepare(
       'INSERT INTO outbox (conversation_key, revision, seq, order_key, chat_id, kind, op, args, ref, priority, ' +
         'idempotency_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -76,6 +80,9 @@ export class OutboxStore {
       `SELECT ${COLUMNS} FROM outbox WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE id = ?`);
+    this.#release = db.prepare(
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL WHERE id = ? AND status = 'sending'",
+    );
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM outbox GROUP BY status');
     this.#prune = db.prepare(
       'DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE finished_at < ? ' +
@@ -118,6 +125,38 @@ export class OutboxStore {
   /** Marks a row in flight (counts an attempt). False when it was dropped or finished meanwhile. */
   claim(id: number, now: number): boolean {
     return this.#claim.run(now, id).changes === 1;
+  }
+
+  /** Calls that failed for good (dead letters), most recent first, for people to look at and re-drive. */
+  failed(limit = 100): OutboxRow[] {
+    return this.#db
+      .prepare(`SELECT ${COLUMNS} FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?`)
+      .all(limit) as OutboxRow[];
+  }
+
+  /**
+   * Puts failed calls back in line (all of them without `ids`): pending again, sent in their order key's
+   * order by the next dispatch. Returns how many rows changed.
+   */
+  retryFailed(ids?: readonly number[]): number {
+    return this.#changeFailed("status = 'pending', error = NULL, finished_at = NULL", ids);
+  }
+
+  /** Gives up on failed calls for good (all of them without `ids`): marked `dropped`. */
+  dropFailed(ids?: readonly number[], now = Date.now()): number {
+    return this.#changeFailed(`status = 'dropped', finished_at = ${Math.floor(now)}`, ids);
+  }
+
+  #changeFailed(set: string, ids?: readonly number[]): number {
+    const where = ids ? `AND id IN (${ids.map(() => '?').join(', ')})` : '';
+    if (ids && ids.length === 0) return 0;
+    return this.#db.prepare(`UPDATE outbox SET ${set} WHERE status = 'failed' ${where}`).run(...(ids ?? []))
+      .changes;
+  }
+
+  /** Gives back a claimed row that was never sent (the process is stopping): pending again, attempt not counted. */
+  release(id: number): void {
+    this.#release.run(id);
   }
 
   /** Records the outcome of an in-flight row. */

@@ -322,7 +322,7 @@ export class Harness {
 
   /** Stops everything and deletes the temporary database. */
   async close(): Promise<void> {
-    await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.engine.stop({ waitMs: 2_000 });
     await this.#recorder?.close();
     await this.api.close();
     await this.sandbox.close();

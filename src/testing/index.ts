@@ -1,6 +1,7 @@
 /**
- * `botflow/testing`: prove that dialogs work and keep working.
- * - Transcripts (`*.test.yaml`): `loadTranscripts`, `runTranscript`, and `transcriptTests` for vitest.
+ * `botflow-engine/testing`: prove that dialogs work and keep working.
+ * - Transcripts (`*.test.yaml`): `loadTranscripts`, `runTranscript`; `transcriptTests` for vitest is in
+ *   `botflow-engine/testing/vitest` (only that subpath needs vitest).
  * - The harness they run in: `Harness` (engine + in-process sandbox + temp SQLite on a virtual clock).
  * - Coverage: `CoverageRecorder`, `coverageReport`, `formatCoverage`, `skeletons`.
  * - Record and replay: `createRecorder` (for `botflow run --record`), `readRecording`, `replay`.
@@ -53,4 +54,3 @@ export type {
   Transcript,
   Turn,
 } from './transcript.ts';
-export { type TranscriptTestOptions, transcriptTests } from './vitest.ts';

@@ -3,12 +3,12 @@
  * (results only where a flow asked for them). Replay starts from an empty database, so the inbox must
  * still hold the conversation from its first update (inbox pruning removes old rows).
  */
-import Database from 'better-sqlite3';
+import { SQLite } from '../store/sqlite.ts';
 import type { CallRecord, Recording, UpdateRecord } from './recording.ts';
 
 /** Reads the updates and calls of one conversation (or all) from the database at `path`, read-only. */
 export function recordingFromDatabase(path: string, conversation?: string): Recording {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
     const where = conversation === undefined ? '' : ' AND conversation_key = ?';
     const params = conversation === undefined ? [] : [conversation];

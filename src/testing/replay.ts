@@ -173,7 +173,7 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     engine.tick(time);
     await settle();
   } finally {
-    await engine.stop({ deadlineMs: Date.now() + 2000 });
+    await engine.stop({ waitMs: 2_000 });
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }

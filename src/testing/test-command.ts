@@ -56,17 +56,16 @@ export async function runTests(args: string[], print: (line: string) => void): P
     print(`botflow test: ${(error as Error).message}`);
     return 2;
   }
-  // A transcript naming a flow that does not exist proves nothing: refuse it, with a guess.
   const ids = flows.map((f) => f.id);
-  const strays = transcripts.filter((t) => !ids.includes(t.flow));
-  for (const t of strays) {
+  const unknown = transcripts.filter((t) => !ids.includes(t.flow));
+  for (const t of unknown) {
     const guess = closest(t.flow, ids);
     print(
-      `${t.file}:${t.line}: error: transcript "${t.name}" names flow "${t.flow}", which does not exist` +
-        `\n    hint: ${guess ? `did you mean "${guess}"?` : `flows are: ${ids.join(', ')}`}`,
+      `${t.file}:${t.line}: error: the transcript "${t.name}" names flow "${t.flow}", which ${flowsDir} does not have` +
+        (guess ? `; did you mean "${guess}"?` : `; its flows are: ${ids.join(', ')}`),
     );
   }
-  if (strays.length) return 2;
+  if (unknown.length) return 2;
   const coverage = new CoverageRecorder();
   let failed = 0;
   for (const t of transcripts) {

@@ -1,7 +1,7 @@
 /**
  * `transcriptTests(paths, { flows })`: registers one vitest test per transcript, so `npm test` runs them.
  *
- *   import { transcriptTests } from 'botflow/testing';
+ *   import { transcriptTests } from 'botflow-engine/testing/vitest';
  *   transcriptTests('flows/tests', { flows: 'flows' });
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** The example of the README's client section runs as written against a local server. */
+/** The example at the top of docs/client.md runs as written against a local server. */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,12 +10,11 @@ import { type FakePlatform, payload, startFakePlatform } from './fake-platform.t
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-const doc = readme.slice(readme.indexOf('\n## The Bot API client'));
+const doc = readFileSync(join(repo, 'docs/client.md'), 'utf8');
 const code = /```ts\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
 const dir = mkdtempSync(join(tmpdir(), 'botflow-readme-'));
 const script = join(dir, 'example.mts');
-writeFileSync(script, code.replace("from 'botflow'", `from '${join(repo, 'src/api/index.ts')}'`));
+writeFileSync(script, code.replace("from 'botflow-engine'", `from '${join(repo, 'src/index.ts')}'`));
 
 const message = (payload('update.message_created.json') as { updates: Array<{ message: unknown }> })
   .updates[0]!.message;
@@ -39,8 +38,11 @@ async function runExample(platform: FakePlatform) {
   );
 }
 
-describe('README client example', () => {
-  it('has an example', () => expect(code).toContain('new BotApi'));
+describe('client page example', () => {
+  it('has an example, importing from the package', () => {
+    expect(code).toContain('new BotApi');
+    expect(code).toContain("from 'botflow-engine'");
+  });
 
   it('sends a message with an inline keyboard and pins it', async () => {
     const platform = await startFakePlatform((req) => {

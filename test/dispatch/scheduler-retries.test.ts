@@ -205,6 +205,59 @@ describe('Scheduler retries', () => {
     await expect(edit).resolves.toEqual({ success: true }); // idempotent: always safe to repeat
   });
 
+  it('rides out a 30-second outage: nothing is lost, the breaker holds the queue, the order is kept', async () => {
+    const { clock, api, scheduler, warnings } = setup();
+    const outageEnds = clock.now() + 30_000;
+    api.respond = (_call, attempt) => {
+      if (clock.now() < outageEnds)
+        throw attempt % 2 ? networkError(false) : apiError(503, 'service.unavailable');
+      return { message: { body: { mid: 'x' } } };
+    };
+    const jobs = [];
+    for (let chat = 1; chat <= 30; chat++)
+      for (const text of ['a', 'b']) jobs.push(scheduler.submit(send(chat, text)));
+    const typing = scheduler.submit({ op: 'sendAction', args: { chat_id: 99, action: 'typing_on' } });
+    const typingError = deadLetterOf(typing);
+    await clock.advance(40_000);
+    await Promise.all(jobs); // every reply arrives once the platform is back
+    expect((await typingError).reason).toBe('expired'); // a typing action is not worth sending 30 s late
+    const failedDuringOutage = api.calls.filter((c) => c.at < outageEnds).length;
+    expect(failedDuringOutage).toBeLessThan(60); // probes, not 61 calls retrying on their own
+    for (let chat = 1; chat <= 30; chat++) {
+      const delivered = api.calls
+        .filter((c) => c.args.chat_id === chat && c.at >= outageEnds)
+        .map((c) => c.args.text);
+      expect(delivered).toEqual(['a', 'b']);
+    }
+    expect(warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ error: expect.any(String) })]),
+    );
+  });
+
+  it('sends nothing in the first window after start when told to (a restart may follow a busy second)', async () => {
+    const clock = new FakeClock();
+    const api = new FakeApi(clock);
+    api.respond = () => ({ success: true });
+    const scheduler = new Scheduler({ api, now: clock.now, setTimer: clock.setTimer, startPausedMs: 1_000 });
+    const started = clock.now();
+    const jobs = Array.from({ length: 5 }, (_, i) => scheduler.submit(send(i + 1, 'x')));
+    await clock.advance(999);
+    expect(api.calls).toHaveLength(0);
+    await clock.advance(1_000);
+    await Promise.all(jobs);
+    expect(api.calls.every((c) => c.at >= started + 1_000)).toBe(true);
+  });
+
+  it('still gives up on a failing call when its time-to-live ends', async () => {
+    const { clock, api, scheduler } = setup();
+    api.respond = () => {
+      throw networkError(false);
+    };
+    const job = deadLetterOf(scheduler.submit({ ...send(1, 'x'), ttlMs: 20_000 }));
+    await clock.advance(60_000);
+    expect((await job).reason).toBe('expired');
+  });
+
   it('reports a refused call as a dead letter carrying the platform error, and aborts queued jobs', async () => {
     const { clock, api, scheduler, warnings } = setup();
     api.respond = () => {

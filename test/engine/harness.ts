@@ -46,7 +46,7 @@ export class Harness {
 
   /** Simulates a crash or a restart: the connection goes away, a new engine starts on the same file. */
   async reopen(extra: Partial<EngineOptions> = {}): Promise<Engine> {
-    await this.engine.stop({ deadlineMs: 0 });
+    await this.engine.stop({ waitMs: 0 });
     this.db.close();
     return this.open(extra);
   }
@@ -107,7 +107,7 @@ export class Harness {
   }
 
   async close(): Promise<void> {
-    await this.engine.stop({ deadlineMs: 0 });
+    await this.engine.stop({ waitMs: 0 });
     if (this.db.open) this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
   }

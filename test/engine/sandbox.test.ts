@@ -58,7 +58,7 @@ class Bot {
   /** Stops everything, like a process that exits (or dies: calls in flight are not waited for). */
   async down(): Promise<void> {
     await this.polling?.stop();
-    await this.engine.stop({ deadlineMs: 0 });
+    await this.engine.stop({ waitMs: 0 });
     this.db.close();
     this.scheduler.close();
     await this.api.close();

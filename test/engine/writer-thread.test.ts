@@ -16,7 +16,7 @@ let h: Harness | undefined;
 let writer: WriterThread | undefined;
 let applies: { mock: { calls: unknown[] } };
 afterEach(async () => {
-  await h?.engine.stop({ deadlineMs: 0 });
+  await h?.engine.stop({ waitMs: 0 });
   await writer?.close();
   await h?.close();
   h = undefined;

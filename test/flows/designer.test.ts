@@ -245,7 +245,7 @@ steps:
       undefined,
       catalogs,
     );
-    expect(out).toContain('warning: message "bye" in locale en uses { $nmae }, which this flow never saves');
+    expect(out).toContain('warning: variable "nmae" of message "bye" (en.ftl) is never saved by this flow');
   });
 
   it("6. validators and guards get the engine's now; relative date bounds resolve on it", () => {

@@ -129,7 +129,7 @@ class RestartableBot {
   }
 
   async restart(programmers: Registry = registry) {
-    await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.engine.stop({ waitMs: 2_000 });
     this.db.close();
     await this.boot(programmers);
   }
@@ -179,7 +179,7 @@ class RestartableBot {
   }
 
   async close() {
-    await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.engine.stop({ waitMs: 2_000 });
     await this.api.close();
     await this.sandbox.close();
     this.db.close();

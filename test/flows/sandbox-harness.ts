@@ -42,7 +42,7 @@ export class BotOnSandbox {
 
   /** Replaces the engine (as a restart with other flow versions would), keeping the database. */
   async useFlows(registry: FlowRegistry) {
-    await this.engine?.stop({ deadlineMs: Date.now() + 2000 });
+    await this.engine?.stop({ waitMs: 2_000 });
     this.engine = createEngine({
       db: this.db,
       api: this.api,
@@ -93,7 +93,7 @@ export class BotOnSandbox {
   }
 
   async close() {
-    await this.engine.stop({ deadlineMs: Date.now() + 2000 });
+    await this.engine.stop({ waitMs: 2_000 });
     await this.api.close();
     await this.sandbox.close();
     this.db.close();

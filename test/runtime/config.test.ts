@@ -33,6 +33,16 @@ describe('loadConfig', () => {
     expect(config.sandbox.port).toBe(3000);
   });
 
+  it('refuses a token with whitespace as a configuration problem, without showing it', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }),
+    );
+    expect(problems).toEqual([
+      'BOTFLOW_TOKEN: (hidden) is not valid: expected printable ASCII without spaces or line breaks (copy the token again: a trailing newline from a file is the usual cause)',
+    ]);
+    expect(problems.join()).not.toContain(TOKEN);
+  });
+
   it('applies flags over environment over file over defaults', () => {
     writeFileSync(
       join(dir, 'botflow.config.yaml'),
@@ -187,7 +197,7 @@ describe('loadConfig', () => {
   });
 
   it('documents every environment variable and the example file loads cleanly', () => {
-    const doc = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../docs/running.md', import.meta.url), 'utf8');
     for (const name of KEYS.flatMap((k) => k.env)) expect(doc, name).toContain(name);
     const example = new URL('../../botflow.config.example.yaml', import.meta.url).pathname;
     const config = loadConfig({ cwd: dir, env: { BOTFLOW_CONFIG: example, BOTFLOW_TOKEN: TOKEN } });

@@ -45,4 +45,14 @@ describe('botflow test', () => {
     expect(bad.out).toContain('did you mean "say"?');
     expect((await run([join(dir, 'nothing-here')])).code).toBe(2);
   }, 60_000);
+
+  it('exits 2 for a transcript naming a flow that does not exist, with a guess', async () => {
+    const typo = join(dir, 'typo.test.yaml');
+    writeFileSync(typo, 'flow: hepl\nname: typo\nturns:\n  - say: /help\n    bot: nothing\n');
+    const result = await run([typo]);
+    expect(result.code).toBe(2);
+    expect(result.out).toMatch(
+      /typo\.test\.yaml:1: error: the transcript "typo" names flow "hepl", which flows does not have; did you mean "help"\?/,
+    );
+  }, 60_000);
 });

@@ -46,13 +46,17 @@ export function jobSpecOf(job: Job): JobSpec {
     args,
     chatId,
     priority: job.priority ?? defaultPriority(job.op),
-    ttlMs: job.ttlMs,
+    // A typing action is worth something for a few seconds only: not retried through an outage.
+    ttlMs: job.ttlMs ?? (job.op === 'sendAction' ? SENDER_ACTION_TTL_MS : undefined),
     mayRepeat: spec.idempotent || (job.sendPolicy ?? 'at-least-once') === 'at-least-once',
     mediaKind: job.mediaKind ?? mediaKindOf(args),
     signal: job.signal,
     task: null,
   };
 }
+
+/** How long a sender action (typing…) is worth sending, retries included. */
+export const SENDER_ACTION_TTL_MS = 10_000;
 
 /** The heaviest media kind among a message's attachments (video takes the longest to process). */
 export function mediaKindOf(args: Record<string, unknown>): MediaKind | undefined {

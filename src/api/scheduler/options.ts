@@ -10,14 +10,18 @@ export type TimerFactory = (callback: () => void, delayMs: number, keepAlive: bo
 /** The logging calls the scheduler makes (a pino logger fits). */
 export interface LoggerLike {
   warn(fields: object, message: string): void;
-  /** For what is expected (a job its caller aborted, or one the shutdown closed); optional. */
-  debug?(fields: object, message: string): void;
 }
 
 /** Options of `new Scheduler(...)`. */
 export interface SchedulerOptions {
   /** The client that performs one call (`BotApi` fits). */
   api: ApiCaller;
+  /**
+   * Send nothing for this long after creation (ms; default 0). After a restart the platform still counts
+   * the calls the previous process made in its last window, which this process cannot know: waiting one
+   * window (`botflow run` does) keeps restarts from causing 429s.
+   */
+  startPausedMs?: number;
   /** Platform limits; defaults to 30 per second overall and 2 per second per chat, with a 5 ms margin. */
   limits?: Limits;
   /** Clock in ms (monotonic); inject a fake one in tests. */

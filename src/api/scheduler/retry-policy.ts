@@ -13,7 +13,11 @@ export interface RetryOptions {
   /** First and largest backoff delay between retries (ms). */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** Retries after network errors and after 5xx answers. */
+  /**
+   * Most attempts after network errors and after 5xx answers. Default: no count; such calls are retried
+   * until their time-to-live runs out (minutes for a reply, 10 s for a typing action), so an outage of
+   * the platform loses nothing that is still worth sending.
+   */
   networkRetries?: number;
   serverErrorRetries?: number;
   /** Retry-After used when a 429 carries none (s). */
@@ -94,7 +98,7 @@ export function decideRetry(attempt: FailedAttempt, options: RetryOptions = {}):
         detail: `server error ${api.status} and the job allows one delivery`,
       };
     }
-    if (attempt.attempts > (options.serverErrorRetries ?? 3)) {
+    if (attempt.attempts > (options.serverErrorRetries ?? Number.POSITIVE_INFINITY)) {
       return {
         kind: 'dead',
         reason: 'server-error',
@@ -114,7 +118,7 @@ export function decideRetry(attempt: FailedAttempt, options: RetryOptions = {}):
         detail: `sent without an answer and the job allows at most one delivery: ${message}`,
       };
     }
-    if (attempt.attempts > (options.networkRetries ?? 5)) {
+    if (attempt.attempts > (options.networkRetries ?? Number.POSITIVE_INFINITY)) {
       return { kind: 'dead', reason: 'network', detail: `${attempt.attempts} attempts; last: ${message}` };
     }
     return { kind: 'retry', delayMs: backoffMs(attempt.attempts, base / 2, max) };

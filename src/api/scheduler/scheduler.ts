@@ -7,13 +7,13 @@
  */
 import { ApiError, NetworkError } from '../errors.ts';
 import type { OperationName } from '../operations.ts';
+import { CircuitBreaker } from './breaker.ts';
 import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
 import { type JobSpec, jobSpecOf } from './job-spec.ts';
 import { LaneBoard } from './lane-board.ts';
 import { MetricsRecorder, type SchedulerMetrics } from './metrics.ts';
 import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFactory } from './options.ts';
 import { classIndexOf, queueIndexOf } from './priorities.ts';
-
 import { decideRetry } from './retry-policy.ts';
 import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
 import {
@@ -52,6 +52,7 @@ export class Scheduler {
   private readonly recentChat429: { at: number; chatId: number }[] = [];
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
+  private readonly breaker = new CircuitBreaker();
   /** Earliest start the pacing schedule allows. */
   private pacedAt = Number.NEGATIVE_INFINITY;
   private inFlight = 0;
@@ -69,6 +70,7 @@ export class Scheduler {
     this.setTimer = this.options.setTimer;
     this.logger = options.logger;
     const { global, windowMs, safetyMargin } = this.options.limits;
+    this.globalPausedUntil = options.startPausedMs ? this.now() + options.startPausedMs : 0;
     this.globalLog = new SlidingWindowLog(global, windowMs + safetyMargin);
     this.chatWindowMs = windowMs + safetyMargin;
     this.board = new LaneBoard(
@@ -317,6 +319,8 @@ export class Scheduler {
 
   private onSuccess(entry: Entry, value: unknown): void {
     const lane = this.finishAttempt(entry);
+    if (this.breaker.succeeded())
+      this.logger?.warn({ op: entry.op }, 'the platform answers again: sending resumes');
     this.recorder.succeeded++;
     this.settle(entry);
     entry.resolve(value);
@@ -384,6 +388,7 @@ export class Scheduler {
     } else {
       const until = now + decision.delayMs;
       this.recorder.retries[notReady ? 'notReady' : isNetwork(error) ? 'network' : 'serverError']++;
+      if (!notReady) this.holdWhilePlatformFails(now, error);
       if (entry.deadline < until) {
         this.deadLetter(
           entry,
@@ -400,6 +405,15 @@ export class Scheduler {
     }
     this.board.place(lane, now);
     this.schedulePump();
+  }
+
+  /** Transient failures in a row open the breaker: everything waits for the probe (breaker.ts). */
+  private holdWhilePlatformFails(now: number, error: unknown): void {
+    const verdict = this.breaker.failed(now);
+    if (verdict.pauseUntil === 0) return;
+    this.globalPausedUntil = Math.max(this.globalPausedUntil, verdict.pauseUntil);
+    if (verdict.opened)
+      this.logger?.warn({ error: messageOf(error) }, 'the platform keeps failing: sending paused, probing');
   }
 
   private finishAttempt(entry: Entry): Lane {
@@ -440,7 +454,14 @@ export class Scheduler {
   }
 
   private deadLetter(entry: Entry, reason: DeadLetterReason, detail: string): void {
-    const error = new DeadLetterError(reason, entry.op, entry.chatId, entry.lastError, detail);
+    const error = new DeadLetterError(
+      reason,
+      entry.op,
+      entry.chatId,
+      entry.lastError,
+      detail,
+      entry.attempts > 0,
+    );
     this.recorder.recordDeadLetter({
       at: Date.now(),
       operation: entry.op,
@@ -448,10 +469,9 @@ export class Scheduler {
       reason,
       message: error.message,
     });
-    // A job its caller aborted (a long poll at shutdown) or the shutdown closed is no warning.
-    const fields = { op: entry.op, chatId: entry.chatId, reason };
-    if (reason === 'aborted' || reason === 'closed') this.logger?.debug?.(fields, 'job dead-lettered');
-    else this.logger?.warn(fields, 'job dead-lettered');
+    // Closing and aborting are no failures: the owner asked for them (what was queued goes back to it).
+    if (reason !== 'closed' && reason !== 'aborted')
+      this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
     this.settle(entry);
     entry.reject(error);
   }

@@ -32,5 +32,8 @@ export function throttledClient(scheduler: Pick<Scheduler, 'submit'>) {
     getUpdates: (args: OperationArgs<'getUpdates'> = {}, options?: CallOptions) =>
       call('getUpdates', args, options),
     getSubscriptions: (options?: CallOptions) => call('getSubscriptions', {}, options),
+    subscribe: (args: OperationArgs<'subscribe'>, options?: CallOptions) => call('subscribe', args, options),
+    unsubscribe: (args: OperationArgs<'unsubscribe'>, options?: CallOptions) =>
+      call('unsubscribe', args, options),
   };
 }

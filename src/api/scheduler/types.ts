@@ -85,6 +85,8 @@ export class DeadLetterError extends Error {
     readonly chatId: number | undefined,
     readonly lastError: unknown,
     detail: string,
+    /** Whether the call was ever sent (a job closed while queued was not: safe to send later). */
+    readonly attempted = false,
   ) {
     super(
       `${operation}${chatId === undefined ? '' : ` for chat ${chatId}`} dead-lettered (${reason}): ${detail}`,

@@ -50,6 +50,7 @@ export const KnownButton = z.discriminatedUnion('type', [
   ChatButton,
 ]);
 export const Button = z.union([KnownButton, UnknownButton]);
+/** A keyboard button of a known type (callback, link, request_contact, request_geo_location, chat, message). */
 export type Button = z.infer<typeof KnownButton>;
 export type CallbackButton = z.infer<typeof CallbackButton>;
 export type LinkButton = z.infer<typeof LinkButton>;

@@ -50,6 +50,7 @@ export const Message = obj({
   stat: obj({ views: int.optional() }).optional(),
   url: z.string().optional(),
 });
+/** A message as the platform returns it: sender, recipient, timestamp, body (text, attachments), link, stats. */
 export type Message = z.infer<typeof Message>;
 
 export const MessageList = obj({ messages: z.array(Message) });

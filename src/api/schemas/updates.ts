@@ -170,6 +170,7 @@ export interface UnknownUpdate {
   raw: Record<string, unknown>;
 }
 
+/** Any update the platform sends: a known type, or one this version does not know (kept, never dropped). */
 export type Update = KnownUpdate | UnknownUpdate;
 export type UpdateOf<T extends Update['update_type']> = Extract<Update, { update_type: T }>;
 

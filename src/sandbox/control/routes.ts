@@ -1,6 +1,6 @@
 /**
  * The people's control API under `/_sandbox/`: tests and the web chat act as people through it and
- * read what they see. Reference with examples: the README's sandbox section.
+ * read what they see. Reference with examples: docs/sandbox.md.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

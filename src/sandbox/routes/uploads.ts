@@ -10,6 +10,7 @@ import { badRequest, invalidToken, notFound, PlatformError } from '../errors.ts'
 import type { FileStore } from '../files.ts';
 import { argsOf, strArg } from '../http.ts';
 import { opaqueToken } from '../ids.ts';
+import { serveUploadedFile } from '../local-routes.ts';
 import type { Platform } from '../platform.ts';
 import type { MediaKind } from '../state.ts';
 
@@ -110,7 +111,7 @@ export function registerUploadHost(app: FastifyInstance, p: Platform, files: Fil
   app.get('/_files/:file_id', async (req, reply) => {
     const file = files.get((req.params as { file_id: string }).file_id);
     if (!file) throw notFound('File not found (file contents are kept in memory only)');
-    reply.type(file.contentType);
+    serveUploadedFile(reply, file.contentType, file.filename);
     return file.bytes;
   });
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
-import { loadUntilKilled, startChild } from '../crash-load.ts';
+import { crashSeed, loadUntilKilled, startChild } from '../crash-load.ts';
 
 const FIXTURE = new URL('./fixtures/engine-child.ts', import.meta.url).pathname;
 const SECRET = 'crash_test_secret';
@@ -39,6 +39,7 @@ it(`handles every acknowledged update exactly once across ${RUNS} SIGKILLs`, {
 }, async () => {
   const dbPath = join(dir, 'bot.db');
   const allAcked: string[] = [];
+  const { random } = crashSeed('engine crash test');
   for (let run = 0; run < RUNS; run++) {
     const { child, port } = await startChild(FIXTURE, [dbPath, SECRET]);
     allAcked.push(
@@ -49,7 +50,8 @@ it(`handles every acknowledged update exactly once across ${RUNS} SIGKILLs`, {
         update: (i) => ({ body: update(run, i), id: `mid.r${run}.${i}` }),
         connections: 16,
         duplicateEvery: 7,
-        killAfterAcks: 200 + Math.floor(Math.random() * 1500),
+        killAfterAcks: 200 + Math.floor(random() * 1500),
+        random,
       })),
     );
   }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
-import { loadUntilKilled, startChild } from '../crash-load.ts';
+import { crashSeed, loadUntilKilled, startChild } from '../crash-load.ts';
 
 const FIXTURE = new URL('./fixtures/webhook-child.ts', import.meta.url).pathname;
 const SECRET = 'crash_test_secret';
@@ -36,6 +36,7 @@ it.each(['full', 'thread'])(
   async (mode) => {
     const dbPath = join(dir, `bot-${mode}.db`);
     const allAcked: string[] = [];
+    const { random } = crashSeed('intake crash test');
     for (let run = 0; run < RUNS; run++) {
       const { child, port } = await startChild(FIXTURE, [dbPath, SECRET, mode]); // also the restart after the previous kill
       const acked = await loadUntilKilled({
@@ -45,7 +46,8 @@ it.each(['full', 'thread'])(
         update: (i) => ({ body: update(run, i), id: `mid.r${run}.${i}` }),
         connections: 32,
         duplicateEvery: 5,
-        killAfterAcks: 100 + Math.floor(Math.random() * 1500),
+        killAfterAcks: 100 + Math.floor(random() * 1500),
+        random,
       });
       expect(acked.size).toBeGreaterThan(0);
       allAcked.push(...acked);

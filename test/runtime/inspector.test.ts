@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const { app, engine } of open.splice(0)) {
-    await engine?.stop({ deadlineMs: Date.now() + 1000 });
+    await engine?.stop({ waitMs: 1_000 });
     await app.close();
   }
 });

@@ -1,0 +1,29 @@
+// Builds the package: compiles src/ to dist/ (ESM JavaScript, .d.ts, source maps) with tsc, then copies
+// the files tsc does not emit (the playground's assets, the writer thread's boot file) beside them.
+import { execFileSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+
+let copied = 0;
+const walk = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (!name.endsWith('.ts')) {
+      cpSync(path, join(dist, relative(src, path)));
+      copied++;
+    }
+  }
+};
+walk(src);
+console.error(`built dist/ (${copied} asset files copied)`);

@@ -1,0 +1,69 @@
+/**
+ * A message sent at most once per person, even when the platform may have taken it without answering
+ * (a timeout, a reset or a 5xx after it stored the message). Instead of sending again blindly, the chat's
+ * latest messages are read back: the bot's message with the same text, sent since this call first went
+ * out, is the answer; only when none is there is the message sent again. Used for `sendMessage` rows whose
+ * chat is known; everything else keeps the scheduler's own retry rules.
+ */
+import { DeadLetterError, type Job } from '../api/scheduler/types.ts';
+import type { CallGateway } from './dispatcher.ts';
+
+/** How far back a read-back looks: the platform's clock may run a little behind ours. */
+const CLOCK_SLACK_MS = 5_000;
+/** Latest messages read back per check. */
+const READ_BACK = 20;
+/** Rounds of send, read back, send again, before the outcome is left to the scheduler's usual retries. */
+const MAX_ROUNDS = 5;
+
+interface ReadBack {
+  messages?: Array<{
+    sender?: { is_bot?: boolean };
+    timestamp?: number;
+    body?: { text?: string | null; mid?: string };
+  }>;
+}
+
+/**
+ * Submits `job` (a `sendMessage` to `chatId`) so that an ambiguous failure is resolved by reading the chat
+ * back. `since` is when the row was first sent (ms since the epoch); `checkFirst` when it was in flight
+ * as a previous process stopped, so that it may already be there.
+ */
+export async function sendOnce(
+  gateway: CallGateway,
+  job: Job,
+  chatId: number,
+  since: number,
+  checkFirst = false,
+): Promise<unknown> {
+  const text = (job.args as { text?: unknown }).text;
+  if (typeof text !== 'string' || text === '') return gateway.submit(job);
+  const readBack = async () => {
+    const read = (await gateway.submit({
+      op: 'getMessages',
+      args: { chat_id: chatId, count: READ_BACK },
+      chatId,
+      priority: job.priority ?? 'reply',
+    } as Job)) as ReadBack;
+    const sent = (read.messages ?? []).find(
+      (m) =>
+        m.sender?.is_bot === true && m.body?.text === text && (m.timestamp ?? 0) >= since - CLOCK_SLACK_MS,
+    );
+    return sent ? { message: sent } : undefined;
+  };
+  if (checkFirst) {
+    const already = await readBack();
+    if (already) return already;
+  }
+  for (let round = 1; ; round++) {
+    try {
+      return await gateway.submit({
+        ...job,
+        sendPolicy: round < MAX_ROUNDS ? 'at-most-once' : 'at-least-once',
+      });
+    } catch (error) {
+      if (!(error instanceof DeadLetterError && error.reason === 'ambiguous')) throw error;
+    }
+    const sent = await readBack();
+    if (sent) return sent;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The SQLite driver, chosen by Node version. better-sqlite3 13 (Node-API, prebuilt) needs Node 22; on
+ * Node 24, better-sqlite3 12's native classes can abort the process when a statement is garbage-collected
+ * outside a Node environment ("Assertion failed: (env) != nullptr" in RemoveEnvironmentCleanupHook, seen
+ * at once with the writer thread). So: 12 on Node 20, 13 on Node 22 and later. Their APIs are the same.
+ * Import the driver from here; `import type Database from 'better-sqlite3'` stays right for types.
+ */
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+const require = createRequire(import.meta.url);
+const major = Number(process.versions.node.split('.')[0]);
+
+/** The package in use: `better-sqlite3` (12, Node 20) or `better-sqlite3-13` (13, Node 22 and later). */
+export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
+
+/** better-sqlite3's `Database` class, from the package that fits this Node. */
+export const SQLite = require(SQLITE_PACKAGE) as typeof BetterSqlite3;

@@ -1,0 +1,365 @@
+/**
+ * Every code sample of the README and docs/ is checked here, so that what a reader copies works:
+ * - TypeScript samples all type-check together against the package's entry points, and each runs as a
+ *   program (against a sandbox of its own when it needs a platform) and must exit 0. A sample that needs
+ *   names from an earlier one says so with `<!-- sample: given <name> -->` before its fence; one that
+ *   serves until stopped is driven with `<!-- sample: run <driver> -->`; one run by another test names it
+ *   with `<!-- sample: run by <test file> -->`; `<!-- sample: typecheck only: <why> -->` is the exception.
+ * - YAML samples are flow files (their header, steps or migrations, against the flow schema) or
+ *   transcripts (through the transcript parser); Fluent samples parse without broken entries.
+ * - Shell samples name only commands the `botflow` CLI has.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { main as cli } from '../../src/cli.ts';
+import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
+import { loadCatalog } from '../../src/flows/texts.ts';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { parseTranscripts } from '../../src/testing/load.ts';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+/** tsx's loader by its address: the samples run in folders of their own, outside this checkout. */
+const TSX = import.meta.resolve('tsx');
+
+/** The package's entry points, as the samples import them, and where they live in this checkout. */
+const ENTRIES: Record<string, string> = {
+  'botflow-engine': 'src/index.ts',
+  'botflow-engine/flows': 'src/flows/index.ts',
+  'botflow-engine/engine': 'src/engine/index.ts',
+  'botflow-engine/client': 'src/api/index.ts',
+  'botflow-engine/intake': 'src/intake/index.ts',
+  'botflow-engine/sandbox': 'src/sandbox/index.ts',
+  'botflow-engine/testing': 'src/testing/index.ts',
+  'botflow-engine/testing/vitest': 'src/testing/vitest.ts',
+};
+
+interface Sample {
+  page: string;
+  line: number;
+  lang: string;
+  code: string;
+  /** The `<!-- sample: … -->` note before the fence, if any. */
+  note?: string;
+}
+
+function samples(): Sample[] {
+  const pages = [
+    'README.md',
+    ...readdirSync(join(repo, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const found: Sample[] = [];
+  for (const page of pages) {
+    const lines = readFileSync(join(repo, page), 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const open = /^```(\w*)\s*$/.exec(lines[i]!);
+      if (!open) continue;
+      const end = lines.findIndex((l, j) => j > i && l.startsWith('```'));
+      let before = i - 1;
+      while (before >= 0 && lines[before]!.trim() === '') before--;
+      const note = /^<!-- sample: (.*) -->$/.exec(lines[before] ?? '')?.[1];
+      found.push({
+        page,
+        line: i + 1,
+        lang: open[1]!,
+        code: lines.slice(i + 1, end).join('\n'),
+        ...(note ? { note } : {}),
+      });
+      i = end;
+    }
+  }
+  return found;
+}
+
+const all = samples();
+const where = (s: Sample) => `${s.page}:${s.line}`;
+const typescript = all.filter((s) => s.lang === 'ts');
+
+// ---- TypeScript ----
+
+/** Code a `given` sample runs after (`run`) or is declared with (`types`). */
+const GIVEN: Record<string, { imports: string; types: string; run: string; after: string }> = {
+  'engine-parts': {
+    imports: [
+      "import type { FlowDefinition } from 'botflow-engine/engine';",
+      "import { createEngine, openDatabase, startWriterThread } from 'botflow-engine/engine';",
+      "import { BotApi, Scheduler } from 'botflow-engine/client';",
+      "import { buildWebhook } from 'botflow-engine/intake';",
+      "import { startSandbox } from 'botflow-engine/sandbox';",
+      "import { loadFlowsOrThrow } from 'botflow-engine/testing';",
+    ].join('\n'),
+    types:
+      'declare const flows: FlowDefinition[];\ndeclare const api: BotApi;\ndeclare const scheduler: Scheduler;\ndeclare const secret: string;',
+    run: [
+      'const sandbox = await startSandbox();',
+      'const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });',
+      'const scheduler = new Scheduler({ api });',
+      "const flows = await loadFlowsOrThrow('flows');",
+      "const secret = 'sample_secret';",
+    ].join('\n'),
+    after: 'scheduler.close();\nawait api.close();\nawait sandbox.close();',
+  },
+  'client-scene': {
+    imports: '',
+    types:
+      'declare const callback_id: string;\ndeclare const subscribers: number[];\ndeclare const log: { warn(fields: object, message: string): void };',
+    run: '',
+    after: '',
+  },
+};
+
+function given(s: Sample): (typeof GIVEN)[string] | undefined {
+  const name = /\bgiven ([\w-]+)/.exec(s.note ?? '')?.[1];
+  if (!name) return undefined;
+  const prelude = GIVEN[name];
+  if (!prelude) throw new Error(`${where(s)}: unknown sample prelude "${name}"`);
+  return prelude;
+}
+
+/** The sample as a module of this checkout: the package's entry points become paths to the sources. */
+function localise(code: string): string {
+  return code.replace(/from '(botflow-engine(?:\/[\w/]+)?)'/g, (_match, entry: string) => {
+    const path = ENTRIES[entry];
+    if (!path) throw new Error(`a sample imports ${entry}, which the package does not export`);
+    return `from '${join(repo, path)}'`;
+  });
+}
+
+const scratch = join(repo, 'node_modules', '.cache', 'doc-samples', String(process.pid));
+// Run files are .mts: under node_modules/ no package.json says "type": "module".
+const fileOf = (s: Sample, kind: 'check' | 'run') =>
+  join(scratch, `${s.page.replace(/\W+/g, '-')}-${s.line}.${kind}.${kind === 'run' ? 'mts' : 'ts'}`);
+
+beforeAll(() => {
+  mkdirSync(scratch, { recursive: true });
+  for (const s of typescript) {
+    const prelude = given(s);
+    const check = [prelude?.imports ?? '', prelude?.types ?? '', s.code, 'export {};'].join('\n');
+    writeFileSync(fileOf(s, 'check'), localise(check));
+    const program = [prelude?.imports ?? '', prelude?.run ?? '', s.code, prelude?.after ?? '', 'export {};'];
+    writeFileSync(fileOf(s, 'run'), localise(program.join('\n')));
+  }
+  writeFileSync(
+    join(scratch, 'tsconfig.json'),
+    JSON.stringify({
+      extends: join(repo, 'tsconfig.json'),
+      compilerOptions: {
+        noUnusedLocals: false,
+        types: ['node'],
+        typeRoots: [join(repo, 'node_modules/@types')],
+      },
+      include: ['*.check.ts'],
+    }),
+  );
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('TypeScript samples', () => {
+  it('are found', () => expect(typescript.length).toBeGreaterThanOrEqual(10));
+
+  it('type-check against the package entry points', async () => {
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', join(scratch, 'tsconfig.json')], {
+      cwd: repo,
+    }).then(
+      () => '',
+      (e: { stdout: string }) => e.stdout,
+    );
+    const pages = result.replace(/[\w-]+-(\d+)\.check\.ts/g, (name, line: string) => {
+      const s = typescript.find((t) => fileOf(t, 'check').endsWith(name));
+      return s ? `${where(s)} (sample line ${line})` : name;
+    });
+    expect(pages).toBe('');
+  }, 120_000);
+
+  for (const s of typescript) {
+    const note = s.note ?? '';
+    if (note.includes('typecheck only:')) {
+      it.skip(`${where(s)} runs (${note.slice(note.indexOf('typecheck only:'))})`, () => {});
+      continue;
+    }
+    if (note.startsWith('run by ')) {
+      it(`${where(s)} runs in ${note.slice(7)}`, () => {
+        const test = join(repo, note.slice(7));
+        expect(existsSync(test)).toBe(true);
+        expect(readFileSync(test, 'utf8')).toContain(s.page);
+      });
+      continue;
+    }
+    const driver = /^run ([\w-]+)/.exec(note)?.[1];
+    it(`${where(s)} runs`, async () => {
+      await runSample(s, driver ? DRIVERS[driver] : undefined);
+    }, 90_000);
+  }
+});
+
+// ---- Running ----
+
+const children: ChildProcess[] = [];
+const sandboxes: Sandbox[] = [];
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const sandbox of sandboxes) await sandbox.close();
+});
+
+/** Drives a sample that serves until it is stopped. */
+type Driver = (child: ChildProcess, output: () => string, sandbox: Sandbox, port: number) => Promise<void>;
+
+async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A person starts the bot; the sample's bot must answer with the sign-up wizard's first question. */
+async function botAnswersAStart(sandbox: Sandbox): Promise<void> {
+  const ann = await sandbox.control.createUser({ first_name: 'Ann' });
+  await sandbox.control.startBot(ann.user_id);
+  const view = await sandbox.control.waitForView(
+    ann.user_id,
+    'dialog',
+    (v) => v.messages.some((m) => m.from === 'bot'),
+    { timeoutMs: 30_000 },
+  );
+  expect(view.messages.find((m) => m.from === 'bot')?.text).toContain('What is your');
+}
+
+const DRIVERS: Record<string, Driver> = {
+  'until-stopped': async (_child, output, sandbox) => {
+    await until(() => output().includes('running as'), 'the sample to start');
+    await botAnswersAStart(sandbox);
+  },
+  'web-service': async (_child, output, sandbox, port) => {
+    await until(async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+      return answer?.ok;
+    }, `the service on port ${port} (${output()})`);
+    await botAnswersAStart(sandbox);
+  },
+};
+
+async function runSample(s: Sample, driver?: Driver): Promise<void> {
+  const cwd = mkdtempSync(join(tmpdir(), 'botflow-sample-'));
+  symlinkSync(join(repo, 'flows'), join(cwd, 'flows'));
+  const sandbox = await startSandbox({ limits: false });
+  sandboxes.push(sandbox);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
+  for (const key of Object.keys(env)) if (key.startsWith('BOTFLOW_')) delete env[key];
+  Object.assign(env, {
+    BOT_TOKEN: sandbox.token,
+    BOT_API_URL: sandbox.baseUrl,
+    BOT_DB: join(cwd, 'bot.db'),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PORT: String(port),
+    WEBHOOK_SECRET: 'sample_webhook_secret',
+  });
+  const child = spawn(process.execPath, ['--import', TSX, fileOf(s, 'run')], { cwd, env });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    if (driver) {
+      await Promise.race([
+        driver(child, () => output, sandbox, port),
+        exited.then((code) => {
+          throw new Error(`the sample exited with ${code} while it was being driven:\n${output}`);
+        }),
+      ]);
+      child.kill('SIGTERM');
+    }
+    const code = await Promise.race([
+      exited,
+      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000)),
+    ]);
+    expect({ sample: where(s), code, output: code === 0 ? '' : output }).toEqual({
+      sample: where(s),
+      code: 0,
+      output: '',
+    });
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+// ---- YAML, Fluent and shell ----
+
+describe('YAML samples', () => {
+  for (const s of all.filter((x) => x.lang === 'yaml')) {
+    it(`${where(s)} is valid`, () => {
+      if (/^turns:/m.test(s.code)) {
+        const { problems } = parseTranscripts(s.code, where(s));
+        expect(problems).toEqual([]);
+        return;
+      }
+      const doc = parseYaml(s.code) as Record<string, unknown>;
+      if ('flow' in doc) {
+        const { steps: _steps, migrate: _migrate, ...header } = doc;
+        const parsed = FlowFile.safeParse({ ...header, steps: { [String(doc.start)]: { type: 'end' } } });
+        expect(parsed.error?.issues ?? []).toEqual([]);
+      } else if ('migrate' in doc) {
+        const parsed = Migration.array().safeParse(doc.migrate);
+        expect(parsed.error?.issues ?? []).toEqual([]);
+      } else {
+        for (const [id, step] of Object.entries(doc)) {
+          const parsed = Step.safeParse(step);
+          expect({ id, issues: parsed.error?.issues ?? [] }).toEqual({ id, issues: [] });
+        }
+      }
+    });
+  }
+});
+
+describe('Fluent samples', () => {
+  for (const s of all.filter((x) => x.lang === 'ftl')) {
+    it(`${where(s)} parses`, () => {
+      const catalog = loadCatalog('en', where(s), s.code);
+      expect(catalog.broken).toEqual([]);
+    });
+  }
+});
+
+describe('shell samples', () => {
+  for (const s of all.filter((x) => x.lang === 'sh')) {
+    it(`${where(s)} names only botflow commands that exist`, async () => {
+      const used = [...s.code.matchAll(/(?<!create )\bbotflow\s+([a-z]+)/gm)].map((m) => m[1]!);
+      for (const name of new Set(used)) {
+        const log = console.log;
+        console.log = () => {};
+        try {
+          expect({ command: name, exit: await cli([name, '--help']) }).toEqual({ command: name, exit: 0 });
+        } finally {
+          console.log = log;
+        }
+      }
+    });
+  }
+});

@@ -1,0 +1,73 @@
+/** A message is sent at most once per person: ambiguous failures are resolved by reading the chat back. */
+import { describe, expect, it } from 'vitest';
+import { DeadLetterError, type Job } from '../../src/api/scheduler/types.ts';
+import { sendOnce } from '../../src/engine/sent-once.ts';
+
+/** A platform as the scheduler sees it: sends may be stored and still fail; the chat can be read back. */
+class Platform {
+  stored: Array<{ sender: { is_bot: boolean }; timestamp: number; body: { text: string; mid: string } }> = [];
+  sends = 0;
+  reads = 0;
+  constructor(private readonly failures: Array<'stored' | 'lost' | 'ok'>) {}
+  async submit(job: Job): Promise<unknown> {
+    if (job.op === 'getMessages') {
+      this.reads++;
+      return { messages: [...this.stored].reverse() };
+    }
+    this.sends++;
+    const outcome = this.failures.shift() ?? 'ok';
+    const message = {
+      sender: { is_bot: true },
+      timestamp: 10_000,
+      body: { text: String((job.args as { text?: string }).text), mid: `m${this.sends}` },
+    };
+    if (outcome !== 'lost') this.stored.push(message);
+    if (outcome === 'ok') return { message };
+    // The answer never came: the scheduler dead-letters an at-most-once job as ambiguous.
+    throw new DeadLetterError(
+      'ambiguous',
+      'sendMessage',
+      7,
+      new Error('socket hang up'),
+      'sent without an answer',
+    );
+  }
+}
+
+const job = { op: 'sendMessage', args: { chat_id: 7, text: 'Hello' } } as Job;
+
+describe('sendOnce', () => {
+  it('does not send again when the platform stored the message but its answer was lost', async () => {
+    const platform = new Platform(['stored']);
+    const result = (await sendOnce(platform, job, 7, 9_000)) as { message: { body: { mid: string } } };
+    expect(platform.sends).toBe(1);
+    expect(platform.stored).toHaveLength(1);
+    expect(result.message.body.mid).toBe('m1');
+  });
+
+  it('sends again when the message is not in the chat', async () => {
+    const platform = new Platform(['lost', 'ok']);
+    await sendOnce(platform, job, 7, 9_000);
+    expect(platform.sends).toBe(2);
+    expect(platform.stored.map((m) => m.body.text)).toEqual(['Hello']);
+  });
+
+  it('ignores the same text sent before this call went out', async () => {
+    const platform = new Platform(['lost', 'ok']);
+    platform.stored.push({ sender: { is_bot: true }, timestamp: 1_000, body: { text: 'Hello', mid: 'old' } });
+    await sendOnce(platform, job, 7, 9_000);
+    expect(platform.sends).toBe(2);
+  });
+
+  it('reads the chat first for a call that was in flight when the last process stopped', async () => {
+    const platform = new Platform([]);
+    platform.stored.push({
+      sender: { is_bot: true },
+      timestamp: 9_500,
+      body: { text: 'Hello', mid: 'earlier' },
+    });
+    const result = (await sendOnce(platform, job, 7, 9_000, true)) as { message: { body: { mid: string } } };
+    expect(platform.sends).toBe(0);
+    expect(result.message.body.mid).toBe('earlier');
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The package's entry points stay small and documented: every name the main entry exports has a doc
+ * comment (what a user sees on hover), and the main entry stays a short list.
+ */
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+
+function exportsOf(entry: string): Array<{ name: string; documented: boolean }> {
+  const file = `${repo}${entry}`;
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    allowImportingTsExtensions: true,
+    noEmit: true,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
+  return checker.getExportsOfModule(module).map((symbol) => {
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    const docs = ts.displayPartsToString(target.getDocumentationComment(checker)).trim();
+    return { name: symbol.getName(), documented: docs.length > 0 };
+  });
+}
+
+describe('the main entry (botflow-engine)', () => {
+  const names = exportsOf('src/index.ts');
+
+  it('is small', () => {
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.length).toBeLessThanOrEqual(30);
+  });
+
+  it('documents every name it exports', () => {
+    expect(names.filter((n) => !n.documented).map((n) => n.name)).toEqual([]);
+  });
+});
+
+describe('botflow-engine/testing', () => {
+  it('loads without vitest: only botflow-engine/testing/vitest imports it', () => {
+    // Every module the entry reaches through relative imports, and the packages they import.
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = ts.sys.readFile(file) ?? '';
+      for (const match of text.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+'([^']+)'/gm)) {
+        const spec = match[1]!;
+        if (spec.startsWith('.')) visit(new URL(spec, `file://${file}`).pathname);
+        else if (!/^import\s+type\b|^export\s+type\b/.test(match[0].trim())) packages.add(spec);
+      }
+    };
+    visit(`${repo}src/testing/index.ts`);
+    expect(seen.size).toBeGreaterThan(10);
+    expect([...packages].filter((p) => p === 'vitest' || p.startsWith('vitest/'))).toEqual([]);
+    // The crawl sees vitest where it is imported, so the check above can fail.
+    visit(`${repo}src/testing/vitest.ts`);
+    expect(packages.has('vitest')).toBe(true);
+  });
+});
