@@ -47,6 +47,8 @@ export function escapeFor(format: TextFormat, value: string): string {
 
 function display(value: unknown): string {
   if (value === undefined || value === null) return '';
+  // A list (a multi_choice answer) reads as "wifi, parking".
+  if (Array.isArray(value)) return value.map(display).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

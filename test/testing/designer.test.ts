@@ -105,3 +105,66 @@ turns:
     ]);
   }, 60_000);
 });
+
+describe('new inputs through the engine and the sandbox', () => {
+  const booking = compileSources(
+    [
+      {
+        file: 'slots.flow.yaml',
+        source: `flow: slots
+start: slot
+triggers: [{ bot_started: true }]
+commands: { cancel: { goto: bye } }
+steps:
+  slot:
+    type: input
+    say: Which time?
+    input: choice
+    options: [{ id: "18:00", text: "18:00" }, { id: "20:30", text: "20:30" }]
+    retries: { max: 3, exhausted: { goto: bye } }
+    save: slot
+    next: extras
+  extras:
+    type: input
+    say: Extras?
+    input: multi_choice
+    options: [{ id: wifi, text: Wi-Fi }, { id: parking, text: Parking }]
+    retries: { max: 3, exhausted: { goto: bye } }
+    save: extras
+    next: done
+  done: { type: end, say: "{{slot}} with {{extras}}" }
+  bye: { type: end, say: Bye }
+`,
+      },
+    ],
+    registry,
+    new Map(),
+  ).flows;
+
+  it('a choice id with ":" and a multi-select round-trip through signed buttons; /support is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-slots-'));
+    writeFileSync(
+      join(dir, 'slots.test.yaml'),
+      `flow: slots
+name: slot and extras
+turns:
+  - start: true
+    bot: { send: { text: Which time?, keyboard: [["18:00"], ["20:30"]] } }
+  - say: /support
+    bot: { send: "You are in the middle of “slots”. Answer the question above, or send /cancel to leave it." }
+  - press: "18:00"
+    bot: [{ answer: true }, { send: { text: Extras?, keyboard: [[Wi-Fi], [Parking], [Done]] } }]
+  - press: Parking
+    bot: [{ answer: true }, { edit: { text: Extras?, keyboard: [[Wi-Fi], ["✓ Parking"], [Done]] } }]
+  - press: Wi-Fi
+    bot: [{ answer: true }, { edit: { keyboard: [["✓ Wi-Fi"], ["✓ Parking"], [Done]] } }]
+  - press: Done
+    bot: [{ answer: true }, { send: "18:00 with wifi, parking" }]
+`,
+    );
+    const { transcripts: ts, problems } = loadTranscripts([dir]);
+    expect(problems).toEqual([]);
+    const r = await runTranscript(ts[0]!, { flows: booking });
+    expect(r.failure?.report).toBeUndefined();
+  }, 60_000);
+});
