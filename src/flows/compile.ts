@@ -40,16 +40,22 @@ export function withDefaults(f: FlowFile, step: Step): Step {
   };
 }
 
-/** The steps with a route that says `come_back: true`: where an edit returns to. */
-function comeBackSteps(f: FlowFile): string[] {
-  return Object.entries(f.steps)
-    .filter(([, st]) =>
-      [
-        ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
-        ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
-      ].some((r: Route) => r.come_back),
-    )
-    .map(([id]) => id);
+/** The routes of a step (buttons, typed text in a menu). */
+const routesOf = (st: Step): Route[] => [
+  ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
+  ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
+];
+
+/** The steps with a route that says `come_back: true` (where an edit returns to), and the steps edited. */
+function comeBackSteps(f: FlowFile): { from: string[]; edited: Set<string> } {
+  const from: string[] = [];
+  const edited = new Set<string>();
+  for (const [id, st] of Object.entries(f.steps)) {
+    const back = routesOf(st).filter((r) => r.come_back && r.goto);
+    if (back.length) from.push(id);
+    for (const r of back) edited.add(r.goto!);
+  }
+  return { from, edited };
 }
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
@@ -152,7 +158,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
       const ex = step.retries.exhausted;
       if (ex.call) calledFromRoutes.add(ex.call);
-      const comeBack = chain.length === 1 && prefix === '' && backs;
+      const comeBack = chain.length === 1 && prefix === '' && returns.edited.has(key);
       const answers = [
         // After an edit from a summary (`come_back: true`), an accepted answer returns to the summary.
         ...(comeBack
@@ -204,7 +210,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   };
 
   const returns = comeBackSteps(flow);
-  const backs = returns.length > 0;
+  const backs = returns.from.length > 0;
   const states = buildStates(flow, '', [flow.flow]);
   const rootOn: Record<string, unknown[]> = {
     'effect.done': [{ guard: guard('rendered', {}), actions: [act('keepMessageId', {})] }],
@@ -222,7 +228,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   rootOn.command!.push({ guard: guard('foreignCommand', {}), actions: [act('refuseCommand', {})] });
   if (backs) {
     states.__back = {
-      always: returns.map((id) => ({
+      always: returns.from.map((id) => ({
         guard: guard('backTo', { step: id }),
         target: id,
         actions: [act('comeBack', {})],
