@@ -58,7 +58,8 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   for (const t of texts) {
     if (!flow.i18n) {
       for (const v of [...t.text.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!.split('.')[0]!)) {
-        if (!saved.has(v))
+        // Built-in texts get their placeholders ({{min}}, {{flow}}, …) as variables.
+        if (!saved.has(v) && t.path[0] !== 'texts')
           report(
             t.path,
             'warning',

@@ -306,3 +306,24 @@ steps:${ASK(
     expect(relativeDate('-1d', NOW + DAY)).toBe('2026-03-15');
   });
 });
+
+describe('texts: overrides are checked like every text', () => {
+  it("an i18n flow's texts: override names a message id that must exist in every locale", () => {
+    const catalogs = new Map([['en', loadCatalog('en', 'en.ftl', 'ask = Name?\n')]]) as Map<string, never>;
+    const out = problemsOf(
+      {
+        demo: `flow: demo
+start: name
+i18n: { default_locale: en }
+texts: { error-text: my-error }
+steps:
+  name: { type: input, say: ask, input: text, retries: { max: 2, exhausted: { goto: bye } }, next: bye }
+  bye: { type: end }
+`,
+      },
+      undefined,
+      catalogs,
+    );
+    expect(out).toContain('error: message "my-error" is missing in locale en');
+  });
+});
