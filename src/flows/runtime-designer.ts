@@ -62,7 +62,7 @@ export function designerParts(k: DesignerKit) {
       if (s.type === 'call' && s.save_as)
         enqueue.assign({ vars: { ...context.vars, [s.save_as]: context.ret ?? null }, ret: null });
     }),
-    comeBack: assign({ back: undefined }),
+    comeBack: assign({ back: undefined, editing: undefined }),
     toggle: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = k.entry(p.s as string);
       if (e.step.type !== 'input') return;

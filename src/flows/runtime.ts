@@ -31,6 +31,8 @@ export interface FlowContext {
   picked?: string[];
   /** The step a `come_back: true` route returns to after the next accepted answer. */
   back?: string;
+  /** The step that `come_back` edit went to: entering any other step forgets `back`. */
+  editing?: string;
   /** The value a called flow's end step returned (`return:`), until the call step saves it. */
   ret?: unknown;
 }
@@ -218,7 +220,8 @@ export function runtimeFor(
     if (!route) return c;
     const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
     if (route.set) enqueue.assign({ vars: next.vars });
-    if (route.come_back && route.goto && e.topLevel) enqueue.assign({ back: e.id });
+    if (route.come_back && route.goto && e.topLevel) enqueue.assign({ back: e.id, editing: route.goto });
+    else if (route.goto && c.back !== undefined) enqueue.assign({ back: undefined, editing: undefined });
     if (route.say) send(enqueue, e, say(e, next, route.say));
     runEffects(e, next, route.do, enqueue, now);
     return next;
@@ -272,6 +275,9 @@ export function runtimeFor(
       const s = e.step;
       const c = enterCall(s, context, enqueue);
       enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
+      // A `come_back` edit is over once the conversation goes anywhere but the step being edited.
+      if (e.topLevel && c.back !== undefined && c.editing !== e.id)
+        enqueue.assign({ back: undefined, editing: undefined });
       render(e, { ...c, picked: [] }, enqueue);
       runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);

@@ -177,6 +177,7 @@ steps:
     const d = new Drive(
       compile(`flow: demo
 start: name
+commands: { restart: { goto: name } }
 steps:${ask('name', 'text', 'city')}${ask('city', 'text', 'summary')}
   summary:
     type: menu
@@ -195,7 +196,13 @@ steps:${ask('name', 'text', 'city')}${ask('city', 'text', 'summary')}
     d.text('Bob');
     expect(d.step).toBe('summary');
     expect(d.said).toEqual(['Bob from Oslo']);
-    // Once back, the flow goes on as written: a later edit of name would again go to city only with come_back.
+    // Going elsewhere mid-edit ends the edit: the restarted wizard goes on as written.
+    d.press('edit_name');
+    d.command('restart');
+    expect(d.said).toEqual(['name?']);
+    d.text('Cy');
+    expect(d.step).toBe('city');
+    d.text('Rome');
     d.press('ok');
     expect(d.said).toEqual(['Booked']);
   });
