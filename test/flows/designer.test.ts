@@ -327,3 +327,31 @@ steps:
     expect(out).toContain('error: message "my-error" is missing in locale en');
   });
 });
+
+describe('interruption policies written as commands', () => {
+  it('suspend and resume: a command that calls the other flow comes back to the open question', () => {
+    const r = compileAll({
+      demo: `flow: demo
+start: guests
+commands: { support: { call: support }, cancel: { goto: bye } }
+steps:${ASK('guests', 'integer', 'bye')}
+  bye: { type: end, say: "{{guests}} guests" }
+`,
+      support: `flow: support
+start: what
+triggers: [{ command: support }]
+steps:
+  what: { type: input, say: "What is wrong?", input: text, save: problem, retries: { max: 2, exhausted: { goto: over } }, next: over }
+  over: { type: end, say: "Noted: {{problem}}" }
+`,
+    });
+    expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const d = new Drive(r.flows.find((f) => f.id === 'demo')!);
+    d.command('support');
+    expect(d.said).toEqual(['What is wrong?']);
+    d.text('the app is slow');
+    expect(d.said).toEqual(['Noted: the app is slow', 'guests?']);
+    d.text('3');
+    expect(d.said).toEqual(['3 guests']);
+  });
+});
