@@ -64,6 +64,18 @@ export interface SessionInspector {
    * The next trigger starts a fresh session. False when no session was running.
    */
   end(conversationKey: string, reason?: string): boolean;
+  /** Calls that failed for good (dead letters), newest first: `botflow outbox retry` re-drives them. */
+  deadLetters(limit?: number): DeadLetter[];
+}
+
+/** A call that failed for good. */
+export interface DeadLetter {
+  outboxId: number;
+  conversationKey: string;
+  op: string;
+  attempts: number;
+  error: string | null;
+  failedAt: number | null;
 }
 
 function parse(text: string): unknown {
@@ -100,6 +112,15 @@ export function sessionInspector(
     return true;
   });
   return {
+    deadLetters: (limit = 100) =>
+      outbox.failed(limit).map((r) => ({
+        outboxId: r.id,
+        conversationKey: r.conversationKey,
+        op: r.op,
+        attempts: r.attempts,
+        error: r.error,
+        failedAt: r.finishedAt,
+      })),
     list: (query) => sessions.list(query).map(listing),
     get(key) {
       const row = sessions.get(key);

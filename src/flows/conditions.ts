@@ -41,7 +41,8 @@ export function evaluateCondition(
   vars: Readonly<Record<string, unknown>>,
   locale: string,
   registry: Registry,
-  now = 0,
+  /** The engine's clock at the event, for guards. */
+  now: number,
 ): boolean {
   if (c.all) return c.all.every((x) => evaluateCondition(x, vars, locale, registry, now));
   if (c.any) return c.any.some((x) => evaluateCondition(x, vars, locale, registry, now));

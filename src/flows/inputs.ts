@@ -248,6 +248,15 @@ export function readAnswer(step: InputStep, event: FlowEvent, scope: AnswerScope
 /** The built-in rule names; anything else must be a registered validator. */
 export const BUILTIN_RULES = new Set(['length', 'range', 'regex', 'one_of', 'integer']);
 
+/** Which input kinds each built-in rule can pass for; `botflow check` refuses other pairs. */
+export const RULE_KINDS: Record<string, readonly InputKind[]> = {
+  length: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  regex: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  range: ['number', 'integer', 'date', 'time'],
+  one_of: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  integer: ['number', 'integer'],
+};
+
 function checkRule(
   rule: Rule,
   value: unknown,

@@ -11,8 +11,6 @@ import type { InputKind, Route } from './schema.ts';
 
 /** Kinds whose answer is typed text (length and regex rules test the text). */
 const TYPED = new Set<InputKind>(['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url']);
-/** Kinds whose parsed value a range rule can compare. */
-const RANGED = new Set<InputKind>(['number', 'integer', 'date', 'time', 'text']);
 
 /** Runs the designer checks on one flow. */
 export function lintDesigner(x: LintInput, report: Report): void {
@@ -25,15 +23,6 @@ export function lintDesigner(x: LintInput, report: Report): void {
     (step.validate ?? []).forEach((rule, i) => {
       const where = [...p, 'validate', i];
       const bad = (why: string, hint: string) => report(where, 'error', why, hint);
-      if ((rule.rule === 'length' || rule.rule === 'regex') && !kinds.some((k) => TYPED.has(k)))
-        bad(`rule ${rule.rule} tests typed text; input ${kinds.join('/')} has none`, 'remove the rule');
-      if (rule.rule === 'range' && !kinds.some((k) => RANGED.has(k)))
-        bad(
-          `rule range cannot compare a ${kinds.join('/')} answer`,
-          'use it with number, integer, date or time',
-        );
-      if (rule.rule === 'integer' && !kinds.some((k) => k === 'number' || k === 'integer'))
-        bad(`rule integer needs a number input, not ${kinds.join('/')}`, 'use input: integer');
       if (rule.rule === 'range' && kinds.every((k) => k === 'number' || k === 'integer')) {
         for (const b of [rule.min, rule.max])
           if (typeof b === 'string')

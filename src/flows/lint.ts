@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
-import { BUILTIN_RULES } from './inputs.ts';
+import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
@@ -200,6 +200,16 @@ export function lintFlow(x: LintInput): Problem[] {
       (step.validate ?? []).forEach((v, i) => {
         const vp = [...p, 'validate', i];
         if (BUILTIN_RULES.has(v.rule)) {
+          const kinds = Array.isArray(step.input) ? step.input : [step.input];
+          const fits = RULE_KINDS[v.rule] ?? [];
+          if (!kinds.some((k) => fits.includes(k))) {
+            report(
+              [...vp, 'rule'],
+              'error',
+              `rule ${v.rule} can never pass for input ${kinds.join(', ')}`,
+              `it works for ${fits.join(', ')}; use a validator of yours for this input`,
+            );
+          }
           if ((v.rule === 'length' || v.rule === 'range') && v.min === undefined && v.max === undefined) {
             report(vp, 'error', `rule ${v.rule} needs min or max`);
           }

@@ -12,7 +12,10 @@ export interface FlowScope {
   locale: string;
   /** The rule's, condition's or effect call's `params` from the flow file. */
   params: Readonly<Record<string, unknown>>;
-  /** The event's time in ms: the engine's clock (virtual in transcripts). Never read the wall clock. */
+  /**
+   * The engine's clock at the event (ms since the epoch): the real time in production, the virtual clock
+   * in transcripts and replays. Use it, not `Date.now()`, for "a date not in the past".
+   */
   now: number;
 }
 

@@ -125,17 +125,20 @@ const common = {
     .optional()
     .describe('Where to go when the person stays silent'),
   on_stale: StalePolicy.optional(),
-  render: z.enum(['new', 'edit']).optional().describe('edit: redraw the previous bot message in place'),
+  render: z
+    .enum(['new', 'edit'])
+    .optional()
+    .describe('edit: replace the message whose button was pressed (after a typed answer: a new message)'),
 };
 
 const INPUT_KINDS = [
   'text',
   'number',
+  'integer',
   'email',
   'phone',
   'date',
   'time',
-  'integer',
   'url',
   'choice',
   'multi_choice',

@@ -185,31 +185,31 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 }
 
 function parseFlags(argv: string[]): Record<string, string | boolean | undefined> {
-  // `--no-<flag>` turns a boolean setting off (`--no-watch`); Node's parseArgs reads only `--<flag>`.
-  const negated: string[] = [];
-  const args = argv.filter((a) => {
-    const name = a.startsWith('--no-') ? a.slice(5) : undefined;
-    if (name && FLAG_OPTIONS[name]?.type === 'boolean') {
-      negated.push(name);
-      return false;
-    }
-    return true;
+  // `--no-watch` turns a boolean setting off (node's parseArgs has no negated options before Node 22).
+  const negated: Record<string, boolean> = {};
+  const rest = argv.filter((arg) => {
+    const name = /^--no-([\w-]+)$/.exec(arg)?.[1];
+    if (!name || FLAG_OPTIONS[name]?.type !== 'boolean') return true;
+    negated[name] = false;
+    return false;
   });
   try {
     const { values } = parseArgs({
-      args,
+      args: rest,
       options: FLAG_OPTIONS,
       strict: true,
       allowPositionals: false,
     });
-    for (const name of negated) (values as Record<string, unknown>)[name] = false;
-    return values as Record<string, string | boolean | undefined>;
+    return { ...(values as Record<string, string | boolean | undefined>), ...negated };
   } catch (error) {
-    const known = Object.keys(FLAG_OPTIONS)
-      .map((f) => `--${f}`)
-      .join(', ');
+    const flags = Object.keys(FLAG_OPTIONS).map((f) => `--${f}`);
+    const unknown = /Unknown option '(--?[\w-]+)/.exec((error as Error).message)?.[1];
+    const guess = unknown ? closest(unknown, flags) : undefined;
+    const message = unknown
+      ? `unknown option ${unknown}${guess ? `: did you mean ${guess}?` : ''}`
+      : (error as Error).message;
     throw new ConfigError([
-      { key: '', where: 'command line', message: `${(error as Error).message}. Options: ${known}` },
+      { key: '', where: 'command line', message: `${message} Options: ${flags.join(', ')}` },
     ]);
   }
 }

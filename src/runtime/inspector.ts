@@ -264,6 +264,9 @@ export class Inspector {
       }
       return this.conversation(key);
     });
+    app.get('/_inspector/dead-letters', async () => ({
+      deadLetters: this.#engine?.sessions.deadLetters() ?? [],
+    }));
     app.get('/_inspector/events', (req, reply) => {
       reply.hijack();
       const res = reply.raw;

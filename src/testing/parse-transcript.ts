@@ -17,7 +17,7 @@ export class Invalid extends Error {
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call'];
-const TOP = ['flow', 'name', 'person', 'start_at', 'clock', 'turns'];
+const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'turns'];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -108,6 +108,19 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
 
 function fail(path: Path, message: string, hint?: string): never {
   throw new Invalid(path, message, hint);
+}
+
+/** `clock: 2026-03-01T09:00:00Z` (or a date): where the transcript's virtual clock starts, in ms. */
+function clockOf(v: unknown): number {
+  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : undefined;
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
+  if (!Number.isFinite(ms))
+    fail(
+      ['clock'],
+      'clock is a date and time',
+      'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01',
+    );
+  return ms;
 }
 
 function personOf(v: unknown): Transcript['person'] {
@@ -318,14 +331,4 @@ function messageOf(v: unknown, path: Path): MessageExpectation {
     );
   }
   return out;
-}
-
-/** `clock: 2026-03-15T12:00:00Z` (or a date alone, at 09:00 UTC): where the virtual clock starts. */
-function clockOf(v: unknown): number {
-  const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : '';
-  const iso = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T09:00:00Z` : text;
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(iso) ? Date.parse(iso) : Number.NaN;
-  if (Number.isNaN(ms))
-    fail(['clock'], `clock "${String(v)}" is not a date and time`, 'write clock: 2026-03-15T12:00:00Z');
-  return ms;
 }

@@ -64,8 +64,8 @@ export interface Transcript {
   name: string;
   /** The person who talks to the bot. */
   person: { name: string; locale?: string };
-  startAt?: StartAt;
-  /** Where the virtual clock starts (ms since the epoch); default HARNESS_EPOCH, 2026-01-05T09:00:00Z. */
+  /** Where the virtual clock starts (ms since the epoch; `clock:` in the file). Default: HARNESS_EPOCH. */
   clock?: number;
+  startAt?: StartAt;
   turns: Turn[];
 }

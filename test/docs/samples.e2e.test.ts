@@ -117,10 +117,28 @@ const GIVEN: Record<string, { imports: string; types: string; run: string; after
     after: 'scheduler.close();\nawait api.close();\nawait sandbox.close();',
   },
   'client-scene': {
-    imports: '',
+    imports: [
+      "import { writeFileSync } from 'node:fs';",
+      "import { BotApi as SceneApi } from 'botflow-engine';",
+      "import { SandboxControl } from 'botflow-engine/sandbox';",
+    ].join('\n'),
     types:
-      'declare const callback_id: string;\ndeclare const subscribers: number[];\ndeclare const log: { warn(fields: object, message: string): void };',
-    run: '',
+      'declare const chatId: number;\ndeclare const callbackId: string;\ndeclare const subscribers: number[];\ndeclare const clip: string;',
+    run: [
+      // A person with a dialog, a keyboard they pressed, two subscribers and a video file, in the sandbox.
+      'const people = new SandboxControl(process.env.BOT_API_URL!);',
+      "const ann = await people.createUser({ first_name: 'Ann' });",
+      'const { chat_id: chatId } = await people.startBot(ann.user_id);',
+      'const scene = new SceneApi({ token: process.env.BOT_TOKEN!, baseUrl: process.env.BOT_API_URL! });',
+      "const menu = await scene.sendMessage({ chat_id: chatId, text: 'Save?', attachments: [{ type: 'inline_keyboard', payload: { buttons: [[{ type: 'callback', text: 'Save', payload: 'save' }]] } }] });",
+      "const press = await people.pressButton(ann.user_id, menu.message.body.mid, 'save');",
+      'const callbackId = String(press.callback_id);',
+      "const bob = await people.createUser({ first_name: 'Bob' });",
+      'const subscribers = [chatId, (await people.startBot(bob.user_id)).chat_id];',
+      'const clip = `${process.cwd()}/clip.mp4`;',
+      'writeFileSync(clip, Buffer.alloc(64 * 1024, 1));',
+      'await scene.close();',
+    ].join('\n'),
     after: '',
   },
 };

@@ -160,10 +160,9 @@ steps:${ASK(
 start: a
 steps:${ASK(
         'a',
-        'choice',
+        'contact',
         'b',
         `
-    options: [{ id: x, text: X }]
     validate: [{ rule: regex, pattern: x }]`,
       )}${ASK(
         'b',
@@ -183,9 +182,9 @@ steps:${ASK(
     });
     expect(out).toEqual(
       expect.arrayContaining([
-        'error: rule regex tests typed text; input choice has none',
+        'error: rule regex can never pass for input contact',
         'error: range bound "1" is text, but the answer is a number: no answer can pass',
-        'error: rule integer needs a number input, not photo',
+        'error: rule integer can never pass for input photo',
       ]),
     );
   });

@@ -33,6 +33,14 @@ describe('loadConfig', () => {
     expect(config.sandbox.port).toBe(3000);
   });
 
+  it('turns a boolean setting off with --no-<flag>, and guesses a misspelt flag', () => {
+    expect(loadConfig({ cwd: dir, env: {}, argv: ['--no-watch'] }).flows.watch).toBe(false);
+    expect(loadConfig({ cwd: dir, env: {}, argv: ['--watch'] }).flows.watch).toBe(true);
+    expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--wach'] }))[0]).toMatch(
+      /^command line: unknown option --wach: did you mean --watch\?/,
+    );
+  });
+
   it('refuses a token with whitespace as a configuration problem, without showing it', () => {
     const problems = problemsOf(() =>
       loadConfig({ cwd: dir, env: { BOTFLOW_TOKEN: `${TOKEN}\n` }, argv: [] }),
@@ -156,7 +164,7 @@ describe('loadConfig', () => {
       'BOTFLOW_PORT: expected a number, got "eighty"',
     ]);
     expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--prot', '1'] }))[0]).toMatch(
-      /^command line: Unknown option '--prot'.*--port/,
+      /^command line: unknown option --prot: did you mean --port\?/,
     );
     expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: ['--config', 'nope.yaml'] }))[0]).toMatch(
       /the configuration file nope\.yaml does not exist/,

@@ -12,6 +12,7 @@ import { updateEntry } from '../../src/intake/update-entry.ts';
 import { describeEvent, flowGraph, Inspector } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { OutboxStore } from '../../src/store/outbox.ts';
 
 let flows: FlowDefinition[];
 const open: { app: FastifyInstance; engine?: Engine }[] = [];
@@ -113,6 +114,41 @@ describe('the inspector API', () => {
     expect(body.timers.map((t: { name: string }) => t.name).join(' ')).toContain('ask_name');
     expect(body.history).toMatchObject([{ summary: 'bot started (payload from-readme)', status: 'done' }]);
     expect((await get(app, '/_inspector/conversation?key=u:7')).body.session.flowId).toBe('signup');
+  });
+
+  it('lists the calls that failed for good', async () => {
+    const { app, db, engine, inspector } = await panelServer();
+    inspector.attach({ engine, flows, problems: [] });
+    const outbox = new OutboxStore(db);
+    outbox.insert({
+      conversationKey: 'u:7',
+      revision: 1,
+      seq: 1,
+      orderKey: 'chat:7',
+      chatId: 7,
+      kind: 'api',
+      op: 'sendMessage',
+      args: '{"chat_id":7,"text":"hi"}',
+      ref: null,
+      priority: 'reply',
+      createdAt: 1,
+    });
+    outbox.claim(1, 2);
+    outbox.finish(1, { status: 'failed', error: 'chat.denied: the person blocked the bot' }, 3);
+    const { status, body } = await get(app, '/_inspector/dead-letters');
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      deadLetters: [
+        {
+          outboxId: 1,
+          conversationKey: 'u:7',
+          op: 'sendMessage',
+          attempts: 1,
+          error: 'chat.denied: the person blocked the bot',
+          failedAt: 3,
+        },
+      ],
+    });
   });
 
   it('refuses a conversation request without a person or a key, saying what to give', async () => {
