@@ -3,7 +3,7 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, createEmptyActor } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
 import {
   EFFECT_ACTION,
   type Effect,
@@ -90,15 +90,16 @@ interface PureScope {
 }
 
 const noop = () => {};
+const EMPTY_MACHINE = createMachine({});
 const scopes = new WeakMap<AnyStateMachine, PureScope>();
 
 function scopeOf(machine: AnyStateMachine): PureScope {
   let scope = scopes.get(machine);
   if (!scope) {
-    // An empty actor only gives the scope a `self` and a `system`. createActor(machine) would compute the
-    // machine's initial snapshot in its constructor, running the start step's entry actions (and the
-    // registry's effect factories) once more, without input.
-    const self = createEmptyActor();
+    // A never-started actor of an empty machine: it only gives the scope a `self` and a `system`. An actor
+    // of the flow's own machine would compute its initial state here, running the start step's entry
+    // (its effect factories included) once more than the step that starts a session.
+    const self = createActor(EMPTY_MACHINE);
     scope = {
       self,
       system: self.system,

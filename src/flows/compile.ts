@@ -111,8 +111,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     };
     if (step.type === 'branch') {
       return {
-        // `pass` does nothing but names the step, so coverage sees branch steps being passed through.
-        entry: [act('pass', s)],
+        // Nothing to draw, but entering is recorded (coverage counts branch steps and their routes).
+        entry: enter,
         always: [
           ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, i }), target: c.goto })),
           { target: step.else },

@@ -1,6 +1,6 @@
 /**
  * The run-time parts of the designer patterns: sub-flow parameters and return values, `come_back`,
- * multi-select toggles, the refusal of other flows' commands, and branch steps' `pass` entry.
+ * multi-select toggles and the refusal of other flows' commands.
  * Kept beside runtime.ts, which hands in the helpers it shares.
  */
 import { assign, enqueueActions } from 'xstate';
@@ -55,8 +55,6 @@ type P = Record<string, unknown>;
 /** The named actions and guards of the designer patterns. */
 export function designerParts(k: DesignerKit) {
   const actions = {
-    /** A branch step's entry: does nothing, but names the step (coverage counts it as reached). */
-    pass: enqueueActions(() => {}),
     called: enqueueActions(({ context, enqueue }: Args, p: P) => {
       const s = k.entry(p.s as string).step;
       if (s.type === 'call' && s.save_as)

@@ -278,7 +278,9 @@ export function runtimeFor(
       // A `come_back` edit is over once the conversation goes anywhere but the step being edited.
       if (e.topLevel && c.back !== undefined && c.editing !== e.id)
         enqueue.assign({ back: undefined, editing: undefined });
-      render(e, { ...c, picked: [] }, enqueue);
+      // `render: edit` redraws the message whose button was pressed; anything else (a typed answer, a
+      // command, a timer) gets a new message below, so nothing the person answered is rewritten above them.
+      render(e, { ...c, picked: [] }, enqueue, (event as { type?: string }).type !== 'button');
       runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),

@@ -128,7 +128,9 @@ const common = {
   render: z
     .enum(['new', 'edit'])
     .optional()
-    .describe('edit: replace the message whose button was pressed (after a typed answer: a new message)'),
+    .describe(
+      'edit: after a button press, redraw the pressed message; after typed input a new message is sent',
+    ),
 };
 
 const INPUT_KINDS = [

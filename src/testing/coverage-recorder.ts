@@ -7,7 +7,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { FlowDefinition } from '../engine/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
-const WATCHED = ['enter', 'pass', 'route', 'accept', 'reject', 'remind'];
+const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind'];
 
 /** What the dialogs reached, per flow. */
 export class CoverageRecorder {
@@ -34,8 +34,7 @@ export class CoverageRecorder {
   /** Called for every watched action resolved by a flow machine. */
   action(flowId: string, type: string, params: Record<string, unknown>): void {
     const s = String(params.s ?? '');
-    // `pass` is a branch step's entry: the step is reached like any other, and left at once.
-    if (type === 'enter' || type === 'pass') {
+    if (type === 'enter') {
       this.visit('', flowId, s);
       if (this.#pending?.flowId === flowId) {
         this.#edge(flowId, { from: this.#pending.from, label: this.#pending.label, to: s });
