@@ -2,11 +2,17 @@
  * The `botflow` command. Each subcommand lives beside the module it drives and is loaded on demand,
  * so `botflow check` never opens a database and `botflow sandbox` never loads the engine.
  */
+import { closest } from './flows/problems.ts';
 
 /** A subcommand: `run` gets the arguments after its name and returns the exit code. */
 export interface Command {
   summary: string;
   run(args: string[]): Promise<number>;
+  /**
+   * Its long options without `--` (`help` is implied). When given, `main` refuses any other `--option`
+   * with a "did you mean" before the command runs.
+   */
+  options?: readonly string[];
 }
 
 type CommandLoader = { summary: string; load: () => Promise<{ command: Command }> };
@@ -79,5 +85,25 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { command } = await entry.load();
+  const unknown = command.options ? unknownOption(rest, command.options) : undefined;
+  if (unknown) {
+    console.error(`botflow ${name}: ${unknown}\nbotflow ${name} --help lists every option`);
+    return 2;
+  }
   return command.run(rest);
+}
+
+/** The first `--option` in `args` that the command does not know, as a message with a guess. */
+export function unknownOption(args: readonly string[], options: readonly string[]): string | undefined {
+  const known = [...options, 'help'];
+  for (const arg of args) {
+    if (arg === '--') break;
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2).split('=')[0]!;
+    if (known.includes(name) || (name.startsWith('no-') && known.includes(name.slice(3)))) continue;
+    const negated = name.startsWith('no-') && !known.includes(name) ? 'no-' : '';
+    const guess = closest(name.slice(negated.length), known);
+    return `unknown option --${name}${guess ? `; did you mean --${negated}${guess}?` : ''}`;
+  }
+  return undefined;
 }

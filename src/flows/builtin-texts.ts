@@ -1,62 +1,110 @@
 /**
- * The texts botflow itself says (an answer that is not a number, a command refused mid-dialog), in every
- * locale it ships: English and Russian. A flow with `i18n` overrides any of them in its own catalogs with
- * the message id `botflow-<key>` (e.g. `botflow-error-number = Send digits, please.`); a locale botflow
- * does not ship and the catalog does not cover falls back to English, and `botflow check` says so.
+ * The texts botflow itself says (an answer it cannot read, a refused command, the multi-select "Done"
+ * button), as catalogs per locale. A flow overrides any of them with `texts: { <key>: … }` (a literal, or a
+ * message id with `i18n`); an i18n flow may instead define `botflow-<key>` in its own catalogs.
  */
 
-/** Every built-in text, by key; `{$command}` and `{$leave}` are filled in where they apply. */
-export const BUILTIN_TEXTS = {
-  en: {
-    'error-text': 'Please send a text message.',
-    'error-number': 'Please send a number, like 42.',
-    'error-integer': 'Please send a whole number, like 3.',
-    'error-email': 'Please send an email address, like name@example.com.',
-    'error-phone': 'Please send a phone number, like +1 555 010 0000.',
-    'error-date': 'Please send a date, like 2026-03-31 or 31.03.2026.',
-    'error-choice': 'Please choose one of the buttons.',
-    'error-contact': 'Please share a contact with the button below.',
-    'error-location': 'Please share a location.',
-    'error-photo': 'Please send a photo.',
-    'error-file': 'Please send a file.',
-    'command-refused':
-      '/{$command} is not available right now: please finish this step first, or send /{$leave} to stop.',
-    'command-refused-stay': '/{$command} is not available right now: please finish this step first.',
-  },
-  ru: {
-    'error-text': 'Пожалуйста, отправьте текстовое сообщение.',
-    'error-number': 'Пожалуйста, отправьте число, например 42.',
-    'error-integer': 'Пожалуйста, отправьте целое число, например 3.',
-    'error-email': 'Пожалуйста, отправьте адрес электронной почты, например name@example.com.',
-    'error-phone': 'Пожалуйста, отправьте номер телефона, например +7 900 123-45-67.',
-    'error-date': 'Пожалуйста, отправьте дату, например 31.03.2026.',
-    'error-choice': 'Пожалуйста, выберите одну из кнопок.',
-    'error-contact': 'Пожалуйста, поделитесь контактом кнопкой ниже.',
-    'error-location': 'Пожалуйста, отправьте геопозицию.',
-    'error-photo': 'Пожалуйста, отправьте фотографию.',
-    'error-file': 'Пожалуйста, отправьте файл.',
-    'command-refused':
-      '/{$command} сейчас недоступна: сначала завершите этот шаг или отправьте /{$leave}, чтобы прервать.',
-    'command-refused-stay': '/{$command} сейчас недоступна: сначала завершите этот шаг.',
-  },
-} as const;
+/** Keys of the built-in texts. `{$x}` placeholders are filled in by `builtinText`. */
+export const BUILTIN_TEXT_KEYS = [
+  'error-text',
+  'error-number',
+  'error-integer',
+  'error-email',
+  'error-phone',
+  'error-date',
+  'error-time',
+  'error-url',
+  'error-choice',
+  'error-multi_choice',
+  'error-contact',
+  'error-location',
+  'error-photo',
+  'error-file',
+  'rule-length',
+  'rule-range',
+  'rule-regex',
+  'rule-one_of',
+  'rule-validator-missing',
+  'command-refused',
+  'command-refused-stuck',
+  'multi-done',
+  'stale',
+] as const;
+export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
-/** The key of a built-in text. */
-export type BuiltinKey = keyof (typeof BUILTIN_TEXTS)['en'];
+type BuiltinCatalog = Record<BuiltinTextKey, string>;
 
-/** Locales botflow ships its texts in. */
-export const BUILTIN_LOCALES = Object.keys(BUILTIN_TEXTS) as (keyof typeof BUILTIN_TEXTS)[];
+const en: BuiltinCatalog = {
+  'error-text': 'Please send a text message.',
+  'error-number': 'Please send a number, like 42.',
+  'error-integer': 'Please send a whole number, like 3.',
+  'error-email': 'Please send an email address, like name@example.com.',
+  'error-phone': 'Please send a phone number, like +1 555 010 0000.',
+  'error-date': 'Please send a date, like 2026-03-31 or 31.03.2026.',
+  'error-time': 'Please send a time of day, like 18:30.',
+  'error-url': 'Please send a web address, like https://example.com.',
+  'error-choice': 'Please choose one of the buttons.',
+  'error-multi_choice': 'Please pick with the buttons, then press “{$done}”.',
+  'error-contact': 'Please share a contact with the button below.',
+  'error-location': 'Please share a location.',
+  'error-photo': 'Please send a photo.',
+  'error-file': 'Please send a file.',
+  'rule-length': 'Please use {$min} to {$max} characters.',
+  'rule-range': 'Please send a value from {$min} to {$max}.',
+  'rule-regex': 'That does not look right, please try again.',
+  'rule-one_of': 'Please choose one of the offered values.',
+  'rule-validator-missing': 'No validator named "{$name}" is registered.',
+  'command-refused':
+    'You are in the middle of “{$flow}”. Answer the question above, or send {$leave} to leave it.',
+  'command-refused-stuck': 'You are in the middle of “{$flow}”. Please answer the question above first.',
+  'multi-done': 'Done',
+  stale: 'This menu is outdated.',
+};
 
-/** The message id under which a flow's catalog overrides a built-in text. */
-export const overrideId = (key: BuiltinKey): string => `botflow-${key}`;
+const ru: BuiltinCatalog = {
+  'error-text': 'Пожалуйста, отправьте текстовое сообщение.',
+  'error-number': 'Пожалуйста, отправьте число, например 42.',
+  'error-integer': 'Пожалуйста, отправьте целое число, например 3.',
+  'error-email': 'Пожалуйста, отправьте адрес почты, например name@example.com.',
+  'error-phone': 'Пожалуйста, отправьте номер телефона, например +7 900 000 00 00.',
+  'error-date': 'Пожалуйста, отправьте дату, например 31.03.2026.',
+  'error-time': 'Пожалуйста, отправьте время, например 18:30.',
+  'error-url': 'Пожалуйста, отправьте адрес сайта, например https://example.com.',
+  'error-choice': 'Пожалуйста, выберите одну из кнопок.',
+  'error-multi_choice': 'Пожалуйста, отметьте варианты кнопками и нажмите «{$done}».',
+  'error-contact': 'Пожалуйста, поделитесь контактом кнопкой ниже.',
+  'error-location': 'Пожалуйста, отправьте геолокацию.',
+  'error-photo': 'Пожалуйста, отправьте фото.',
+  'error-file': 'Пожалуйста, отправьте файл.',
+  'rule-length': 'Пожалуйста, используйте от {$min} до {$max} символов.',
+  'rule-range': 'Пожалуйста, отправьте значение от {$min} до {$max}.',
+  'rule-regex': 'Похоже, здесь ошибка. Попробуйте ещё раз.',
+  'rule-one_of': 'Пожалуйста, выберите одно из предложенных значений.',
+  'rule-validator-missing': 'Валидатор «{$name}» не зарегистрирован.',
+  'command-refused': 'Сейчас идёт «{$flow}». Ответьте на вопрос выше или отправьте {$leave}, чтобы выйти.',
+  'command-refused-stuck': 'Сейчас идёт «{$flow}». Сначала ответьте на вопрос выше.',
+  'multi-done': 'Готово',
+  stale: 'Это меню устарело.',
+};
 
-/** The built-in text for `locale` (its language, then English), with `args` filled in. */
+/** The built-in catalogs by language. */
+export const BUILTIN_CATALOGS: Readonly<Record<string, BuiltinCatalog>> = { en, ru };
+
+/** True when botflow ships its texts for this locale (by language: `ru-RU` uses `ru`). */
+export function hasBuiltinCatalog(locale: string): boolean {
+  return languageOf(locale) in BUILTIN_CATALOGS;
+}
+
+function languageOf(locale: string): string {
+  return locale.toLowerCase().split(/[-_]/)[0] ?? 'en';
+}
+
+/** A built-in text in the person's locale (English when botflow has no catalog for it). */
 export function builtinText(
-  key: BuiltinKey,
-  locale: string,
-  args: Readonly<Record<string, string>> = {},
+  key: BuiltinTextKey,
+  locale: string | undefined,
+  args: Readonly<Record<string, string | number>> = {},
 ): string {
-  const language = locale.toLowerCase().split(/[-_]/)[0] as keyof typeof BUILTIN_TEXTS;
-  const template: string = (BUILTIN_TEXTS[language] ?? BUILTIN_TEXTS.en)[key];
-  return template.replace(/\{\$(\w+)\}/g, (_, name: string) => args[name] ?? '');
+  const catalog = BUILTIN_CATALOGS[languageOf(locale ?? 'en')] ?? en;
+  return catalog[key].replace(/\{\$(\w+)\}/g, (_, name: string) => String(args[name] ?? '…'));
 }

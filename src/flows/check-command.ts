@@ -16,6 +16,7 @@ locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Prints file:lin
 Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
 
 export const command: Command = {
+  options: ['registry'],
   summary: 'check flow files: schema, references, i18n keys, platform limits',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {

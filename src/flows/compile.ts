@@ -6,7 +6,7 @@
 import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/contract.ts';
 import type { Registry } from './registry.ts';
-import { type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
+import { COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
@@ -27,8 +27,36 @@ export interface CompileContext {
 }
 
 type StateConfig = Record<string, unknown>;
-/** Step key of the flow-level entry that global commands run in (no step id starts with #). */
-const COMMANDS_KEY = '#commands';
+const COMMANDS_KEY = COMMANDS_ENTRY;
+
+/** A step with the flow's `defaults:` filled in (reminders and idle timeouts of input steps). */
+export function withDefaults(f: FlowFile, step: Step): Step {
+  const d = f.defaults;
+  if (step.type !== 'input' || !d) return step;
+  return {
+    ...step,
+    ...(step.remind === undefined && d.remind ? { remind: d.remind } : {}),
+    ...(step.idle === undefined && d.idle ? { idle: d.idle } : {}),
+  };
+}
+
+/** The routes of a step (buttons, typed text in a menu). */
+const routesOf = (st: Step): Route[] => [
+  ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
+  ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
+];
+
+/** The steps with a route that says `come_back: true` (where an edit returns to), and the steps edited. */
+function comeBackSteps(f: FlowFile): { from: string[]; edited: Set<string> } {
+  const from: string[] = [];
+  const edited = new Set<string>();
+  for (const [id, st] of Object.entries(f.steps)) {
+    const back = routesOf(st).filter((r) => r.come_back && r.goto);
+    if (back.length) from.push(id);
+    for (const r of back) edited.add(r.goto!);
+  }
+  return { from, edited };
+}
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
 
@@ -62,10 +90,11 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   const buildStates = (f: FlowFile, prefix: string, chain: string[]): Record<string, StateConfig> => {
     const topLevel = chain.length === 1;
     const states: Record<string, StateConfig> = {};
-    for (const [id, step] of Object.entries(f.steps)) {
+    for (const [id, raw] of Object.entries(f.steps)) {
+      const step = withDefaults(f, raw);
       const key = `${prefix}${id}`;
       steps.set(key, { key, id, flow: f, step, text: rendererOf(f), format: f.format ?? 'html', topLevel });
-      if ('render' in step && step.render === 'edit') usesEdit = true;
+      if (('render' in step && step.render === 'edit') || f.defaults?.render === 'edit') usesEdit = true;
       states[id] = stateFor(f, key, step, prefix, chain);
     }
     return states;
@@ -129,7 +158,18 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
       const ex = step.retries.exhausted;
       if (ex.call) calledFromRoutes.add(ex.call);
+      const comeBack = chain.length === 1 && prefix === '' && returns.edited.has(key);
       const answers = [
+        // After an edit from a summary (`come_back: true`), an accepted answer returns to the summary.
+        ...(comeBack
+          ? [
+              {
+                guard: guard('answer', { ...s, back: true }),
+                target: `#${flow.flow}.__back`,
+                actions: [act('accept', s)],
+              },
+            ]
+          : []),
         ...next.map((n, i) => ({
           guard: guard('answer', typeof step.next === 'string' ? s : { ...s, i }),
           target: n.goto,
@@ -143,8 +183,11 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         { guard: guard('answerEvent', s), actions: [act('reject', s)] },
       ];
       for (const t of answers) add('message', t);
-      for (const t of answers) add('command', t);
-      if (step.options) for (const t of answers) add('button', t);
+      // Commands are never answers: the flow's own commands and the refusal of others live at the root.
+      if (step.options) {
+        add('button', { guard: guard('toggle', s), actions: [act('toggle', s)] });
+        for (const t of answers) add('button', t);
+      }
       return { entry: enter, exit: leave, on };
     }
     if (step.type === 'menu') {
@@ -152,7 +195,6 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         ? routeTransition(key, 'on_text', step.on_text)
         : { actions: [act('rerender', { ...s, fresh: true })] };
       add('message', text);
-      add('command', { guard: guard('local', {}), ...text });
       return { entry: enter, exit: leave, on };
     }
     // call: the called flow runs as nested states; its end continues at `next`.
@@ -163,10 +205,12 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       on,
       initial: callee.start,
       states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow]),
-      onDone: { target: step.next },
+      onDone: { target: step.next, actions: [act('called', s)] },
     };
   };
 
+  const returns = comeBackSteps(flow);
+  const backs = returns.from.length > 0;
   const states = buildStates(flow, '', [flow.flow]);
   const rootOn: Record<string, unknown[]> = {
     'effect.done': [{ guard: guard('rendered', {}), actions: [act('keepMessageId', {})] }],
@@ -180,9 +224,17 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
-  // A command of another flow mid-dialog is no wrong answer: it is refused with a word on how to go on,
-  // uses up no retry, and the step stays where it is (the last, unguarded command transition).
-  rootOn.command!.push({ actions: [act('refuseCommand', {})] });
+  // Any other command: another flow's (or an unknown one) is refused with a word on how to leave.
+  rootOn.command!.push({ guard: guard('foreignCommand', {}), actions: [act('refuseCommand', {})] });
+  if (backs) {
+    states.__back = {
+      always: returns.from.map((id) => ({
+        guard: guard('backTo', { step: id }),
+        target: id,
+        actions: [act('comeBack', {})],
+      })),
+    };
+  }
   // Flows called from buttons or commands run beside the steps and return to the step they were called from.
   for (const callee of calledFromRoutes) {
     const f = cx.flows.get(callee)!;

@@ -1,5 +1,6 @@
 /** The small condition language of flow files: comparisons, all/any/not and registered guards. */
 import type { Registry } from './registry.ts';
+import { relativeDate } from './relative-dates.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { Condition } from './schema.ts';
 
@@ -31,7 +32,10 @@ function compare(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
-/** Evaluates a condition against the conversation's variables. Unknown or mismatched values are false. */
+/**
+ * Evaluates a condition against the conversation's variables. Unknown or mismatched values are false.
+ * `now` is the event's time: guards receive it, and comparisons with `today` / `+30d` resolve on it.
+ */
 export function evaluateCondition(
   c: Condition,
   vars: Readonly<Record<string, unknown>>,
@@ -49,7 +53,7 @@ export function evaluateCondition(
   }
   if (c.var === undefined) return false;
   const v = readVar(vars, c.var);
-  const cmp = (b: unknown) => compare(v, b);
+  const cmp = (b: unknown) => compare(v, typeof b === 'string' ? (relativeDate(b, now) ?? b) : b);
   if (c.exists !== undefined && (v !== undefined && v !== null && v !== '') !== c.exists) return false;
   if (c.eq !== undefined && !(v === c.eq || (typeof c.eq === 'number' && cmp(c.eq) === 0))) return false;
   if (c.ne !== undefined && (v === c.ne || (typeof c.ne === 'number' && cmp(c.ne) === 0))) return false;

@@ -41,6 +41,11 @@ export function walkFlow(flow: FlowFile) {
     route(['commands', name], undefined, cmd, `/${name}`);
   const stale = flow.defaults?.on_stale;
   if (stale && typeof stale === 'object') text(['defaults', 'on_stale', 'notify'], stale.notify);
+  (flow.defaults?.remind ?? []).forEach((r, i) => {
+    text(['defaults', 'remind', i, 'say'], r.say);
+  });
+  text(['defaults', 'idle', 'say'], flow.defaults?.idle?.say);
+  for (const [key, t] of Object.entries(flow.texts ?? {})) text(['texts', key], t);
   for (const [id, step] of Object.entries(flow.steps)) {
     const p = ['steps', id] as const;
     if ('say' in step) text([...p, 'say'], step.say);

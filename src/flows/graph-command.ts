@@ -7,6 +7,7 @@ import { flowToMermaid } from './mermaid.ts';
 import { formatProblem } from './problems.ts';
 
 export const command: Command = {
+  options: [],
   summary: 'print a flow as a Mermaid state diagram',
   async run(args) {
     const usage =

@@ -1,10 +1,12 @@
 /**
  * Reading an answer: accept (content kind) → parse → validate (ordered rules, each with its own error).
- * Pure functions of the step and the event, so the compiled machine's guards and actions can call them.
+ * Pure functions of the step, the event and the event's time, so the compiled machine's guards and actions
+ * can call them.
  */
 import type { FlowEvent } from '../engine/contract.ts';
-import type { BuiltinKey } from './builtin-texts.ts';
+import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
+import { relativeDate } from './relative-dates.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { InputKind, InputStep, Rule } from './schema.ts';
 
@@ -12,22 +14,39 @@ import type { InputKind, InputStep, Rule } from './schema.ts';
 export type SayText =
   | { flowText: string }
   | { literal: string }
-  | { builtin: BuiltinKey; args?: Record<string, string> };
+  | { builtin: BuiltinTextKey; args?: Record<string, string | number> };
 
 export type InputResult = { ok: true; value: unknown } | { ok: false; error: SayText };
 
-/** The built-in text that says what an answer of each kind looks like (builtin-texts.ts). */
-const DEFAULT_ERRORS = (kind: InputKind): BuiltinKey => `error-${kind}`;
+/** What reading an answer may look at besides the step and the event. */
+export interface AnswerScope {
+  vars: Readonly<Record<string, unknown>>;
+  locale: string;
+  registry: Registry;
+  /** The event's time (the engine's clock, virtual in transcripts), for relative dates and validators. */
+  now: number;
+  /** The options picked so far on a `multi_choice` step. */
+  picked?: readonly string[];
+}
 
-type Answer = { text?: string; attachments: Record<string, unknown>[]; button?: string };
+/** The id of the button that ends a multi-select. */
+export const MULTI_DONE = '__done';
+
+type Answer = {
+  text?: string;
+  attachments: Record<string, unknown>[];
+  button?: string;
+  command?: boolean;
+};
 
 function answerOf(event: FlowEvent): Answer | undefined {
   if (event.type === 'message') {
     return { text: event.text, attachments: event.attachments as unknown as Record<string, unknown>[] };
   }
   // A command that is not one of the flow's global commands is never an answer (/support is not a name).
-  if (event.type === 'command') return { attachments: [] };
-  if (event.type === 'button') return { button: event.button, attachments: [] };
+  if (event.type === 'command') return { attachments: [], command: true };
+  // Choice ids may hold `:` (a time "18:00"): the engine splits `id:value` payloads, so join them back.
+  if (event.type === 'button') return { button: pressedId(event), attachments: [] };
   return undefined;
 }
 
@@ -71,7 +90,11 @@ export function phoneFromVcf(vcf: unknown): string | undefined {
   return undefined;
 }
 
-function parseOne(kind: InputKind, step: InputStep, a: Answer): unknown {
+function pressedId(event: FlowEvent & { type: 'button' }): string {
+  return event.value === undefined ? event.button : `${event.button}:${event.value}`;
+}
+
+function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScope): unknown {
   const text = a.text?.trim();
   const att = a.attachments;
   switch (kind) {
@@ -81,10 +104,37 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer): unknown {
       if (!text || !/^[-+]?\d+([.,]\d+)?$/.test(text)) return undefined;
       return Number(text.replace(',', '.'));
     }
-    case 'integer': {
-      if (!text || !/^[-+]?\d+$/.test(text)) return undefined; // "2,5" or "2.5" is no whole number
-      const n = Number(text);
-      return Number.isSafeInteger(n) ? n : undefined;
+    case 'integer':
+      return text && /^[-+]?\d{1,15}$/.test(text) ? Number(text) : undefined;
+    case 'time': {
+      const m = text ? /^(\d{1,2})[:.h](\d{2})$/.exec(text) : null;
+      if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) return undefined;
+      return `${m[1]!.padStart(2, '0')}:${m[2]}`;
+    }
+    case 'url': {
+      if (!text || /\s/.test(text)) return undefined;
+      try {
+        const u = new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.includes('.')
+          ? u.href
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    case 'multi_choice': {
+      const options = step.options ?? [];
+      if (a.button === MULTI_DONE) {
+        const picked = scope.picked ?? [];
+        return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
+      }
+      if (!text) return undefined;
+      const ids = text
+        .split(/[,;]/)
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean);
+      const chosen = options.filter((o) => ids.includes(o.id.toLowerCase()));
+      return chosen.length && chosen.length === new Set(ids).size ? chosen.map((o) => o.id) : undefined;
     }
     case 'email':
       return text && isEmail(text) ? text.toLowerCase() : undefined;
@@ -98,7 +148,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer): unknown {
       return digits.length >= 7 && digits.length <= 15 ? `+${digits}` : undefined;
     }
     case 'date':
-      return text ? parseDate(text) : undefined;
+      return text ? (parseDate(text) ?? relativeDate(text, scope.now)) : undefined;
     case 'choice': {
       const options = step.options ?? [];
       if (a.button) return options.find((o) => o.id === a.button)?.id;
@@ -151,97 +201,101 @@ export function kindsOf(step: InputStep): InputKind[] {
 
 /** True when the event is an answer this step reads (texts, attachments, and its choice buttons). */
 export function isAnswerEvent(step: InputStep, event: FlowEvent): boolean {
-  // A command is never an answer: /support is not a name (the flow refuses it with a word on how to go on).
-  if (event.type === 'message') return true;
-  return (
-    event.type === 'button' &&
-    kindsOf(step).includes('choice') &&
-    !!step.options?.some((o) => o.id === event.button)
-  );
+  if (event.type === 'message' || event.type === 'command') return true;
+  if (event.type !== 'button') return false;
+  const id = pressedId(event);
+  const kinds = kindsOf(step);
+  if (kinds.includes('multi_choice')) return id === MULTI_DONE;
+  return kinds.includes('choice') && !!step.options?.some((o) => o.id === id);
 }
 
+/** The option a press toggles on a `multi_choice` step, if it is one. */
+export function toggledOption(step: InputStep, event: FlowEvent): string | undefined {
+  if (event.type !== 'button' || !kindsOf(step).includes('multi_choice')) return undefined;
+  const id = pressedId(event);
+  return step.options?.some((o) => o.id === id) ? id : undefined;
+}
+
+/** Kinds whose answer is typed text: `length` and `regex` rules test that text. */
+const TEXT_KINDS = new Set<InputKind>(['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url']);
+
 /** Parses and validates the answer in `event` for an input step. */
-export function readAnswer(
-  step: InputStep,
-  event: FlowEvent,
-  vars: Readonly<Record<string, unknown>>,
-  locale: string,
-  registry: Registry,
-): InputResult {
-  const now = typeof event.meta?.now === 'number' ? event.meta.now : Date.now();
+export function readAnswer(step: InputStep, event: FlowEvent, scope: AnswerScope): InputResult {
   const a = answerOf(event);
   const kinds = kindsOf(step);
   const fail = (): InputResult => ({
     ok: false,
-    error: step.error ? { flowText: step.error } : { builtin: DEFAULT_ERRORS(kinds[0]!) },
+    error: step.error ? { flowText: step.error } : { builtin: `error-${kinds[0]!}` as BuiltinTextKey },
   });
-  if (!a) return fail();
+  if (!a || a.command) return fail();
   let value: unknown;
-  for (const kind of kinds) {
-    value = parseOne(kind, step, a);
+  let kind: InputKind | undefined;
+  for (const k of kinds) {
+    value = parseOne(k, step, a, scope);
+    kind = k;
     if (value !== undefined) break;
   }
-  if (value === undefined) return fail();
+  if (value === undefined || !kind) return fail();
+  // Rules about the typed text (length, regex) test what the person typed, not the parsed value.
+  const typed = TEXT_KINDS.has(kind) ? a.text?.trim() : undefined;
   for (const rule of step.validate ?? []) {
-    // Text rules (length, regex) read what the person typed, whatever the answer parsed to.
-    const subject = TEXT_RULES.has(rule.rule) && typeof a.text === 'string' ? a.text.trim() : value;
-    const verdict = checkRule(rule, subject, vars, locale, registry, now);
+    const verdict = checkRule(rule, value, typed, scope);
     if (verdict !== true) return { ok: false, error: verdict };
   }
   return { ok: true, value };
 }
 
 /** The built-in rule names; anything else must be a registered validator. */
-export const BUILTIN_RULES = new Set(['length', 'range', 'regex', 'one_of']);
-
-/** Rules that test the text the person typed (for a number, "007" has 3 characters). */
-const TEXT_RULES = new Set(['length', 'regex']);
+export const BUILTIN_RULES = new Set(['length', 'range', 'regex', 'one_of', 'integer']);
 
 /** Which input kinds each built-in rule can pass for; `botflow check` refuses other pairs. */
 export const RULE_KINDS: Record<string, readonly InputKind[]> = {
-  length: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
-  regex: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
-  range: ['number', 'integer'],
-  one_of: ['text', 'number', 'integer', 'email', 'phone', 'date', 'choice'],
+  length: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  regex: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  range: ['number', 'integer', 'date', 'time'],
+  one_of: ['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url', 'choice'],
+  integer: ['number', 'integer'],
 };
 
 function checkRule(
   rule: Rule,
   value: unknown,
-  vars: Readonly<Record<string, unknown>>,
-  locale: string,
-  registry: Registry,
-  now: number,
+  typed: string | undefined,
+  scope: AnswerScope,
 ): true | SayText {
-  const err = (literal: string): SayText => (rule.error ? { flowText: rule.error } : { literal });
-  const num = (x: unknown) => (typeof x === 'number' ? x : typeof x === 'string' ? x : undefined);
+  const err = (key: BuiltinTextKey, args: Record<string, string | number> = {}): SayText =>
+    rule.error ? { flowText: rule.error } : { builtin: key, args };
+  const bound = (x: number | string | undefined): number | string | undefined =>
+    typeof x === 'string' ? (relativeDate(x, scope.now) ?? x) : x;
+  const text = typed ?? (typeof value === 'string' ? value : undefined);
   switch (rule.rule) {
     case 'length': {
-      const n = typeof value === 'string' ? [...value].length : 0;
+      const n = text === undefined ? 0 : [...text].length;
       const min = Number(rule.min ?? 0);
       const max = Number(rule.max ?? Number.POSITIVE_INFINITY);
-      return n >= min && n <= max ? true : err(`Please use ${min} to ${max} characters.`);
+      return n >= min && n <= max ? true : err('rule-length', { min, max: rule.max ?? '…' });
     }
     case 'range': {
-      const v = num(value);
-      const lo = rule.min;
-      const hi = rule.max;
-      const okLo = lo === undefined || (v !== undefined && v >= lo);
-      const okHi = hi === undefined || (v !== undefined && v <= hi);
-      return okLo && okHi ? true : err(`Please send a value from ${lo ?? '…'} to ${hi ?? '…'}.`);
+      const v = typeof value === 'number' || typeof value === 'string' ? value : undefined;
+      const lo = bound(rule.min);
+      const hi = bound(rule.max);
+      const okLo = lo === undefined || (v !== undefined && typeof v === typeof lo && v >= lo);
+      const okHi = hi === undefined || (v !== undefined && typeof v === typeof hi && v <= hi);
+      return okLo && okHi ? true : err('rule-range', { min: lo ?? '…', max: hi ?? '…' });
     }
     case 'regex':
-      return typeof value === 'string' && testFlowRegex(flowRegex(rule.pattern ?? '', 'u'), value)
+      return text !== undefined && testFlowRegex(flowRegex(rule.pattern ?? '', 'u'), text)
         ? true
-        : err('That does not look right, please try again.');
+        : err('rule-regex');
     case 'one_of':
-      return (rule.values ?? []).some((x) => x === value)
-        ? true
-        : err('Please choose one of the offered values.');
+      return (rule.values ?? []).some((x) => x === value) ? true : err('rule-one_of');
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) ? true : err('error-integer');
     default: {
-      const validator = registry.validators[rule.rule];
-      if (!validator) return err(`No validator named "${rule.rule}" is registered.`);
-      const out = validator(value, { vars, locale, params: rule.params ?? {}, now });
+      const validator = scope.registry.validators[rule.rule];
+      if (!validator) return err('rule-validator-missing', { name: rule.rule });
+      const params = rule.params ?? {};
+      const out = validator(value, { vars: scope.vars, locale: scope.locale, params, now: scope.now });
       if (out === true) return true;
       return rule.error ? { flowText: rule.error } : { flowText: out };
     }

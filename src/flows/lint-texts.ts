@@ -2,8 +2,8 @@
  * The text and keyboard checks of the linter: i18n message ids in every locale (or literal texts and their
  * variables), and the platform's limits per locale, with the API client's own limit checks.
  */
+import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../api/limits.ts';
-import { BUILTIN_LOCALES, BUILTIN_TEXTS, type BuiltinKey, overrideId } from './builtin-texts.ts';
 import type { TextRef } from './flow-walk.ts';
 import type { LintInput, Report } from './lint.ts';
 import type { FlowFile } from './schema.ts';
@@ -18,7 +18,16 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   const { flow } = x;
   // Texts: i18n ids in every locale, or literal texts; limits per locale.
   const saved = new Set<string>(RESERVED_VARS);
-  for (const s of Object.values(flow.steps)) if (s.type === 'input' && s.save) saved.add(s.save);
+  for (const s of Object.values(flow.steps)) {
+    if (s.type === 'input' && s.save) saved.add(s.save);
+    if (s.type === 'call') {
+      if (s.save_as) saved.add(s.save_as);
+      for (const k of Object.keys(s.with ?? {})) saved.add(k);
+      // A called flow shares the caller's variables: what it saves is known here too.
+      for (const c of Object.values(x.flows.get(s.flow)?.steps ?? {}))
+        if (c.type === 'input' && c.save) saved.add(c.save);
+    }
+  }
   const collectSet = (v?: Record<string, unknown>) =>
     Object.keys(v ?? {}).forEach((k) => {
       saved.add(k);
@@ -43,13 +52,14 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       ['i18n', 'default_locale'],
       'error',
       `no catalog for the default locale "${flow.i18n.default_locale}"`,
-      `add ${localesDir(x.file)}/${flow.i18n.default_locale}.ftl`,
+      `add ${localesDir(x)}/${flow.i18n.default_locale}.ftl`,
     );
   }
   for (const t of texts) {
     if (!flow.i18n) {
       for (const v of [...t.text.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!.split('.')[0]!)) {
-        if (!saved.has(v))
+        // Built-in texts get their placeholders ({{min}}, {{flow}}, …) as variables.
+        if (!saved.has(v) && t.path[0] !== 'texts')
           report(
             t.path,
             'warning',
@@ -65,7 +75,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
         t.path,
         'error',
         `"${t.text}" is not a message id, but this flow uses i18n`,
-        'put the text in flows/locales/<locale>.ftl and write its id here',
+        `put the text in ${localesDir(x)}/<locale>.ftl and write its id here`,
       );
       continue;
     }
@@ -101,28 +111,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
   for (const l of flow.i18n?.locales ?? []) {
     if (!x.catalogs.has(l))
-      report(
-        ['i18n', 'locales'],
-        'error',
-        `no catalog for locale "${l}"`,
-        `add ${localesDir(x.file)}/${l}.ftl`,
-      );
-  }
-  // botflow's own texts (an answer that is not a number, …): shipped in some languages, overridable.
-  for (const l of locales) {
-    const catalog = x.catalogs.get(l);
-    const language = l.toLowerCase().split(/[-_]/)[0] as (typeof BUILTIN_LOCALES)[number];
-    if (!catalog || BUILTIN_LOCALES.includes(language)) continue;
-    const missing = (Object.keys(BUILTIN_TEXTS.en) as BuiltinKey[]).filter(
-      (key) => !catalog.bundle.hasMessage(overrideId(key)),
-    );
-    if (missing.length === 0) continue;
-    report(
-      ['i18n', 'locales'],
-      'warning',
-      `botflow has no built-in texts in "${l}": ${missing.length} of them (like "${BUILTIN_TEXTS.en[missing[0]!]}") would be sent in English`,
-      `add ${missing.map(overrideId).slice(0, 3).join(', ')}… to ${catalog.file} (every id: docs/flows.md, "Built-in texts")`,
-    );
+      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add ${localesDir(x)}/${l}.ftl`);
   }
 }
 
@@ -199,8 +188,8 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
     report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
 }
 
-/** The catalogs' folder beside a flow file, as the problem's file is shown. */
-function localesDir(flowFile: string): string {
-  const slash = Math.max(flowFile.lastIndexOf('/'), flowFile.lastIndexOf('\\'));
-  return slash >= 0 ? `${flowFile.slice(0, slash)}/locales` : 'locales';
+/** The locales folder of the flows being checked, as the designer would write it. */
+function localesDir(x: LintInput): string {
+  const base = relative(process.cwd(), resolve(x.baseDir ?? '.')) || '.';
+  return `${base === '.' ? '' : `${base}/`}locales`;
 }

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
 import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
+import { lintDesigner } from './lint-designer.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
@@ -178,7 +179,7 @@ export function lintFlow(x: LintInput): Problem[] {
     }
     if (step.type === 'input') {
       const kinds = Array.isArray(step.input) ? step.input : [step.input];
-      if (kinds.includes('choice') && !step.options?.length) {
+      if ((kinds.includes('choice') || kinds.includes('multi_choice')) && !step.options?.length) {
         report(
           [...p, 'input'],
           'error',
@@ -186,8 +187,8 @@ export function lintFlow(x: LintInput): Problem[] {
           'add options: [{id: yes, text: Yes}, …]',
         );
       }
-      if (step.options && !kinds.includes('choice'))
-        report([...p, 'options'], 'warning', 'options are only used by input: choice');
+      if (step.options && !kinds.includes('choice') && !kinds.includes('multi_choice'))
+        report([...p, 'options'], 'warning', 'options are only used by input: choice and multi_choice');
       if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
         report(
           [...p, 'retries', 'exhausted'],
@@ -241,6 +242,7 @@ export function lintFlow(x: LintInput): Problem[] {
 
   lintTexts(x, w.texts, report);
   lintKeyboards(flow, report);
+  lintDesigner(x, report);
   return problems;
 }
 

@@ -103,13 +103,17 @@ export function compileSources(
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
+  const salvaged: { file: string; flow: FlowFile; locate: Locator }[] = [];
   for (const s of sources) {
     const r = parseFlowSource(s.source, s.file);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
+    else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
   }
   const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
+  // A broken flow's callers do not also report it as unknown (they are not compiled either).
+  for (const p of salvaged) if (!byId.has(p.flow.flow)) byId.set(p.flow.flow, p.flow);
   const good = new Set<string>();
   for (const p of parsed) {
     const stem = basename(p.file).endsWith(FLOW_SUFFIX)
@@ -118,6 +122,15 @@ export function compileSources(
     const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
     problems.push(...own);
     if (!hasErrors(own)) good.add(p.flow.flow);
+  }
+  // Files the schema rejected still get the semantic checks on what is left of them (errors only:
+  // the cut-out parts would make warnings such as "unreachable" misleading).
+  for (const p of salvaged) {
+    const stem = basename(p.file).endsWith(FLOW_SUFFIX)
+      ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
+      : undefined;
+    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
+    problems.push(...own.filter((x) => x.severity === 'error'));
   }
   const flows: FlowDefinition[] = [];
   for (const p of parsed) {
@@ -208,9 +221,9 @@ function misnamedFiles(dir: string): Problem[] {
   if (!existsSync(dir)) return [];
   return (
     readdirSync(dir)
-      // Transcripts (*.test.yaml) and botflow's configuration files belong here too: not misnamed flows.
       .filter((n) => /\.ya?ml$/.test(n) && !n.endsWith(FLOW_SUFFIX))
-      .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config(\.[\w-]+)?\.ya?ml$/.test(n))
+      // Transcripts (*.test.yaml) and configuration files (botflow.config*.yaml) live here too: not flows.
+      .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config/.test(n))
       .map((n) => ({
         file: relative(process.cwd(), join(dir, n)) || n,
         line: 1,

@@ -8,6 +8,7 @@ import type { FlowDefinition } from '../engine/contract.ts';
 type Node = AnyStateMachine['root'];
 type Guard = { type?: string; params?: Record<string, unknown> } | undefined;
 
+const BACK_STATE = '__back';
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_]/g, '_');
 
 function label(event: string, guard: Guard): string {
@@ -20,6 +21,7 @@ function label(event: string, guard: Guard): string {
     case 'timer':
       return String(p.name).endsWith(':idle') ? 'idle' : 'reminder';
     case 'answer':
+      if (p.back) return 'valid answer (come back)';
       return p.i === undefined ? 'valid answer' : `valid answer [${String(p.i)}]`;
     case 'exhausted':
       return 'retries exhausted';
@@ -52,11 +54,17 @@ export function flowToMermaid(def: FlowDefinition): string {
       }
     }
     for (const s of [node, ...states]) {
+      // come_back's __back state is plumbing: its answers are drawn straight to the steps it returns to.
+      if (s.key === BACK_STATE) continue;
       const seen = new Set<string>();
       const all = [...s.transitions.entries()].flatMap(([event, ts]) => ts.map((t) => ({ event, t })));
       for (const t of s.always ?? []) all.push({ event: 'always', t });
       for (const { event, t } of all) {
-        for (const target of t.target ?? []) {
+        const direct = (t.target ?? []) as Node[];
+        const targets = direct.flatMap((x) =>
+          x.key === BACK_STATE ? (x.always ?? []).flatMap((b) => (b.target ?? []) as Node[]) : [x],
+        );
+        for (const target of targets) {
           if (target.key === s.key && s !== node) continue;
           const from = s === node ? '[*]' : safe(s.key);
           if (s === node && event !== 'command') continue;

@@ -6,10 +6,12 @@
 import { resolve as resolvePath } from 'node:path';
 import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/contract.ts';
+import { builtinText } from './builtin-texts.ts';
 import { evaluateCondition } from './conditions.ts';
 import { durationMs } from './durations.ts';
-import { type InputResult, isAnswerEvent, readAnswer, type SayText } from './inputs.ts';
+import { type InputResult, isAnswerEvent, kindsOf, MULTI_DONE, readAnswer, type SayText } from './inputs.ts';
 import type { Registry } from './registry.ts';
+import { designerParts, enterCall } from './runtime-designer.ts';
 import type { Button, Condition, FlowFile, InputStep, Route, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
@@ -23,8 +25,22 @@ export interface FlowContext {
   retries: number;
   /** The top-level step the conversation is in (where calls return to). */
   at?: string;
-  /** Id of the last bot message, for steps drawn with `render: edit`. */
+  /** Id of the bot message a step drawn with `render: edit` replaces (cleared by typed input). */
   mid?: string;
+  /** Options picked so far on a `multi_choice` step. */
+  picked?: string[];
+  /** The step a `come_back: true` route returns to after the next accepted answer. */
+  back?: string;
+  /** The step that `come_back` edit went to: entering any other step forgets `back`. */
+  editing?: string;
+  /** The value a called flow's end step returned (`return:`), until the call step saves it. */
+  ret?: unknown;
+}
+
+/** The event's time: `meta.now`, or the start input's for the first entry. */
+export function nowOf(event: unknown): number {
+  const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
+  return e.meta?.now ?? e.input?.meta?.now ?? 0;
 }
 
 /** A step of a (possibly inlined) flow, with what is needed to run it. */
@@ -41,17 +57,12 @@ export interface StepEntry {
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';
 export const RERENDER_EVENT = 'botflow.rerender';
+export { COMMANDS_ENTRY } from './runtime-designer.ts';
 
-type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
-type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
-
-/** The engine's clock at an event (the machine's start event carries it in its input). */
-function nowOf(event: FlowEvent | { input?: { meta?: { now?: number } } }): number {
-  const meta =
-    (event as { meta?: { now?: number } }).meta ??
-    (event as { input?: { meta?: { now?: number } } }).input?.meta;
-  return typeof meta?.now === 'number' ? meta.now : Date.now();
-}
+/** XState's `enqueue` inside `enqueueActions`, as the flows' actions use it. */
+export type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
+/** The arguments of an `enqueueActions` callback. */
+export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
 
 /** Builds the named actions and guards of a compiled flow. */
 export function runtimeFor(
@@ -72,11 +83,19 @@ export function runtimeFor(
     now,
   });
   const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
-    if (typeof text !== 'string' && 'literal' in text) return text.literal;
-    if (typeof text !== 'string' && 'builtin' in text)
-      return e.text.builtin(text.builtin, text.args ?? {}, localeOf(e, c));
-    return e.text.render(typeof text === 'string' ? text : text.flowText, c.vars, localeOf(e, c));
+    if (typeof text === 'string') return e.text.render(text, c.vars, localeOf(e, c));
+    if ('literal' in text) return text.literal;
+    if ('flowText' in text) return e.text.render(text.flowText, c.vars, localeOf(e, c));
+    // A built-in text: the flow's `texts:` override, the flow's own catalog (`botflow-<key>`), botflow's.
+    const args = text.args ?? {};
+    const override = e.flow.texts?.[text.builtin] ?? root.texts?.[text.builtin];
+    const locale = localeOf(e, c);
+    if (override) return e.text.render(override, { ...c.vars, ...args }, locale);
+    const id = `botflow-${text.builtin}`;
+    if (e.text.has?.(id, locale)) return e.text.render(id, { ...c.vars, ...args }, locale);
+    return builtinText(text.builtin, locale, args);
   };
+  const doneText = (e: StepEntry, c: FlowContext) => say(e, c, { builtin: 'multi-done' });
   const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
   const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
     effect(enqueue, {
@@ -98,13 +117,16 @@ export function runtimeFor(
     const rows: unknown[][] = [];
     if (s.type === 'input' && s.options) {
       const per = s.columns ?? 1;
+      const multi = kindsOf(s).includes('multi_choice');
+      const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
       for (let i = 0; i < s.options.length; i += per) {
         rows.push(
           s.options
             .slice(i, i + per)
-            .map((o) => ({ type: 'callback', text: say(e, c, o.text), payload: o.id })),
+            .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
         );
       }
+      if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
     }
     if ('keyboard' in s && s.keyboard)
       for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
@@ -133,7 +155,8 @@ export function runtimeFor(
       }
     }
     if (!text && !attachments.length) return;
-    const edit = !forceNew && 'render' in s && s.render === 'edit' && c.mid && !media;
+    const mode = 'render' in s && s.render ? s.render : e.flow.defaults?.render;
+    const edit = !forceNew && mode === 'edit' && c.mid && !media;
     if (edit) {
       effect(enqueue, {
         kind: 'api',
@@ -197,6 +220,8 @@ export function runtimeFor(
     if (!route) return c;
     const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
     if (route.set) enqueue.assign({ vars: next.vars });
+    if (route.come_back && route.goto && e.topLevel) enqueue.assign({ back: e.id, editing: route.goto });
+    else if (route.goto && c.back !== undefined) enqueue.assign({ back: undefined, editing: undefined });
     if (route.say) send(enqueue, e, say(e, next, route.say));
     runEffects(e, next, route.do, enqueue, now);
     return next;
@@ -222,7 +247,13 @@ export function runtimeFor(
     }
     let r = byStep.get(e.key);
     if (!r) {
-      r = readAnswer(s, event, c.vars, localeOf(e, c), registry);
+      r = readAnswer(s, event, {
+        vars: c.vars,
+        locale: localeOf(e, c),
+        registry,
+        now: nowOf(event),
+        ...(c.picked ? { picked: c.picked } : {}),
+      });
       byStep.set(e.key, r);
     }
     return r;
@@ -236,35 +267,29 @@ export function runtimeFor(
   };
 
   type P = Record<string, unknown>;
+  const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
-      enqueue.assign({ retries: 0, ...(e.topLevel ? { at: e.id } : {}) });
+      const s = e.step;
+      const c = enterCall(s, context, enqueue);
+      enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
+      // A `come_back` edit is over once the conversation goes anywhere but the step being edited.
+      if (e.topLevel && c.back !== undefined && c.editing !== e.id)
+        enqueue.assign({ back: undefined, editing: undefined });
       // `render: edit` redraws the message whose button was pressed; anything else (a typed answer, a
       // command, a timer) gets a new message below, so nothing the person answered is rewritten above them.
-      render(e, context, enqueue, (event as { type?: string }).type !== 'button');
-      runEffects(e, context, 'do' in e.step ? e.step.do : undefined, enqueue, nowOf(event));
+      render(e, { ...c, picked: [] }, enqueue, (event as { type?: string }).type !== 'button');
+      runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),
+    ...designer.actions,
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.s as string))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
     rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
       render(entry(p.s as string), context, enqueue, p.fresh === true);
-    }),
-    refuseCommand: enqueueActions(({ context, event, enqueue }: Args) => {
-      if (event.type !== 'command') return;
-      const e = entry('#commands');
-      const leave = Object.keys(root.commands ?? {}).find((n) => /^(cancel|stop|exit|quit)$/.test(n));
-      const text = say(
-        e,
-        context,
-        leave
-          ? { builtin: 'command-refused', args: { command: event.name, leave } }
-          : { builtin: 'command-refused-stay', args: { command: event.name } },
-      );
-      send(enqueue, e, text);
     }),
     route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
@@ -273,6 +298,7 @@ export function runtimeFor(
           ? { ...context, mid: event.message.body.mid }
           : context;
       if (c !== context) enqueue.assign({ mid: c.mid });
+      else if (event.type !== 'button' && context.mid) enqueue.assign({ mid: undefined });
       const withValue =
         event.type === 'button' && event.value !== undefined
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
@@ -292,6 +318,11 @@ export function runtimeFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok && s.save) enqueue.assign({ vars: { ...context.vars, [s.save]: r.value }, retries: 0 });
+      // After a typed answer, the next step is a new message below it: `render: edit` only replaces a
+      // message whose button was pressed.
+      if (event.type === 'button' && event.message?.body.mid && usesEdit)
+        enqueue.assign({ mid: event.message.body.mid });
+      else if (event.type !== 'button') enqueue.assign({ mid: undefined });
     }),
     reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.s as string);
@@ -299,8 +330,15 @@ export function runtimeFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok) return;
-      enqueue.assign({ retries: context.retries + 1 });
-      send(enqueue, e, say(e, context, r.error));
+      enqueue.assign({
+        retries: context.retries + 1,
+        ...(event.type !== 'button' ? { mid: undefined } : {}),
+      });
+      const error: SayText =
+        'builtin' in r.error && r.error.builtin === 'error-multi_choice'
+          ? { builtin: 'error-multi_choice', args: { done: doneText(e, context) } }
+          : r.error;
+      send(enqueue, e, say(e, context, error));
       if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
     }),
@@ -318,10 +356,12 @@ export function runtimeFor(
   };
 
   const guards = {
+    ...designer.guards,
     answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
       const e = entry(p.s as string);
       const s = e.step;
       if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
+      if (p.back === true && context.back === undefined) return false;
       const r = answerFor(e, s, event, context);
       if (!r.ok) return false;
       const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);

@@ -3,6 +3,7 @@ import type { Command } from '../cli.ts';
 import { flowJsonSchema } from './schema.ts';
 
 export const command: Command = {
+  options: [],
   summary: 'print the JSON Schema of flow files (botflow schema > flows/flow.schema.json)',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {

@@ -3,6 +3,7 @@
  * it as JSON Schema for editors. Every object is strict, so a misspelt key is an error, never ignored.
  */
 import { z } from 'zod';
+import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 
 const Id = z
   .string()
@@ -76,6 +77,10 @@ export const Route = z.strictObject({
   do: z.array(EffectCall).optional(),
   goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
   call: Id.optional().describe('Run another flow, then come back to this step'),
+  come_back: z
+    .literal(true)
+    .optional()
+    .describe('With goto: after the step gone to takes its answer, return here (edit from a summary)'),
 });
 export type Route = z.infer<typeof Route>;
 
@@ -135,7 +140,10 @@ const INPUT_KINDS = [
   'email',
   'phone',
   'date',
+  'time',
+  'url',
   'choice',
+  'multi_choice',
   'contact',
   'location',
   'photo',
@@ -145,9 +153,14 @@ export const InputKind = z.enum(INPUT_KINDS);
 export type InputKind = z.infer<typeof InputKind>;
 
 export const Rule = z.strictObject({
-  rule: z.string().describe('length | range | regex | one_of | a validator registered in TypeScript'),
+  rule: z
+    .string()
+    .describe('length | range | regex | one_of | integer | a validator registered in TypeScript'),
   error: Text.optional(),
-  min: z.union([z.number(), z.string()]).optional(),
+  min: z
+    .union([z.number(), z.string()])
+    .optional()
+    .describe('For range: a number, a string, or a date (2026-01-31, today, +30d, -1y)'),
   max: z.union([z.number(), z.string()]).optional(),
   pattern: z.string().optional(),
   values: z.array(Scalar).optional(),
@@ -168,9 +181,14 @@ const InputStep = z.strictObject({
     error: `input is one of ${INPUT_KINDS.join(', ')}, or a list of them`,
   }),
   options: z
-    .array(z.strictObject({ id: Id, text: Text }))
+    .array(
+      z.strictObject({
+        id: z.string().min(1).max(64).describe('What is saved: any text, like "18:00"'),
+        text: Text,
+      }),
+    )
     .optional()
-    .describe('Choices (for input: choice), shown as buttons'),
+    .describe('Choices (for input: choice or multi_choice), shown as buttons'),
   columns: z.number().int().min(1).max(7).optional().describe('Choice buttons per row (default 1)'),
   error: Text.optional().describe('Said when the answer cannot be read as the expected kind'),
   validate: z.array(Rule).optional(),
@@ -200,10 +218,18 @@ const CallStep = z.strictObject({
   type: z.literal('call'),
   ...common,
   flow: Id.describe('The flow to run; when it ends, this flow continues at `next`'),
+  with: Vars.optional().describe(
+    'Parameters: variables set before the called flow starts ("{{var}}" copies one)',
+  ),
+  save_as: z.string().optional().describe('Variable that receives the value the called flow returns'),
   next: Id.describe('Where this flow continues after the called flow ends'),
 });
 const EndStep = z.strictObject({
   type: z.literal('end'),
+  return: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('In a called flow: the variable (or list of variables, as an object) given back to the caller'),
   say: Text.optional(),
   media: Media.optional(),
   do: common.do,
@@ -269,7 +295,18 @@ export const FlowFile = z.strictObject({
     .record(z.string().regex(/^[a-z0-9_]+$/i), Route.extend({ description: z.string().optional() }))
     .optional()
     .describe('Commands that work in every step: cancel: {goto: cancelled}'),
-  defaults: z.strictObject({ on_stale: StalePolicy.optional() }).optional(),
+  defaults: z
+    .strictObject({
+      on_stale: StalePolicy.optional(),
+      remind: common.remind.describe('Reminders for every input step that declares none'),
+      idle: common.idle.describe('Idle timeout for every input step that declares none'),
+      render: common.render.describe('render for every step that declares none'),
+    })
+    .optional(),
+  texts: z
+    .partialRecord(z.enum(BUILTIN_TEXT_KEYS), Text)
+    .optional()
+    .describe("Overrides of botflow's built-in texts (error-number, command-refused, multi-done, …)"),
   steps: z.record(Id, Step),
   migrate: z.array(Migration).optional(),
 });

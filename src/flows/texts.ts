@@ -3,8 +3,7 @@
  * catalogs (flows/locales/<locale>.ftl). Variable values are escaped for the message format, so a
  * person's name can never inject markup.
  */
-import { FluentBundle, FluentResource } from '@fluent/bundle';
-import { type BuiltinKey, builtinText, overrideId } from './builtin-texts.ts';
+import { FluentBundle, FluentDateTime, FluentResource, type FluentVariable } from '@fluent/bundle';
 import { readVar } from './conditions.ts';
 
 export type TextFormat = 'html' | 'markdown';
@@ -48,6 +47,8 @@ export function escapeFor(format: TextFormat, value: string): string {
 
 function display(value: unknown): string {
   if (value === undefined || value === null) return '';
+  // A list (a multi_choice answer) reads as "wifi, parking".
+  if (Array.isArray(value)) return value.map(display).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -68,16 +69,34 @@ export function templateVars(template: string): string[] {
   return [...template.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!);
 }
 
+/**
+ * A saved date (`2026-03-31`) as a Fluent argument: shown as saved in `{ $day }`, and formatted for the
+ * person's locale by `{ DATETIME($day, dateStyle: "long") }` (at UTC, so the day never shifts).
+ */
+class SavedDate extends FluentDateTime {
+  constructor(
+    private readonly shown: string,
+    iso: string,
+  ) {
+    super(Date.parse(`${iso}T00:00:00Z`), { timeZone: 'UTC' });
+  }
+  override toString(): string {
+    return this.shown;
+  }
+}
+
 /** Flattens variables into Fluent arguments: `contact.phone` becomes `$contact_phone`. */
 function fluentArgs(
   vars: Readonly<Record<string, unknown>>,
   format: TextFormat,
-): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
+): Record<string, FluentVariable> {
+  const out: Record<string, FluentVariable> = {};
   const walk = (prefix: string, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}_${k}` : k, x);
     } else if (typeof v === 'number') out[prefix] = v;
+    else if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)))
+      out[prefix] = new SavedDate(escapeFor(format, v), v);
     else if (v !== undefined && v !== null) out[prefix] = escapeFor(format, display(v));
   };
   walk('', vars);
@@ -103,8 +122,8 @@ export interface TextRenderer {
   render(text: string, vars: Readonly<Record<string, unknown>>, locale: string): string;
   /** The locale the flow's texts resolve to for a person's locale. */
   locale(wanted: string | undefined): string;
-  /** A built-in text (builtin-texts.ts) for a locale: the flow's `botflow-<key>` message if its catalog has one. */
-  builtin(key: BuiltinKey, args: Readonly<Record<string, string>>, locale: string): string;
+  /** True when the flow's catalog for `locale` (or the default one) defines message `id`. */
+  has?(id: string, locale: string): boolean;
 }
 
 /** A renderer for a flow: literal texts when `i18n` is absent, Fluent messages otherwise. */
@@ -113,23 +132,13 @@ export function textRenderer(
   i18n: { default_locale: string; catalogs: Map<string, Catalog> } | undefined,
 ): TextRenderer {
   if (!i18n) {
-    // Literal texts are in the designer's language; botflow's own texts stay English beside them.
-    return {
-      render: (t, vars) => interpolate(t, vars, format),
-      locale: (w) => w ?? 'en',
-      builtin: (key, args) => builtinText(key, 'en', args),
-    };
+    return { render: (t, vars) => interpolate(t, vars, format), locale: (w) => w ?? 'en' };
   }
   const available = [...i18n.catalogs.keys()];
   return {
     locale: (w) => resolveLocale(w, available, i18n.default_locale),
-    builtin(key, args, locale) {
-      const resolved = resolveLocale(locale, available, i18n.default_locale);
-      const bundle = i18n.catalogs.get(resolved)?.bundle;
-      const message = bundle?.getMessage(overrideId(key));
-      if (bundle && message?.value) return bundle.formatPattern(message.value, { ...args }, []);
-      return builtinText(key, resolved, args);
-    },
+    has: (id, locale) =>
+      !!i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle.hasMessage(id),
     render(id, vars, locale) {
       const bundle =
         i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??

@@ -5,6 +5,7 @@
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { closest, type Problem } from './problems.ts';
+import { salvageFlow } from './salvage.ts';
 import { FlowFile, flowJsonSchema } from './schema.ts';
 
 export type Path = readonly (string | number)[];
@@ -16,6 +17,8 @@ export interface Locator {
 
 export interface ParsedFlowFile {
   flow?: FlowFile;
+  /** When the schema rejected the file: what is left after cutting the broken parts out (lint only). */
+  salvaged?: FlowFile;
   /** The document as plain data (even when the schema rejected it). */
   data?: unknown;
   problems: Problem[];
@@ -88,7 +91,9 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
   if (!result.success) {
     for (const issue of result.error.issues) problems.push(issueToProblem(issue, data, file, locate));
   }
-  return { flow: result.success && !problems.length ? result.data : undefined, data, problems, locate };
+  const flow = result.success && !problems.length ? result.data : undefined;
+  const salvaged = flow ? undefined : result.success ? result.data : salvageFlow(data);
+  return { flow, ...(salvaged ? { salvaged } : {}), data, problems, locate };
 }
 
 function issueToProblem(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locator): Problem {

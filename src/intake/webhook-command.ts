@@ -29,6 +29,7 @@ function fail(message: string): number {
 }
 
 export const command: Command = {
+  options: ['secret', 'types', 'config', 'base-url'],
   summary: 'manage webhook subscriptions: set <url>, list, delete <url>',
   async run(args) {
     let parsed: ReturnType<typeof parse>;

@@ -81,16 +81,17 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let intake: IntakeHandle | undefined;
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
-  let stopPruning = () => {};
+  let stopPruning: (() => void) | undefined;
 
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
-    { name: 'stop intake', run: () => intake?.stop() },
-    { name: 'stop watching flows', run: () => watcher?.close() },
-    { name: 'stop pruning', run: () => stopPruning() },
+    { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
+    { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
+    { name: 'stop pruning', started: () => !!stopPruning, run: () => stopPruning?.() },
     {
       name: 'finish current steps and sends in flight',
+      started: () => !!engine,
       run: async (deadline) => {
         stopProgress();
         // Nothing new goes out from here: calls still queued go back to the outbox (pending, sent at the
@@ -106,11 +107,11 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
     },
     { name: 'close the recording', always: true, run: () => options.recorder?.close() },
-    { name: 'stop the writer thread', always: true, run: () => writer?.close() },
-    { name: 'close database', always: true, run: () => db?.open && db.close() },
-    { name: 'stop scheduler', always: true, run: () => scheduler?.close() },
-    { name: 'close API client', run: () => api?.close() },
-    { name: 'stop sandbox', always: true, run: () => sandbox?.close() },
+    { name: 'stop the writer thread', always: true, started: () => !!writer, run: () => writer?.close() },
+    { name: 'close database', always: true, started: () => !!db, run: () => db?.open && db.close() },
+    { name: 'stop scheduler', always: true, started: () => !!scheduler, run: () => scheduler?.close() },
+    { name: 'close API client', started: () => !!api, run: () => api?.close() },
+    { name: 'stop sandbox', always: true, started: () => !!sandbox, run: () => sandbox?.close() },
   ];
 
   try {

@@ -167,6 +167,7 @@ function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<voi
 
 /** The `run` subcommand. */
 export const command: Command = {
+  options: ['config', 'record', ...KEYS.flatMap((k) => (k.flag ? [k.flag] : []))],
   summary: 'run the bot (no token: the local sandbox, the example flows and the web chat)',
   run: (args) =>
     runBot(args, {

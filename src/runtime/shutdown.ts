@@ -13,6 +13,8 @@ export interface ShutdownStep {
   run(deadline: number): Promise<unknown> | unknown;
   /** Run this step even when the deadline has passed (closing the database must always happen). */
   always?: boolean;
+  /** False when the part this step stops never started (a failed start): the step is left out, silently. */
+  started?: () => boolean;
 }
 
 /** What happened to one step. */
@@ -30,6 +32,7 @@ export async function runShutdown(
 ): Promise<{ clean: boolean; steps: StepOutcome[] }> {
   const outcomes: StepOutcome[] = [];
   for (const step of steps) {
+    if (step.started && !step.started()) continue;
     const started = Date.now();
     const left = options.deadline - started;
     if (left <= 0 && !step.always) {

@@ -53,6 +53,7 @@ function parse(args: string[]): {
 }
 
 export const command: Command = {
+  options: ['port', 'host', 'token', 'no-limits', 'limits-scale', 'db'],
   summary: 'run the local platform sandbox (Bot API + control API), print {"baseUrl","token"}',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {

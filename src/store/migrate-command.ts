@@ -18,6 +18,7 @@ run this to migrate ahead of a deployment. --status lists applied and pending mi
 A database migrated by a newer botflow is refused.`;
 
 export const command: Command = {
+  options: ['status', 'db', 'config'],
   summary: 'apply pending database migrations (--status: list them)',
   async run(args) {
     let values: { status?: boolean; db?: string; config?: string; help?: boolean };

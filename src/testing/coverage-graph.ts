@@ -53,7 +53,8 @@ export function handlerLabel(type: string, params: Record<string, unknown>): str
   return undefined;
 }
 
-const isContainer = (n: Node) => n.key.startsWith('__return') || n.type === 'compound';
+const isContainer = (n: Node) =>
+  n.key.startsWith('__return') || n.key.startsWith('__back') || n.type === 'compound';
 const stepOf = (n: Node): string => {
   let node = n;
   while (node.type === 'compound' && node.initial?.target[0]) node = node.initial.target[0];
@@ -77,6 +78,14 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
         if (!handler) return;
         const target = t.target?.[0];
         const later = labelled.slice(i + 1).some((o) => o.handler === handler && o.t.target?.[0]);
+        // An answer after `come_back` passes through __back to the step the edit started from.
+        if (target?.key.startsWith('__back')) {
+          for (const back of target.always ?? []) {
+            const to = back.target?.[0];
+            if (to) add({ from, label: handler, to: stepOf(to), conditional: true });
+          }
+          return;
+        }
         add({
           from,
           label: handler,
@@ -87,7 +96,7 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
     }
     for (const t of node.always ?? []) {
       const target = t.target?.[0];
-      if (target && !node.key.startsWith('__return')) add({ from, label: 'next', to: stepOf(target) });
+      if (target && !isContainer(node)) add({ from, label: 'next', to: stepOf(target) });
     }
   };
   visit(root, '*');

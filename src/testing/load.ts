@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import type { Problem } from '../flows/problems.ts';
-import { Invalid, type Path, toTranscript } from './parse-transcript.ts';
+import { Invalid, InvalidMany, type Path, toTranscript } from './parse-transcript.ts';
 import type { Transcript } from './transcript.ts';
 
 /** The file name ending of transcripts. */
@@ -99,9 +99,12 @@ export function parseTranscripts(source: string, file: string): LoadedTranscript
     try {
       result.transcripts.push(toTranscript(doc.toJS(), file, (p) => locate(p).line));
     } catch (error) {
-      if (!(error instanceof Invalid)) throw error;
-      const { line, col } = locate(error.path, error.message.startsWith('unknown key'));
-      result.problems.push({ file, line, col, severity: 'error', message: error.message, hint: error.hint });
+      const all = error instanceof InvalidMany ? error.all : error instanceof Invalid ? [error] : undefined;
+      if (!all) throw error;
+      for (const x of all) {
+        const { line, col } = locate(x.path, x.message.startsWith('unknown key'));
+        result.problems.push({ file, line, col, severity: 'error', message: x.message, hint: x.hint });
+      }
     }
   }
   return result;

@@ -41,40 +41,68 @@ function str(v: unknown, path: Path, what: string): string {
   return v;
 }
 
-/** Checks one YAML document and turns it into a Transcript; throws Invalid. */
+/** Several problems of one transcript, reported together. */
+export class InvalidMany extends Error {
+  constructor(readonly all: Invalid[]) {
+    super(all.map((x) => x.message).join('; '));
+  }
+}
+
+/**
+ * Checks one YAML document and turns it into a Transcript. Every problem is found in one pass: throws
+ * Invalid for one, InvalidMany for several.
+ */
 export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => number): Transcript {
   if (!isObj(data)) throw new Invalid([], 'a transcript is a mapping with flow, name and turns');
-  keysOf(data, [], TOP);
-  const flow = str(
-    data.flow ?? fail(['flow'], 'flow is required', 'name the flow under test: flow: signup'),
-    ['flow'],
-    'flow',
+  const errors: Invalid[] = [];
+  const attempt = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      errors.push(error);
+      return undefined;
+    }
+  };
+  attempt(() => keysOf(data, [], TOP));
+  const flow = attempt(() =>
+    str(
+      data.flow ?? fail(['flow'], 'flow is required', 'name the flow under test: flow: signup'),
+      ['flow'],
+      'flow',
+    ),
   );
-  const name = str(
-    data.name ?? fail(['name'], 'name is required', 'say what this dialog proves: name: happy path'),
-    ['name'],
-    'name',
+  const name = attempt(() =>
+    str(
+      data.name ?? fail(['name'], 'name is required', 'say what this dialog proves: name: happy path'),
+      ['name'],
+      'name',
+    ),
   );
-  const person = personOf(data.person);
+  const person = attempt(() => personOf(data.person));
+  let turns: (Turn | undefined)[] = [];
   if (!Array.isArray(data.turns) || data.turns.length === 0) {
-    throw new Invalid(
-      ['turns'],
-      'turns must be a non-empty list',
-      'add turns: - say: "hi" with bot: { send: "…" }',
+    errors.push(
+      new Invalid(
+        ['turns'],
+        'turns must be a non-empty list',
+        'add turns: - say: "hi" with bot: { send: "…" }',
+      ),
     );
-  }
-  const turns = data.turns.map((t, i) => toTurn(t, ['turns', i], lineOf));
-  const startAt = data.start_at === undefined ? undefined : startAtOf(data.start_at);
-  const clock = data.clock === undefined ? undefined : clockOf(data.clock);
+  } else turns = data.turns.map((t, i) => attempt(() => toTurn(t, ['turns', i], lineOf)));
+  const startAt = data.start_at === undefined ? undefined : attempt(() => startAtOf(data.start_at));
+  const clock = data.clock === undefined ? undefined : attempt(() => clockOf(data.clock));
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new InvalidMany(errors);
   return {
     file,
     line: lineOf([]),
-    flow,
-    name,
-    person,
-    ...(clock !== undefined ? { clock } : {}),
+    flow: flow!,
+    name: name!,
+    person: person!,
     ...(startAt ? { startAt } : {}),
-    turns,
+    ...(clock !== undefined ? { clock } : {}),
+    turns: turns as Turn[],
   };
 }
 

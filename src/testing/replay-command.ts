@@ -79,6 +79,7 @@ export async function runReplay(args: string[], print: (line: string) => void): 
 
 /** The `replay` subcommand. */
 export const command: Command = {
+  options: ['flows', 'db', 'conversation'],
   summary: 'replay a recording against the current flows; report the calls that differ',
   run: (args) => runReplay(args, (line) => console.log(line)),
 };

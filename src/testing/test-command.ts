@@ -110,6 +110,7 @@ function parse(args: string[]) {
 
 /** The `test` subcommand. */
 export const command: Command = {
+  options: ['flows', 'coverage', 'skeletons'],
   summary: 'run transcripts (*.test.yaml) against the flows; --coverage lists what no transcript reached',
   run: (args) => runTests(args, (line) => console.log(line)),
 };

@@ -12,7 +12,13 @@ const flow = (id: string) => {
 describe('example flows compile and behave (pure transitions)', () => {
   it('compiles every example without problems', () => {
     expect(loaded.problems).toEqual([]);
-    expect(loaded.flows.map((f) => f.id).sort()).toEqual(['help', 'settings', 'signup', 'support']);
+    expect(loaded.flows.map((f) => f.id).sort()).toEqual([
+      'booking',
+      'help',
+      'settings',
+      'signup',
+      'support',
+    ]);
   });
 
   it('signup: happy path with an invalid age, reminders and the summary', () => {

@@ -27,12 +27,16 @@ function step(input: InputStep['input'], validate: InputStep['validate'] = []): 
   } as InputStep;
 }
 
-const answer = (s: InputStep, text: string) => readAnswer(s, said(text), {}, 'en', EMPTY_REGISTRY);
+const answer = (s: InputStep, text: string) =>
+  readAnswer(s, said(text), { vars: {}, locale: 'en', registry: EMPTY_REGISTRY, now: 0 });
 
 describe('input kinds and rules', () => {
   it('integer takes whole numbers only: "2,5" guests is no answer', () => {
     expect(answer(step('integer'), ' 4 ')).toEqual({ ok: true, value: 4 });
-    expect(answer(step('integer'), '2,5')).toEqual({ ok: false, error: { builtin: 'error-integer' } });
+    expect(answer(step('integer'), '2,5')).toEqual({
+      ok: false,
+      error: { builtin: 'error-integer' },
+    });
     expect(answer(step('integer'), '2.5')).toMatchObject({ ok: false });
     expect(answer(step('number'), '2,5')).toEqual({ ok: true, value: 2.5 }); // a decimal is a number
   });

@@ -99,10 +99,9 @@ describe('example flows through the engine against the sandbox', () => {
     await pump();
     await bot.sandbox.control.sendText(cy, 'dialog', '/support');
     await pump();
-    // /support is no answer to "What is your name?": the sign-up refuses it, naming how to leave, and no
-    // retry is used up; /cancel ends it.
+    // /support is not an answer to "What is your name?": the sign-up says so; /cancel ends it.
     expect((await lastBot(cy)).text).toBe(
-      '/support is not available right now: please finish this step first, or send /cancel to stop.',
+      'You are in the middle of “Sign-up wizard”. Answer the question above, or send /cancel to leave it.',
     );
     await bot.sandbox.control.sendText(cy, 'dialog', '/cancel');
     await pump();

@@ -180,6 +180,7 @@ describe('the inspector API', () => {
     const state = (await get(app, '/_inspector/state')).body;
     expect(state.problems).toEqual(['flows/help.flow.yaml:11:11: error: unknown step "goodbye"']);
     expect(state.flows.map((f: { id: string }) => f.id).sort()).toEqual([
+      'booking',
       'help',
       'settings',
       'signup',

@@ -20,7 +20,13 @@ describe('coverage', () => {
     for (const t of transcripts)
       expect((await runTranscript(t, { flows, coverage: recorder })).passed).toBe(true);
     const report = coverageReport(flows, recorder);
-    expect(report.map((c) => c.graph.flowId).sort()).toEqual(['help', 'settings', 'signup', 'support']);
+    expect(report.map((c) => c.graph.flowId).sort()).toEqual([
+      'booking',
+      'help',
+      'settings',
+      'signup',
+      'support',
+    ]);
     for (const c of report) {
       expect({ flow: c.graph.flowId, steps: c.missedSteps, transitions: c.missedEdges }).toEqual({
         flow: c.graph.flowId,
