@@ -6,7 +6,6 @@
  * chat is known; everything else keeps the scheduler's own retry rules.
  */
 import { DeadLetterError, type Job } from '../api/scheduler/types.ts';
-import type { CallGateway } from './dispatcher.ts';
 
 /** How far back a read-back looks: the platform's clock may run a little behind ours. */
 const CLOCK_SLACK_MS = 5_000;
@@ -29,7 +28,7 @@ interface ReadBack {
  * as a previous process stopped, so that it may already be there.
  */
 export async function sendOnce(
-  gateway: CallGateway,
+  gateway: { submit(job: Job): Promise<unknown> },
   job: Job,
   chatId: number,
   since: number,
