@@ -12,7 +12,7 @@ import { DeadLetterError, type Job, type MediaKind } from '../api/scheduler/type
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
 import type { UploadAndSendEffect } from './contract.ts';
-import { sendOnce } from './sent-once.ts';
+import { ClaimedMessages, sendOnce } from './sent-once.ts';
 
 /** Where calls go: the scheduler (`submit`) or anything with the same shape. */
 export interface CallGateway {
@@ -72,6 +72,8 @@ export class OutboxDispatcher {
   readonly #outbox: OutboxStore;
   readonly #inbox: EngineInbox;
   readonly #busyKeys = new Set<string>();
+  /** Messages sent or found by read-backs, so that a read-back never takes another call's message. */
+  readonly #claimed = new ClaimedMessages();
   readonly #inFlight = new Map<number, Promise<void>>();
   readonly #settle: Database.Transaction<(row: OutboxRow, outcome: SettleArgs) => void>;
   #running = false;
@@ -211,7 +213,14 @@ export class OutboxDispatcher {
     if (row.kind === 'api') {
       // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
       if (row.op === 'sendMessage' && row.chatId !== null)
-        return sendOnce(this.#o.gateway, job, row.chatId, row.sentAt ?? this.#o.now(), row.attempts > 1);
+        return sendOnce(
+          this.#o.gateway,
+          job,
+          row.chatId,
+          row.sentAt ?? this.#o.now(),
+          row.attempts > 1,
+          this.#claimed,
+        );
       return this.#o.gateway.submit(job);
     }
     const { media, message, ...target } = args as {

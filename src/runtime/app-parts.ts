@@ -63,8 +63,9 @@ export interface AppParts {
     logger: Logger;
     dbPath?: string;
   }): Promise<SandboxHandle>;
-  loadFlows(dir: string): Promise<LoadedFlows>;
-  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void): { close(): void };
+  /** `logger` hears about slow validators, guards and effects. */
+  loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;
+  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void, logger?: Logger): { close(): void };
   createEngine(options: {
     db: Database.Database;
     /** Commits the engine's batches on a second thread (absent: on `db`). */

@@ -163,7 +163,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     }
 
     const flowLogger = logger.child({ component: 'flows' });
-    const loaded = await parts.loadFlows(config.flows.dir);
+    const loaded = await parts.loadFlows(config.flows.dir, flowLogger);
     if (loaded.problems.length > 0) {
       throw new StartupError(
         `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n` +
@@ -206,21 +206,25 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     stopPruning = startPruning(db, running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
-      watcher = parts.watchFlows(config.flows.dir, (next) => {
-        sandbox?.flowsChanged?.(next);
-        if (next.problems.length > 0) {
-          flowLogger.warn(
-            { problems: next.problems },
-            'flows changed but have problems: keeping the previous version',
+      watcher = parts.watchFlows(
+        config.flows.dir,
+        (next) => {
+          sandbox?.flowsChanged?.(next);
+          if (next.problems.length > 0) {
+            flowLogger.warn(
+              { problems: next.problems },
+              'flows changed but have problems: keeping the previous version',
+            );
+            return;
+          }
+          for (const flow of next.flows) running.registry.add(flow);
+          flowLogger.info(
+            { count: next.flows.length },
+            'flows reloaded: new sessions start on the new version',
           );
-          return;
-        }
-        for (const flow of next.flows) running.registry.add(flow);
-        flowLogger.info(
-          { count: next.flows.length },
-          'flows reloaded: new sessions start on the new version',
-        );
-      });
+        },
+        flowLogger,
+      );
     }
 
     const common = {

@@ -1,7 +1,7 @@
 /** A message is sent at most once per person: ambiguous failures are resolved by reading the chat back. */
 import { describe, expect, it } from 'vitest';
 import { DeadLetterError, type Job } from '../../src/api/scheduler/types.ts';
-import { sendOnce } from '../../src/engine/sent-once.ts';
+import { ClaimedMessages, sendOnce } from '../../src/engine/sent-once.ts';
 
 /** A platform as the scheduler sees it: sends may be stored and still fail; the chat can be read back. */
 class Platform {
@@ -69,5 +69,27 @@ describe('sendOnce', () => {
     const result = (await sendOnce(platform, job, 7, 9_000, true)) as { message: { body: { mid: string } } };
     expect(platform.sends).toBe(0);
     expect(result.message.body.mid).toBe('earlier');
+  });
+
+  it('does not take the same text another call just sent for its own (a repeated prompt)', async () => {
+    // Two calls send "Hello" within the clock slack; the second is stored but its answer is lost.
+    const platform = new Platform(['ok', 'lost', 'ok']);
+    const claimed = new ClaimedMessages();
+    const first = (await sendOnce(platform, job, 7, 9_000, false, claimed)) as { message: { body: { mid: string } } };
+    expect(first.message.body.mid).toBe('m1');
+    await sendOnce(platform, job, 7, 9_000, false, claimed);
+    // Without the claim, m1 would have been taken as the second message and the person would see one.
+    expect(platform.stored.map((m) => m.body.mid)).toEqual(['m1', 'm3']);
+  });
+
+  it('takes the earliest unclaimed match when several are there', async () => {
+    const platform = new Platform([]);
+    for (const mid of ['a', 'b'])
+      platform.stored.push({ sender: { is_bot: true }, timestamp: 9_500, body: { text: 'Hello', mid } });
+    const claimed = new ClaimedMessages();
+    const one = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as { message: { body: { mid: string } } };
+    const two = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as { message: { body: { mid: string } } };
+    expect([one.message.body.mid, two.message.body.mid]).toEqual(['a', 'b']);
+    expect(platform.sends).toBe(0);
   });
 });
