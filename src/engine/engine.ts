@@ -321,6 +321,7 @@ export function createEngine(options: EngineOptions): Engine {
       db,
       () => clock.now(),
       (key) => cache.delete(key),
+      () => dispatcher?.wake(),
     ),
     start() {
       if (running) return;

@@ -66,6 +66,10 @@ export interface SessionInspector {
   end(conversationKey: string, reason?: string): boolean;
   /** Calls that failed for good (dead letters), newest first: `botflow outbox retry` re-drives them. */
   deadLetters(limit?: number): DeadLetter[];
+  /** Puts dead letters back in line (all without `ids`), sent in their conversation's order; how many. */
+  retryDeadLetters(ids?: readonly number[]): number;
+  /** Gives up on dead letters for good (all without `ids`); how many. */
+  dropDeadLetters(ids?: readonly number[]): number;
 }
 
 /** A call that failed for good. */
@@ -97,6 +101,8 @@ export function sessionInspector(
   db: Database.Database,
   now: () => number,
   onEnded?: (conversationKey: string) => void,
+  /** Told when dead letters were put back in line (the dispatcher sends them). */
+  onRedriven?: () => void,
 ): SessionInspector {
   const sessions = new SessionStore(db);
   const outbox = new OutboxStore(db);
@@ -121,6 +127,12 @@ export function sessionInspector(
         error: r.error,
         failedAt: r.finishedAt,
       })),
+    retryDeadLetters(ids) {
+      const changed = outbox.retryFailed(ids);
+      if (changed > 0) onRedriven?.();
+      return changed;
+    },
+    dropDeadLetters: (ids) => outbox.dropFailed(ids, now()),
     list: (query) => sessions.list(query).map(listing),
     get(key) {
       const row = sessions.get(key);

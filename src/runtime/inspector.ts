@@ -267,6 +267,32 @@ export class Inspector {
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],
     }));
+    // Re-drive or give up dead letters, as `botflow outbox retry|drop` does: `{ ids: [..] }` or `{ all: true }`.
+    for (const action of ['retry', 'drop'] as const) {
+      app.post(`/_inspector/dead-letters/${action}`, async (req, reply) => {
+        const body = (req.body ?? {}) as { ids?: unknown; all?: unknown };
+        const ids = Array.isArray(body.ids) ? body.ids : undefined;
+        if (
+          (body.all !== true && !ids) ||
+          (ids && (ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id) && id > 0)))
+        ) {
+          return reply.code(400).send({
+            code: 'proto.payload',
+            message: `POST /_inspector/dead-letters/${action} takes { "ids": [outbox ids] } or { "all": true }`,
+          });
+        }
+        const sessions = this.#engine?.sessions;
+        if (!sessions)
+          return reply
+            .code(409)
+            .send({ code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' });
+        const which = body.all === true ? undefined : (ids as number[]);
+        const changed =
+          action === 'retry' ? sessions.retryDeadLetters(which) : sessions.dropDeadLetters(which);
+        this.#emit('dead-letters', { action, changed });
+        return { changed };
+      });
+    }
     app.get('/_inspector/events', (req, reply) => {
       reply.hijack();
       const res = reply.raw;
@@ -300,5 +326,7 @@ function summarize(event: unknown): Record<string, unknown> {
   return {
     ...(typeof key === 'string' ? { conversationKey: key } : {}),
     ...(typeof e.message === 'string' ? { message: e.message } : {}),
+    // A call that failed for good: the page lists it (dead letters).
+    ...(e.status === 'failed' ? { failed: true } : {}),
   };
 }

@@ -75,7 +75,9 @@ describe('sendOnce', () => {
     // Two calls send "Hello" within the clock slack; the second is stored but its answer is lost.
     const platform = new Platform(['ok', 'lost', 'ok']);
     const claimed = new ClaimedMessages();
-    const first = (await sendOnce(platform, job, 7, 9_000, false, claimed)) as { message: { body: { mid: string } } };
+    const first = (await sendOnce(platform, job, 7, 9_000, false, claimed)) as {
+      message: { body: { mid: string } };
+    };
     expect(first.message.body.mid).toBe('m1');
     await sendOnce(platform, job, 7, 9_000, false, claimed);
     // Without the claim, m1 would have been taken as the second message and the person would see one.
@@ -87,8 +89,12 @@ describe('sendOnce', () => {
     for (const mid of ['a', 'b'])
       platform.stored.push({ sender: { is_bot: true }, timestamp: 9_500, body: { text: 'Hello', mid } });
     const claimed = new ClaimedMessages();
-    const one = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as { message: { body: { mid: string } } };
-    const two = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as { message: { body: { mid: string } } };
+    const one = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as {
+      message: { body: { mid: string } };
+    };
+    const two = (await sendOnce(platform, job, 7, 9_000, true, claimed)) as {
+      message: { body: { mid: string } };
+    };
     expect([one.message.body.mid, two.message.body.mid]).toEqual(['a', 'b']);
     expect(platform.sends).toBe(0);
   });

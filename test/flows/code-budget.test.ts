@@ -27,7 +27,12 @@ describe('budgeted', () => {
             return v === 'ok' ? true : 'no';
           },
         },
-        guards: { late: () => (busy(30), false) },
+        guards: {
+          late: () => {
+            busy(30);
+            return false;
+          },
+        },
       }),
       10,
       (s) => slow.push(s),

@@ -149,6 +149,30 @@ describe('the inspector API', () => {
         },
       ],
     });
+
+    // Sent again from the page: pending in line, gone from the list.
+    const post = (url: string, payload: unknown) =>
+      app.inject({ method: 'POST', url, payload: payload as object }).then((r) => ({
+        status: r.statusCode,
+        body: r.json(),
+      }));
+    expect(await post('/_inspector/dead-letters/retry', { ids: [] })).toMatchObject({ status: 400 });
+    expect(await post('/_inspector/dead-letters/retry', { ids: ['1'] })).toMatchObject({ status: 400 });
+    expect(await post('/_inspector/dead-letters/retry', { ids: [1] })).toEqual({
+      status: 200,
+      body: { changed: 1 },
+    });
+    expect(outbox.get(1)?.status).toBe('pending');
+    expect((await get(app, '/_inspector/dead-letters')).body.deadLetters).toEqual([]);
+
+    // Failed again, then given up for good.
+    outbox.claim(1, 4);
+    outbox.finish(1, { status: 'failed', error: 'still refused' }, 5);
+    expect(await post('/_inspector/dead-letters/drop', { all: true })).toEqual({
+      status: 200,
+      body: { changed: 1 },
+    });
+    expect(outbox.get(1)?.status).toBe('dropped');
   });
 
   it('refuses a conversation request without a person or a key, saying what to give', async () => {

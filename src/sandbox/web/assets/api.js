@@ -52,6 +52,9 @@ export const inspector = {
     }
   },
   conversation: (userId) => call('GET', `/_inspector/conversation?${query({ user_id: userId })}`),
+  deadLetters: () => call('GET', '/_inspector/dead-letters').then((r) => r.deadLetters),
+  /** `action`: 'retry' or 'drop'; `ids`: outbox ids, or undefined for all of them. */
+  redrive: (action, ids) => call('POST', `/_inspector/dead-letters/${action}`, ids ? { ids } : { all: true }),
 };
 
 /** Reads a browser File as base64 (the control API takes file contents inline). */

@@ -1,6 +1,7 @@
 // The side panel: the selected conversation's flow, its current step on the flow's graph, its context,
 // timers and the history of its events, step by step.
 import { inspector } from './api.js';
+import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
 import { icon } from './icons.js';
@@ -73,9 +74,11 @@ export class Panel {
       );
       return;
     }
+    const failed = (await deadLettersSection(() => this.refresh())) ?? [];
     if (!this.user) {
       this.el.replaceChildren(
         this.header(),
+        ...[failed].flat(),
         h(
           'p',
           { class: 'hint' },
@@ -189,6 +192,6 @@ export class Panel {
           : h('p', { class: 'muted' }, 'No events yet.'),
       ),
     );
-    this.el.replaceChildren(this.header(), ...parts);
+    this.el.replaceChildren(this.header(), ...[failed].flat(), ...parts);
   }
 }
