@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runReplay } from '../../src/cli/replay-command.ts';
 import type { FlowDefinition } from '../../src/engine/contract.ts';
 import { compileSources, loadLocales, loadRegistry, readFlowSources } from '../../src/flows/load.ts';
 import { updateEntry } from '../../src/intake/update-entry.ts';
@@ -18,7 +19,6 @@ import { createRecorder, Redactor } from '../../src/testing/recorder.ts';
 import { readRecording } from '../../src/testing/recording.ts';
 import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
 import { replay } from '../../src/testing/replay.ts';
-import { runReplay } from '../../src/testing/replay-command.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 
 let flows: FlowDefinition[];

@@ -1,10 +1,10 @@
 /** `botflow graph <file>`: prints a flow as a Mermaid state diagram. */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { Command } from '../cli.ts';
-import { FLOW_SUFFIX, loadFlows } from './load.ts';
-import { flowToMermaid } from './mermaid.ts';
-import { formatProblem } from './problems.ts';
+import { FLOW_SUFFIX, loadFlows } from '../flows/load.ts';
+import { flowToMermaid } from '../flows/mermaid.ts';
+import { formatProblem } from '../flows/problems.ts';
+import type { Command } from './command.ts';
 
 export const command: Command = {
   options: [],

@@ -6,13 +6,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../cli.ts';
 import { closest, formatProblem } from '../flows/problems.ts';
-import { coverageReport, formatCoverage, skeletons } from './coverage.ts';
-import { CoverageRecorder } from './coverage-recorder.ts';
-import { loadFlowsOrThrow } from './flows.ts';
-import { loadTranscripts } from './load.ts';
-import { runTranscript } from './run.ts';
+import { coverageReport, formatCoverage, skeletons } from '../testing/coverage.ts';
+import { CoverageRecorder } from '../testing/coverage-recorder.ts';
+import { loadFlowsOrThrow } from '../testing/flows.ts';
+import { loadTranscripts } from '../testing/load.ts';
+import { runTranscript } from '../testing/run.ts';
+import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow test [paths…] [options]
 

@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Command } from '../cli.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { DEFAULT_MIGRATIONS_DIR, openDatabase } from './database.ts';
-import { appliedMigrations, MigrationError, readMigrations } from './migrate.ts';
-import { SQLite } from './sqlite.ts';
+import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
+import { appliedMigrations, MigrationError, readMigrations } from '../store/migrate.ts';
+import { SQLite } from '../store/sqlite.ts';
+import type { Command } from './command.ts';
 
 const HELP = `usage: botflow migrate [--status] [--db <file>] [--config <file>]
 

@@ -5,15 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Command } from '../cli.ts';
+import { type RunningApp, startApp } from '../runtime/app.ts';
+import type { AppParts } from '../runtime/app-parts.ts';
+import { type Config, ConfigError, HelpRequested, loadConfig } from '../runtime/config.ts';
+import { KEYS } from '../runtime/config-schema.ts';
+import { createLogger, scrub } from '../runtime/logger.ts';
+import { handleSignals } from '../runtime/shutdown.ts';
+import { StartupError } from '../runtime/startup-error.ts';
 import { createRecorder, type Recorder } from '../testing/recorder.ts';
-import { type RunningApp, startApp } from './app.ts';
-import type { AppParts } from './app-parts.ts';
-import { type Config, ConfigError, HelpRequested, loadConfig } from './config.ts';
-import { KEYS } from './config-schema.ts';
-import { createLogger, scrub } from './logger.ts';
-import { handleSignals } from './shutdown.ts';
-import { StartupError } from './startup-error.ts';
+import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow run [options]
 
@@ -174,6 +174,6 @@ export const command: Command = {
       env: process.env,
       cwd: process.cwd(),
       print: (line) => process.stderr.write(`${line}\n`),
-      loadParts: async () => (await import('./default-parts.ts')).defaultParts(),
+      loadParts: async () => (await import('../runtime/default-parts.ts')).defaultParts(),
     }),
 };

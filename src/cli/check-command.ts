@@ -2,11 +2,11 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { Command } from '../cli.ts';
-import { importCode } from './import-code.ts';
-import { FLOW_SUFFIX, loadFlows, readFlowSources } from './load.ts';
-import { formatProblem, hasErrors } from './problems.ts';
-import type { Registry } from './registry.ts';
+import { importCode } from '../flows/import-code.ts';
+import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
+import { formatProblem, hasErrors } from '../flows/problems.ts';
+import type { Registry } from '../flows/registry.ts';
+import type { Command } from './command.ts';
 
 const HELP = `usage: botflow check [dir] [--registry <file.ts>]
 

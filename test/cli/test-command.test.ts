@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runTests } from '../../src/cli/test-command.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
-import { runTests } from '../../src/testing/test-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'botflow-test-command-'));
 

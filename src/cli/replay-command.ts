@@ -5,11 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Command } from '../cli.ts';
-import { loadFlowsOrThrow } from './flows.ts';
-import { type Recording, readRecording } from './recording.ts';
-import { recordingFromDatabase } from './recording-from-db.ts';
-import { replay } from './replay.ts';
+import { loadFlowsOrThrow } from '../testing/flows.ts';
+import { type Recording, readRecording } from '../testing/recording.ts';
+import { recordingFromDatabase } from '../testing/recording-from-db.ts';
+import { replay } from '../testing/replay.ts';
+import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow replay <recording> [--flows dir]
        botflow replay --db <botflow.db> [--conversation <key>] [--flows dir]

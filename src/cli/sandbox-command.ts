@@ -2,9 +2,10 @@
  * `botflow sandbox [--port N] [--token T] [--no-limits] [--db FILE] [--host H]`: runs the sandbox
  * alone until interrupted. When ready it prints one JSON line `{"baseUrl": …, "token": …}`.
  */
-import type { Command } from '../cli.ts';
-import { exposureWarning } from './local-routes.ts';
-import { startSandbox } from './start.ts';
+
+import { exposureWarning } from '../sandbox/local-routes.ts';
+import { startSandbox } from '../sandbox/start.ts';
+import type { Command } from './command.ts';
 
 const HELP = `usage: botflow sandbox [options]
 

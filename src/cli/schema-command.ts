@@ -1,6 +1,7 @@
 /** `botflow schema`: prints the flow file format as JSON Schema (for the YAML language server). */
-import type { Command } from '../cli.ts';
-import { flowJsonSchema } from './schema.ts';
+
+import { flowJsonSchema } from '../flows/schema.ts';
+import type { Command } from './command.ts';
 
 export const command: Command = {
   options: [],

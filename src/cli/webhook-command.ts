@@ -5,10 +5,10 @@
 import { parseArgs } from 'node:util';
 import { BotApi } from '../api/client.ts';
 import { UPDATE_TYPES } from '../api/schemas/index.ts';
-import type { Command } from '../cli.ts';
+import { deleteSubscription, listSubscriptions, setSubscription } from '../intake/subscriptions.ts';
+import { SECRET_PATTERN } from '../intake/webhook.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { deleteSubscription, listSubscriptions, setSubscription } from './subscriptions.ts';
-import { SECRET_PATTERN } from './webhook.ts';
+import type { Command } from './command.ts';
 
 const HELP = `usage: botflow webhook set | list | delete
   botflow webhook set [url] [--secret S] [--types a,b,…]   subscribe url (default: webhook.url of the configuration)
