@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
-import { appliedMigrations, MigrationError, readMigrations } from '../store/migrate.ts';
+import { MigrationError, readMigrations, recordedMigrations } from '../store/migrate.ts';
 import { SQLite } from '../store/sqlite.ts';
 import type { Command } from './command.ts';
 
@@ -83,8 +83,7 @@ function status(path: string): number {
   }
   const db = new SQLite(path, { readonly: true });
   try {
-    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
-    const applied = hasTable ? new Map(appliedMigrations(db).map((m) => [m.name, m.appliedAt])) : new Map();
+    const applied = new Map(recordedMigrations(db).map((m) => [m.name, m.appliedAt]));
     for (const f of files) {
       const at = applied.get(f.name);
       console.log(`${at ? 'applied' : 'pending'}  ${f.name}${at ? `  ${new Date(at).toISOString()}` : ''}`);

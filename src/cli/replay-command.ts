@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type Recording, readRecording } from '../runtime/recording.ts';
 import { loadFlowsOrThrow } from '../testing/flows.ts';
-import { type Recording, readRecording } from '../testing/recording.ts';
 import { recordingFromDatabase } from '../testing/recording-from-db.ts';
 import { replay } from '../testing/replay.ts';
 import type { Command } from './command.ts';

@@ -10,9 +10,9 @@ import type { AppParts } from '../runtime/app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig } from '../runtime/config.ts';
 import { KEYS } from '../runtime/config-schema.ts';
 import { createLogger, scrub } from '../runtime/logger.ts';
+import { createRecorder, type Recorder } from '../runtime/recorder.ts';
 import { handleSignals } from '../runtime/shutdown.ts';
 import { StartupError } from '../runtime/startup-error.ts';
-import { createRecorder, type Recorder } from '../testing/recorder.ts';
 import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow run [options]

@@ -3,8 +3,8 @@
  * base URL and CA files come from the same configuration as `botflow run` (file, BOTFLOW_* variables).
  */
 import { parseArgs } from 'node:util';
-import { BotApi } from '../api/client.ts';
-import { UPDATE_TYPES } from '../api/schemas/index.ts';
+import { BotApi } from '../client/client.ts';
+import { UPDATE_TYPES } from '../client/schemas/index.ts';
 import { deleteSubscription, listSubscriptions, setSubscription } from '../intake/subscriptions.ts';
 import { SECRET_PATTERN } from '../intake/webhook.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';

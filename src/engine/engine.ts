@@ -5,29 +5,29 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { OperationName } from '../api/operations.ts';
-import type { Job } from '../api/scheduler/types.ts';
-import { type UploadClient, uploadMedia } from '../api/upload.ts';
-import type { ConversationKeyStrategy } from '../intake/keys.ts';
-import { buttonSecret } from '../store/engine-settings.ts';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import { ButtonSigner } from './buttons.ts';
-import { type Clock, clockFrom, systemClock, type TimerHandle } from './clock.ts';
-import type { FlowDefinition } from './contract.ts';
+import type { OperationName } from '../client/operations.ts';
+import { type UploadClient, uploadMedia } from '../client/upload.ts';
 import {
   type CallGateway,
   type DispatchOutcome,
   type MediaUploader,
   OutboxDispatcher,
-} from './dispatcher.ts';
+} from '../dispatch/dispatcher.ts';
+import type { Job } from '../dispatch/scheduler/types.ts';
+import type { ConversationKeyStrategy } from '../inbox/keys.ts';
+import { buttonSecret } from '../store/engine-settings.ts';
+import { FlowVersionStore } from '../store/flow-versions.ts';
+import type { WriterThread } from './commit/writer-thread.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
+import { WriterPipeline } from './lane/pipeline.ts';
+import { type EventOutcome, InboxProcessor } from './lane/processor.ts';
+import { SessionCache } from './lane/session-cache.ts';
 import { recordFlowVersions } from './pinned-versions.ts';
-import { WriterPipeline } from './pipeline.ts';
-import { type EventOutcome, InboxProcessor } from './processor.ts';
-import { FlowRegistry } from './registry.ts';
-import { SessionCache } from './session-cache.ts';
+import { ButtonSigner } from './step/buttons.ts';
+import { type Clock, clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import { FlowSet } from './step/flow-set.ts';
 import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
-import type { WriterThread } from './writer-thread.ts';
 
 /** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
 export type EngineApi = Partial<UploadClient> & {
@@ -44,8 +44,8 @@ export interface EngineOptions {
   scheduler?: CallGateway & { run?: unknown };
   /** Overrides how `upload_and_send` effects upload their media (default: `uploadMedia` with `api`). */
   upload?: MediaUploader;
-  /** The flows to run: a registry (several versions per flow) or a list (later entries are newer). */
-  flows: FlowRegistry | FlowDefinition[];
+  /** The flows to run: a `FlowSet` (several versions per flow) or a list (later entries are newer). */
+  flows: FlowSet | FlowDefinition[];
   /** How updates are grouped into conversations; must match intake's (default `user-in-chat`). */
   keyStrategy?: ConversationKeyStrategy;
   /** Secret for signing button payloads; by default generated once and kept in the database. */
@@ -117,8 +117,8 @@ export interface Engine {
   prune(olderThanMs?: number): { outbox: number; timers: number };
   /** Support: list, inspect and end sessions. */
   sessions: SessionInspector;
-  /** The flows this engine runs. */
-  registry: FlowRegistry;
+  /** The flows this engine runs, every version it was given (add one to hot-reload). */
+  flows: FlowSet;
   /** Listens to engine events; returns a function that stops listening. */
   on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
 }
@@ -127,13 +127,13 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const { db, logger } = options;
   const clock = options.clock ?? (options.now ? clockFrom(options.now) : systemClock);
-  const registry = options.flows instanceof FlowRegistry ? options.flows : new FlowRegistry(options.flows);
+  const flows = options.flows instanceof FlowSet ? options.flows : new FlowSet(options.flows);
   const signer = new ButtonSigner(options.secret ?? buttonSecret(db, clock.now()));
   const cache = new SessionCache(options.sessionCacheSize ?? 10_000);
   const processor = new InboxProcessor({
     cache,
     db,
-    registry,
+    flows,
     signer,
     keyStrategy: options.keyStrategy ?? 'user-in-chat',
     now: () => clock.now(),
@@ -204,9 +204,9 @@ export function createEngine(options: EngineOptions): Engine {
       })
     : undefined;
 
-  recordFlowVersions(db, registry, clock.now(), logger, options.rebuildFlow);
+  recordFlowVersions(db, flows, clock.now(), logger, options.rebuildFlow);
   const flowVersions = new FlowVersionStore(db);
-  registry.onAdd((flow) => {
+  flows.onAdd((flow) => {
     if (db.open) flowVersions.record(flow.id, flow.version, clock.now(), flow.source);
   });
 
@@ -316,7 +316,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   return {
-    registry,
+    flows,
     sessions: sessionInspector(
       db,
       () => clock.now(),

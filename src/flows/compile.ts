@@ -4,9 +4,9 @@
  * `timer.cancel` effects, never XState `after`. Flows named by `call` are inlined as nested states.
  */
 import { type AnyStateMachine, setup } from 'xstate';
-import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/contract.ts';
+import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/step/contract.ts';
+import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import type { Registry } from './registry.ts';
-import { COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
@@ -262,11 +262,11 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     topLevel: false,
   });
 
-  const runtime = runtimeFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
+  const implementations = actionsFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
-    actions: runtime.actions as never,
-    guards: runtime.guards as never,
+    actions: implementations.actions as never,
+    guards: implementations.guards as never,
   }).createMachine({
     id: flow.flow,
     context: ({ input }: { input: FlowInput }) => initialContext(input),

@@ -3,7 +3,7 @@
  * Pure functions of the step, the event and the event's time, so the compiled machine's guards and actions
  * can call them.
  */
-import type { FlowEvent } from '../engine/contract.ts';
+import type { FlowEvent } from '../engine/step/contract.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';

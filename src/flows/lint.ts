@@ -9,27 +9,13 @@ import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
 import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
+import type { LintInput, Report } from './lint-input.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
 import type { FlowFile } from './schema.ts';
-import type { Catalog } from './texts.ts';
-import type { Locator, Path } from './yaml-source.ts';
-
-export interface LintInput {
-  flow: FlowFile;
-  file: string;
-  locate: Locator;
-  registry: Registry;
-  catalogs: Map<string, Catalog>;
-  /** Every flow that loaded, for `call`. */
-  flows: Map<string, FlowFile>;
-  /** The file name's flow id (`signup` for signup.flow.yaml). */
-  expectedId?: string;
-  /** Folder that media paths are relative to. */
-  baseDir?: string;
-}
+import type { Path } from './yaml-source.ts';
 
 /** Checks one flow; returns its problems (errors and warnings). */
 export function lintFlow(x: LintInput): Problem[] {
@@ -245,8 +231,6 @@ export function lintFlow(x: LintInput): Problem[] {
   lintDesigner(x, report);
   return problems;
 }
-
-export type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
 
 function unknownName(
   report: Report,

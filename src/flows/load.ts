@@ -5,9 +5,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { buildDefinition } from './compile.ts';
-import { describeFlowSource } from './flow-source.ts';
+import { describeFlowSource, type FlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
@@ -36,11 +36,7 @@ export interface LoadResult {
   registry?: Registry;
 }
 
-/** One flow file in memory: its path (as reported in problems) and text. */
-export interface FlowSource {
-  file: string;
-  source: string;
-}
+export type { FlowSource } from './flow-source.ts';
 
 /** Reads the catalogs of `<dir>/locales`. */
 export function loadLocales(dir: string): Map<string, Catalog> {

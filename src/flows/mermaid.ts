@@ -3,7 +3,7 @@
  * shows exactly what runs, including inlined calls, timers and global commands).
  */
 import type { AnyStateMachine } from 'xstate';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 
 type Node = AnyStateMachine['root'];
 type Guard = { type?: string; params?: Record<string, unknown> } | undefined;

@@ -3,7 +3,7 @@
  * effects. All three must be pure: they see data and return data; effects return `Effect`s that the
  * engine's outbox carries out.
  */
-import type { Effect } from '../engine/contract.ts';
+import type { Effect } from '../engine/step/contract.ts';
 
 /** What a validator, guard or effect can read about the conversation. */
 export interface FlowScope {

@@ -5,13 +5,13 @@
 import type Database from 'better-sqlite3';
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import type { BotApi } from '../api/client.ts';
-import type { Scheduler } from '../api/scheduler/scheduler.ts';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { BotApi } from '../client/client.ts';
+import type { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import type { WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
-import type { WriterThread } from '../engine/writer-thread.ts';
-import type { InboxCommit } from '../intake/inbox-writer.ts';
-import type { ConversationKeyStrategy } from '../intake/keys.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { InboxCommit } from '../inbox/inbox-writer.ts';
+import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 
 /** A running sandbox (embedded default). */
 export interface SandboxHandle {

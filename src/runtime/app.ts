@@ -10,18 +10,18 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import { BotApi } from '../api/client.ts';
-import { Scheduler } from '../api/scheduler/scheduler.ts';
-import { throttledClient } from '../api/scheduler/throttled-client.ts';
+import { BotApi } from '../client/client.ts';
+import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
+import { startWriterThread, type WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
-import { startWriterThread, type WriterThread } from '../engine/writer-thread.ts';
-import { startInboxPruner } from '../intake/pruner.ts';
+import { startInboxPruner } from '../inbox/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import type { Recorder } from '../testing/recorder.ts';
 import type { AppParts, IntakeHandle, SandboxHandle } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { trackProgress } from './progress.ts';
+import type { Recorder } from './recorder.ts';
 import { sandboxStatePath } from './sandbox-state.ts';
 import { type BotIdentity, selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
@@ -217,7 +217,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
             );
             return;
           }
-          for (const flow of next.flows) running.registry.add(flow);
+          for (const flow of next.flows) running.flows.add(flow);
           flowLogger.info(
             { count: next.flows.length },
             'flows reloaded: new sessions start on the new version',

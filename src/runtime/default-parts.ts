@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import type { UpdateType } from '../api/schemas/index.ts';
+import type { UpdateType } from '../client/schemas/index.ts';
 import { createEngine } from '../engine/engine.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';

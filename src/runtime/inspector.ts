@@ -12,9 +12,9 @@
  * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { FlowDefinition } from '../engine/contract.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { HistoryEntry } from '../engine/inspect.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowToMermaid } from '../flows/mermaid.ts';
 
 /** What the inspector reads of the engine: its support API and its notifications. */

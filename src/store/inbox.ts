@@ -14,7 +14,7 @@ export type InboxStatus = 'pending' | 'done' | 'failed' | 'ignored';
 export interface InboxEntry {
   /** Defaults to `'update'`. */
   kind?: InboxKind;
-  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/intake/keys.ts). */
+  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/inbox/keys.ts). */
   dedupeKey: string;
   /** The conversation the event belongs to; null when it belongs to none. */
   conversationKey?: string | null;

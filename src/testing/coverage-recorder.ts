@@ -4,7 +4,7 @@
  * also tells the recorder; nothing else about the machine changes.
  */
 import type { AnyStateMachine } from 'xstate';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
 const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind'];

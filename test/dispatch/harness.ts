@@ -1,8 +1,8 @@
 // A sandbox with its limits on, a client and a scheduler in front of it, and checks that read the
 // sandbox's own request log.
-import { BotApi } from '../../src/api/client.ts';
-import { Scheduler } from '../../src/api/scheduler/scheduler.ts';
-import type { Limits } from '../../src/api/scheduler/types.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import type { Limits } from '../../src/dispatch/scheduler/types.ts';
 import { type Sandbox, type StartOptions, startSandbox } from '../../src/sandbox/index.ts';
 import type { LoggedRequest } from '../../src/sandbox/request-log.ts';
 import { maxInWindow } from './fakes.ts';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/api/errors.ts';
-import { uploadMedia } from '../../src/api/upload.ts';
+import { UsageError } from '../../src/client/errors.ts';
+import { uploadMedia } from '../../src/client/upload.ts';
 import { type DispatchHarness, dialogs, dispatchHarness } from './harness.ts';
 
 let h: DispatchHarness | undefined;

@@ -42,7 +42,7 @@ const ENTRIES: Record<string, string> = {
   'botflow-engine': 'src/index.ts',
   'botflow-engine/flows': 'src/flows/index.ts',
   'botflow-engine/engine': 'src/engine/index.ts',
-  'botflow-engine/client': 'src/api/index.ts',
+  'botflow-engine/client': 'src/client/index.ts',
   'botflow-engine/intake': 'src/intake/index.ts',
   'botflow-engine/sandbox': 'src/sandbox/index.ts',
   'botflow-engine/testing': 'src/testing/index.ts',

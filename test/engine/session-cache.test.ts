@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.ts';
-import { SessionCache } from '../../src/engine/session-cache.ts';
+import { SessionCache } from '../../src/engine/lane/session-cache.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { botStarted, collectFlow, signupFlow, textMessage } from './fixtures.ts';
 import { Harness, SECRET } from './harness.ts';

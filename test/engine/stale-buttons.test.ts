@@ -1,7 +1,7 @@
 // Presses on keyboards: current ones reach the flow (answered first), stale ones follow the step's
 // policy (notify, re-render, accept), forged or foreign ones are answered and go no further.
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineFlow } from '../../src/engine/helpers.ts';
+import { defineFlow } from '../../src/engine/step/helpers.ts';
 import { botStarted, press, signupFlow, signupMachine, textMessage } from './fixtures.ts';
 import { Harness } from './harness.ts';
 

@@ -3,10 +3,10 @@
 // real worker thread.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startWriterThread, type WriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
-import { startWriterThread, type WriterThread } from '../../src/engine/writer-thread.ts';
-import { InboxWriter } from '../../src/intake/inbox-writer.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';

@@ -3,8 +3,8 @@
  * version they started on, and move to the new version when its `migrate:` block maps them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
-import { FlowRegistry } from '../../src/engine/registry.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { FlowSet } from '../../src/engine/step/flow-set.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { BotOnSandbox } from './sandbox-harness.ts';
 
@@ -92,7 +92,7 @@ async function startOnV1() {
 describe('a changed flow file and running conversations', () => {
   it('without migrate, a running conversation finishes on its version while new ones start on the new', async () => {
     const { bot, ann } = await startOnV1();
-    await bot.useFlows(new FlowRegistry([compile(v1), compile(v2)]));
+    await bot.useFlows(new FlowSet([compile(v1), compile(v2)]));
     await bot.sandbox.control.sendText(ann, 'dialog', 'M');
     await bot.pump();
     expect((await bot.lastBot(ann)).text).toBe('v1: ann@example.org wears M');
@@ -105,7 +105,7 @@ describe('a changed flow file and running conversations', () => {
   it('with migrate, the conversation moves to the mapped step with its context renamed', async () => {
     const { bot, ann } = await startOnV1();
     // Only the new version is loaded: the engine asks its migrate() to carry the session over.
-    await bot.useFlows(new FlowRegistry([compile(v2 + migration)]));
+    await bot.useFlows(new FlowSet([compile(v2 + migration)]));
     await bot.sandbox.control.sendText(ann, 'dialog', 'M');
     await bot.pump();
     expect((await bot.lastBot(ann)).text).toBe('Please send a number, like 42.');

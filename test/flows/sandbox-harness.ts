@@ -3,11 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { BotApi } from '../../src/api/client.ts';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
-import { FlowRegistry } from '../../src/engine/registry.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { FlowSet } from '../../src/engine/step/flow-set.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
@@ -36,12 +36,12 @@ export class BotOnSandbox {
     const db = openDatabase({ path: join(mkdtempSync(join(tmpdir(), 'botflow-e2e-')), 'bot.db') });
     const bot = new BotOnSandbox(sandbox, api, db);
     Object.defineProperty(bot, 'clock', { get: () => box.clock, set: (v: number) => (box.clock = v) });
-    await bot.useFlows(new FlowRegistry(flows));
+    await bot.useFlows(new FlowSet(flows));
     return bot;
   }
 
   /** Replaces the engine (as a restart with other flow versions would), keeping the database. */
-  async useFlows(registry: FlowRegistry) {
+  async useFlows(registry: FlowSet) {
     await this.engine?.stop({ waitMs: 2_000 });
     this.engine = createEngine({
       db: this.db,

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 
-const payloads = new URL('../api/fixtures/payloads/', import.meta.url);
+const payloads = new URL('../client/fixtures/payloads/', import.meta.url);
 
 /** The raw text of a recorded webhook delivery from the real platform. */
 export function webhookPayload(type: string): string {

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { startPolling } from '../../src/intake/polling.ts';
 import { KV_KEYS, KvStore } from '../../src/store/kv.ts';
 import { tempDatabase, waitFor } from './helpers.ts';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { PollingError, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
 import { openDatabase } from '../../src/store/database.ts';

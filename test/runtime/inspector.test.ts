@@ -5,10 +5,10 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { loadFlows } from '../../src/flows/load.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { describeEvent, flowGraph, Inspector } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';

@@ -1,6 +1,6 @@
 /**
  * The sandbox's updates have the same top-level fields as updates recorded from the real platform
- * (copies in test/api/fixtures/payloads/webhook.*.json, Apache-2.0), so code tested here meets no surprise there.
+ * (copies in test/client/fixtures/payloads/webhook.*.json, Apache-2.0), so code tested here meets no surprise there.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, harness, personInDialog } from './helpers.ts';

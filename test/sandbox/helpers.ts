@@ -1,5 +1,5 @@
 /** Shared setup of the sandbox tests: a sandbox on an ephemeral port, the typed client, polling helpers. */
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { type Sandbox, type StartOptions, startSandbox } from '../../src/sandbox/index.ts';
 
 export interface Harness {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/client/errors.ts';
 import type { LoggedRequest } from '../../src/sandbox/index.ts';
 import { type Harness, harness, personInDialog } from './helpers.ts';
 

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
-import { decodeUpdate } from '../../src/api/schemas/index.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { decodeUpdate } from '../../src/client/schemas/index.ts';
 import {
   type FeedEvent,
   SandboxControl,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeUpdate, UPDATE_TYPES } from '../../src/api/schemas/index.ts';
+import { decodeUpdate, UPDATE_TYPES } from '../../src/client/schemas/index.ts';
 import { type Harness, harness, personInDialog } from './helpers.ts';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeUpdate } from '../../src/api/schemas/index.ts';
+import { decodeUpdate } from '../../src/client/schemas/index.ts';
 import { eventually, type Harness, harness, personInDialog, raw } from './helpers.ts';
 
 interface Received {

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRecording } from '../../src/runtime/recording.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
-import { readRecording } from '../../src/testing/recording.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runBotflow } from '../runtime/child.ts';
 

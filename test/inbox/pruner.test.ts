@@ -1,0 +1,30 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { startInboxPruner } from '../../src/inbox/pruner.ts';
+import { tempDatabase, waitFor } from '../intake/helpers.ts';
+
+let env: ReturnType<typeof tempDatabase>;
+beforeEach(() => {
+  env = tempDatabase();
+});
+afterEach(() => env.cleanup());
+
+it('prunes settled rows past the retention, at start and then periodically, and keeps pending ones', async () => {
+  let clock = 10_000;
+  const [done, pending] = env.inbox.append([
+    { dedupeKey: 'a', payload: '{}', receivedAt: 1_000 },
+    { dedupeKey: 'b', payload: '{}', receivedAt: 1_000 },
+  ]);
+  env.inbox.markDone(done!.id!);
+  const stop = startInboxPruner({ db: env.db, retentionMs: 5_000, intervalMs: 20, now: () => clock });
+  try {
+    expect(env.inbox.findByDedupeKey('a')).toBeUndefined();
+    expect(env.inbox.get(pending!.id!)?.status).toBe('pending');
+    const [later] = env.inbox.append([{ dedupeKey: 'c', payload: '{}', receivedAt: 9_000 }]);
+    env.inbox.markIgnored(later!.id!);
+    clock = 20_000;
+    await waitFor(() => env.inbox.findByDedupeKey('c') === undefined, 'the periodic prune');
+    expect(env.inbox.counts()).toEqual({ pending: 1, done: 0, failed: 0, ignored: 0 });
+  } finally {
+    stop();
+  }
+});
