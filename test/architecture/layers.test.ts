@@ -114,6 +114,16 @@ describe('the layers of src/', () => {
     expect(circles).toEqual([]);
   });
 
+  it('keeps every source file under 400 lines (split a longer one by idea)', () => {
+    const long = sources(SRC)
+      .map((file) => ({
+        file: relative(SRC, file),
+        lines: readFileSync(file, 'utf8').split('\n').length - 1,
+      }))
+      .filter((f) => f.lines > 400);
+    expect(long).toEqual([]);
+  });
+
   it('finds the package doors in src/', () => {
     expect(DOORS.has(join(SRC, 'client', 'index.ts'))).toBe(true);
     expect(DOORS.has(join(SRC, 'index.ts'))).toBe(true);

@@ -9,7 +9,7 @@ export {
 } from './options.ts';
 export { defaultPriority } from './priorities.ts';
 export { DEFAULT_NOT_READY_BUDGET_MS, type RetryOptions } from './retry-policy.ts';
-export { Scheduler, type Task } from './scheduler.ts';
+export { Scheduler } from './scheduler.ts';
 export { throttledClient } from './throttled-client.ts';
 export {
   type ApiCaller,
@@ -21,4 +21,5 @@ export {
   type MediaKind,
   PRIORITIES,
   type Priority,
+  type Task,
 } from './types.ts';

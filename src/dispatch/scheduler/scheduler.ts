@@ -5,40 +5,23 @@
  * attachment.not.ready and network failures, dead letters with reasons. One timer for the whole
  * scheduler; per-chat state exists only while a chat has work or recent starts.
  */
-import { ApiError, NetworkError } from '../../client/errors.ts';
 import type { OperationName } from '../../client/operations.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
+import { FailureHandler } from './failures.ts';
 import { type JobSpec, jobSpecOf } from './job-spec.ts';
 import { LaneBoard } from './lane-board.ts';
 import { MetricsRecorder, type SchedulerMetrics } from './metrics.ts';
 import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFactory } from './options.ts';
+import { PendingJobs } from './pending.ts';
 import { classIndexOf, queueIndexOf } from './priorities.ts';
-import { decideRetry } from './retry-policy.ts';
 import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
-import {
-  type ApiCaller,
-  DeadLetterError,
-  type DeadLetterReason,
-  type Job,
-  type OperationResult,
-  type Priority,
-} from './types.ts';
+import type { ApiCaller, DeadLetterReason, Job, OperationResult, Task } from './types.ts';
 
 const WHERE_QUEUED = 0;
 const WHERE_IN_FLIGHT = 1;
 const WHERE_DELAYED = 2;
 const WHERE_DONE = 3;
-
-/** A unit of work that is not an API call but must still respect the global window (an upload host POST). */
-export interface Task<T> {
-  run: (signal: AbortSignal | undefined) => Promise<T>;
-  priority?: Priority;
-  ttlMs?: number;
-  signal?: AbortSignal;
-  /** Shown in metrics and dead letters. */
-  label?: string;
-}
 
 export class Scheduler {
   private readonly options: ReturnType<typeof resolveOptions>;
@@ -49,19 +32,18 @@ export class Scheduler {
   private readonly globalLog: SlidingWindowLog;
   private readonly chatWindowMs: number;
   private readonly board: LaneBoard;
-  private readonly recentChat429: { at: number; chatId: number }[] = [];
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
   private readonly breaker = new CircuitBreaker();
+  private readonly failures: FailureHandler;
   /** Earliest start the pacing schedule allows. */
   private pacedAt = Number.NEGATIVE_INFINITY;
   private inFlight = 0;
-  private pending = 0;
-  private pumpQueued = false;
+  private readonly pending = new PendingJobs();
   private timerAt = Number.POSITIVE_INFINITY;
+  private pumpQueued = false;
   private cancelTimer: (() => void) | undefined;
   private closed = false;
-  private drainWaiters: (() => void)[] = [];
 
   constructor(options: SchedulerOptions) {
     this.options = resolveOptions(options);
@@ -79,6 +61,26 @@ export class Scheduler {
       this.chatWindowMs,
       this.options.classShareEvery,
       this.options.bulkShareEvery,
+    );
+    this.failures = new FailureHandler(
+      {
+        options: this.options,
+        logger: this.logger,
+        recorder: this.recorder,
+        board: this.board,
+        breaker: this.breaker,
+        requeueAtHead: (entry) => this.requeue(entry, true),
+        unqueue: (entry) => this.unqueue(entry),
+        delay: (entry, until) => {
+          entry.where = WHERE_DELAYED;
+          this.board.delay(entry, until);
+        },
+        settle: (entry) => this.settle(entry),
+        pauseAll: (until) => {
+          this.globalPausedUntil = Math.max(this.globalPausedUntil, until);
+        },
+      },
+      this.chatWindowMs,
     );
   }
 
@@ -136,25 +138,7 @@ export class Scheduler {
 
   /** Resolves when nothing is queued or in flight; rejects if that takes longer than `timeoutMs`. */
   drain(timeoutMs?: number): Promise<void> {
-    if (this.pending === 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      let cancel: (() => void) | undefined;
-      const done = () => {
-        cancel?.();
-        resolve();
-      };
-      this.drainWaiters.push(done);
-      if (timeoutMs !== undefined) {
-        cancel = this.setTimer(
-          () => {
-            this.drainWaiters = this.drainWaiters.filter((w) => w !== done);
-            reject(new Error(`Scheduler.drain: ${this.pending} job(s) still pending after ${timeoutMs} ms`));
-          },
-          timeoutMs,
-          true,
-        );
-      }
-    });
+    return this.pending.drained(this.setTimer, timeoutMs);
   }
 
   /** Stops the scheduler: queued jobs are dead-lettered as `closed`; calls in flight finish but are not retried. */
@@ -196,7 +180,7 @@ export class Scheduler {
       );
       entry.task = job.task;
       entry.chatId = chatId;
-      this.pending++;
+      this.pending.added();
       if (this.closed) return this.deadLetter(entry, 'closed', 'the scheduler is closed');
       if (signal?.aborted) return this.deadLetter(entry, 'aborted', 'the signal had already fired');
       const lane = chatId === undefined ? this.board.unscoped : this.board.laneFor(chatId);
@@ -338,82 +322,9 @@ export class Scheduler {
       this.deadLetter(entry, 'closed', 'the scheduler was closed after a failed attempt');
       return;
     }
-    const notReady = isNotReady(error);
-    if (notReady) {
-      entry.notReadyAttempts++;
-      if (entry.notReadySince < 0) entry.notReadySince = now;
-    }
-    const decision = entry.task
-      ? ({
-          kind: 'dead',
-          reason: entry.signal?.aborted ? 'aborted' : 'rejected',
-          detail: String((error as Error)?.message ?? error),
-        } as const)
-      : decideRetry(
-          {
-            error,
-            attempts: entry.attempts,
-            chatScoped: lane.chatId !== undefined,
-            mayRepeat: entry.retryAmbiguous,
-            mediaKind: entry.mediaKind,
-            notReadyElapsedMs: notReady ? now - entry.notReadySince : -1,
-            notReadyAttempts: entry.notReadyAttempts,
-            aborted: entry.signal?.aborted ?? false,
-          },
-          this.options.retry,
-        );
-    if (decision.kind === 'dead') {
-      this.deadLetter(entry, decision.reason, decision.detail);
-    } else if (decision.kind === 'pause') {
-      const scope = this.pauseScope(decision.scope, entry, lane, now);
-      const until = now + decision.pauseMs;
-      this.recorder.http429[scope]++;
-      this.logger?.warn(
-        { op: entry.op, chatId: lane.chatId, scope, pauseMs: decision.pauseMs },
-        'rate limited: pausing scope',
-      );
-      if (scope === 'chat') lane.pausedUntil = Math.max(lane.pausedUntil, until);
-      else this.globalPausedUntil = Math.max(this.globalPausedUntil, until);
-      if (entry.deadline < until) {
-        this.deadLetter(
-          entry,
-          'rate-limited',
-          `Retry-After ${decision.pauseMs} ms outlasts its time-to-live`,
-        );
-      } else {
-        this.requeue(entry, true);
-      }
-      for (const paused of scope === 'chat' ? [lane] : this.board.allLanes())
-        this.expireQueued(paused, until);
-    } else {
-      const until = now + decision.delayMs;
-      this.recorder.retries[notReady ? 'notReady' : isNetwork(error) ? 'network' : 'serverError']++;
-      if (!notReady) this.holdWhilePlatformFails(now, error);
-      if (entry.deadline < until) {
-        this.deadLetter(
-          entry,
-          'expired',
-          `its time-to-live ends before the next retry (last error: ${messageOf(error)})`,
-        );
-      } else if (lane.chatId !== undefined) {
-        lane.pausedUntil = Math.max(lane.pausedUntil, until); // holds this chat only, keeping the job's place
-        this.requeue(entry, true);
-      } else {
-        entry.where = WHERE_DELAYED;
-        this.board.delay(entry, until);
-      }
-    }
+    this.failures.failed(entry, lane, error, now);
     this.board.place(lane, now);
     this.schedulePump();
-  }
-
-  /** Transient failures in a row open the breaker: everything waits for the probe (breaker.ts). */
-  private holdWhilePlatformFails(now: number, error: unknown): void {
-    const verdict = this.breaker.failed(now);
-    if (verdict.pauseUntil === 0) return;
-    this.globalPausedUntil = Math.max(this.globalPausedUntil, verdict.pauseUntil);
-    if (verdict.opened)
-      this.logger?.warn({ error: messageOf(error) }, 'the platform keeps failing: sending paused, probing');
   }
 
   private finishAttempt(entry: Entry): Lane {
@@ -430,61 +341,14 @@ export class Scheduler {
     return lane;
   }
 
-  /** A 429 on one chat pauses that chat, unless several chats were hit within a window: then everything. */
-  private pauseScope(scope: 'chat' | 'global', entry: Entry, lane: Lane, now: number): 'chat' | 'global' {
-    if (scope === 'global' || lane.chatId === undefined) return 'global';
-    // The chat had no other call in the window, so the per-chat limit cannot be what was hit.
-    if (entry.chatCallsInWindow === 0) return 'global';
-    const recent = this.recentChat429;
-    recent.push({ at: now, chatId: lane.chatId });
-    while (recent.length > 0 && recent[0]!.at <= now - this.chatWindowMs) recent.shift();
-    if (recent.length > 32) recent.shift();
-    const distinct = new Set(recent.map((r) => r.chatId)).size;
-    return distinct >= this.options.escalateAfterChats ? 'global' : 'chat';
-  }
-
-  /** Dead-letters queued jobs of a lane that would outlive their time-to-live during a pause. */
-  private expireQueued(lane: Lane, until: number): void {
-    if (!lane.queues) return;
-    for (const entry of [...lane.queues.entries()]) {
-      if (entry.deadline >= until) continue;
-      this.unqueue(entry);
-      this.deadLetter(entry, 'rate-limited', 'a rate-limit pause outlasts its time-to-live');
-    }
-  }
-
   private deadLetter(entry: Entry, reason: DeadLetterReason, detail: string): void {
-    const error = new DeadLetterError(
-      reason,
-      entry.op,
-      entry.chatId,
-      entry.lastError,
-      detail,
-      entry.attempts > 0,
-    );
-    this.recorder.recordDeadLetter({
-      at: Date.now(),
-      operation: entry.op,
-      chatId: entry.chatId,
-      reason,
-      message: error.message,
-    });
-    // Closing and aborting are no failures: the owner asked for them (what was queued goes back to it).
-    if (reason !== 'closed' && reason !== 'aborted')
-      this.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
-    this.settle(entry);
-    entry.reject(error);
+    this.failures.deadLetter(entry, reason, detail);
   }
 
   private settle(entry: Entry): void {
     entry.where = WHERE_DONE;
     if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
-    this.pending--;
-    if (this.pending === 0 && this.drainWaiters.length > 0) {
-      const waiters = this.drainWaiters;
-      this.drainWaiters = [];
-      for (const w of waiters) w();
-    }
+    this.pending.settled();
   }
 
   /**
@@ -527,16 +391,4 @@ export class Scheduler {
       keepAlive,
     );
   }
-}
-
-function isNotReady(error: unknown): boolean {
-  return error instanceof ApiError && error.isAttachmentNotReady;
-}
-
-function isNetwork(error: unknown): boolean {
-  return error instanceof NetworkError;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -102,3 +102,13 @@ export interface DeadLetterRecord {
   reason: DeadLetterReason;
   message: string;
 }
+
+/** A unit of work that is not an API call but must still respect the global window (an upload host POST). */
+export interface Task<T> {
+  run: (signal: AbortSignal | undefined) => Promise<T>;
+  priority?: Priority;
+  ttlMs?: number;
+  signal?: AbortSignal;
+  /** Shown in metrics and dead letters. */
+  label?: string;
+}
