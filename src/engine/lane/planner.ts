@@ -57,16 +57,18 @@ export interface PlannerOptions {
   session(conversationKey: string): CachedSession | undefined;
 }
 
-class Ignored {
-  constructor(readonly reason: string) {}
-}
+/** An event the engine leaves alone, and why (a stale timer, an update no flow handles…). */
+type Skipped = { ignored: string };
+const skip = (reason: string): Skipped => ({ ignored: reason });
 
 function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
-type Planned = Pick<EventOutcome, 'session' | 'calls' | 'reason'>;
+/** What a step did: the session it left and the calls it planned. */
+type Ran = Pick<EventOutcome, 'session' | 'calls'>;
+type Planned = Pick<EventOutcome, 'session' | 'calls' | 'reason'> | Skipped;
 
 /** Plans inbox events, one at a time, in arrival order. */
 export class EventPlanner {
@@ -93,37 +95,38 @@ export class EventPlanner {
     let key = row.conversationKey;
     this.#plan.take();
     this.#written = undefined;
+    let planned: Planned;
     try {
-      const planned = this.#route(row, now, (k) => {
+      planned = this.#route(row, now, (k) => {
         key = k;
       });
-      // Done rows are settled per batch; one whose key intake could not tell gets it now.
-      if (row.conversationKey === null && key !== null) this.#plan.settle(row.id, 'done', null, key, now);
+    } catch (error) {
+      this.#plan.take(); // nothing of a failed event is written but its status
+      return this.failed(row, key, error);
+    }
+    if ('ignored' in planned) {
+      // Writes recorded before the decision to ignore (answering a stale press) stand.
+      this.#plan.settle(row.id, 'ignored', planned.ignored, key, now);
       const outcome: EventOutcome = {
         inboxId: row.id,
         kind: row.kind,
         conversationKey: key,
-        status: 'done',
-        ...planned,
+        status: 'ignored',
+        reason: planned.ignored,
+        calls: 0,
       };
-      return { row, outcome, ops: this.#plan.take(), ...(this.#written ? { written: this.#written } : {}) };
-    } catch (error) {
-      if (error instanceof Ignored) {
-        // Writes recorded before the decision to ignore (answering a stale press) stand.
-        this.#plan.settle(row.id, 'ignored', error.reason, key, now);
-        const outcome: EventOutcome = {
-          inboxId: row.id,
-          kind: row.kind,
-          conversationKey: key,
-          status: 'ignored',
-          reason: error.reason,
-          calls: 0,
-        };
-        return { row, outcome, ops: this.#plan.take() };
-      }
-      this.#plan.take(); // nothing of a failed event is written but its status
-      return this.failed(row, key, error);
+      return { row, outcome, ops: this.#plan.take() };
     }
+    // Done rows are settled per batch; one whose key intake could not tell gets it now.
+    if (row.conversationKey === null && key !== null) this.#plan.settle(row.id, 'done', null, key, now);
+    const outcome: EventOutcome = {
+      inboxId: row.id,
+      kind: row.kind,
+      conversationKey: key,
+      status: 'done',
+      ...planned,
+    };
+    return { row, outcome, ops: this.#plan.take(), ...(this.#written ? { written: this.#written } : {}) };
   }
 
   /** The plan of an event that failed with `error`: logged, and marked failed with the reason. */
@@ -159,24 +162,24 @@ export class EventPlanner {
   #route(row: InboxEvent, now: number, setKey: (key: string) => void): Planned {
     if (row.kind === 'update') {
       const decoded = decodeStoredUpdate(row.id, row.payload);
-      if ('ignored' in decoded) throw new Ignored(decoded.ignored);
+      if ('ignored' in decoded) return skip(decoded.ignored);
       const { update } = decoded;
       const key = conversationKey(update, this.#o.keyStrategy) ?? row.conversationKey;
-      if (!key) throw new Ignored('the update names no chat and no person');
+      if (!key) return skip('the update names no chat and no person');
       setKey(key);
       const session = this.#session(key);
       const meta = metaOf(update, updatePlace(update), key, row.receivedAt, session?.row.chatId);
       return this.#incoming(key, session, interpretUpdate(update, meta), now);
     }
     const key = row.conversationKey;
-    if (!key) throw new Ignored(`a ${row.kind} event without a conversation`);
+    if (!key) return skip(`a ${row.kind} event without a conversation`);
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     const session = this.#session(key);
-    if (session?.row.status !== 'active') throw new Ignored('the session it belonged to has ended');
+    if (session?.row.status !== 'active') return skip('the session it belonged to has ended');
     const meta = sessionMeta(session, now);
     if (row.kind === 'timer') {
       if (payload.stepInstance !== session.row.stepInstance)
-        throw new Ignored('the step that armed the timer was left');
+        return skip('the step that armed the timer was left');
       const event: FlowEvent = {
         type: 'timer',
         name: String(payload.name),
@@ -186,14 +189,14 @@ export class EventPlanner {
     }
     if (row.kind === 'effect_result') {
       if (Number(payload.revision) < session.row.startedRevision)
-        throw new Ignored('it belongs to an earlier session');
+        return skip('it belongs to an earlier session');
       const ref = String(payload.ref);
       const event: FlowEvent = payload.ok
         ? { type: 'effect.done', ref, result: payload.result, meta }
         : { type: 'effect.failed', ref, error: payload.error as { code: string; message: string }, meta };
       return this.#run(key, session, event, now);
     }
-    throw new Ignored(`unknown inbox event kind "${row.kind}"`);
+    return skip(`unknown inbox event kind "${row.kind}"`);
   }
 
   #incoming(key: string, session: CachedSession | undefined, incoming: Incoming, now: number): Planned {
@@ -203,7 +206,10 @@ export class EventPlanner {
         return this.#press(key, session, incoming.press, now);
       case 'leave': {
         let result: Planned = { calls: 0 };
-        if (active) result = this.#run(key, active, incoming.event, now, { status: 'stopped', silent: true });
+        if (active) {
+          result = this.#run(key, active, incoming.event, now, { status: 'stopped', silent: true });
+          if ('ignored' in result) return result;
+        }
         const why =
           incoming.reason === 'bot_stopped' ? 'the person stopped the bot' : 'the person removed the dialog';
         this.#plan.settleTimers(key, 'cancelled', why, now);
@@ -212,8 +218,7 @@ export class EventPlanner {
       }
       case 'event': {
         if (active) return this.#run(key, active, incoming.event, now);
-        if (!incoming.trigger)
-          throw new Ignored('no running session, and this kind of update starts no flow');
+        if (!incoming.trigger) return skip('no running session, and this kind of update starts no flow');
         return this.#start(key, session, incoming.trigger, incoming.event.meta, now);
       }
     }
@@ -228,7 +233,7 @@ export class EventPlanner {
     const verified = this.#o.signer.verify(key, press.payload);
     if (!verified.ok) {
       this.#answerAlone(key, session, press, undefined, now);
-      throw new Ignored(
+      return skip(
         verified.reason === 'malformed'
           ? 'button payload was not made by botflow'
           : 'button payload signature does not match this conversation (forged, or pressed by someone else)',
@@ -250,7 +255,7 @@ export class EventPlanner {
       if (findFlowToStart(this.#o.flows.current(), trigger))
         return this.#start(key, session, trigger, press.meta, now, callback);
       this.#answerAlone(key, session, press, this.#o.staleText, now);
-      throw new Ignored('stale button: the conversation has no running session');
+      return skip('stale button: the conversation has no running session');
     }
     const { flow } = this.#o.flows.resolve(
       active.row.flowId,
@@ -321,7 +326,7 @@ export class EventPlanner {
     event: FlowEvent,
     now: number,
     extra: { callback?: Callback; status?: 'stopped'; silent?: boolean } = {},
-  ): Pick<EventOutcome, 'session' | 'calls'> {
+  ): Ran | Skipped {
     const { flow, state, migrated } = this.#resume(key, session);
     const cause: StepCause = { type: 'event', event };
     const result = step(
@@ -345,7 +350,7 @@ export class EventPlanner {
       now,
       ...(extra.status ? { status: extra.status } : {}),
     });
-    if (result.idle) throw new Ignored('the current step does not handle this event');
+    if (result.idle) return skip('the current step does not handle this event');
     this.#remember(written, flow, result.machineSnapshot);
     return { calls: result.calls.length, ...(written ? { session: summary(written) } : {}) };
   }
@@ -357,9 +362,9 @@ export class EventPlanner {
     meta: EventMeta,
     now: number,
     callback?: Callback,
-  ): Pick<EventOutcome, 'session' | 'calls'> {
+  ): Ran | Skipped {
     const flow = findFlowToStart(this.#o.flows.current(), trigger);
-    if (!flow) throw new Ignored('no running session, and no flow trigger matches');
+    if (!flow) return skip('no running session, and no flow trigger matches');
     const result = step(
       flow,
       { revision: prior?.row.revision ?? 0, stepInstance: prior?.row.stepInstance ?? 0 },
