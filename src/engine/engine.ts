@@ -14,7 +14,6 @@ import {
   OutboxDispatcher,
 } from '../dispatch/dispatcher.ts';
 import type { Job } from '../dispatch/scheduler/types.ts';
-import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import type { WriterThread } from './commit/writer-thread.ts';
@@ -46,8 +45,6 @@ export interface EngineOptions {
   upload?: MediaUploader;
   /** The flows to run: a `FlowSet` (several versions per flow) or a list (later entries are newer). */
   flows: FlowSet | FlowDefinition[];
-  /** How updates are grouped into conversations; must match intake's (default `user-in-chat`). */
-  keyStrategy?: ConversationKeyStrategy;
   /** Secret for signing button payloads; by default generated once and kept in the database. */
   secret?: string;
   /** Reads the time (ms); the testing tools pass a virtual clock. Ignored when `clock` is given. */
@@ -135,7 +132,6 @@ export function createEngine(options: EngineOptions): Engine {
     db,
     flows,
     signer,
-    keyStrategy: options.keyStrategy ?? 'user-in-chat',
     now: () => clock.now(),
     logger,
     staleText: options.staleText ?? 'This menu is no longer active.',

@@ -33,7 +33,7 @@ export interface PollingOptions {
   /** Seconds the platform holds a request open when there is nothing new, 0..90 (default 30). */
   timeout?: number;
   /** How conversation keys are derived (default `user-in-chat`). */
-  conversationKeyStrategy?: ConversationKeyStrategy;
+  conversationKey?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -101,7 +101,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
   const inbox = new InboxStore(options.db);
   const kv = new KvStore(options.db);
   const markerKey = options.markerKey ?? KV_KEYS.pollingMarker;
-  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const strategy = options.conversationKey ?? 'user-in-chat';
   const initialBackoff = options.initialBackoffMs ?? 500;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
   const log = options.logger;

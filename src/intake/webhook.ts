@@ -38,7 +38,7 @@ export interface WebhookReceiverOptions {
   /** Largest accepted body in bytes (default 1 MiB); larger ones get 413. */
   bodyLimit?: number;
   /** How conversation keys are derived (default `user-in-chat`). */
-  conversationKeyStrategy?: ConversationKeyStrategy;
+  conversationKey?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
   /** Commits on the engine's writer thread (`(entries) => writer.append(entries)`) instead of this thread. */
@@ -128,7 +128,7 @@ function installWebhook(
   state: { stopped: boolean },
 ): void {
   const path = options.path ?? '/webhook';
-  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const strategy = options.conversationKey ?? 'user-in-chat';
 
   // Any content type: the platform sends JSON, and a receiver is no place to be strict about headers.
   app.removeAllContentTypeParsers();

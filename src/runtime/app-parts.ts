@@ -49,7 +49,8 @@ export interface LoadedFlows {
 export interface IntakeOptions {
   api: BotApi;
   db: Database.Database;
-  keyStrategy: ConversationKeyStrategy;
+  /** How updates are grouped into conversations (the `conversationKey` setting). */
+  conversationKey: ConversationKeyStrategy;
   /** The engine's wake-up call after each commit, with the new inbox ids (`botflow run --record` records them). */
   onAccepted: (batch?: { ids: number[] }) => void;
   logger: Logger;
@@ -73,7 +74,6 @@ export interface AppParts {
     api: BotApi;
     scheduler: Scheduler;
     flows: FlowDefinition[];
-    keyStrategy: ConversationKeyStrategy;
     secret?: string;
     logger: Logger;
   }): Engine;

@@ -188,7 +188,6 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       api,
       scheduler,
       flows: loaded.flows,
-      keyStrategy: config.conversationKey,
       ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
     });
@@ -230,7 +229,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     const common = {
       api,
       db,
-      keyStrategy: config.conversationKey,
+      conversationKey: config.conversationKey,
       onAccepted: (batch?: { ids: number[] }) => {
         if (options.recorder && db && batch) options.recorder.accepted(db, batch.ids);
         running.notify();

@@ -1,6 +1,8 @@
 // The engine over a real SQLite file: dialogs across restarts, ordering, interleaving, contained failures,
 // support inspection. Calls are checked as outbox rows (what would be sent); sending is tested elsewhere.
 import { afterEach, describe, expect, it } from 'vitest';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
 import { botStarted, botStopped, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
 import { Harness } from './harness.ts';
 
@@ -41,6 +43,16 @@ describe('engine over SQLite', () => {
     expect(session.status).toBe('done');
     expect(session.context).toEqual({ reminders: 0, payload: 'ref42', name: 'Ann', plan: 'pro' });
     expect(session.flowVersion).toBe(signupFlow.version);
+  });
+
+  it("runs an update in the conversation intake keyed it to: the inbox row's key is the only one", () => {
+    h = new Harness(() => [signupFlow]);
+    // Intake keyed this row by a custom strategy (here: a made-up key); the engine must not key it again.
+    const entry = { ...updateEntry(JSON.stringify(botStarted(7, h.time))), conversationKey: 'team:blue' };
+    new InboxStore(h.db).append([{ ...entry, receivedAt: h.time }]);
+    h.engine.processPending();
+    expect(h.texts('team:blue').length).toBeGreaterThan(0);
+    expect(h.texts('u:7')).toEqual([]);
   });
 
   it('handles two quick updates from one person in arrival order', () => {

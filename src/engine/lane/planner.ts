@@ -8,47 +8,35 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
-import { type ConversationKeyStrategy, conversationKey, updatePlace } from '../../inbox/keys.ts';
+import { updatePlace } from '../../inbox/keys.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import { SessionStore } from '../../store/sessions.ts';
-import { type WriteOp, WritePlan, type WrittenSession } from '../commit/commit.ts';
+import { WritePlan, type WrittenSession } from '../commit/commit.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step } from '../step/step.ts';
+import {
+  type EventOutcome,
+  type EventPlan,
+  type Planned,
+  type Ran,
+  type Skipped,
+  skip,
+  summary,
+} from './outcome.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
 
-/** What became of one inbox event. */
-export interface EventOutcome {
-  inboxId: number;
-  kind: string;
-  conversationKey: string | null;
-  status: 'done' | 'ignored' | 'failed';
-  reason?: string;
-  /** The session after the event, when a step was committed. */
-  session?: { flowId: string; revision: number; stateValue: string; status: string };
-  calls: number;
-  error?: unknown;
-}
-
-/** One planned event: its outcome if the writes commit, the writes, and the session they leave. */
-export interface EventPlan {
-  row: InboxEvent;
-  outcome: EventOutcome;
-  ops: WriteOp[];
-  /** The conversation's session after the event, when the event wrote it (for the cache). */
-  written?: CachedSession;
-}
+export type { EventOutcome, EventPlan } from './outcome.ts';
 
 /** What the planner needs. */
 export interface PlannerOptions {
   db: Database.Database;
   flows: FlowSet;
   signer: ButtonSigner;
-  keyStrategy: ConversationKeyStrategy;
   now: () => number;
   logger?: Logger | undefined;
   /** Answer to a press on a keyboard nobody can act on any more (no session, or policy `notify` without text). */
@@ -57,18 +45,11 @@ export interface PlannerOptions {
   session(conversationKey: string): CachedSession | undefined;
 }
 
-/** An event the engine leaves alone, and why (a stale timer, an update no flow handles…). */
-type Skipped = { ignored: string };
-const skip = (reason: string): Skipped => ({ ignored: reason });
-
 function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
-/** What a step did: the session it left and the calls it planned. */
-type Ran = Pick<EventOutcome, 'session' | 'calls'>;
-type Planned = Pick<EventOutcome, 'session' | 'calls' | 'reason'> | Skipped;
 
 /** Plans inbox events, one at a time, in arrival order. */
 export class EventPlanner {
@@ -164,7 +145,8 @@ export class EventPlanner {
       const decoded = decodeStoredUpdate(row.id, row.payload);
       if ('ignored' in decoded) return skip(decoded.ignored);
       const { update } = decoded;
-      const key = conversationKey(update, this.#o.keyStrategy) ?? row.conversationKey;
+      // Intake keyed the row when it stored it (inbox/keys.ts): the one place a conversation key is made.
+      const key = row.conversationKey;
       if (!key) return skip('the update names no chat and no person');
       setKey(key);
       const session = this.#session(key);
@@ -394,9 +376,4 @@ function sessionMeta(session: CachedSession, now: number): EventMeta {
     ...(row.locale !== null ? { locale: row.locale } : {}),
     now,
   };
-}
-
-function summary(written: WrittenSession): NonNullable<EventOutcome['session']> {
-  const { row } = written;
-  return { flowId: row.flowId, revision: row.revision, stateValue: row.stateValue, status: row.status };
 }
