@@ -11,7 +11,7 @@ import { evaluateCondition } from './conditions.ts';
 import { designerParts, enterCall } from './designer-actions.ts';
 import { durationMs } from './durations.ts';
 import { type InputResult, isAnswerEvent, kindsOf, MULTI_DONE, readAnswer, type SayText } from './inputs.ts';
-import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
+import type { Args, Enqueue, FlowContext, StepEntry, StepParams } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import type { Button, Condition, FlowFile, InputStep, Route } from './schema.ts';
 
@@ -229,12 +229,12 @@ export function actionsFor(
     return undefined;
   };
 
-  type P = Record<string, unknown>;
+  type P = StepParams;
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const s = e.step;
       const c = enterCall(s, context, enqueue);
       enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
@@ -249,13 +249,13 @@ export function actionsFor(
     }),
     ...designer.actions,
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
-      for (const t of timersOf(entry(p.s as string))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
+      for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
     rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
-      render(entry(p.s as string), context, enqueue, p.fresh === true);
+      render(entry(p.step), context, enqueue, p.fresh === true);
     }),
     route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const c =
         event.type === 'button' && event.message?.body.mid && usesEdit
           ? { ...context, mid: event.message.body.mid }
@@ -267,16 +267,16 @@ export function actionsFor(
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
           : c;
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
-      runRoute(e, withValue, routeOf(e, p.r as string), enqueue, nowOf(event));
+      runRoute(e, withValue, routeOf(e, p.route ?? ''), enqueue, nowOf(event));
     }),
     remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const s = e.step;
-      const r = 'remind' in s ? s.remind?.[p.i as number] : undefined;
+      const r = 'remind' in s ? s.remind?.[p.index ?? 0] : undefined;
       if (r) send(enqueue, e, say(e, context, r.say));
     }),
     accept: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const s = e.step;
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
@@ -288,7 +288,7 @@ export function actionsFor(
       else if (event.type !== 'button') enqueue.assign({ mid: undefined });
     }),
     reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const s = e.step;
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
@@ -321,19 +321,19 @@ export function actionsFor(
   const guards = {
     ...designer.guards,
     answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const e = entry(p.s as string);
+      const e = entry(p.step);
       const s = e.step;
       if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
       if (p.back === true && context.back === undefined) return false;
       const r = answerFor(e, s, event, context);
       if (!r.ok) return false;
-      const when = p.i === undefined ? undefined : nextCondition(e, p.i as number);
+      const when = p.index === undefined ? undefined : nextCondition(e, p.index ?? 0);
       if (!when) return true;
       const vars = s.save ? { ...context.vars, [s.save]: r.value } : context.vars;
       return evaluateCondition(when, vars, localeOf(e, context), registry, nowOf(event));
     },
     exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const s = entry(p.s as string).step;
+      const s = entry(p.step).step;
       return (
         s.type === 'input' &&
         isLocal(event) &&
@@ -343,18 +343,21 @@ export function actionsFor(
     },
     local: ({ event }: { event: FlowEvent }) => isLocal(event),
     answerEvent: ({ event }: { event: FlowEvent }, p: P) => {
-      const s = entry(p.s as string).step;
+      const s = entry(p.step).step;
       return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);
     },
     cond: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const e = entry(p.s as string);
-      const when = nextCondition(e, p.i as number);
+      const e = entry(p.step);
+      const when = nextCondition(e, p.index ?? 0);
       return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry, nowOf(event));
     },
-    button: ({ event }: { event: FlowEvent }, p: P) => event.type === 'button' && event.button === p.id,
-    command: ({ event }: { event: FlowEvent }, p: P) => event.type === 'command' && event.name === p.name,
-    timer: ({ event }: { event: FlowEvent }, p: P) => event.type === 'timer' && event.name === p.name,
-    returnTo: ({ context }: { context: FlowContext }, p: P) => context.at === p.step,
+    button: ({ event }: { event: FlowEvent }, p: { id: string }) =>
+      event.type === 'button' && event.button === p.id,
+    command: ({ event }: { event: FlowEvent }, p: { name: string }) =>
+      event.type === 'command' && event.name === p.name,
+    timer: ({ event }: { event: FlowEvent }, p: { name: string }) =>
+      event.type === 'timer' && event.name === p.name,
+    returnTo: ({ context }: { context: FlowContext }, p: { step: string }) => context.at === p.step,
     rendered: ({ event }: { event: FlowEvent }) => event.type === 'effect.done' && event.ref === RENDER_REF,
   };
   return { actions, guards, say, localeOf };

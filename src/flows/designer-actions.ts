@@ -7,7 +7,7 @@ import { assign, enqueueActions } from 'xstate';
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
 import { readVar } from './conditions.ts';
 import { type SayText, toggledOption } from './inputs.ts';
-import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
+import type { Args, Enqueue, FlowContext, StepEntry, StepParams } from './machine-context.ts';
 import type { FlowFile, Step } from './schema.ts';
 
 /** Step key of the flow-level entry that global commands run in (no step id starts with #). */
@@ -50,19 +50,19 @@ export function enterCall(s: Step, context: FlowContext, enqueue: Enqueue): Flow
   return c;
 }
 
-type P = Record<string, unknown>;
+type P = StepParams;
 
 /** The named actions and guards of the designer patterns. */
 export function designerParts(k: DesignerKit) {
   const actions = {
     called: enqueueActions(({ context, enqueue }: Args, p: P) => {
-      const s = k.entry(p.s as string).step;
+      const s = k.entry(p.step).step;
       if (s.type === 'call' && s.save_as)
         enqueue.assign({ vars: { ...context.vars, [s.save_as]: context.ret ?? null }, ret: null });
     }),
     comeBack: assign({ back: undefined, editing: undefined }),
     toggle: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
-      const e = k.entry(p.s as string);
+      const e = k.entry(p.step);
       if (e.step.type !== 'input') return;
       const id = toggledOption(e.step, event);
       if (id === undefined) return;
@@ -96,13 +96,13 @@ export function designerParts(k: DesignerKit) {
   };
   const guards = {
     toggle: ({ event }: { event: FlowEvent }, p: P) => {
-      const s = k.entry(p.s as string).step;
+      const s = k.entry(p.step).step;
       return s.type === 'input' && toggledOption(s, event) !== undefined;
     },
     foreignCommand: ({ event }: { event: FlowEvent }) =>
       event.type === 'command' && !k.globals.has(event.name),
     comingBack: ({ context }: { context: FlowContext }) => context.back !== undefined,
-    backTo: ({ context }: { context: FlowContext }, p: P) => context.back === p.step,
+    backTo: ({ context }: { context: FlowContext }, p: { step: string }) => context.back === p.step,
   };
   return { actions, guards };
 }

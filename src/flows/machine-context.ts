@@ -43,3 +43,19 @@ export interface StepEntry {
 export type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
 /** The arguments of an `enqueueActions` callback. */
 export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
+
+/** The params compile.ts gives a step's actions and guards (never stored: part of the machine's definition). */
+export interface StepParams {
+  /** The step's key in the compiled flow (`ask_name`, or `address>street` inside a called flow). */
+  step: string;
+  /** Which route of the step runs: `button:<id>`, `command:<name>`, `idle`, `on_text`. */
+  route?: string;
+  /** Which `next` condition, branch case or reminder. */
+  index?: number;
+  /** `rerender` sends a new message instead of editing. */
+  fresh?: boolean;
+  /** `reject` of the last allowed attempt: the `exhausted` route runs. */
+  last?: boolean;
+  /** `answer` only when a `come_back` edit is under way. */
+  back?: boolean;
+}

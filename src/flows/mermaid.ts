@@ -22,11 +22,11 @@ function label(event: string, guard: Guard): string {
       return String(p.name).endsWith(':idle') ? 'idle' : 'reminder';
     case 'answer':
       if (p.back) return 'valid answer (come back)';
-      return p.i === undefined ? 'valid answer' : `valid answer [${String(p.i)}]`;
+      return p.index === undefined ? 'valid answer' : `valid answer [${String(p.index)}]`;
     case 'exhausted':
       return 'retries exhausted';
     case 'cond':
-      return p.i === undefined ? '' : `case ${String(p.i)}`;
+      return p.index === undefined ? '' : `case ${String(p.index)}`;
     case 'returnTo':
       return `return to ${String(p.step)}`;
     default:

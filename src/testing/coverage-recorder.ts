@@ -33,7 +33,7 @@ export class CoverageRecorder {
 
   /** Called for every watched action resolved by a flow machine. */
   action(flowId: string, type: string, params: Record<string, unknown>): void {
-    const s = String(params.s ?? '');
+    const s = String(params.step ?? '');
     if (type === 'enter') {
       this.visit('', flowId, s);
       if (this.#pending?.flowId === flowId) {

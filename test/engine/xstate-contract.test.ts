@@ -42,9 +42,9 @@ function publicStep(
     cause.type === 'start'
       ? initialTransition(flow.machine, cause.input)
       : transition(flow.machine, from as never, cause.event as never);
-  const effects = actions
+  const effects = (actions as { type: string; params?: unknown }[])
     .filter((a) => a.type === EFFECT_ACTION)
-    .map((a) => (a as { params: Effect }).params);
+    .map((a) => a.params as Effect);
   return [next as AnyMachineSnapshot, effects];
 }
 
