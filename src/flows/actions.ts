@@ -1,28 +1,22 @@
-/**
- * What the compiled machine does at run time: the implementations of its named actions and guards.
- * Every action is an `assign` or emits `botflow.effect` actions whose params are `Effect`s; nothing
- * here does I/O or reads a clock.
- */
-import { resolve as resolvePath } from 'node:path';
 import { assign, enqueueActions } from 'xstate';
-import { EFFECT_ACTION, type Effect, type FlowEvent } from '../engine/step/contract.ts';
-import { builtinText } from './builtin-texts.ts';
-import { evaluateCondition } from './conditions.ts';
+import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { designerParts, enterCall } from './designer-actions.ts';
-import { durationMs } from './durations.ts';
-import { type InputResult, isAnswerEvent, kindsOf, MULTI_DONE, readAnswer, type SayText } from './inputs.ts';
-import type { Args, Enqueue, FlowContext, StepEntry, StepParams } from './machine-context.ts';
+import { guardsFor } from './guards.ts';
+import { type InputResult, readAnswer, type SayText } from './inputs.ts';
+import {
+  type Args,
+  type Enqueue,
+  type FlowContext,
+  nowOf,
+  type StepEntry,
+  type StepParams,
+} from './machine-context.ts';
 import type { Registry } from './registry.ts';
-import type { Button, Condition, FlowFile, InputStep, Route } from './schema.ts';
+import { renderingFor } from './render.ts';
+import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
+import { stepTimers } from './step-timers.ts';
 
-/** The event's time: `meta.now`, or the start input's for the first entry. */
-export function nowOf(event: unknown): number {
-  const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
-  return e.meta?.now ?? e.input?.meta?.now ?? 0;
-}
-
-/** The ref of sends whose message id the flow keeps for `render: edit`. */
-export const RENDER_REF = 'render';
+export { RENDER_REF } from './render.ts';
 export const RERENDER_EVENT = 'botflow.rerender';
 export { COMMANDS_ENTRY } from './designer-actions.ts';
 export type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
@@ -37,128 +31,14 @@ export function actionsFor(
 ) {
   const entry = (key: string) => steps.get(key)!;
   const globals = new Set(Object.keys(root.commands ?? {}));
-  const localeOf = (e: StepEntry, c: FlowContext) =>
-    e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
+  const { localeOf, say, doneText, effect, send, keyboardOf, render } = renderingFor(root, usesEdit, baseDir);
   const scope = (c: FlowContext, e: StepEntry, now: number, params?: Record<string, unknown>) => ({
     vars: c.vars,
     locale: localeOf(e, c),
     params: params ?? {},
     now,
   });
-  const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
-    if (typeof text === 'string') return e.text.render(text, c.vars, localeOf(e, c));
-    if ('literal' in text) return text.literal;
-    if ('flowText' in text) return e.text.render(text.flowText, c.vars, localeOf(e, c));
-    // A built-in text: the flow's `texts:` override, the flow's own catalog (`botflow-<key>`), botflow's.
-    const args = text.args ?? {};
-    const override = e.flow.texts?.[text.builtin] ?? root.texts?.[text.builtin];
-    const locale = localeOf(e, c);
-    if (override) return e.text.render(override, { ...c.vars, ...args }, locale);
-    const id = `botflow-${text.builtin}`;
-    if (e.text.has?.(id, locale)) return e.text.render(id, { ...c.vars, ...args }, locale);
-    return builtinText(text.builtin, locale, args);
-  };
-  const doneText = (e: StepEntry, c: FlowContext) => say(e, c, { builtin: 'multi-done' });
-  const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
-  const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
-    effect(enqueue, {
-      kind: 'api',
-      op: 'sendMessage',
-      args: { text, format: e.format },
-      ...(usesEdit ? { ref: RENDER_REF } : {}),
-    });
-
-  const button = (e: StepEntry, c: FlowContext, b: Button) => {
-    const text = say(e, c, b.text);
-    if (b.url) return { type: 'link', text, url: b.url };
-    if (b.request === 'contact') return { type: 'request_contact', text };
-    if (b.request === 'location') return { type: 'request_geo_location', text };
-    return { type: 'callback', text, payload: b.value ? `${b.id}:${b.value}` : b.id! };
-  };
-  const keyboardOf = (e: StepEntry, c: FlowContext) => {
-    const s = e.step;
-    const rows: unknown[][] = [];
-    if (s.type === 'input' && s.options) {
-      const per = s.columns ?? 1;
-      const multi = kindsOf(s).includes('multi_choice');
-      const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
-      for (let i = 0; i < s.options.length; i += per) {
-        rows.push(
-          s.options
-            .slice(i, i + per)
-            .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
-        );
-      }
-      if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
-    }
-    if ('keyboard' in s && s.keyboard)
-      for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
-    return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
-  };
-
-  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false) => {
-    const s = e.step;
-    if (s.type === 'branch') return;
-    const text = s.say ? say(e, c, s.say) : undefined;
-    const keyboard = s.type === 'end' ? undefined : keyboardOf(e, c);
-    const media = s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;
-    const attachments: unknown[] = keyboard ? [keyboard] : [];
-    if (media) {
-      const [type, source] = media as ['image' | 'video' | 'audio' | 'file', string];
-      if (type === 'image' && /^https?:\/\//.test(source)) {
-        attachments.unshift({ type: 'image', payload: { url: source } });
-      } else {
-        effect(enqueue, {
-          kind: 'upload_and_send',
-          media: { type, source: /^https?:\/\//.test(source) ? source : resolvePath(baseDir, source) },
-          message: { text, attachments: attachments as never, format: e.format },
-          ...(usesEdit ? { ref: RENDER_REF } : {}),
-        });
-        return;
-      }
-    }
-    if (!text && !attachments.length) return;
-    const mode = 'render' in s && s.render ? s.render : e.flow.defaults?.render;
-    const edit = !forceNew && mode === 'edit' && c.mid && !media;
-    if (edit) {
-      effect(enqueue, {
-        kind: 'api',
-        op: 'editMessage',
-        args: { message_id: c.mid, text, attachments, format: e.format },
-      });
-      return;
-    }
-    effect(enqueue, {
-      kind: 'api',
-      op: 'sendMessage',
-      args: { text, attachments, format: e.format },
-      ...(usesEdit ? { ref: RENDER_REF } : {}),
-    });
-  };
-
-  const timerCache = new Map<string, { name: string; delayMs: number }[]>();
-  const timersOf = (e: StepEntry) => {
-    let cached = timerCache.get(e.key);
-    if (!cached) {
-      cached = computeTimers(e);
-      timerCache.set(e.key, cached);
-    }
-    return cached;
-  };
-  const computeTimers = (e: StepEntry) => {
-    const s = e.step;
-    if (!('remind' in s) && !('idle' in s)) return [];
-    const out: { name: string; delayMs: number }[] = [];
-    if ('remind' in s)
-      for (const [i, r] of (s.remind ?? []).entries()) {
-        out.push({ name: `${e.key}:remind:${i}`, delayMs: durationMs(r.after) });
-      }
-    if ('idle' in s && s.idle) out.push({ name: `${e.key}:idle`, delayMs: durationMs(s.idle.after) });
-    return out;
-  };
-  const arm = (e: StepEntry, enqueue: Enqueue) => {
-    for (const t of timersOf(e)) effect(enqueue, { kind: 'timer.arm', ...t });
-  };
+  const { timersOf, arm } = stepTimers(effect);
   const runEffects = (
     e: StepEntry,
     c: FlowContext,
@@ -318,47 +198,14 @@ export function actionsFor(
     }),
   };
 
-  const guards = {
-    ...designer.guards,
-    answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const e = entry(p.step);
-      const s = e.step;
-      if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
-      if (p.back === true && context.back === undefined) return false;
-      const r = answerFor(e, s, event, context);
-      if (!r.ok) return false;
-      const when = p.index === undefined ? undefined : nextCondition(e, p.index ?? 0);
-      if (!when) return true;
-      const vars = s.save ? { ...context.vars, [s.save]: r.value } : context.vars;
-      return evaluateCondition(when, vars, localeOf(e, context), registry, nowOf(event));
-    },
-    exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const s = entry(p.step).step;
-      return (
-        s.type === 'input' &&
-        isLocal(event) &&
-        isAnswerEvent(s, event) &&
-        context.retries + 1 >= s.retries.max
-      );
-    },
-    local: ({ event }: { event: FlowEvent }) => isLocal(event),
-    answerEvent: ({ event }: { event: FlowEvent }, p: P) => {
-      const s = entry(p.step).step;
-      return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);
-    },
-    cond: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const e = entry(p.step);
-      const when = nextCondition(e, p.index ?? 0);
-      return !when || evaluateCondition(when, context.vars, localeOf(e, context), registry, nowOf(event));
-    },
-    button: ({ event }: { event: FlowEvent }, p: { id: string }) =>
-      event.type === 'button' && event.button === p.id,
-    command: ({ event }: { event: FlowEvent }, p: { name: string }) =>
-      event.type === 'command' && event.name === p.name,
-    timer: ({ event }: { event: FlowEvent }, p: { name: string }) =>
-      event.type === 'timer' && event.name === p.name,
-    returnTo: ({ context }: { context: FlowContext }, p: { step: string }) => context.at === p.step,
-    rendered: ({ event }: { event: FlowEvent }) => event.type === 'effect.done' && event.ref === RENDER_REF,
-  };
+  const guards = guardsFor({
+    entry,
+    localeOf,
+    answerFor,
+    isLocal,
+    nextCondition,
+    registry,
+    designer: designer.guards,
+  });
   return { actions, guards, say, localeOf };
 }

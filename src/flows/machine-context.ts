@@ -59,3 +59,9 @@ export interface StepParams {
   /** `answer` only when a `come_back` edit is under way. */
   back?: boolean;
 }
+
+/** The event's time: `meta.now`, or the start input's for the first entry. */
+export function nowOf(event: unknown): number {
+  const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
+  return e.meta?.now ?? e.input?.meta?.now ?? 0;
+}

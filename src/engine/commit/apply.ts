@@ -53,12 +53,12 @@ export class BatchApplier {
     this.stores = new WriteStores(db);
     this.#now = now;
     this.#savepoint = db.transaction((writes: PlannedWrites) => applyWrites(this.stores, writes.ops));
-    this.#fast = db.transaction((batch: readonly PlannedWrites[]) => this.applyAll(batch));
-    this.#careful = db.transaction((batch: readonly PlannedWrites[]) => this.applyEach(batch));
+    this.#fast = db.transaction((batch: readonly PlannedWrites[]) => this.#applyAll(batch));
+    this.#careful = db.transaction((batch: readonly PlannedWrites[]) => this.#applyEach(batch));
   }
 
   /** The fast path, inside the caller's transaction: throws at the first failure (roll the batch back). */
-  applyAll(batch: readonly PlannedWrites[]): ApplyResult[] {
+  #applyAll(batch: readonly PlannedWrites[]): ApplyResult[] {
     const results = batch.map(
       (writes): ApplyResult => ({
         status: 'applied',
@@ -72,7 +72,7 @@ export class BatchApplier {
   }
 
   /** The careful path, inside the caller's transaction: one savepoint per event. */
-  applyEach(batch: readonly PlannedWrites[]): ApplyResult[] {
+  #applyEach(batch: readonly PlannedWrites[]): ApplyResult[] {
     const held = new Set<string>();
     return batch.map((writes): ApplyResult => {
       const key = writes.conversationKey;
@@ -97,12 +97,12 @@ export class BatchApplier {
     try {
       return this.#fast.immediate(batch);
     } catch (error) {
-      return this.applyCarefully(batch, error);
+      return this.#applyCarefully(batch, error);
     }
   }
 
   /** The careful path in its own transaction, after the fast path failed with `error` (rethrown if environmental). */
-  applyCarefully(batch: readonly PlannedWrites[], error: unknown): ApplyResult[] {
+  #applyCarefully(batch: readonly PlannedWrites[], error: unknown): ApplyResult[] {
     if (isEnvironmental(error)) throw error;
     return this.#careful.immediate(batch);
   }

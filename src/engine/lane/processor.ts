@@ -1,14 +1,3 @@
-/**
- * The inbox consumer. Pending events are taken in arrival order, in batches: every event of the batch is
- * planned first (the pure step and the writes it implies; see planner.ts), then all writes are applied in
- * ONE transaction (group commit; see apply.ts). Events of one conversation are handled strictly in arrival
- * order, each planned on the session its predecessor left; nothing waits inside a step (a reply, a timer
- * or an API result is just a later event). Committed sessions stay in a bounded cache (session-cache.ts).
- *
- * Batches are applied either right here, in the transaction they were read in (`processBatch`), or by the
- * writer thread while the next batch is planned (`planNext` + `settle`, driven by the engine).
- */
-import type Database from 'better-sqlite3';
 import { EngineInbox, type InboxEvent } from '../../store/engine-inbox.ts';
 import { type ApplyResult, BatchApplier, type PlannedWrites } from '../commit/apply.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
@@ -40,9 +29,6 @@ export class InboxProcessor {
   readonly applier: BatchApplier;
   readonly #o: ProcessorOptions;
   readonly #planner: EventPlanner;
-  readonly #batch: Database.Transaction<() => ApplyResult[]>;
-  /** Plans of the batch being processed here (kept when its transaction fails, to be applied carefully). */
-  #plans: EventPlan[] = [];
   /** Sessions planned but not committed yet: later events of their conversations start from them. */
   readonly #planned = new Map<string, CachedSession>();
 
@@ -54,11 +40,6 @@ export class InboxProcessor {
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
     });
-    // Rows are read inside the write transaction: no other writer can take them meanwhile.
-    this.#batch = options.db.transaction(() => {
-      this.#plans = this.#plan(this.inbox.pending(0, options.batchSize));
-      return this.applier.applyAll(writesOf(this.#plans));
-    });
   }
 
   /**
@@ -66,27 +47,23 @@ export class InboxProcessor {
    * Events held back because their session moved on meanwhile are planned again at once, a few times.
    */
   processBatch(retries = 3): EventOutcome[] {
+    const plans = this.planNext(0);
+    if (plans.length === 0) return [];
     let results: ApplyResult[];
-    let plans: EventPlan[];
     try {
-      results = this.#batch.immediate();
-      plans = this.#plans;
+      results = this.applier.apply(writesOf(plans));
     } catch (error) {
-      plans = this.#plans;
-      this.#plans = [];
-      this.#planned.clear();
-      if (plans.length === 0) throw error;
-      results = this.applier.applyCarefully(writesOf(plans), error);
+      this.forgetPlanned(); // nothing of the batch was committed (the disk, the connection)
+      throw error;
     }
-    this.#plans = [];
     const outcomes = this.settle(plans, results);
     const held = plans.length - outcomes.length;
     return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
   }
 
   /**
-   * Plans up to one batch of pending events with ids above `afterId`, outside any transaction, for the
-   * writer thread to apply. Their sessions count as planned until `settle()` or `forgetPlanned()`.
+   * Plans up to one batch of pending events with ids above `afterId`, outside any transaction, for an
+   * applier (here or the writer thread). Their sessions count as planned until `settle()` or `forgetPlanned()`.
    */
   planNext(afterId: number): EventPlan[] {
     return this.#plan(this.inbox.pending(afterId, this.#o.batchSize));
