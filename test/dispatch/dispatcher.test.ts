@@ -5,7 +5,8 @@ import { assign, setup } from 'xstate';
 import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
 import { defineFlow, edit, say } from '../../src/engine/step/helpers.ts';
 import { botStarted, signupFlow, textMessage } from '../engine/fixtures.ts';
-import { Harness, RecordingGateway, until } from '../engine/harness.ts';
+import { Harness, RecordingGateway } from '../engine/harness.ts';
+import { eventually } from '../support/eventually.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -54,10 +55,14 @@ describe('outbox dispatch', () => {
     h.engine.start();
     h.deliver(botStarted(1, h.time));
     h.engine.notify();
-    await until(() => h.engine.sessions.get('u:1')?.step === 'ready', 'the sent message id to come back');
+    await eventually(
+      'the sent message id to come back',
+      () => h.engine.sessions.get('u:1')?.step === 'ready',
+      20_000,
+    );
     h.deliver(textMessage(1, h.time, 'go'));
     h.engine.notify();
-    await until(() => gateway.calls.length === 2, 'the edit');
+    await eventually('the edit', () => gateway.calls.length === 2, 20_000);
     expect(gateway.calls).toEqual([
       { op: 'sendMessage', args: { text: 'Counting…', chat_id: 1001 } },
       { op: 'editMessage', args: { text: 'Counted.', message_id: 'mid.00000000000000000000000000000001' } },
@@ -99,7 +104,7 @@ describe('outbox dispatch', () => {
     for (const id of [1, 2]) h.deliver(textMessage(id, h.time, `n${id}`));
     h.engine.processPending();
     h.engine.start();
-    await until(() => first.calls.length === 2, 'one call per chat in flight');
+    await eventually('one call per chat in flight', () => first.calls.length === 2, 20_000);
     // One call per chat at a time: the second message of each chat waits for the first.
     expect(first.calls.map((c) => c.args.text)).toEqual(['What is your name?', 'What is your name?']);
 

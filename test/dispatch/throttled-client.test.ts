@@ -5,7 +5,8 @@ import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
 import { throttledClient } from '../../src/dispatch/scheduler/throttled-client.ts';
 import { PollingError, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
-import { tempDatabase, waitFor } from '../intake/helpers.ts';
+import { tempDatabase } from '../intake/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 let sandbox: Sandbox;
 let api: BotApi;
@@ -38,7 +39,7 @@ describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
       }) as Scheduler['submit'],
     };
     const polling = startPolling({ api: throttledClient(counting), db: env.db, timeout: 1 });
-    await waitFor(() => env.inbox.nextPending(100).length === 2, 'both updates in the inbox');
+    await eventually('both updates in the inbox', () => env.inbox.nextPending(100).length === 2, 20_000);
     await polling.stop();
     const seen = sandbox.requestLog.list().map((r) => r.op);
     expect(seen.filter((op) => op === 'getUpdates').length).toBeGreaterThan(0);

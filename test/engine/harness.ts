@@ -113,15 +113,6 @@ export class Harness {
   }
 }
 
-/** Polls `check` until it returns true (generous deadline; no fixed sleeps). */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A gateway standing in for the network: records every call, answers like the platform, can hold calls. */
 export class RecordingGateway implements CallGateway {
   readonly calls: { op: string; args: Record<string, unknown> }[] = [];

@@ -1,8 +1,9 @@
 // Durable timers on a virtual clock over a real SQLite file: firing without user input, across restarts,
 // discarded with the step that armed them, and the grace rule after downtime.
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { botStarted, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, until } from './harness.ts';
+import { Harness } from './harness.ts';
 
 const HOUR = 3_600_000;
 let h: Harness;
@@ -82,7 +83,7 @@ describe('durable timers', () => {
       .prepare("UPDATE timers SET fire_at = ?, due_at = ? WHERE status = 'armed'")
       .run(Date.now() + 50, Date.now() + 50);
     h.engine.start();
-    await until(() => h.texts('u:1').length === 2, 'the reminder');
+    await eventually('the reminder', () => h.texts('u:1').length === 2, 20_000);
     expect(h.texts('u:1').at(-1)).toBe('Still there? (reminder 1)');
   });
 });

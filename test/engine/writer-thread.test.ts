@@ -9,8 +9,9 @@ import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { eventually } from '../support/eventually.ts';
 import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, RecordingGateway, SECRET, until } from './harness.ts';
+import { Harness, RecordingGateway, SECRET } from './harness.ts';
 
 let h: Harness | undefined;
 let writer: WriterThread | undefined;
@@ -93,7 +94,7 @@ describe('writer thread', () => {
     expect(first.every((r) => r.inserted)).toBe(true);
     expect(again).toEqual({ inserted: false, id: null });
     expect(accepted.flat()).toEqual(first.map((r) => r.id));
-    await until(() => x.texts('u:5').length === 3, 'three replies');
+    await eventually('three replies', () => x.texts('u:5').length === 3, 20_000);
     await x.engine.drain();
     expect(x.texts('u:5')).toEqual(['a', 'a,b', 'a,b,c']);
   });
@@ -152,7 +153,7 @@ describe('writer thread', () => {
     expect(x.texts('u:3')).toEqual([]);
     blocker.exec('ROLLBACK');
     blocker.close();
-    await until(() => x.texts('u:3').length === 2, 'the held batch committed');
+    await eventually('the held batch committed', () => x.texts('u:3').length === 2, 20_000);
     await x.engine.drain();
     expect(x.texts('u:3')).toEqual(['x', 'x,y']);
   });
@@ -165,7 +166,7 @@ describe('writer thread', () => {
     await writer!.close();
     x.deliver(textMessage(4, x.time, 'b'));
     x.engine.notify();
-    await until(() => x.texts('u:4').length === 2, 'the reply after the thread stopped');
+    await eventually('the reply after the thread stopped', () => x.texts('u:4').length === 2, 20_000);
     expect(x.texts('u:4')).toEqual(['a', 'a,b']);
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startInboxPruner } from '../../src/inbox/pruner.ts';
-import { tempDatabase, waitFor } from '../intake/helpers.ts';
+import { tempDatabase } from '../intake/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 let env: ReturnType<typeof tempDatabase>;
 beforeEach(() => {
@@ -22,7 +23,7 @@ it('prunes settled rows past the retention, at start and then periodically, and 
     const [later] = env.inbox.append([{ dedupeKey: 'c', payload: '{}', receivedAt: 9_000 }]);
     env.inbox.markIgnored(later!.id!);
     clock = 20_000;
-    await waitFor(() => env.inbox.findByDedupeKey('c') === undefined, 'the periodic prune');
+    await eventually('the periodic prune', () => env.inbox.findByDedupeKey('c') === undefined, 20_000);
     expect(env.inbox.counts()).toEqual({ pending: 1, done: 0, failed: 0, ignored: 0 });
   } finally {
     stop();

@@ -34,12 +34,3 @@ export function tempDatabase(): {
     },
   };
 }
-
-/** Polls `condition` until it holds or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

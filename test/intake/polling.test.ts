@@ -6,7 +6,8 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { KV_KEYS, KvStore } from '../../src/store/kv.ts';
-import { tempDatabase, waitFor } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { tempDatabase } from './helpers.ts';
 
 let sandbox: Sandbox;
 let api: BotApi;
@@ -51,7 +52,7 @@ describe('long polling', () => {
 
     const accepted: number[] = [];
     const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
-    await waitFor(() => texts(env.db).length === 1, 'the first message');
+    await eventually('the first message', () => texts(env.db).length === 1, 20_000);
     expect(texts(env.db)).toEqual(['Привет, бот!']);
     const started = env.inbox.nextPending().find((r) => r.updateType === 'bot_started');
     expect(started?.conversationKey).toBe(`u:${person.user_id}`);
@@ -67,7 +68,7 @@ describe('long polling', () => {
     const calls: { marker?: number | null }[] = [];
     const second = startPolling({ api: recordingApi(calls), db, timeout: 1 });
     try {
-      await waitFor(() => texts(db).length === 2, 'the message sent while stopped');
+      await eventually('the message sent while stopped', () => texts(db).length === 2, 20_000);
       expect(calls[0]?.marker).toBe(Number(stored));
       expect(texts(db)).toEqual(['Привет, бот!', 'Ты здесь?']);
       expect(new InboxStore(db).counts().pending).toBe(3);
@@ -90,10 +91,10 @@ describe('long polling', () => {
     const logger = { info() {}, warn() {}, error: (o: { err: Error }) => errors.push(o.err.message) };
     const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 20, logger });
     try {
-      await waitFor(() => errors.length >= 2, 'failed commits');
+      await eventually('failed commits', () => errors.length >= 2, 20_000);
       expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBeUndefined();
       env.db.exec('DROP TRIGGER refuse');
-      await waitFor(() => texts(env.db).length === 1, 'the batch after the disk recovered');
+      await eventually('the batch after the disk recovered', () => texts(env.db).length === 1, 20_000);
       // The whole batch was refused together and arrived together: bot_started too.
       expect(env.inbox.nextPending().map((r) => r.updateType)).toEqual(['bot_started', 'message_created']);
       expect(errors[0]).toMatch(/disk trouble/);
@@ -131,9 +132,10 @@ describe('long polling', () => {
 
   it('stops cleanly in the middle of a long poll', async () => {
     const poller = startPolling({ api, db: env.db, timeout: 60 });
-    await waitFor(
-      () => sandbox.requestLog.list().some((r) => r.op === 'getSubscriptions'),
+    await eventually(
       'polling to begin',
+      () => sandbox.requestLog.list().some((r) => r.op === 'getSubscriptions'),
+      20_000,
     );
     await poller.stop();
     await expect(poller.done).resolves.toBeUndefined();

@@ -22,21 +22,6 @@ export async function harness(options: StartOptions = {}): Promise<Harness> {
   };
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** A person who started the bot, and their dialog id. */
 export async function personInDialog(sandbox: Sandbox, name = 'Ann', payload?: string) {
   const user = await sandbox.control.createUser({ first_name: name, last_name: 'Test' });

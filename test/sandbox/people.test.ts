@@ -11,7 +11,8 @@ import {
   SandboxControlError,
   startSandbox,
 } from '../../src/sandbox/index.ts';
-import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type Harness, harness, personInDialog } from './helpers.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -174,7 +175,11 @@ describe('people and callback answers', () => {
       await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'hey' });
       await h.api.deleteMessage({ message_id: sent.message.body.mid });
       await h.api.sendAction({ chat_id: chatId, action: 'typing_on' });
-      await eventually(() => (events.some((e) => e.type === 'chat.action') ? true : undefined));
+      await eventually(
+        'condition',
+        () => (events.some((e) => e.type === 'chat.action') ? true : undefined),
+        10_000,
+      );
       expect(events.map((e) => e.type)).toEqual([
         'message.created',
         'message.edited',

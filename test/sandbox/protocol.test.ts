@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSandbox, type FeedEvent } from '../../src/sandbox/index.ts';
-import { eventually, type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type Harness, harness, personInDialog, raw } from './helpers.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -64,8 +65,10 @@ describe('wire details', () => {
     try {
       await h.api.subscribe({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` });
       await personInDialog(h.sandbox);
-      await eventually(async () =>
-        (await h!.sandbox.control.deliveries()).attempts.some((a) => a.ok) ? true : undefined,
+      await eventually(
+        'condition',
+        async () => ((await h!.sandbox.control.deliveries()).attempts.some((a) => a.ok) ? true : undefined),
+        10_000,
       );
       const { attempts } = await h.sandbox.control.deliveries();
       expect(attempts.map((a) => [a.update_type, a.attempt, a.ok])).toEqual([
@@ -85,7 +88,7 @@ describe('wire details', () => {
     const seen: (FeedEvent & { id: number })[] = [];
     const first = await h.sandbox.control.events((e) => seen.push(e), { user_id: user.user_id });
     await h.api.sendMessage({ user_id: user.user_id, text: 'one' });
-    await eventually(() => (seen.length === 1 ? true : undefined));
+    await eventually('condition', () => (seen.length === 1 ? true : undefined), 10_000);
     first.close();
     await h.api.sendMessage({ user_id: user.user_id, text: 'two' });
     const res = await fetch(`${h.sandbox.baseUrl}/_sandbox/events?user_id=${user.user_id}`, {

@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeUpdate } from '../../src/client/schemas/index.ts';
-import { eventually, type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type Harness, harness, personInDialog, raw } from './helpers.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -50,7 +51,7 @@ describe('webhook delivery', () => {
       const { user } = await personInDialog(h.sandbox);
       await h.sandbox.control.mute(user.user_id); // not subscribed: not delivered
       await h.sandbox.control.sendText(user.user_id, 'dialog', 'hello');
-      await eventually(() => (hook.received.length >= 2 ? true : undefined));
+      await eventually('condition', () => (hook.received.length >= 2 ? true : undefined), 10_000);
       expect(hook.received.map((r) => r.body.update_type)).toEqual(['bot_started', 'message_created']);
       for (const r of hook.received) {
         expect(r.headers['x-svc-bot-api-secret']).toBe('my_secret-123');
@@ -69,7 +70,7 @@ describe('webhook delivery', () => {
       await h.api.subscribe({ url: hook.url });
       const { user } = await personInDialog(h.sandbox);
       await h.sandbox.control.sendText(user.user_id, 'dialog', 'after start');
-      await eventually(() => (hook.received.length >= 5 ? true : undefined));
+      await eventually('condition', () => (hook.received.length >= 5 ? true : undefined), 10_000);
       expect(hook.received.map((r) => r.body.update_type)).toEqual([
         'bot_started',
         'bot_started',
@@ -95,8 +96,10 @@ describe('webhook delivery', () => {
     try {
       await h.api.subscribe({ url: hook.url, secret: 'abcde' });
       await personInDialog(h.sandbox);
-      await eventually(async () =>
-        (await h.api.getSubscriptions()).subscriptions.length === 0 ? true : undefined,
+      await eventually(
+        'condition',
+        async () => ((await h.api.getSubscriptions()).subscriptions.length === 0 ? true : undefined),
+        10_000,
       );
       expect(hook.received.length).toBeGreaterThan(1);
       await expect(h.api.getUpdates({ timeout: 0 })).resolves.toBeDefined();
