@@ -21,4 +21,11 @@ export interface LintInput {
 }
 
 /** Reports one problem at a path of the flow file. */
-export type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
+export type Report = (
+  path: Path,
+  severity: Problem['severity'],
+  message: string,
+  hint?: string,
+  /** Point at the key (`steps.x:`) instead of its value. */
+  key?: boolean,
+) => void;
