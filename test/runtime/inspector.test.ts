@@ -9,7 +9,7 @@ import { createEngine, type Engine } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
-import { describeEvent, flowGraph, Inspector } from '../../src/runtime/inspector.ts';
+import { describeEvent, Inspector, panelGraph } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
@@ -71,9 +71,22 @@ describe('the inspector API', () => {
     expect(graph.edges.some((e) => e.from === '__return' || e.to === '__return')).toBe(false);
   });
 
-  it('reads a graph from Mermaid text, nested blocks belonging to their state', () => {
-    const graph = flowGraph(
-      'stateDiagram-v2\n  [*] --> a\n  state b {\n    [*] --> x\n    x --> y\n  }\n  a --> b : go\n  b --> [*]\n',
+  it("draws the diagram's top level, nested blocks belonging to their state", () => {
+    const graph = panelGraph(
+      [
+        { kind: 'initial', to: 'a' },
+        { kind: 'final', state: 'b' },
+        {
+          kind: 'block',
+          state: 'b',
+          items: [
+            { kind: 'initial', to: 'x' },
+            { kind: 'edge', from: 'x', to: 'y', label: '' },
+          ],
+        },
+        { kind: 'edge', from: 'a', to: 'b', label: 'go' },
+        { kind: 'edge', from: 'b', to: '__return', label: '' },
+      ],
       ['b', 'a'],
     );
     expect(graph).toEqual({
