@@ -5,10 +5,10 @@ import { assign, setup } from 'xstate';
 import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
 import { defineFlow, edit, say } from '../../src/engine/step/helpers.ts';
 import { botStarted, signupFlow, textMessage } from '../engine/fixtures.ts';
-import { Harness, RecordingGateway } from '../engine/harness.ts';
+import { EngineOnDisk, RecordingGateway } from '../engine/harness.ts';
 import { eventually } from '../support/eventually.ts';
 
-let h: Harness;
+let h: EngineOnDisk;
 afterEach(async () => {
   await h?.close();
 });
@@ -51,7 +51,7 @@ const editingFlow = defineFlow({
 describe('outbox dispatch', () => {
   it('sends calls in commit order per chat and feeds asked-for results back to the flow', async () => {
     const gateway = new RecordingGateway();
-    h = new Harness(() => [editingFlow], { scheduler: gateway });
+    h = new EngineOnDisk(() => [editingFlow], { scheduler: gateway });
     h.engine.start();
     h.deliver(botStarted(1, h.time));
     h.engine.notify();
@@ -75,7 +75,7 @@ describe('outbox dispatch', () => {
   });
 
   it('loses nothing when the process dies after the commit and before sending', async () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     for (const id of [1, 2, 3]) h.deliver(botStarted(id, h.time));
     h.engine.processPending();
     for (const id of [1, 2, 3]) h.deliver(textMessage(id, h.time, `n${id}`));
@@ -98,7 +98,7 @@ describe('outbox dispatch', () => {
   it('resends only the calls that were in flight when the process died', async () => {
     const first = new RecordingGateway();
     first.hold = true; // calls reach "the network" and never come back
-    h = new Harness(() => [signupFlow], { scheduler: first });
+    h = new EngineOnDisk(() => [signupFlow], { scheduler: first });
     for (const id of [1, 2]) h.deliver(botStarted(id, h.time));
     h.engine.processPending();
     for (const id of [1, 2]) h.deliver(textMessage(id, h.time, `n${id}`));

@@ -1,4 +1,5 @@
-// A real SQLite file in a temp dir, intake's own inbox writer, a virtual clock, and an engine that can be
+// The engine on disk, without HTTP (end to end over HTTP is src/testing/harness.ts's Harness): a real
+// SQLite file in a temp dir, intake's own inbox writer, a virtual clock, and an engine that can be
 // "restarted" (database closed and reopened, engine rebuilt) at any point.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import type { OutboxRow } from '../../src/store/outbox.ts';
 
 export const SECRET = 'test-secret-for-button-signing';
 
-export class Harness {
+export class EngineOnDisk {
   readonly dir = mkdtempSync(join(tmpdir(), 'botflow-engine-'));
   readonly path = join(this.dir, 'bot.db');
   time = Date.UTC(2026, 0, 5, 9, 0, 0);

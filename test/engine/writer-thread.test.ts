@@ -11,9 +11,9 @@ import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { eventually } from '../support/eventually.ts';
 import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, RecordingGateway, SECRET } from './harness.ts';
+import { EngineOnDisk, RecordingGateway, SECRET } from './harness.ts';
 
-let h: Harness | undefined;
+let h: EngineOnDisk | undefined;
 let writer: WriterThread | undefined;
 let applies: { mock: { calls: unknown[] } };
 afterEach(async () => {
@@ -26,10 +26,10 @@ afterEach(async () => {
 
 async function started(
   flows: () => Parameters<typeof createEngine>[0]['flows'] & unknown[],
-  extra: Parameters<Harness['open']>[0] = {},
+  extra: Parameters<EngineOnDisk['open']>[0] = {},
   writerOptions: { busyTimeoutMs?: number } = {},
-): Promise<Harness> {
-  h = new Harness(flows as never);
+): Promise<EngineOnDisk> {
+  h = new EngineOnDisk(flows as never);
   writer = await startWriterThread({ path: h.path, synchronous: 'NORMAL', ...writerOptions });
   applies = vi.spyOn(writer, 'apply');
   await h.reopen({ writer, ...extra });
@@ -42,7 +42,7 @@ describe('writer thread', () => {
     const people = Array.from({ length: 120 }, (_, i) => 100 + i);
     const run = async (threaded: boolean) => {
       const harness = threaded ? await started(() => [signupFlow], { batchSize: 16 }) : undefined;
-      const x = harness ?? new Harness(() => [signupFlow], { batchSize: 16 });
+      const x = harness ?? new EngineOnDisk(() => [signupFlow], { batchSize: 16 });
       if (!harness) x.engine.start();
       for (const id of people) x.deliver(botStarted(id, x.time));
       x.engine.notify();
