@@ -2,7 +2,7 @@
  * The argument and result types catch mistakes at compile time (`npm run typecheck` checks the
  * `@ts-expect-error` lines below: each must be an error, or the type check fails).
  */
-import { describe, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { BotApi } from '../../src/client/client.ts';
 import type { ButtonInput, OperationArgs, OperationResult } from '../../src/client/operation-types.ts';
 import type { Update } from '../../src/client/schemas/updates.ts';
@@ -40,5 +40,13 @@ describe('types', () => {
     expectTypeOf<OperationResult<'getUpdates'>['updates']>().toEqualTypeOf<Update[]>();
     expectTypeOf<OperationResult<'answerCallback'>['success']>().toEqualTypeOf<boolean>();
     expectTypeOf<OperationArgs<'editMessage'>['message_id']>().toEqualTypeOf<string>();
+  });
+});
+
+describe('permission names', () => {
+  it('are the same in the client and in the sandbox (each keeps its own list, from the spec)', async () => {
+    const { ASSIGNABLE_PERMISSIONS } = await import('../../src/client/schemas/objects.ts');
+    const { ASSIGNABLE } = await import('../../src/sandbox/state.ts');
+    expect([...ASSIGNABLE_PERMISSIONS].sort()).toEqual([...ASSIGNABLE].sort());
   });
 });

@@ -48,6 +48,7 @@ export const ASSIGNABLE_PERMISSIONS = [
   'delete',
   'can_call',
   'edit_link',
+  'view_stats',
 ] as const;
 export const LEGACY_PERMISSIONS = ['post_edit_delete_message', 'edit_message', 'delete_message'] as const;
 
