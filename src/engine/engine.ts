@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { OperationName } from '../client/operations.ts';
-import { type UploadClient, uploadMedia } from '../client/upload.ts';
+import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import {
   type CallGateway,
   type DispatchOutcome,
@@ -138,32 +138,10 @@ export function createEngine(options: EngineOptions): Engine {
     batchSize: options.batchSize ?? 256,
   });
   const timers = new TimerService(db, options.timerGrace, logger);
-  const listeners: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
-    step: new Set(),
-    effect: new Set(),
-    error: new Set(),
-  };
-  const emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]) => {
-    for (const listener of listeners[event]) {
-      try {
-        listener(payload);
-      } catch (error) {
-        logger?.error({ err: error, event }, 'engine listener threw');
-      }
-    }
-  };
+  const events = new EngineListeners(logger);
+  const emit = events.emit;
 
-  const api = options.api;
-  const gateway: CallGateway | undefined =
-    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
-  const upload: MediaUploader | undefined =
-    options.upload ??
-    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
-      ? (media) =>
-          uploadMedia(api as UploadClient, media.type, media.source, {
-            ...(options.scheduler?.run ? { scheduler: options.scheduler as never } : {}),
-          }) as Promise<Record<string, unknown>>
-      : undefined);
+  const { gateway, upload } = callsOf(options);
 
   let running = false;
   let recovered = false;
@@ -369,9 +347,50 @@ export function createEngine(options: EngineOptions): Engine {
       }
       return removed;
     },
-    on(event, listener) {
-      listeners[event].add(listener as never);
-      return () => listeners[event].delete(listener as never);
-    },
+    on: events.on,
   };
+}
+
+/** Who hears the engine's events; a listener that throws is logged and the others still hear. */
+class EngineListeners {
+  readonly #sets: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
+    step: new Set(),
+    effect: new Set(),
+    error: new Set(),
+  };
+  constructor(private readonly logger: Logger | undefined) {}
+
+  readonly emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]): void => {
+    for (const listener of this.#sets[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.logger?.error({ err: error, event }, 'engine listener threw');
+      }
+    }
+  };
+
+  readonly on = <K extends keyof EngineEvents>(
+    event: K,
+    listener: (p: EngineEvents[K]) => void,
+  ): (() => void) => {
+    this.#sets[event].add(listener);
+    return () => this.#sets[event].delete(listener);
+  };
+}
+
+/** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */
+function callsOf(options: EngineOptions): { gateway?: CallGateway; upload?: MediaUploader } {
+  const api = options.api;
+  const gateway: CallGateway | undefined =
+    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
+  const upload: MediaUploader | undefined =
+    options.upload ??
+    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
+      ? (media) =>
+          uploadMedia(api as UploadClient, media.type, media.source, {
+            ...(options.scheduler?.run ? { scheduler: options.scheduler as UploadScheduler } : {}),
+          }) as Promise<Record<string, unknown>>
+      : undefined);
+  return { ...(gateway ? { gateway } : {}), ...(upload ? { upload } : {}) };
 }
