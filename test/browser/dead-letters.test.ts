@@ -6,29 +6,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
-import { type BotflowProcess, startBotflow } from './botflow-process.ts';
+import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
 
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WAIT = { timeout: 30_000 };
 
 let botflow: BotflowProcess;
 let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+/** Uncaught errors of the page's scripts: there must be none. */
+let pageErrors: string[];
 
 beforeAll(async () => {
   botflow = await startBotflow();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(botflow.webChatUrl);
-  await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
+  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
 });
 
 afterAll(async () => {
