@@ -125,17 +125,7 @@ export class Harness {
     const recorder = options.recorder?.(() => h.#time);
     h.#recorder = recorder;
     Object.defineProperty(box, 'time', { get: () => h.#time });
-    const defs = options.flows instanceof FlowSet ? options.flows.all() : options.flows;
-    const flows = new FlowSet(defs.map((f) => h.coverage.instrument(f)));
-    h.engine = createEngine({
-      db,
-      api: recorder ? recorder.wrapApi(api) : api,
-      flows,
-      clock: virtualClock(() => h.#time),
-      secret: 'botflow-transcripts-0123456789',
-    });
-    h.engine.on('step', (o) => h.#onStep(o.conversationKey, o.session));
-    h.engine.on('error', (o) => h.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`));
+    h.#startEngine(options.flows);
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
       if (h.#holdUpdates) h.#held.push(update);
@@ -144,8 +134,36 @@ export class Harness {
         inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: h.#time }]);
       }
     });
-    h.engine.start();
     return h;
+  }
+
+  /** Builds and starts the engine on this harness's database, clock and client, with `flows`. */
+  #startEngine(given: FlowSet | FlowDefinition[]): void {
+    const defs = given instanceof FlowSet ? given.all() : given;
+    const flows = new FlowSet(defs.map((f) => this.coverage.instrument(f)));
+    const recorder = this.#recorder;
+    this.engine = createEngine({
+      db: this.db,
+      api: recorder ? recorder.wrapApi(this.api) : this.api,
+      flows,
+      clock: virtualClock(() => this.#time),
+      secret: 'botflow-transcripts-0123456789',
+    });
+    this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
+    this.engine.on('error', (o) =>
+      this.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`),
+    );
+    this.engine.start();
+  }
+
+  /**
+   * Restarts the bot with other flows, keeping its database, as a deploy does: running conversations stay
+   * on the version they started with unless a `migrate:` block of the new version moves them.
+   */
+  async restart(flows: FlowSet | FlowDefinition[]): Promise<void> {
+    await this.settle();
+    await this.engine.stop({ waitMs: 2_000 });
+    this.#startEngine(flows);
   }
 
   /** The temporary database file (deleted by `close()`). */
