@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 let clock = Date.UTC(2026, 5, 1);
 beforeEach(async () => {
   clock = Date.UTC(2026, 5, 1);
-  h = await harness({ now: () => clock });
+  h = await sandboxClient({ now: () => clock });
 });
 afterEach(() => h.close());
 

@@ -12,9 +12,10 @@ import {
   startSandbox,
 } from '../../src/sandbox/index.ts';
 import { eventually } from '../support/eventually.ts';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness | undefined;
+let h: SandboxClient | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -39,7 +40,7 @@ const menu = {
 
 describe('people and callback answers', () => {
   it('a press produces message_callback; the answer edits the message and notifies the presser once', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user, chatId } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Ready?', attachments: [menu] });
     const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, { text: 'Yes' });
@@ -76,7 +77,7 @@ describe('people and callback answers', () => {
   });
 
   it('other buttons act as the person: message, contact, location; links only answer their URL', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Pick', attachments: [menu] });
     const mid = sent.message.body.mid;
@@ -104,7 +105,7 @@ describe('people and callback answers', () => {
   });
 
   it('people send files, contacts and locations; the bot sees attachments with working URLs', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const c = h.sandbox.control;
     await c.sendAttachment(
@@ -127,7 +128,7 @@ describe('people and callback answers', () => {
   });
 
   it('lists people, shows a chat with its members, and reports the bot and the clock', async () => {
-    h = await harness({ now: () => 1_775_000_000_000 });
+    h = await sandboxClient({ now: () => 1_775_000_000_000 });
     const c = h.sandbox.control;
     const ann = await c.createUser({ first_name: 'Ann', locale: 'ru' });
     const bob = await c.createUser({ first_name: 'Bob' });
@@ -151,7 +152,7 @@ describe('people and callback answers', () => {
   });
 
   it('control errors are clear: unknown users, chats the person is not in, stopped bots', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const c = h.sandbox.control;
     await expect(c.sendText(424242, 'dialog', 'x')).rejects.toMatchObject({ status: 404 });
     const ann = await c.createUser({ first_name: 'Ann' });
@@ -162,7 +163,7 @@ describe('people and callback answers', () => {
   });
 
   it('streams what people see at /_sandbox/events', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user, chatId } = await personInDialog(h.sandbox);
     const other = await personInDialog(h.sandbox, 'Bob');
     const events: FeedEvent[] = [];
@@ -256,7 +257,7 @@ describe('running it', () => {
   }, 30_000);
 
   it('never shows the token in JSON output of the sandbox handle', async () => {
-    h = await harness({ token: 'very-secret-token' });
+    h = await sandboxClient({ token: 'very-secret-token' });
     expect(Object.keys(h.sandbox)).not.toContain('token');
     expect(h.sandbox.token).toBe('very-secret-token');
     const update = await personInDialog(h.sandbox);

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSandbox, type FeedEvent } from '../../src/sandbox/index.ts';
 import { eventually } from '../support/eventually.ts';
-import { type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog, raw } from './helpers.ts';
 
-let h: Harness | undefined;
+let h: SandboxClient | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -13,7 +14,7 @@ afterEach(async () => {
 
 describe('wire details', () => {
   it('a notification-only answer is literally {"success":true,"message":null}', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({
       user_id: user.user_id,
@@ -30,7 +31,7 @@ describe('wire details', () => {
   });
 
   it('treats empty parameters as absent and reads query parameters from the body', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const polled = await raw(h.sandbox, 'GET', '/updates?marker=&timeout=0&types=');
     expect(polled).toMatchObject({
@@ -54,7 +55,7 @@ describe('wire details', () => {
   });
 
   it('retries a webhook that does not answer within the timeout', async () => {
-    h = await harness({ webhook: { timeoutMs: 200, firstRetryDelayMs: 20 } });
+    h = await sandboxClient({ webhook: { timeoutMs: 200, firstRetryDelayMs: 20 } });
     let calls = 0;
     const server: Server = createServer((_req, res) => {
       calls++;
@@ -83,7 +84,7 @@ describe('wire details', () => {
   });
 
   it('replays missed events to a stream that reconnects with Last-Event-ID', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const seen: (FeedEvent & { id: number })[] = [];
     const first = await h.sandbox.control.events((e) => seen.push(e), { user_id: user.user_id });

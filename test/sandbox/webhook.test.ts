@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeUpdate } from '../../src/client/schemas/index.ts';
 import { eventually } from '../support/eventually.ts';
-import { type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog, raw } from './helpers.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -30,12 +31,12 @@ async function receiver(status: (n: number) => number) {
   return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-let h: Harness;
+let h: SandboxClient;
 afterEach(() => h.close());
 
 describe('webhook delivery', () => {
   it('POSTs each update once with the secret header, and lists the subscription', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const hook = await receiver(() => 200);
     try {
       await h.api.subscribe({
@@ -64,7 +65,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failing receiver with growing delays, keeping the order', async () => {
-    h = await harness({ webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 400 } });
+    h = await sandboxClient({ webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 400 } });
     const hook = await receiver((n) => (n <= 3 ? 500 : 200));
     try {
       await h.api.subscribe({ url: hook.url });
@@ -91,7 +92,10 @@ describe('webhook delivery', () => {
   });
 
   it('drops the subscription after the give-up time, and long polling works again', async () => {
-    h = await harness({ webhookGiveUpMs: 300, webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 100 } });
+    h = await sandboxClient({
+      webhookGiveUpMs: 300,
+      webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 100 },
+    });
     const hook = await receiver(() => 503);
     try {
       await h.api.subscribe({ url: hook.url, secret: 'abcde' });
@@ -109,7 +113,7 @@ describe('webhook delivery', () => {
   });
 
   it('validates subscriptions like the platform, except that http://127.0.0.1 is allowed', async () => {
-    h = await harness();
+    h = await sandboxClient();
     await expect(h.api.subscribe({ url: 'http://example.com/hook' })).rejects.toMatchObject({ status: 400 });
     const badSecret = await raw(h.sandbox, 'POST', '/subscriptions', {
       url: 'https://example.com/hook',

@@ -1,41 +1,8 @@
-// A sandbox with its limits on, a client and a scheduler in front of it, and checks that read the
-// sandbox's own request log.
-import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import type { Limits } from '../../src/dispatch/scheduler/types.ts';
-import { type Sandbox, type StartOptions, startSandbox } from '../../src/sandbox/index.ts';
+// Checks that read the sandbox's own request log and messages (the setup: test/support/sandbox.ts).
+import type { BotApi } from '../../src/client/client.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
 import type { LoggedRequest } from '../../src/sandbox/request-log.ts';
 import { maxInWindow } from './fakes.ts';
-
-export interface DispatchHarness {
-  sandbox: Sandbox;
-  api: BotApi;
-  scheduler: Scheduler;
-  close(): Promise<void>;
-}
-
-/** Starts a sandbox (real limits unless told) and a scheduler with `limits` in front of a client for it. */
-export async function dispatchHarness(
-  options: {
-    limits?: Limits;
-    sandbox?: StartOptions;
-    api?: Partial<ConstructorParameters<typeof BotApi>[0]>;
-  } = {},
-): Promise<DispatchHarness> {
-  const sandbox = await startSandbox(options.sandbox ?? {});
-  const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl, ...options.api });
-  const scheduler = new Scheduler({ api, ...(options.limits ? { limits: options.limits } : {}) });
-  return {
-    sandbox,
-    api,
-    scheduler,
-    async close() {
-      scheduler.close();
-      await api.close();
-      await sandbox.close();
-    },
-  };
-}
 
 /** Dialog chat ids of `count` people who started the bot. */
 export async function dialogs(
