@@ -1,6 +1,7 @@
 import { assign, enqueueActions } from 'xstate';
 import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { designerParts, enterCall } from './designer-actions.ts';
+import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { type InputResult, readAnswer, type SayText } from './inputs.ts';
 import {
@@ -61,7 +62,10 @@ export function actionsFor(
     now: number,
   ) => {
     if (!route) return c;
-    const next = route.set ? { ...c, vars: { ...c.vars, ...route.set } } : c;
+    // `set:` values written "= …" are computed over the variables, on the event's clock and locale.
+    const next = route.set
+      ? { ...c, vars: { ...c.vars, ...computeSet(route.set, c.vars, { now, locale: localeOf(e, c) }) } }
+      : c;
     if (route.set) enqueue.assign({ vars: next.vars });
     if (route.come_back && route.goto && e.topLevel) enqueue.assign({ back: e.id, editing: route.goto });
     else if (route.goto && c.back !== undefined) enqueue.assign({ back: undefined, editing: undefined });

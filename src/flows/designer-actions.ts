@@ -5,10 +5,10 @@
  */
 import { assign, enqueueActions } from 'xstate';
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
-import { readVar } from './conditions.ts';
 import { type SayText, toggledOption } from './inputs.ts';
 import type { Args, Enqueue, FlowContext, StepEntry, StepParams } from './machine-context.ts';
 import type { FlowFile, Step } from './schema.ts';
+import { readVar } from './vars.ts';
 
 /** Step key of the flow-level entry that global commands run in (no step id starts with #). */
 export const COMMANDS_ENTRY = '#commands';

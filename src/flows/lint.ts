@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
+import { compileFlowExpression, isExpression } from './expressions.ts';
 import { walkFlow } from './flow-walk.ts';
 
 type FlowWalk = ReturnType<typeof walkFlow>;
@@ -41,6 +42,7 @@ export function lintFlow(x: LintInput): Problem[] {
   lintReachability(flow, w, report);
   for (const [id, step] of Object.entries(flow.steps)) lintStep(x, id, step, report);
   for (const c of w.conditions) checkCondition(c.condition, c.path, report, x.registry);
+  lintComputedValues(flow, report);
   for (const e of w.effects) {
     if (!x.registry.effects[e.name])
       unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
@@ -281,7 +283,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
     report(
       path,
       'error',
-      'a condition needs exactly one of var, all, any, not or guard',
+      'a condition needs exactly one of var, all, any, not, guard or expr',
       'e.g. {var: age, lt: 18}',
     );
   } else if (kinds[0] === 'var' && comparisons.length === 0) {
@@ -295,6 +297,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
     report(path, 'error', 'comparisons need a var');
   }
   if (c.matches !== undefined) checkRegex(c.matches, 'u', [...path, 'matches'], report);
+  if (c.expr !== undefined) checkExpression(c.expr, [...path, 'expr'], report);
   c.all?.forEach((x, i) => {
     checkCondition(x, [...path, 'all', i], report, registry);
   });
@@ -325,4 +328,47 @@ function pathOfButton(flow: FlowFile, id: string, b: unknown): Path {
     if (c >= 0) return ['steps', id, 'keyboard', r, c];
   }
   return ['steps', id, 'keyboard'];
+}
+
+/** An expression that `botflow run` could not read, reported where it is written. */
+function checkExpression(source: string, path: Path, report: Report): void {
+  try {
+    compileFlowExpression(source);
+  } catch (error) {
+    report(
+      path,
+      'error',
+      (error as Error).message,
+      'expressions use variables by name, "double-quoted" texts, and, or, not, if … then … else …',
+    );
+  }
+}
+
+/** Every `set:` value written "= …", wherever a route sets variables. */
+function lintComputedValues(flow: FlowFile, report: Report): void {
+  const visit = (node: unknown, path: Path): void => {
+    if (Array.isArray(node)) {
+      node.forEach((x, i) => {
+        visit(x, [...path, i]);
+      });
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'set' && value && typeof value === 'object' && !Array.isArray(value)) {
+        for (const [name, v] of Object.entries(value)) {
+          if (!isExpression(v)) continue;
+          if (path[0] === 'migrate')
+            report(
+              [...path, key, name],
+              'error',
+              'a migration sets constants only',
+              'write the value itself',
+            );
+          else checkExpression(v, [...path, key, name], report);
+        }
+      } else visit(value, [...path, key]);
+    }
+  };
+  visit(flow, []);
 }
