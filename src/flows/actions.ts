@@ -3,7 +3,7 @@ import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { designerParts, enterCall } from './designer-actions.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
-import { type InputResult, readAnswer, type SayText } from './inputs.ts';
+import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
 import {
   type Args,
   type Enqueue,
@@ -16,6 +16,7 @@ import type { Registry } from './registry.ts';
 import { renderingFor } from './render.ts';
 import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
+import { readVar } from './vars.ts';
 
 export { RENDER_REF } from './render.ts';
 export const RERENDER_EVENT = 'botflow.rerender';
@@ -78,6 +79,7 @@ export function actionsFor(
     if (which === 'exhausted' && s.type === 'input') return s.retries.exhausted;
     if (which === 'idle' && 'idle' in s && s.idle) return { say: s.idle.say };
     if (which === 'on_text' && s.type === 'menu') return s.on_text;
+    if (which === 'empty' && s.type === 'input') return s.options_from?.empty;
     if (which.startsWith('button:') && 'keyboard' in s) {
       return s.keyboard?.flat().find((b) => b.id === which.slice(7));
     }
@@ -100,6 +102,7 @@ export function actionsFor(
         registry,
         now: nowOf(event),
         ...(c.picked ? { picked: c.picked } : {}),
+        ...(c.choices ? { choices: c.choices } : {}),
       });
       byStep.set(e.key, r);
     }
@@ -113,6 +116,15 @@ export function actionsFor(
     return undefined;
   };
 
+  /** The choices of an `options_from` step: one per element of the list, its text and saved value. */
+  const choicesOf = (e: StepEntry, from: NonNullable<InputStep['options_from']>, c: FlowContext) => {
+    const list = readVar(c.vars, from.list);
+    return (Array.isArray(list) ? list : []).map((item) => ({
+      text: say(e, { ...c, vars: { ...c.vars, item } }, from.text ?? '{{item}}'),
+      value: from.value ? (readVar({ item }, from.value) ?? null) : item,
+    }));
+  };
+
   type P = StepParams;
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
@@ -120,8 +132,14 @@ export function actionsFor(
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const s = e.step;
-      const c = enterCall(s, context, enqueue);
-      enqueue.assign({ retries: 0, picked: [], ...(e.topLevel ? { at: e.id } : {}) });
+      const entered = enterCall(s, context, enqueue);
+      // An `options_from` step copies its list now (a press carries only an index); other steps drop it.
+      const choices =
+        s.type === 'input' && s.options_from ? choicesOf(e, s.options_from, entered) : undefined;
+      const c = { ...entered, choices, page: 0 };
+      enqueue.assign({ retries: 0, picked: [], choices, page: 0, ...(e.topLevel ? { at: e.id } : {}) });
+      // An empty list takes the step's `empty` route at once (the eventless transition compile.ts adds).
+      if (choices?.length === 0) return;
       // A `come_back` edit is over once the conversation goes anywhere but the step being edited.
       if (e.topLevel && c.back !== undefined && c.editing !== e.id)
         enqueue.assign({ back: undefined, editing: undefined });
@@ -137,6 +155,14 @@ export function actionsFor(
     }),
     rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
       render(entry(p.step), context, enqueue, p.fresh === true);
+    }),
+    // A press on ‹ or › of an `options_from` keyboard: the same message shows another page of choices.
+    turnPage: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      const page = event.type === 'button' ? pageOf(pressedId(event)) : undefined;
+      if (page === undefined) return;
+      enqueue.assign({ page });
+      const mid = event.type === 'button' ? event.message?.body.mid : undefined;
+      render(entry(p.step), { ...context, page, ...(mid ? { mid } : {}) }, enqueue, false, mid !== undefined);
     }),
     route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);

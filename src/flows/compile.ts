@@ -188,6 +188,17 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         add('button', { guard: guard('toggle', s), actions: [act('toggle', s)] });
         for (const t of answers) add('button', t);
       }
+      if (step.options_from) {
+        // ‹ and › turn the page in place; a choice is an answer like a typed one.
+        add('button', { guard: guard('pageTurn', s), actions: [act('turnPage', s)] });
+        for (const t of answers) add('button', t);
+        const empty = step.options_from.empty;
+        if (empty?.call) calledFromRoutes.add(empty.call);
+        const always = empty
+          ? [{ guard: guard('noChoices', s), ...routeTransition(key, 'empty', empty) }]
+          : undefined;
+        return { entry: enter, exit: leave, on, ...(always ? { always } : {}) };
+      }
       return { entry: enter, exit: leave, on };
     }
     if (step.type === 'menu') {

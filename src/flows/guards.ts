@@ -1,7 +1,7 @@
 /** The named guards of a compiled flow: which transition an event takes. Pure reads of context and event. */
 import type { FlowEvent } from '../engine/step/contract.ts';
 import { evaluateCondition } from './conditions.ts';
-import { type InputResult, isAnswerEvent } from './inputs.ts';
+import { type InputResult, isAnswerEvent, pageOf, pressedId } from './inputs.ts';
 import { type FlowContext, nowOf, type StepEntry, type StepParams } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { RENDER_REF } from './render.ts';
@@ -48,6 +48,9 @@ export function guardsFor(k: GuardKit) {
       );
     },
     local: ({ event }: { event: FlowEvent }) => isLocal(event),
+    pageTurn: ({ event }: { event: FlowEvent }) =>
+      event.type === 'button' && pageOf(pressedId(event)) !== undefined,
+    noChoices: ({ context }: { context: FlowContext }) => context.choices?.length === 0,
     answerEvent: ({ event }: { event: FlowEvent }, p: P) => {
       const s = entry(p.step).step;
       return s.type === 'input' && isLocal(event) && isAnswerEvent(s, event);

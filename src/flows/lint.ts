@@ -6,13 +6,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
-import { compileFlowExpression, isExpression } from './expressions.ts';
 import { walkFlow } from './flow-walk.ts';
 
 type FlowWalk = ReturnType<typeof walkFlow>;
 
 import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
+import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
@@ -194,16 +194,45 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
   }
   if (step.type === 'input') {
     const kinds = Array.isArray(step.input) ? step.input : [step.input];
-    if ((kinds.includes('choice') || kinds.includes('multi_choice')) && !step.options?.length) {
+    if (
+      (kinds.includes('choice') || kinds.includes('multi_choice')) &&
+      !step.options?.length &&
+      !step.options_from
+    ) {
       report(
         [...p, 'input'],
         'error',
         'a choice input needs options',
-        'add options: [{id: yes, text: Yes}, …]',
+        'add options: [{id: yes, text: Yes}, …], or options_from: {list: <variable>} for choices from data',
       );
     }
     if (step.options && !kinds.includes('choice') && !kinds.includes('multi_choice'))
       report([...p, 'options'], 'warning', 'options are only used by input: choice and multi_choice');
+    if (step.options_from) {
+      const at = [...p, 'options_from'];
+      if (step.options) report(at, 'error', 'a step takes options or options_from, not both', 'keep one');
+      if (!kinds.includes('choice'))
+        report(
+          [...p, 'input'],
+          'error',
+          'options_from builds the buttons of an input: choice',
+          'write input: choice',
+        );
+      if (!step.options_from.empty?.goto && !step.options_from.empty?.call)
+        report(
+          at,
+          'error',
+          `options_from of "${id}" has no empty path: with an empty list the person would get a question and no buttons`,
+          'add empty: {say: "Nothing to choose from", goto: <step>}',
+        );
+      if (step.options_from.value && !/^item(\.[\w-]+)*$/.test(step.options_from.value))
+        report(
+          [...at, 'value'],
+          'error',
+          'value names the element (item) or a field of it',
+          'e.g. value: item.id',
+        );
+    }
     if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
       report(
         [...p, 'retries', 'exhausted'],
@@ -328,47 +357,4 @@ function pathOfButton(flow: FlowFile, id: string, b: unknown): Path {
     if (c >= 0) return ['steps', id, 'keyboard', r, c];
   }
   return ['steps', id, 'keyboard'];
-}
-
-/** An expression that `botflow run` could not read, reported where it is written. */
-function checkExpression(source: string, path: Path, report: Report): void {
-  try {
-    compileFlowExpression(source);
-  } catch (error) {
-    report(
-      path,
-      'error',
-      (error as Error).message,
-      'expressions use variables by name, "double-quoted" texts, and, or, not, if … then … else …',
-    );
-  }
-}
-
-/** Every `set:` value written "= …", wherever a route sets variables. */
-function lintComputedValues(flow: FlowFile, report: Report): void {
-  const visit = (node: unknown, path: Path): void => {
-    if (Array.isArray(node)) {
-      node.forEach((x, i) => {
-        visit(x, [...path, i]);
-      });
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'set' && value && typeof value === 'object' && !Array.isArray(value)) {
-        for (const [name, v] of Object.entries(value)) {
-          if (!isExpression(v)) continue;
-          if (path[0] === 'migrate')
-            report(
-              [...path, key, name],
-              'error',
-              'a migration sets constants only',
-              'write the value itself',
-            );
-          else checkExpression(v, [...path, key, name], report);
-        }
-      } else visit(value, [...path, key]);
-    }
-  };
-  visit(flow, []);
 }

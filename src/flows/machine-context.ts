@@ -26,6 +26,13 @@ export interface FlowContext {
   editing?: string;
   /** The value a called flow's end step returned (`return:`), until the call step saves it. */
   ret?: unknown;
+  /**
+   * The choices of an `options_from` step, copied from the list when the step was entered: a press
+   * carries only its index, and an old keyboard's press can never pick from a list that changed since.
+   */
+  choices?: { text: string; value: unknown }[];
+  /** The page of `choices` the keyboard shows. */
+  page?: number;
 }
 
 /** A step of a (possibly inlined) flow, with what is needed to run it. */

@@ -25,6 +25,8 @@ function label(event: string, guard: Guard): string {
       return p.index === undefined ? 'valid answer' : `valid answer [${String(p.index)}]`;
     case 'exhausted':
       return 'retries exhausted';
+    case 'noChoices':
+      return 'empty list';
     case 'cond':
       return p.index === undefined ? '' : `case ${String(p.index)}`;
     case 'returnTo':

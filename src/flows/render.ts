@@ -6,9 +6,12 @@
 import { resolve as resolvePath } from 'node:path';
 import { EFFECT_ACTION, type Effect } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
-import { kindsOf, MULTI_DONE, type SayText } from './inputs.ts';
+import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Button, FlowFile } from './schema.ts';
+
+/** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
+const DEFAULT_PAGE_SIZE = 8;
 
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';
@@ -66,12 +69,46 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
       }
       if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
     }
+    if (s.type === 'input' && s.options_from)
+      rows.push(...choiceRows(e, c, s.columns ?? 1, s.options_from.page_size));
     if ('keyboard' in s && s.keyboard)
       for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
     return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
   };
 
-  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false) => {
+  /** One page of an `options_from` step's choices, with ‹ and › to the pages around it. */
+  const choiceRows = (e: StepEntry, c: FlowContext, per: number, pageSize = DEFAULT_PAGE_SIZE) => {
+    const choices = c.choices ?? [];
+    const pages = Math.max(1, Math.ceil(choices.length / pageSize));
+    const page = Math.min(Math.max(0, c.page ?? 0), pages - 1);
+    const first = page * pageSize;
+    const shown = choices.slice(first, first + pageSize);
+    const rows: unknown[][] = [];
+    for (let i = 0; i < shown.length; i += per) {
+      rows.push(
+        shown
+          .slice(i, i + per)
+          .map((choice, j) => ({ type: 'callback', text: choice.text, payload: choiceId(first + i + j) })),
+      );
+    }
+    const nav: unknown[] = [];
+    if (page > 0)
+      nav.push({
+        type: 'callback',
+        text: say(e, c, { builtin: 'choices-previous' }),
+        payload: pageId(page - 1),
+      });
+    if (page < pages - 1)
+      nav.push({ type: 'callback', text: say(e, c, { builtin: 'choices-next' }), payload: pageId(page + 1) });
+    if (nav.length) rows.push(nav);
+    return rows;
+  };
+
+  /**
+   * Draws a step: edits `c.mid` for `render: edit` (or when `editPressed`: a page turn redraws the pressed
+   * message whatever the step's mode), else sends a new message.
+   */
+  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
     const s = e.step;
     if (s.type === 'branch') return;
     const text = s.say ? say(e, c, s.say) : undefined;
@@ -94,7 +131,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
     }
     if (!text && !attachments.length) return;
     const mode = 'render' in s && s.render ? s.render : e.flow.defaults?.render;
-    const edit = !forceNew && mode === 'edit' && c.mid && !media;
+    const edit = !forceNew && (mode === 'edit' || editPressed) && c.mid && !media;
     if (edit) {
       effect(enqueue, {
         kind: 'api',

@@ -200,6 +200,16 @@ const InputStep = z.strictObject({
     )
     .optional()
     .describe('Choices (for input: choice or multi_choice), shown as buttons'),
+  options_from: z
+    .strictObject({
+      list: z.string().describe('The variable holding the list (a task result, a computed value)'),
+      text: Text.optional().describe('Button text, with {{item}} (or {{item.time}}) for the element'),
+      value: z.string().optional().describe('What is saved: item (default) or a field of it, like item.time'),
+      page_size: z.number().int().min(1).max(30).optional().describe('Choice buttons per page (default 8)'),
+      empty: Route.optional().describe('Where to go when the list is empty (say, set, goto)'),
+    })
+    .optional()
+    .describe('Choices built from a list in a variable, paged when long (input: choice)'),
   columns: z.number().int().min(1).max(7).optional().describe('Choice buttons per row (default 1)'),
   error: Text.optional().describe('Said when the answer cannot be read as the expected kind'),
   validate: z.array(Rule).optional(),
