@@ -296,6 +296,10 @@ export function createEngine(options: EngineOptions): Engine {
       () => clock.now(),
       (key) => cache.delete(key),
       () => dispatcher?.wake(),
+      () => {
+        onTimerWakeIfDue();
+        armTimerWake();
+      },
     ),
     start() {
       if (running) return;

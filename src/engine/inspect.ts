@@ -26,7 +26,7 @@ export interface SessionDetail extends SessionListing {
   /** The stored XState snapshot. */
   snapshot: unknown;
   /** Timers armed now. */
-  timers: { name: string; dueAt: number; fireAt: number }[];
+  timers: { id: number; name: string; dueAt: number; fireAt: number }[];
   /** The latest calls of this conversation, newest first. */
   calls: {
     id: number;
@@ -70,6 +70,13 @@ export interface SessionInspector {
   retryDeadLetters(ids?: readonly number[]): number;
   /** Gives up on dead letters for good (all without `ids`); how many. */
   dropDeadLetters(ids?: readonly number[]): number;
+  /**
+   * Makes the conversation's armed timers due `ms` sooner, as if that much time had passed for it (the
+   * playground's clock); those now due fire at once. Returns how many timers moved.
+   */
+  advanceTimers(conversationKey: string, ms: number): number;
+  /** Makes one armed timer of the conversation fire now; false when it is not armed (fired, cancelled). */
+  fireTimerNow(conversationKey: string, timerId: number): boolean;
 }
 
 /** A call that failed for good. */
@@ -103,6 +110,8 @@ export function sessionInspector(
   onEnded?: (conversationKey: string) => void,
   /** Told when dead letters were put back in line (the dispatcher sends them). */
   onRedriven?: () => void,
+  /** Told when timers were moved (the engine fires those now due). */
+  onTimersMoved?: () => void,
 ): SessionInspector {
   const sessions = new SessionStore(db);
   const outbox = new OutboxStore(db);
@@ -133,6 +142,18 @@ export function sessionInspector(
       return changed;
     },
     dropDeadLetters: (ids) => outbox.dropFailed(ids, now()),
+    advanceTimers(conversationKey, ms) {
+      const moved = timers.bringForward(conversationKey, Math.max(0, ms), now());
+      if (moved > 0) onTimersMoved?.();
+      return moved;
+    },
+    fireTimerNow(conversationKey, timerId) {
+      const timer = timers.get(timerId);
+      if (timer?.conversationKey !== conversationKey || timer.status !== 'armed') return false;
+      timers.postpone(timerId, now());
+      onTimersMoved?.();
+      return true;
+    },
     list: (query) => sessions.list(query).map(listing),
     get(key) {
       const row = sessions.get(key);
@@ -145,7 +166,7 @@ export function sessionInspector(
         timers: timers
           .forConversation(key)
           .filter((t) => t.status === 'armed')
-          .map((t) => ({ name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
+          .map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
         calls: outbox.forConversation(key, 20).map((c) => ({
           id: c.id,
           op: c.op,

@@ -127,6 +127,14 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
   return type.replaceAll('_', ' ');
 }
 
+const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };
+
+/** The conversation a request names: `key`, or `user_id` for a person's dialog with the bot. */
+function conversationKeyOf(body: { user_id?: unknown; key?: unknown }): string | undefined {
+  if (typeof body.key === 'string' && body.key !== '') return body.key;
+  return Number.isSafeInteger(body.user_id) ? `u:${body.user_id}` : undefined;
+}
+
 /** The flows the engine serves now and the problems of the last load (as `file:line:col: message`). */
 interface FlowsState {
   flows: { id: string; version: string; mermaid: string; graph: PanelGraph }[];
@@ -246,6 +254,38 @@ export class Inspector {
       }
       return this.conversation(key);
     });
+    // The playground's clock: a conversation's timers made due sooner, or one fired now.
+    app.post('/_inspector/timers/advance', async (req, reply) => {
+      const body = (req.body ?? {}) as { user_id?: unknown; key?: unknown; ms?: unknown };
+      const key = conversationKeyOf(body);
+      if (!key || typeof body.ms !== 'number' || !Number.isFinite(body.ms) || body.ms <= 0)
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/timers/advance takes { user_id (or key), ms: a positive duration }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const moved = sessions.advanceTimers(key, body.ms);
+      this.#emit('step', { conversationKey: key });
+      return { moved };
+    });
+    app.post('/_inspector/timers/fire', async (req, reply) => {
+      const body = (req.body ?? {}) as { user_id?: unknown; key?: unknown; timer_id?: unknown };
+      const key = conversationKeyOf(body);
+      if (!key || !Number.isSafeInteger(body.timer_id))
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/timers/fire takes { user_id (or key), timer_id }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions.fireTimerNow(key, body.timer_id as number))
+        return reply
+          .code(404)
+          .send({ code: 'not.found', message: 'no such armed timer: it fired or was cancelled' });
+      this.#emit('step', { conversationKey: key });
+      return { fired: true };
+    });
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],
     }));
@@ -264,10 +304,7 @@ export class Inspector {
           });
         }
         const sessions = this.#engine?.sessions;
-        if (!sessions)
-          return reply
-            .code(409)
-            .send({ code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' });
+        if (!sessions) return reply.code(409).send(NO_ENGINE);
         const which = body.all === true ? undefined : (ids as number[]);
         const changed =
           action === 'retry' ? sessions.retryDeadLetters(which) : sessions.dropDeadLetters(which);

@@ -129,6 +129,45 @@ describe('the inspector API', () => {
     expect((await get(app, '/_inspector/conversation?key=u:7')).body.session.flowId).toBe('signup');
   });
 
+  it("moves a conversation's timers for the playground's clock, and fires one now", async () => {
+    const { inspector, app, db, engine } = await panelServer();
+    inspector.attach({ engine, flows, problems: [] });
+    const update = {
+      update_type: 'bot_started',
+      timestamp: Date.now(),
+      chat_id: 5,
+      user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
+      user_locale: 'en',
+    };
+    new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+    engine.processPending();
+    type Timer = { id: number; name: string; fireAt: number };
+    const timers = async () => (await get(app, '/_inspector/conversation?user_id=7')).body.timers as Timer[];
+    const before = await timers();
+    expect(before.length).toBeGreaterThan(1);
+    const post = (url: string, payload: object) =>
+      app.inject({ method: 'POST', url, payload }).then((r) => ({ status: r.statusCode, body: r.json() }));
+
+    expect((await post('/_inspector/timers/advance', { user_id: 7, ms: -5 })).status).toBe(400);
+    expect(await post('/_inspector/timers/advance', { user_id: 7, ms: 60_000 })).toEqual({
+      status: 200,
+      body: { moved: before.length },
+    });
+    // The timers are hours ahead: each is now due a minute sooner.
+    for (const t of await timers()) expect(t.fireAt).toBe(before.find((b) => b.id === t.id)!.fireAt - 60_000);
+
+    const remind = before.find((t) => t.name.includes('remind'))!;
+    expect(await post('/_inspector/timers/fire', { user_id: 8, timer_id: remind.id })).toMatchObject({
+      status: 404,
+    });
+    expect(await post('/_inspector/timers/fire', { user_id: 7, timer_id: remind.id })).toEqual({
+      status: 200,
+      body: { fired: true },
+    });
+    engine.tick();
+    expect((await timers()).map((t) => t.name)).not.toContain(remind.name);
+  });
+
   it('lists the calls that failed for good', async () => {
     const { app, db, engine, inspector } = await panelServer();
     inspector.attach({ engine, flows, problems: [] });

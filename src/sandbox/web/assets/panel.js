@@ -146,6 +146,23 @@ export class Panel {
         ),
       );
     }
+    const userId = this.user.user_id;
+    const act = (run) => async (event) => {
+      event.target.disabled = true;
+      await run();
+      this.refresh();
+    };
+    const clockButton = (label, ms) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-small',
+          title: `As if ${label} passed for this conversation: its reminders and timeouts due by then fire now`,
+          onclick: act(() => inspector.advance(userId, ms)),
+        },
+        `+${label}`,
+      );
     parts.push(
       section(
         'Timers',
@@ -164,10 +181,29 @@ export class Panel {
                     { class: 'muted', title: new Date(t.fireAt).toISOString() },
                     ` fires ${relativeTime(t.fireAt)}`,
                   ),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'link-btn',
+                      onclick: act(() => inspector.fireNow(userId, t.id)),
+                    },
+                    'fire now',
+                  ),
                 ),
               ),
             )
           : h('p', { class: 'muted' }, 'No timer armed.'),
+        conversation.timers.length
+          ? h(
+              'div',
+              { class: 'clock-row', role: 'group', 'aria-label': 'Advance the clock' },
+              h('span', { class: 'muted small' }, 'Advance the clock'),
+              clockButton('10 min', 10 * 60_000),
+              clockButton('1 h', 3_600_000),
+              clockButton('1 day', 86_400_000),
+            )
+          : null,
       ),
     );
     const history = conversation.history;
