@@ -286,6 +286,19 @@ export class Inspector {
       this.#emit('step', { conversationKey: key });
       return { fired: true };
     });
+    // The playground's reset of a person: their conversation ends; the next trigger starts afresh.
+    app.post('/_inspector/reset', async (req, reply) => {
+      const key = conversationKeyOf((req.body ?? {}) as { user_id?: unknown; key?: unknown });
+      if (!key)
+        return reply
+          .code(400)
+          .send({ code: 'proto.payload', message: 'POST /_inspector/reset takes { user_id } (or { key })' });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const ended = sessions.end(key, 'reset from the playground');
+      this.#emit('step', { conversationKey: key });
+      return { ended };
+    });
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],
     }));

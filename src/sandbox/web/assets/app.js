@@ -93,8 +93,8 @@ function closeChat(column) {
   drawPeople();
 }
 
-async function addPerson(name) {
-  const user = await sandbox.createUser(name);
+async function addPerson(name, locale) {
+  const user = await sandbox.createUser(name, locale);
   users.set(user.user_id, user);
   drawPeople();
   openChat(user);
@@ -107,7 +107,7 @@ el.newPerson.addEventListener('submit', async (event) => {
   if (!name) return input.focus();
   input.value = '';
   try {
-    await addPerson(name);
+    await addPerson(name, el.newPerson.elements.locale.value);
   } catch (error) {
     setStatus(error.message, false);
   }

@@ -1,6 +1,6 @@
 // The side panel: the selected conversation's flow, its current step on the flow's graph, its context,
 // timers and the history of its events, step by step.
-import { inspector } from './api.js';
+import { inspector, sandbox } from './api.js';
 import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
@@ -228,6 +228,21 @@ export class Panel {
           : h('p', { class: 'muted' }, 'No events yet.'),
       ),
     );
-    this.el.replaceChildren(this.header(), ...[failed].flat(), ...parts);
+    const reset = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-small',
+        title: 'End this conversation and clear the dialog: the next message or Start begins afresh',
+        onclick: async (event) => {
+          event.target.disabled = true;
+          await inspector.reset(this.user.user_id);
+          await sandbox.clearDialog(this.user.user_id).catch(() => {}); // never started: nothing to clear
+          this.refresh();
+        },
+      },
+      `Reset ${this.user.name}`,
+    );
+    this.el.replaceChildren(this.header(reset), ...[failed].flat(), ...parts);
   }
 }
