@@ -299,6 +299,41 @@ export class Inspector {
       this.#emit('step', { conversationKey: key });
       return { ended };
     });
+    // The playground's "start here": a person's conversation jumps to a step with chosen variables.
+    app.post('/_inspector/jump', async (req, reply) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const key = conversationKeyOf(body);
+      const vars = body.vars ?? {};
+      if (
+        !key ||
+        typeof body.flow !== 'string' ||
+        typeof body.step !== 'string' ||
+        !Number.isSafeInteger(body.chat_id) ||
+        typeof vars !== 'object' ||
+        Array.isArray(vars)
+      )
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/jump takes { user_id, chat_id, flow, step, vars: { name: value } }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      try {
+        sessions.jump({
+          conversationKey: key,
+          flowId: body.flow,
+          step: body.step,
+          vars: vars as Record<string, unknown>,
+          chatId: body.chat_id as number,
+          ...(Number.isSafeInteger(body.user_id) ? { userId: body.user_id as number } : {}),
+          ...(typeof body.locale === 'string' ? { locale: body.locale } : {}),
+        });
+      } catch (error) {
+        return reply.code(404).send({ code: 'not.found', message: (error as Error).message });
+      }
+      this.#emit('step', { conversationKey: key });
+      return { jumped: true };
+    });
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],
     }));

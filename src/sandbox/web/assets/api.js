@@ -59,6 +59,8 @@ export const inspector = {
   advance: (userId, ms) => call('POST', '/_inspector/timers/advance', { user_id: userId, ms }),
   fireNow: (userId, timerId) =>
     call('POST', '/_inspector/timers/fire', { user_id: userId, timer_id: timerId }),
+  /** Puts the person's conversation on a step with variables; its prompt is sent (`POST /_inspector/jump`). */
+  jump: (request) => call('POST', '/_inspector/jump', request),
   /** Ends the person's conversation with the bot: the next message or Start begins afresh. */
   reset: (userId) => call('POST', '/_inspector/reset', { user_id: userId }),
   deadLetters: () => call('GET', '/_inspector/dead-letters').then((r) => r.deadLetters),

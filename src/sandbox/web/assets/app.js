@@ -23,6 +23,8 @@ const users = new Map();
 const columns = new Map();
 const panel = new Panel(el.panel);
 let selected;
+// "Start at a step" sends the prompt to the selected person's dialog.
+panel.chatIdOf = () => selected?.chatId;
 
 function setStatus(text, ok) {
   el.status.textContent = text;

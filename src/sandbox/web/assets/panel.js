@@ -5,6 +5,7 @@ import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
 import { icon } from './icons.js';
+import { jumpSection } from './jump.js';
 
 const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send' };
 const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
@@ -228,6 +229,14 @@ export class Panel {
           : h('p', { class: 'muted' }, 'No events yet.'),
       ),
     );
+    const jump = jumpSection({
+      flows: this.state.flows,
+      user: this.user,
+      chatId: this.chatIdOf?.(),
+      current: s ? { flowId: s.flowId, step: s.step[0], vars: s.context?.vars ?? {} } : undefined,
+      onDone: () => this.refresh(),
+    });
+    if (jump) parts.push(jump);
     const reset = h(
       'button',
       {
