@@ -13,9 +13,11 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Engine } from '../engine/engine.ts';
-import type { HistoryEntry } from '../engine/inspect.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { type DiagramItem, flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
+import { describeEvent } from './history-words.ts';
+
+export { describeEvent } from './history-words.ts';
 
 /** What the inspector reads of the engine: its support API and its notifications. */
 export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
@@ -75,56 +77,6 @@ export function statePath(value: unknown): string[] {
     if (first) return [first[0], ...statePath(first[1])];
   }
   return [];
-}
-
-const parsedJson = (value: unknown): unknown => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-};
-
-/** Reads a nested field of parsed JSON without trusting its shape. */
-function field(value: unknown, ...path: string[]): unknown {
-  let v = value;
-  for (const key of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
-  return v;
-}
-
-/** A one-line description of a history event for people: `message "Alice"`, `button edit_age`, `timer ...`. */
-export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 'payload'>): string {
-  const p = parsedJson(event.payload);
-  const type = String(event.updateType ?? field(p, 'update_type') ?? event.kind);
-  if (type === 'message_created') {
-    const parts: string[] = [];
-    const text = field(p, 'message', 'body', 'text');
-    if (typeof text === 'string')
-      parts.push(JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text));
-    const attachments = field(p, 'message', 'body', 'attachments');
-    for (const a of Array.isArray(attachments) ? attachments : []) {
-      const kind = String(field(a, 'type'));
-      const filename = field(a, 'filename');
-      if (kind !== 'inline_keyboard') parts.push(typeof filename === 'string' ? `${kind} ${filename}` : kind);
-    }
-    return `message ${parts.join(' + ')}`.trim();
-  }
-  if (type === 'message_callback') {
-    // Signed payloads read `<step instance>.<id>[:<value>].<mac>`: show the flow's own button id.
-    const payload = String(field(p, 'callback', 'payload') ?? '');
-    const parts = payload.split('.');
-    return `button ${parts.length >= 3 ? parts.slice(1, -1).join('.') : payload}`.trim();
-  }
-  if (type === 'bot_started') {
-    const payload = field(p, 'payload');
-    return typeof payload === 'string' && payload ? `bot started (payload ${payload})` : 'bot started';
-  }
-  const name = field(p, 'name');
-  if (typeof name === 'string' && event.kind.includes('timer')) return `timer ${name}`;
-  const ref = field(p, 'ref');
-  if (typeof ref === 'string') return `${event.kind} ${ref}`;
-  return type.replaceAll('_', ' ');
 }
 
 const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };

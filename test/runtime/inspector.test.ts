@@ -311,5 +311,15 @@ describe('the inspector API', () => {
       'button edit_age',
     );
     expect(describeEvent({ kind: 'update', updateType: 'bot_stopped', payload: {} })).toBe('bot stopped');
+    // Engine events in designer words, not internal names.
+    const timer = (name: string) => describeEvent({ kind: 'timer', updateType: null, payload: { name } });
+    expect(timer('ask_name:remind:0')).toBe('reminder 1 of ask_name');
+    expect(timer('ask_name:idle')).toBe('idle timeout of ask_name');
+    const result = (payload: object) => describeEvent({ kind: 'effect_result', updateType: null, payload });
+    expect(result({ ref: 'render', ok: true })).toBe('message shown (kept to edit in place)');
+    expect(result({ ref: 'render', ok: false })).toBe('message could not be shown');
+    expect(describeEvent({ kind: 'jump', updateType: null, payload: { step: 'confirm' } })).toBe(
+      'jumped to confirm (playground)',
+    );
   });
 });
