@@ -26,8 +26,16 @@ function contactOf(attachment) {
   return { name, phone };
 }
 
+/** A sandbox file URL (`http://host:port/_files/…`) as a path of this page's origin; other URLs as they are. */
+function ownPath(url) {
+  if (typeof url !== 'string') return url;
+  const m = /^https?:\/\/[^/]+(\/_(?:files|stickers)\/.*)$/.exec(url);
+  return m ? m[1] : url;
+}
+
 function attachmentView(a) {
-  const url = a.payload?.url;
+  // The sandbox's own files by path: a page opened after a restart on another port still finds them.
+  const url = ownPath(a.payload?.url);
   switch (a.type) {
     case 'image':
       return h(

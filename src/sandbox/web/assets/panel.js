@@ -123,10 +123,26 @@ export class Panel {
         ),
       );
       if (flow) {
+        // The answer outlives the panel's redraws (a step event may redraw it right after the click).
+        const copied = Date.now() - (this.copiedAt ?? 0) < 1500;
         const copy = h(
           'button',
-          { type: 'button', class: 'link-btn', onclick: () => navigator.clipboard?.writeText(flow.mermaid) },
-          'copy as Mermaid',
+          {
+            type: 'button',
+            class: 'link-btn',
+            onclick: async (event) => {
+              const button = event.currentTarget;
+              try {
+                await navigator.clipboard.writeText(flow.mermaid);
+                this.copiedAt = Date.now();
+                button.textContent = 'copied ✓';
+                setTimeout(() => this.refresh(), 1600);
+              } catch {
+                button.textContent = 'copy failed: botflow graph prints the same text';
+              }
+            },
+          },
+          copied ? 'copied ✓' : 'copy as Mermaid',
         );
         parts.push(section('Graph', h('div', { class: 'graph-box' }, drawGraph(flow.graph, current)), copy));
       }
@@ -243,6 +259,7 @@ export class Panel {
         type: 'button',
         class: 'btn btn-small',
         title: 'End this conversation and clear the dialog: the next message or Start begins afresh',
+        'aria-label': `Reset ${this.user.name}`,
         onclick: async (event) => {
           event.target.disabled = true;
           await inspector.reset(this.user.user_id);
@@ -250,7 +267,7 @@ export class Panel {
           this.refresh();
         },
       },
-      `Reset ${this.user.name}`,
+      'Reset',
     );
     this.el.replaceChildren(this.header(reset), ...[failed].flat(), ...parts);
   }
