@@ -149,6 +149,8 @@ describe('the web chat playground', () => {
     const photo = alice.locator('.msg-me img');
     await photo.waitFor();
     await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.naturalWidth), WAIT).toBe(2);
+    // By path, not by the sandbox's host and port: it still shows after a restart on another port.
+    expect(await photo.getAttribute('src')).toMatch(/^\/_files\//);
     await botMessage(alice, 'How can we reach you?').waitFor();
     await expect.poll(() => currentStep().textContent(), WAIT).toBe('ask_contact');
     const saved = panel().getByRole('region', { name: 'Context' }).locator('tr', { hasText: 'attachment' });
