@@ -149,11 +149,30 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     options.logger?.error({ err }, 'sandbox internal error');
     return reply.code(500).send({ code: 'internal.error', message: e.message });
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply
-      .code(404)
-      .send({ code: 'not.found', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` }),
-  );
+  // Every registered path with its methods, so a wrong verb on an existing path is 405, not 404.
+  const routeTable: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
+    const methods = ([] as string[]).concat(route.method);
+    const known = routeTable.find((r) => r.pattern.source === pattern.source);
+    if (known) for (const m of methods) known.methods.add(m);
+    else routeTable.push({ pattern, methods: new Set(methods) });
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = routeTable.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]);
+    if (allowed.length > 0) {
+      const allow = [...new Set(allowed)].filter((m) => m !== 'HEAD').join(', ');
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send({
+          code: 'method.not.allowed',
+          message: `${req.method} is not allowed on ${path}; use ${allow}`,
+        });
+    }
+    return reply.code(404).send({ code: 'not.found', message: `No such endpoint: ${req.method} ${path}` });
+  });
 
   if (store) {
     app.addHook('onResponse', async (req) => {

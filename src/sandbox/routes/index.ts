@@ -51,8 +51,9 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
 
   app.addHook('onRequest', async (req) => {
     (req as { arrivedAt?: number }).arrivedAt = wallTime();
-    const given = req.headers.authorization ?? (req.query as { access_token?: string }).access_token;
-    if (given !== token) throw invalidToken();
+    // The spec requires the raw token in the Authorization header; the old `?access_token=` is refused.
+    if ((req.query as { access_token?: unknown }).access_token !== undefined) throw invalidToken();
+    if (req.headers.authorization !== token) throw invalidToken();
   });
 
   app.addHook('preHandler', async (req) => {
