@@ -4,20 +4,17 @@
  * `{success: false, message}`, not with an error status, as the platform does.
  */
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../errors.ts';
 import { argsOf, bodyOf, strArg } from '../http.ts';
 import { applyEdit, messageFields } from '../message-body.ts';
 import type { Platform } from '../platform.ts';
+import { checkSpec, SpecCallbackAnswer } from '../spec-schemas.ts';
 
 export function registerAnswerRoutes(app: FastifyInstance, p: Platform): void {
   app.post('/answers', { config: { op: 'answerCallback' } }, async (req) => {
     const args = argsOf(req);
     const callbackId = strArg(args, 'callback_id', true);
-    const body = bodyOf(req);
-    const notification = body.notification ?? undefined;
-    if (notification !== undefined && typeof notification !== 'string') {
-      throw badRequest('Field "notification" must be a string');
-    }
+    const body = checkSpec(SpecCallbackAnswer, bodyOf(req), 'CallbackAnswer');
+    const notification = body.notification;
     const cb = p.data.callbacks[callbackId];
     if (!cb) return { success: false, message: `Unknown callback_id: no button press has this id` };
     if (cb.answered) return { success: false, message: 'This callback was already answered' };
