@@ -115,6 +115,8 @@ export interface MediaRecord {
   size?: number;
   content_type?: string;
   photo_id?: number;
+  /** For an image sent by URL: the URL it came from (the sandbox does not download it). */
+  source_url?: string;
 }
 
 export interface SubscriptionRecord {
