@@ -94,7 +94,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Starts polling from the stored marker. Refuses at once (`done` rejects with PollingError) when a webhook
+ * Starts polling from the stored marker. With none stored (the very first start), the first request
+ * is sent without a marker and with timeout 0: the platform then answers only its most recent update
+ * and a marker, and every later request carries a marker, so nothing after the first start is lost;
+ * updates queued before it may be (a warning says so). Refuses at once (`done` rejects with PollingError) when a webhook
  * subscription exists, naming it and saying how to remove it.
  */
 export function startPolling(options: PollingOptions): PollingHandle {
@@ -133,11 +136,13 @@ export function startPolling(options: PollingOptions): PollingHandle {
           checked = true;
           log?.info({ marker }, 'long polling started');
         }
+        // Without a marker the platform answers only the most recent update: the very first poll is a
+        // handshake that returns at once (timeout 0) to get a marker, so that nothing after it is skipped.
         result = await options.api.getUpdates(
           {
             ...(marker !== undefined ? { marker } : {}),
             limit: options.limit ?? 100,
-            timeout: options.timeout ?? 30,
+            timeout: marker === undefined ? 0 : (options.timeout ?? 30),
             ...(options.types?.length ? { types: options.types } : {}),
           },
           { signal },
@@ -165,6 +170,13 @@ export function startPolling(options: PollingOptions): PollingHandle {
         continue;
       }
       failures = 0;
+      if (marker === undefined && result.updates.length > 0) {
+        log?.warn(
+          { kept: result.updates.length },
+          'first long poll of this database: the platform gives only the most recent pending update without a marker, ' +
+            'so updates queued before this bot first started may have been skipped (start the bot before announcing it)',
+        );
+      }
       if (result.marker !== undefined) marker = result.marker;
       const ids = results.flatMap((r) => (r.id === null ? [] : [r.id]));
       if (ids.length > 0) {

@@ -27,9 +27,6 @@ afterEach(async () => {
 
 describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
   it('long polling through it counts every poll in the scheduler, and updates reach the inbox', async () => {
-    const person = await sandbox.control.createUser({ first_name: 'Оля' });
-    await sandbox.control.startBot(person.user_id);
-    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'первое' });
     const submitted: string[] = [];
     const counting = {
       submit: ((job) => {
@@ -38,6 +35,10 @@ describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
       }) as Scheduler['submit'],
     };
     const polling = startPolling({ api: throttledClient(counting), db: env.db, timeout: 1 });
+    await waitFor(() => polling.marker !== undefined, 'the first marker');
+    const person = await sandbox.control.createUser({ first_name: 'Оля' });
+    await sandbox.control.startBot(person.user_id);
+    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'первое' });
     await waitFor(() => env.inbox.nextPending(100).length === 2, 'both updates in the inbox');
     await polling.stop();
     const seen = sandbox.requestLog.list().map((r) => r.op);

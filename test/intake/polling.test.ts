@@ -45,12 +45,13 @@ const texts = (db: Database.Database) =>
 
 describe('long polling', () => {
   it('commits updates with the marker that acknowledges them, and resumes from it after a restart', async () => {
+    // The bot starts first: its handshake poll gets a marker, and everything after it is delivered.
+    const accepted: number[] = [];
+    const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
+    await waitFor(() => first.marker !== undefined, 'the first marker');
     const person = await sandbox.control.createUser({ first_name: 'Аня' });
     await sandbox.control.startBot(person.user_id);
     await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'Привет, бот!' });
-
-    const accepted: number[] = [];
-    const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
     await waitFor(() => texts(env.db).length === 1, 'the first message');
     expect(texts(env.db)).toEqual(['Привет, бот!']);
     const started = env.inbox.nextPending().find((r) => r.updateType === 'bot_started');
@@ -77,7 +78,29 @@ describe('long polling', () => {
     }
   });
 
+  it('on the very first start keeps only the latest queued update, as the platform answers, and warns', async () => {
+    const person = await sandbox.control.createUser({ first_name: 'Early' });
+    await sandbox.control.startBot(person.user_id);
+    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'before the bot ever ran' });
+    const warnings: string[] = [];
+    const logger = { info() {}, warn: (...args: unknown[]) => warnings.push(String(args[1])), error() {} };
+    const poller = startPolling({ api, db: env.db, timeout: 1, logger });
+    try {
+      await waitFor(() => poller.marker !== undefined, 'the first marker');
+      expect(env.inbox.nextPending().map((r) => r.updateType)).toEqual(['message_created']);
+      expect(warnings.join('\n')).toMatch(/may have been skipped/);
+      await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'after' });
+      await waitFor(() => texts(env.db).length === 2, 'the message after the first start');
+    } finally {
+      await poller.stop();
+    }
+  });
+
   it('fetches a batch again when its commit failed, so nothing is skipped', async () => {
+    // A marker is stored first (the handshake), so the batch below is fetched with it.
+    const handshake = startPolling({ api, db: env.db, timeout: 1 });
+    await waitFor(() => handshake.marker !== undefined, 'the first marker');
+    await handshake.stop();
     const person = await sandbox.control.createUser({ first_name: 'Bo' });
     await sandbox.control.startBot(person.user_id);
     // The inbox refuses message rows until the trigger is dropped: the commit of that batch fails.
@@ -91,7 +114,7 @@ describe('long polling', () => {
     const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 20, logger });
     try {
       await waitFor(() => errors.length >= 2, 'failed commits');
-      expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBeUndefined();
+      expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBe(String(handshake.marker));
       env.db.exec('DROP TRIGGER refuse');
       await waitFor(() => texts(env.db).length === 1, 'the batch after the disk recovered');
       // The whole batch was refused together and arrived together: bot_started too.

@@ -13,6 +13,9 @@ import {
 } from '../../src/sandbox/index.ts';
 import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
 
+/** The sandbox numbers its updates from 1: marker 1 reads every update kept (a test's view of the queue). */
+const FIRST_MARKER = 1;
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.close();
@@ -43,7 +46,7 @@ describe('people and callback answers', () => {
     const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Ready?', attachments: [menu] });
     const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, { text: 'Yes' });
     expect(press.kind).toBe('callback');
-    const polled = await h.api.getUpdates({ timeout: 0 });
+    const polled = await h.api.getUpdates({ timeout: 0, marker: FIRST_MARKER, limit: 1000 });
     const cb = polled.updates.find((u) => u.update_type === 'message_callback');
     expect(cb).toMatchObject({
       callback: { callback_id: press.callback_id, payload: 'yes', user: { user_id: user.user_id } },
@@ -89,9 +92,9 @@ describe('people and callback answers', () => {
       kind: 'link',
       url: 'https://example.com',
     });
-    const created = (await h.api.getUpdates({ timeout: 0 })).updates.filter(
-      (u) => u.update_type === 'message_created',
-    );
+    const created = (
+      await h.api.getUpdates({ timeout: 0, marker: FIRST_MARKER, limit: 1000 })
+    ).updates.filter((u) => u.update_type === 'message_created');
     const bodies = created.map((u) => (u.update_type === 'message_created' ? u.message.body : undefined));
     expect(bodies[0]?.text).toBe('Say hi');
     expect(bodies[1]?.attachments?.[0]).toMatchObject({
@@ -114,9 +117,9 @@ describe('people and callback answers', () => {
     );
     await c.sendContact(user.user_id, 'dialog', { name: 'Ann', phone: '+7900' });
     await c.sendLocation(user.user_id, 'dialog', { latitude: 59.9, longitude: 30.3 });
-    const updates = (await h.api.getUpdates({ timeout: 0 })).updates.filter(
-      (u) => u.update_type === 'message_created',
-    );
+    const updates = (
+      await h.api.getUpdates({ timeout: 0, marker: FIRST_MARKER, limit: 1000 })
+    ).updates.filter((u) => u.update_type === 'message_created');
     expect(updates).toHaveLength(3);
     const file =
       updates[0]!.update_type === 'message_created' ? updates[0]!.message.body.attachments?.[0] : undefined;
