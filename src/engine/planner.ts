@@ -20,6 +20,7 @@ import type { FlowRegistry } from './registry.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step } from './step.ts';
+import { withVisibleAnswer } from './visible-answer.ts';
 
 /** What became of one inbox event. */
 export interface EventOutcome {
@@ -292,7 +293,10 @@ export class EventPlanner {
       priority: 'callback',
       ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
     };
-    this.#plan.call(key, session?.row.revision ?? 0, 0, call, now, `answer:${press.callbackId}`);
+    const revision = session?.row.revision ?? 0;
+    const [, shown] = withVisibleAnswer([call], { chatId: press.meta.chatId, userId: press.meta.userId });
+    this.#plan.call(key, revision, 0, call, now, `answer:${press.callbackId}`);
+    if (shown) this.#plan.call(key, revision, 1, shown, now, `answer-shown:${press.callbackId}`);
   }
 
   /** The flow and machine state a session's next step starts from (the cached machine snapshot when valid). */

@@ -3,6 +3,7 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
+
 import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
 import {
   EFFECT_ACTION,
@@ -12,6 +13,7 @@ import {
   type FlowInput,
 } from './contract.ts';
 import { EffectError, type PlanContext, type PlannedCall, planEffects, type TimerChange } from './effects.ts';
+import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
 export interface StoredSnapshot {
@@ -262,7 +264,12 @@ export function step(
     sign: options.sign,
     ...(options.callback ? { callback: options.callback } : {}),
   });
-  const calls = options.callback ? answerFirst(planned.calls, options.callback) : planned.calls;
+  const calls = options.callback
+    ? withVisibleAnswer(answerFirst(planned.calls, options.callback), {
+        chatId: options.callback.chatId,
+        userId: meta.userId,
+      })
+    : planned.calls;
   const snapshot = storeSnapshot(flow.machine, next);
   return {
     snapshot,

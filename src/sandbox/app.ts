@@ -41,6 +41,11 @@ export interface SandboxOptions {
   logger?: Logger;
   /** The bot's identity. */
   bot?: { first_name?: string; username?: string; description?: string };
+  /**
+   * Show notification-only callback answers (POST /answers with just `notification`) to people, marked
+   * "not shown on the platform". Default false: the platform's clients do not display them.
+   */
+  showNotificationOnlyAnswers?: boolean;
   /** Report legacy permission names (post_edit_delete_message, …) next to the new ones; default true. */
   legacyPermissionNames?: boolean;
   /** Public origin (scheme://host:port) used in upload and file URLs; `startSandbox` sets it. */
@@ -110,6 +115,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       now,
       attachmentProcessingMs: { ...DEFAULT_PROCESSING_MS, ...options.attachmentProcessingMs },
       legacyPermissionNames: options.legacyPermissionNames ?? true,
+      showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
       ...(options.logger ? { logger: options.logger } : {}),
     },
     hub,

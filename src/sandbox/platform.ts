@@ -15,6 +15,8 @@ export interface PlatformSettings {
   now: () => number;
   attachmentProcessingMs: Record<MediaKind, number>;
   legacyPermissionNames: boolean;
+  /** Show notification-only callback answers to people (the platform's clients do not); marked when shown. */
+  showNotificationOnlyAnswers: boolean;
   logger?: Logger;
 }
 

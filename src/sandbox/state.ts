@@ -134,6 +134,11 @@ export interface NotificationRecord {
   mid?: string;
   text: string;
   timestamp: number;
+  /**
+   * False for a notification-only answer, which the platform's clients do not display (it is kept so
+   * that tests can tell "answered, but nobody saw it" from "not answered").
+   */
+  shown?: boolean;
 }
 
 export interface SandboxData {

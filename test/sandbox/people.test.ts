@@ -71,10 +71,12 @@ describe('people and callback answers', () => {
     expect(view.messages).toHaveLength(1);
     expect(view.messages[0]).toMatchObject({ text: 'Done', edited: true });
     expect(view.messages[0]!.keyboard).toBeDefined(); // attachments omitted: kept
-    expect(view.notifications.map((n) => n.text)).toEqual(['Saved', 'Thanks']);
-    expect((await h.sandbox.control.notifications(user.user_id)).notifications.map((n) => n.chat_id)).toEqual(
-      [chatId, chatId],
-    );
+    // The notification-only answer was accepted but, as on the platform, nobody saw it.
+    expect(view.notifications.map((n) => n.text)).toEqual(['Thanks']);
+    expect((await h.sandbox.control.notifications(user.user_id)).notifications).toMatchObject([
+      { chat_id: chatId, text: 'Saved', shown: false },
+      { chat_id: chatId, text: 'Thanks', shown: true },
+    ]);
   });
 
   it('other buttons act as the person: message, contact, location; links only answer their URL', async () => {
@@ -174,19 +176,24 @@ describe('people and callback answers', () => {
       await h.api.sendMessage({ user_id: other.user.user_id, text: 'not for Ann' });
       await h.api.editMessage({ message_id: sent.message.body.mid, text: 'two' });
       const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'yes');
-      await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'hey' });
+      await h.api.answerCallbackResult({
+        callback_id: press.callback_id!,
+        notification: 'hey',
+        message: { text: 'three' },
+      });
       await h.api.deleteMessage({ message_id: sent.message.body.mid });
       await h.api.sendAction({ chat_id: chatId, action: 'typing_on' });
       await eventually(() => (events.some((e) => e.type === 'chat.action') ? true : undefined));
       expect(events.map((e) => e.type)).toEqual([
         'message.created',
         'message.edited',
+        'message.edited',
         'notification',
         'message.removed',
         'chat.action',
       ]);
       expect(events.every((e) => e.chat_id === chatId)).toBe(true);
-      expect(events[2]).toMatchObject({ type: 'notification', user_id: user.user_id, text: 'hey' });
+      expect(events[3]).toMatchObject({ type: 'notification', user_id: user.user_id, text: 'hey' });
     } finally {
       stream.close();
     }

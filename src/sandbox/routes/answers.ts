@@ -28,22 +28,30 @@ export function registerAnswerRoutes(app: FastifyInstance, p: Platform): void {
     cb.answered = true;
     if (fields && msg) applyEdit(p, msg, fields);
     if (notification) {
+      // Only displayed next to a message change; alone, clients do not show it (spec, POST /answers).
+      const shown = Boolean(fields);
       const note = {
         user_id: cb.user_id,
         chat_id: cb.chat_id,
         mid: cb.mid,
         text: notification,
         timestamp: p.now(),
+        shown,
       };
       p.data.notifications.push(note);
       if (p.data.notifications.length > 10_000) p.data.notifications.splice(0, 1000);
-      p.feed.emit({
-        type: 'notification',
-        chat_id: cb.chat_id,
-        user_id: cb.user_id,
-        text: notification,
-        message_id: cb.mid,
-      });
+      if (shown || p.settings.showNotificationOnlyAnswers) {
+        p.feed.emit({
+          type: 'notification',
+          chat_id: cb.chat_id,
+          user_id: cb.user_id,
+          text: shown
+            ? notification
+            : `${notification} (notification-only answer: not shown on the platform)`,
+          message_id: cb.mid,
+          ...(shown ? {} : { platformHides: true }),
+        });
+      }
     }
     return fields ? { success: true } : { success: true, message: null };
   });
