@@ -154,7 +154,17 @@ function orderOf(
   args: Args,
   conversationKey: string,
   eventChat: number | undefined,
+  eventUser?: number,
 ): { orderKey: string; chatId?: number } {
+  // A send by user_id to the person of a dialog (positive chat id) goes to that dialog: one chat, one
+  // per-chat budget and one order on the platform, not two.
+  const sameDialog =
+    numeric(args.chat_id) === undefined &&
+    eventChat !== undefined &&
+    eventChat > 0 &&
+    eventUser !== undefined &&
+    numeric(args.user_id) === eventUser;
+  if (sameDialog) return { orderKey: `chat:${eventChat}`, chatId: eventChat };
   const chatId = numeric(args.chat_id) ?? numeric(args.user_id) ?? eventChat;
   const chat = chatId !== undefined ? { chatId } : {};
   if (op === 'answerCallback') return { orderKey: `cb:${String(args.callback_id)}`, ...chat };
@@ -202,7 +212,13 @@ export function planEffects(
           op: effect.op,
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf(effect.op, args, conversationKey, ctx.meta.chatId ?? ctx.callback?.chatId),
+          ...orderOf(
+            effect.op,
+            args,
+            conversationKey,
+            ctx.meta.chatId ?? ctx.callback?.chatId,
+            ctx.meta.userId,
+          ),
           priority: priorityOf(effect.op),
         });
         return;
@@ -219,7 +235,7 @@ export function planEffects(
           op: 'sendMessage',
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId),
+          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId, ctx.meta.userId),
           priority: 'reply',
         });
         return;

@@ -50,6 +50,8 @@ export class Scheduler {
   private readonly chatWindowMs: number;
   private readonly board: LaneBoard;
   private readonly recentChat429: { at: number; chatId: number }[] = [];
+  /** Dialog chat ids by person, learned from sends by `user_id` (or told by `knowDialog`). */
+  private readonly dialogs = new Map<number, number>();
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
   private readonly breaker = new CircuitBreaker();
@@ -90,7 +92,28 @@ export class Scheduler {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.enqueue(spec) as Promise<OperationResult<Op>>;
+    // `user_id=X` and the dialog with X are one chat on the platform: one per-chat budget, one lane.
+    const target = spec.userTarget;
+    if (target !== undefined) spec.chatId = this.dialogs.get(target) ?? spec.chatId;
+    const done = this.enqueue(spec) as Promise<OperationResult<Op>>;
+    if (target !== undefined && spec.op === 'sendMessage') {
+      done.then(
+        (result) => this.learnDialog(target, result),
+        () => {},
+      );
+    }
+    return done;
+  }
+
+  /** Tells the scheduler that `chatId` is the dialog with `userId`, so calls by either count as one chat. */
+  knowDialog(userId: number, chatId: number): void {
+    if (chatId > 0 && userId !== chatId) this.dialogs.set(userId, chatId);
+  }
+
+  private learnDialog(userId: number, result: unknown): void {
+    const chatId = (result as { message?: { recipient?: { chat_id?: unknown } } })?.message?.recipient
+      ?.chat_id;
+    if (typeof chatId === 'number') this.knowDialog(userId, chatId);
   }
 
   /** Runs custom work (e.g. a POST to an upload host) in the unscoped lane: it counts against the global window. */
@@ -99,6 +122,7 @@ export class Scheduler {
       op: task.label ?? 'task',
       args: {},
       chatId: undefined,
+      userTarget: undefined,
       priority: task.priority ?? 'reply',
       ttlMs: task.ttlMs,
       mayRepeat: false,
