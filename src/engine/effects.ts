@@ -201,6 +201,29 @@ export function planEffects(
           );
         }
         if (!record(effect.args)) throw new EffectError(`${where}: args must be an object`);
+        if (
+          effect.op === 'editMessage' &&
+          effect.args.message_id === undefined &&
+          ctx.callback &&
+          ctx.callback.messageId === undefined
+        ) {
+          // The press came without its message (the platform may omit it): the answer's `message`
+          // changes the pressed message all the same, so the edit travels in the answer.
+          const { message_id: _none, ...body } = effect.args;
+          calls.push({
+            kind: 'api',
+            op: 'answerCallback',
+            args: { callback_id: ctx.callback.id, message: signMessageBody(body, signing, where) },
+            ...orderOf(
+              'answerCallback',
+              { callback_id: ctx.callback.id },
+              conversationKey,
+              ctx.callback.chatId,
+            ),
+            priority: priorityOf('answerCallback'),
+          });
+          return;
+        }
         let args = fillTarget(effect.op, spec, effect.args, ctx, where);
         if ('attachments' in args)
           args = { ...args, attachments: signKeyboards(args.attachments, signing, where) };

@@ -206,9 +206,18 @@ function collectEffects(
   return effects;
 }
 
+/** A press is answered once: several answers to it (a notification, an edit carried by the answer) become one. */
+function mergeAnswers(calls: PlannedCall[], callbackId: string): PlannedCall[] {
+  const answers = calls.filter((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
+  if (answers.length < 2) return calls;
+  const merged: PlannedCall = { ...answers[0]!, args: Object.assign({}, ...answers.map((a) => a.args)) };
+  return calls.flatMap((c) => (c === answers[0] ? [merged] : answers.includes(c) ? [] : [c]));
+}
+
 /** Puts the answer to the pressed callback first, adding an empty answer when the flow gave none. */
-function answerFirst(calls: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
+function answerFirst(planned: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
   const callbackId = callback.id;
+  const calls = mergeAnswers(planned, callbackId);
   const index = calls.findIndex((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
   if (index === 0) return calls;
   if (index > 0) return [calls[index]!, ...calls.slice(0, index), ...calls.slice(index + 1)];

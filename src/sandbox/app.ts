@@ -46,6 +46,12 @@ export interface SandboxOptions {
    * "not shown on the platform". Default false: the platform's clients do not display them.
    */
   showNotificationOnlyAnswers?: boolean;
+  /**
+   * Shares (0..1) of button presses whose `message_callback` comes without `message`, or (in dialogs)
+   * with `message.recipient` lacking `chat_id`, as the platform sometimes sends them. Default 0: always
+   * complete. The shares are exact and deterministic (every 1/share-th press), not random.
+   */
+  callbackVariants?: { withoutMessage?: number; withoutChatId?: number };
   /** Report legacy permission names (post_edit_delete_message, …) next to the new ones; default true. */
   legacyPermissionNames?: boolean;
   /** Public origin (scheme://host:port) used in upload and file URLs; `startSandbox` sets it. */
@@ -116,6 +122,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       attachmentProcessingMs: { ...DEFAULT_PROCESSING_MS, ...options.attachmentProcessingMs },
       legacyPermissionNames: options.legacyPermissionNames ?? true,
       showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
+      callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },
       ...(options.logger ? { logger: options.logger } : {}),
     },
     hub,

@@ -17,6 +17,8 @@ export interface PlatformSettings {
   legacyPermissionNames: boolean;
   /** Show notification-only callback answers to people (the platform's clients do not); marked when shown. */
   showNotificationOnlyAnswers: boolean;
+  /** Shares (0..1) of button presses whose update lacks `message`, or (in dialogs) `message.recipient.chat_id`. */
+  callbackVariants: { withoutMessage: number; withoutChatId: number };
   logger?: Logger;
 }
 
