@@ -52,6 +52,11 @@ export interface PollingHandle {
   readonly done: Promise<void>;
   /** The marker of the last committed batch (undefined before the first one). */
   readonly marker: number | undefined;
+  /**
+   * Settles once a marker is held (stored from an earlier run, or got by the first-start handshake):
+   * from then on nothing that happens is skipped. Announce the bot as running after this.
+   */
+  readonly ready: Promise<void>;
 }
 
 function blockedMessage(urls: string[]): string {
@@ -111,6 +116,11 @@ export function startPolling(options: PollingOptions): PollingHandle {
   const stopping = new AbortController();
   const stored = kv.get(markerKey);
   let marker = stored === undefined ? undefined : Number(stored);
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  if (marker !== undefined) markReady();
 
   const commit = options.db.transaction((entries: InboxEntry[], next: number | undefined) => {
     const results = inbox.append(entries);
@@ -177,7 +187,10 @@ export function startPolling(options: PollingOptions): PollingHandle {
             'so updates queued before this bot first started may have been skipped (start the bot before announcing it)',
         );
       }
-      if (result.marker !== undefined) marker = result.marker;
+      if (result.marker !== undefined) {
+        marker = result.marker;
+        markReady();
+      }
       const ids = results.flatMap((r) => (r.id === null ? [] : [r.id]));
       if (ids.length > 0) {
         try {
@@ -203,7 +216,10 @@ export function startPolling(options: PollingOptions): PollingHandle {
     return backoff;
   }
 
-  const done = loop().finally(() => log?.info({ marker }, 'long polling stopped'));
+  const done = loop().finally(() => {
+    markReady();
+    log?.info({ marker }, 'long polling stopped');
+  });
   done.catch(() => {}); // reported through `done`; never an unhandled rejection
   return {
     async stop() {
@@ -211,6 +227,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
       await done.catch(() => {});
     },
     done,
+    ready,
     get marker() {
       return marker;
     },
