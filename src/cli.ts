@@ -1,19 +1,12 @@
 /**
- * The `botflow` command. Each subcommand lives beside the module it drives and is loaded on demand,
- * so `botflow check` never opens a database and `botflow sandbox` never loads the engine.
+ * The `botflow` command. Each subcommand is a file of `src/cli/`, loaded on demand, so `botflow check`
+ * never opens a database and `botflow sandbox` never loads the engine. Commands sit above everything
+ * they drive: no module below imports the CLI.
  */
+import type { Command } from './cli/command.ts';
 import { closest } from './flows/problems.ts';
 
-/** A subcommand: `run` gets the arguments after its name and returns the exit code. */
-export interface Command {
-  summary: string;
-  run(args: string[]): Promise<number>;
-  /**
-   * Its long options without `--` (`help` is implied). When given, `main` refuses any other `--option`
-   * with a "did you mean" before the command runs.
-   */
-  options?: readonly string[];
-}
+export type { Command } from './cli/command.ts';
 
 type CommandLoader = { summary: string; load: () => Promise<{ command: Command }> };
 
@@ -21,11 +14,11 @@ type CommandLoader = { summary: string; load: () => Promise<{ command: Command }
 const commands: Record<string, CommandLoader> = {
   check: {
     summary: 'check flow files (schema, references, i18n, limits)',
-    load: () => import('./flows/check-command.ts'),
+    load: () => import('./cli/check-command.ts'),
   },
   graph: {
     summary: 'print a flow as a Mermaid state diagram',
-    load: () => import('./flows/graph-command.ts'),
+    load: () => import('./cli/graph-command.ts'),
   },
   init: {
     summary: 'create a new bot project: flows, a transcript test, a registry, config',
@@ -33,7 +26,7 @@ const commands: Record<string, CommandLoader> = {
   },
   migrate: {
     summary: 'apply pending database migrations (--status: list them)',
-    load: () => import('./store/migrate-command.ts'),
+    load: () => import('./cli/migrate-command.ts'),
   },
   outbox: {
     summary: 'list the calls that failed for good; send them again (retry) or give them up (drop)',
@@ -41,21 +34,21 @@ const commands: Record<string, CommandLoader> = {
   },
   replay: {
     summary: 'replay a recording against the current flows; report the calls that differ',
-    load: () => import('./testing/replay-command.ts'),
+    load: () => import('./cli/replay-command.ts'),
   },
   run: {
     summary: 'run the bot (no token: sandbox + example flows + web chat)',
-    load: () => import('./runtime/run-command.ts'),
+    load: () => import('./cli/run-command.ts'),
   },
-  sandbox: { summary: 'run the local platform sandbox', load: () => import('./sandbox/command.ts') },
-  schema: { summary: 'print the JSON Schema of flow files', load: () => import('./flows/schema-command.ts') },
+  sandbox: { summary: 'run the local platform sandbox', load: () => import('./cli/sandbox-command.ts') },
+  schema: { summary: 'print the JSON Schema of flow files', load: () => import('./cli/schema-command.ts') },
   test: {
     summary: 'run transcripts (*.test.yaml) against the flows (--coverage: what none reached)',
-    load: () => import('./testing/test-command.ts'),
+    load: () => import('./cli/test-command.ts'),
   },
   webhook: {
     summary: 'manage webhook subscriptions: set <url>, list, delete <url>',
-    load: () => import('./intake/webhook-command.ts'),
+    load: () => import('./cli/webhook-command.ts'),
   },
 };
 

@@ -10,8 +10,8 @@
  * `botflow-engine/sandbox` (the local platform), `botflow-engine/testing` (transcripts, harness, replay)
  * and `botflow-engine/testing/vitest` (one vitest test per transcript).
  */
-export { BotApi, type BotApiOptions, isFailure } from './api/client.ts';
-export { ApiError, NetworkError, UsageError } from './api/errors.ts';
+export { BotApi, type BotApiOptions, isFailure } from './client/client.ts';
+export { ApiError, NetworkError, UsageError } from './client/errors.ts';
 export type {
   Button,
   Callback,
@@ -21,8 +21,8 @@ export type {
   NewMessageBody,
   Update,
   User,
-} from './api/schemas/index.ts';
-export type { Effect } from './engine/contract.ts';
+} from './client/schemas/index.ts';
+export type { Effect } from './engine/step/contract.ts';
 export {
   defineRegistry,
   type EffectFactory,

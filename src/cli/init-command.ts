@@ -6,8 +6,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from '../cli.ts';
 import { flowJsonSchema } from '../flows/schema.ts';
+import type { Command } from './command.ts';
 
 const TEMPLATE = fileURLToPath(new URL('../../templates/project/', import.meta.url));
 const PACKAGE = fileURLToPath(new URL('../../package.json', import.meta.url));

@@ -6,10 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Command } from '../cli.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { openDatabase } from '../store/database.ts';
 import { OutboxStore } from '../store/outbox.ts';
+import type { Command } from './command.ts';
 
 const HELP = `usage: botflow outbox list [--limit N] [--json]
        botflow outbox retry <id ...> | --all

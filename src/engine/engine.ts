@@ -5,29 +5,28 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { OperationName } from '../api/operations.ts';
-import type { Job } from '../api/scheduler/types.ts';
-import { type UploadClient, uploadMedia } from '../api/upload.ts';
-import type { ConversationKeyStrategy } from '../intake/keys.ts';
-import { buttonSecret } from '../store/engine-settings.ts';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import { ButtonSigner } from './buttons.ts';
-import { type Clock, clockFrom, systemClock, type TimerHandle } from './clock.ts';
-import type { FlowDefinition } from './contract.ts';
+import type { OperationName } from '../client/operations.ts';
+import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import {
   type CallGateway,
   type DispatchOutcome,
   type MediaUploader,
   OutboxDispatcher,
-} from './dispatcher.ts';
+} from '../dispatch/dispatcher.ts';
+import type { Job } from '../dispatch/scheduler/types.ts';
+import { buttonSecret } from '../store/engine-settings.ts';
+import { FlowVersionStore } from '../store/flow-versions.ts';
+import type { WriterThread } from './commit/writer-thread.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
+import { WriterPipeline } from './lane/pipeline.ts';
+import { type EventOutcome, InboxProcessor } from './lane/processor.ts';
+import { SessionCache } from './lane/session-cache.ts';
 import { recordFlowVersions } from './pinned-versions.ts';
-import { WriterPipeline } from './pipeline.ts';
-import { type EventOutcome, InboxProcessor } from './processor.ts';
-import { FlowRegistry } from './registry.ts';
-import { SessionCache } from './session-cache.ts';
+import { ButtonSigner } from './step/buttons.ts';
+import { type Clock, clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import { FlowSet } from './step/flow-set.ts';
 import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
-import type { WriterThread } from './writer-thread.ts';
 
 /** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
 export type EngineApi = Partial<UploadClient> & {
@@ -44,10 +43,8 @@ export interface EngineOptions {
   scheduler?: CallGateway & { run?: unknown };
   /** Overrides how `upload_and_send` effects upload their media (default: `uploadMedia` with `api`). */
   upload?: MediaUploader;
-  /** The flows to run: a registry (several versions per flow) or a list (later entries are newer). */
-  flows: FlowRegistry | FlowDefinition[];
-  /** How updates are grouped into conversations; must match intake's (default `user-in-chat`). */
-  keyStrategy?: ConversationKeyStrategy;
+  /** The flows to run: a `FlowSet` (several versions per flow) or a list (later entries are newer). */
+  flows: FlowSet | FlowDefinition[];
   /** Secret for signing button payloads; by default generated once and kept in the database. */
   secret?: string;
   /** Reads the time (ms); the testing tools pass a virtual clock. Ignored when `clock` is given. */
@@ -117,8 +114,8 @@ export interface Engine {
   prune(olderThanMs?: number): { outbox: number; timers: number };
   /** Support: list, inspect and end sessions. */
   sessions: SessionInspector;
-  /** The flows this engine runs. */
-  registry: FlowRegistry;
+  /** The flows this engine runs, every version it was given (add one to hot-reload). */
+  flows: FlowSet;
   /** Listens to engine events; returns a function that stops listening. */
   on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
 }
@@ -127,47 +124,24 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const { db, logger } = options;
   const clock = options.clock ?? (options.now ? clockFrom(options.now) : systemClock);
-  const registry = options.flows instanceof FlowRegistry ? options.flows : new FlowRegistry(options.flows);
+  const flows = options.flows instanceof FlowSet ? options.flows : new FlowSet(options.flows);
   const signer = new ButtonSigner(options.secret ?? buttonSecret(db, clock.now()));
   const cache = new SessionCache(options.sessionCacheSize ?? 10_000);
   const processor = new InboxProcessor({
     cache,
     db,
-    registry,
+    flows,
     signer,
-    keyStrategy: options.keyStrategy ?? 'user-in-chat',
     now: () => clock.now(),
     logger,
     staleText: options.staleText ?? 'This menu is no longer active.',
     batchSize: options.batchSize ?? 256,
   });
   const timers = new TimerService(db, options.timerGrace, logger);
-  const listeners: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
-    step: new Set(),
-    effect: new Set(),
-    error: new Set(),
-  };
-  const emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]) => {
-    for (const listener of listeners[event]) {
-      try {
-        listener(payload);
-      } catch (error) {
-        logger?.error({ err: error, event }, 'engine listener threw');
-      }
-    }
-  };
+  const events = new EngineListeners(logger);
+  const emit = events.emit;
 
-  const api = options.api;
-  const gateway: CallGateway | undefined =
-    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
-  const upload: MediaUploader | undefined =
-    options.upload ??
-    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
-      ? (media) =>
-          uploadMedia(api as UploadClient, media.type, media.source, {
-            ...(options.scheduler?.run ? { scheduler: options.scheduler as never } : {}),
-          }) as Promise<Record<string, unknown>>
-      : undefined);
+  const { gateway, upload } = callsOf(options);
 
   let running = false;
   let recovered = false;
@@ -204,9 +178,9 @@ export function createEngine(options: EngineOptions): Engine {
       })
     : undefined;
 
-  recordFlowVersions(db, registry, clock.now(), logger, options.rebuildFlow);
+  recordFlowVersions(db, flows, clock.now(), logger, options.rebuildFlow);
   const flowVersions = new FlowVersionStore(db);
-  registry.onAdd((flow) => {
+  flows.onAdd((flow) => {
     if (db.open) flowVersions.record(flow.id, flow.version, clock.now(), flow.source);
   });
 
@@ -316,11 +290,16 @@ export function createEngine(options: EngineOptions): Engine {
   }
 
   return {
-    registry,
+    flows,
     sessions: sessionInspector(
       db,
       () => clock.now(),
       (key) => cache.delete(key),
+      () => dispatcher?.wake(),
+      () => {
+        onTimerWakeIfDue();
+        armTimerWake();
+      },
     ),
     start() {
       if (running) return;
@@ -372,9 +351,50 @@ export function createEngine(options: EngineOptions): Engine {
       }
       return removed;
     },
-    on(event, listener) {
-      listeners[event].add(listener as never);
-      return () => listeners[event].delete(listener as never);
-    },
+    on: events.on,
   };
+}
+
+/** Who hears the engine's events; a listener that throws is logged and the others still hear. */
+class EngineListeners {
+  readonly #sets: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
+    step: new Set(),
+    effect: new Set(),
+    error: new Set(),
+  };
+  constructor(private readonly logger: Logger | undefined) {}
+
+  readonly emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]): void => {
+    for (const listener of this.#sets[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.logger?.error({ err: error, event }, 'engine listener threw');
+      }
+    }
+  };
+
+  readonly on = <K extends keyof EngineEvents>(
+    event: K,
+    listener: (p: EngineEvents[K]) => void,
+  ): (() => void) => {
+    this.#sets[event].add(listener);
+    return () => this.#sets[event].delete(listener);
+  };
+}
+
+/** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */
+function callsOf(options: EngineOptions): { gateway?: CallGateway; upload?: MediaUploader } {
+  const api = options.api;
+  const gateway: CallGateway | undefined =
+    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
+  const upload: MediaUploader | undefined =
+    options.upload ??
+    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
+      ? (media) =>
+          uploadMedia(api as UploadClient, media.type, media.source, {
+            ...(options.scheduler?.run ? { scheduler: options.scheduler as UploadScheduler } : {}),
+          }) as Promise<Record<string, unknown>>
+      : undefined);
+  return { ...(gateway ? { gateway } : {}), ...(upload ? { upload } : {}) };
 }

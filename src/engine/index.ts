@@ -3,17 +3,19 @@
  * flows by hand with the helpers (or compile flow files with src/flows); test steps with the pure `step`.
  */
 
+export type { CallGateway, DispatchOutcome, MediaUploader } from '../dispatch/dispatcher.ts';
 export {
   type DatabaseOptions,
   DEFAULT_MIGRATIONS_DIR,
   MigrationError,
   openDatabase,
 } from '../store/database.ts';
-export { ButtonPayloadError, ButtonSigner, type VerifiedPress } from './buttons.ts';
-export { type Clock, systemClock } from './clock.ts';
-export * from './contract.ts';
-export type { CallGateway, DispatchOutcome, MediaUploader } from './dispatcher.ts';
-export { EffectError, type PlannedCall, type TimerChange } from './effects.ts';
+export {
+  startWriterThread,
+  type WriterThread,
+  type WriterThreadOptions,
+  WriterThreadStoppedError,
+} from './commit/writer-thread.ts';
 export {
   createEngine,
   type Engine,
@@ -21,6 +23,14 @@ export {
   type EngineEvents,
   type EngineOptions,
 } from './engine.ts';
+export type { HistoryEntry, SessionDetail, SessionInspector, SessionListing } from './inspect.ts';
+export type { EventOutcome } from './lane/processor.ts';
+export { findFlowToStart } from './lane/routing.ts';
+export { ButtonPayloadError, ButtonSigner, type VerifiedPress } from './step/buttons.ts';
+export { type Clock, systemClock } from './step/clock.ts';
+export * from './step/contract.ts';
+export { EffectError, type PlannedCall, type TimerChange } from './step/effects.ts';
+export { FlowDefinitionError, FlowSet, MissingFlowVersionError } from './step/flow-set.ts';
 export {
   type ActionInput,
   answer,
@@ -38,11 +48,7 @@ export {
   machineVersion,
   say,
   uploadAndSend,
-} from './helpers.ts';
-export type { HistoryEntry, SessionDetail, SessionInspector, SessionListing } from './inspect.ts';
-export type { EventOutcome } from './processor.ts';
-export { FlowDefinitionError, FlowRegistry, MissingFlowVersionError } from './registry.ts';
-export { findFlowToStart } from './routing.ts';
+} from './step/helpers.ts';
 export {
   restoreSnapshot,
   type StepCause,
@@ -51,11 +57,5 @@ export {
   type StepState,
   type StoredSnapshot,
   step,
-} from './step.ts';
+} from './step/step.ts';
 export type { GraceReport, TimerGrace } from './timers.ts';
-export {
-  startWriterThread,
-  type WriterThread,
-  type WriterThreadOptions,
-  WriterThreadStoppedError,
-} from './writer-thread.ts';

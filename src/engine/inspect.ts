@@ -26,7 +26,7 @@ export interface SessionDetail extends SessionListing {
   /** The stored XState snapshot. */
   snapshot: unknown;
   /** Timers armed now. */
-  timers: { name: string; dueAt: number; fireAt: number }[];
+  timers: { id: number; name: string; dueAt: number; fireAt: number }[];
   /** The latest calls of this conversation, newest first. */
   calls: {
     id: number;
@@ -66,6 +66,17 @@ export interface SessionInspector {
   end(conversationKey: string, reason?: string): boolean;
   /** Calls that failed for good (dead letters), newest first: `botflow outbox retry` re-drives them. */
   deadLetters(limit?: number): DeadLetter[];
+  /** Puts dead letters back in line (all without `ids`), sent in their conversation's order; how many. */
+  retryDeadLetters(ids?: readonly number[]): number;
+  /** Gives up on dead letters for good (all without `ids`); how many. */
+  dropDeadLetters(ids?: readonly number[]): number;
+  /**
+   * Makes the conversation's armed timers due `ms` sooner, as if that much time had passed for it (the
+   * playground's clock); those now due fire at once. Returns how many timers moved.
+   */
+  advanceTimers(conversationKey: string, ms: number): number;
+  /** Makes one armed timer of the conversation fire now; false when it is not armed (fired, cancelled). */
+  fireTimerNow(conversationKey: string, timerId: number): boolean;
 }
 
 /** A call that failed for good. */
@@ -97,6 +108,10 @@ export function sessionInspector(
   db: Database.Database,
   now: () => number,
   onEnded?: (conversationKey: string) => void,
+  /** Told when dead letters were put back in line (the dispatcher sends them). */
+  onRedriven?: () => void,
+  /** Told when timers were moved (the engine fires those now due). */
+  onTimersMoved?: () => void,
 ): SessionInspector {
   const sessions = new SessionStore(db);
   const outbox = new OutboxStore(db);
@@ -121,6 +136,24 @@ export function sessionInspector(
         error: r.error,
         failedAt: r.finishedAt,
       })),
+    retryDeadLetters(ids) {
+      const changed = outbox.retryFailed(ids);
+      if (changed > 0) onRedriven?.();
+      return changed;
+    },
+    dropDeadLetters: (ids) => outbox.dropFailed(ids, now()),
+    advanceTimers(conversationKey, ms) {
+      const moved = timers.bringForward(conversationKey, Math.max(0, ms), now());
+      if (moved > 0) onTimersMoved?.();
+      return moved;
+    },
+    fireTimerNow(conversationKey, timerId) {
+      const timer = timers.get(timerId);
+      if (timer?.conversationKey !== conversationKey || timer.status !== 'armed') return false;
+      timers.postpone(timerId, now());
+      onTimersMoved?.();
+      return true;
+    },
     list: (query) => sessions.list(query).map(listing),
     get(key) {
       const row = sessions.get(key);
@@ -133,7 +166,7 @@ export function sessionInspector(
         timers: timers
           .forConversation(key)
           .filter((t) => t.status === 'armed')
-          .map((t) => ({ name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
+          .map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
         calls: outbox.forConversation(key, 20).map((c) => ({
           id: c.id,
           op: c.op,

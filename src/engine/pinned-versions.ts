@@ -7,25 +7,25 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import { SessionStore } from '../store/sessions.ts';
-import type { FlowDefinition } from './contract.ts';
-import type { FlowRegistry } from './registry.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import type { FlowSet } from './step/flow-set.ts';
 
 /**
  * Records the loaded flow versions (with their sources), rebuilds from its stored source every version
- * that running sessions are pinned to and `registry` lacks, and warns about those it cannot rebuild.
+ * that running sessions are pinned to and `flows` lacks, and warns about those it cannot rebuild.
  */
 export function recordFlowVersions(
   db: Database.Database,
-  registry: FlowRegistry,
+  flows: FlowSet,
   now: number,
   logger?: Logger,
   rebuild?: (source: string) => FlowDefinition,
 ): void {
   const versions = new FlowVersionStore(db);
-  for (const flow of registry.all()) versions.record(flow.id, flow.version, now, flow.source);
+  for (const flow of flows.all()) versions.record(flow.id, flow.version, now, flow.source);
   const missing = new SessionStore(db)
     .activeByVersion()
-    .filter(({ flowId, flowVersion }) => !registry.get(flowId, flowVersion));
+    .filter(({ flowId, flowVersion }) => !flows.get(flowId, flowVersion));
   const sources = new Map(
     versions
       .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
@@ -40,7 +40,7 @@ export function recordFlowVersions(
         if (flow.id !== flowId || flow.version !== flowVersion) {
           throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
         }
-        registry.addPinned(flow);
+        flows.addPinned(flow);
         versions.record(flowId, flowVersion, now);
         logger?.info(
           { flow: flowId, version: flowVersion, sessions: n },
@@ -51,7 +51,7 @@ export function recordFlowVersions(
         why = `its stored source no longer builds: ${(error as Error).message}`;
       }
     }
-    const latest = registry.latest(flowId);
+    const latest = flows.latest(flowId);
     const how = latest?.migrate ? 'will be migrated if the newest version maps them' : 'will fail';
     logger?.warn(
       { flow: flowId, version: flowVersion, sessions: n, reason: why },

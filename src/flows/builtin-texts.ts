@@ -28,6 +28,8 @@ export const BUILTIN_TEXT_KEYS = [
   'command-refused',
   'command-refused-stuck',
   'multi-done',
+  'choices-previous',
+  'choices-next',
   'stale',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
@@ -58,6 +60,8 @@ const en: BuiltinCatalog = {
     'You are in the middle of “{$flow}”. Answer the question above, or send {$leave} to leave it.',
   'command-refused-stuck': 'You are in the middle of “{$flow}”. Please answer the question above first.',
   'multi-done': 'Done',
+  'choices-previous': '‹ Back',
+  'choices-next': 'More ›',
   stale: 'This menu is outdated.',
 };
 
@@ -84,6 +88,8 @@ const ru: BuiltinCatalog = {
   'command-refused': 'Сейчас идёт «{$flow}». Ответьте на вопрос выше или отправьте {$leave}, чтобы выйти.',
   'command-refused-stuck': 'Сейчас идёт «{$flow}». Сначала ответьте на вопрос выше.',
   'multi-done': 'Готово',
+  'choices-previous': '‹ Назад',
+  'choices-next': 'Ещё ›',
   stale: 'Это меню устарело.',
 };
 

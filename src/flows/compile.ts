@@ -4,9 +4,9 @@
  * `timer.cancel` effects, never XState `after`. Flows named by `call` are inlined as nested states.
  */
 import { type AnyStateMachine, setup } from 'xstate';
-import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/contract.ts';
+import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/step/contract.ts';
+import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import type { Registry } from './registry.ts';
-import { COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, runtimeFor, type StepEntry } from './runtime.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
@@ -84,7 +84,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       : route.goto
         ? { target: target ?? route.goto }
         : {}),
-    actions: [act('route', { s: key, r })],
+    actions: [act('route', { step: key, route: r })],
   });
 
   const buildStates = (f: FlowFile, prefix: string, chain: string[]): Record<string, StateConfig> => {
@@ -101,7 +101,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   };
 
   const stateFor = (_f: FlowFile, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
-    const s = { s: key };
+    const s = { step: key };
     const enter = [act('enter', s)];
     const leave = [act('leave', s)];
     const on: Record<string, unknown[]> = {};
@@ -114,7 +114,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         // Nothing to draw, but entering is recorded (coverage counts branch steps and their routes).
         entry: enter,
         always: [
-          ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, i }), target: c.goto })),
+          ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, index: i }), target: c.goto })),
           { target: step.else },
         ],
       };
@@ -124,7 +124,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       (step.remind ?? []).forEach((_, i) => {
         add('timer', {
           guard: guard('timer', { name: `${key}:remind:${i}` }),
-          actions: [act('remind', { ...s, i })],
+          actions: [act('remind', { ...s, index: i })],
         });
       });
     }
@@ -132,7 +132,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       add('timer', {
         guard: guard('timer', { name: `${key}:idle` }),
         target: step.idle.goto,
-        actions: [act('route', { ...s, r: 'idle' })],
+        actions: [act('route', { ...s, route: 'idle' })],
       });
     }
     const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat().filter((b) => b.id) : [];
@@ -151,7 +151,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         always:
           typeof step.next === 'string'
             ? [{ target: step.next }]
-            : next.map((n, i) => ({ guard: guard('cond', { ...s, i }), target: n.goto })),
+            : next.map((n, i) => ({ guard: guard('cond', { ...s, index: i }), target: n.goto })),
       };
     }
     if (step.type === 'input') {
@@ -171,7 +171,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
             ]
           : []),
         ...next.map((n, i) => ({
-          guard: guard('answer', typeof step.next === 'string' ? s : { ...s, i }),
+          guard: guard('answer', typeof step.next === 'string' ? s : { ...s, index: i }),
           target: n.goto,
           actions: [act('accept', s)],
         })),
@@ -187,6 +187,17 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (step.options) {
         add('button', { guard: guard('toggle', s), actions: [act('toggle', s)] });
         for (const t of answers) add('button', t);
+      }
+      if (step.options_from) {
+        // ‹ and › turn the page in place; a choice is an answer like a typed one.
+        add('button', { guard: guard('pageTurn', s), actions: [act('turnPage', s)] });
+        for (const t of answers) add('button', t);
+        const empty = step.options_from.empty;
+        if (empty?.call) calledFromRoutes.add(empty.call);
+        const always = empty
+          ? [{ guard: guard('noChoices', s), ...routeTransition(key, 'empty', empty) }]
+          : undefined;
+        return { entry: enter, exit: leave, on, ...(always ? { always } : {}) };
       }
       return { entry: enter, exit: leave, on };
     }
@@ -262,11 +273,15 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     topLevel: false,
   });
 
-  const runtime = runtimeFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
+  const implementations = actionsFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
+  // The machine is built from data (the flow file), not from a literal config: XState's types, which infer
+  // action and state names from literals, cannot follow it, so the config is passed as data (`as never`).
+  // What it must do is tested instead: test/engine/xstate-contract.test.ts runs compiled flows through
+  // XState's own transition(), and the transcripts run every example flow.
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
-    actions: runtime.actions as never,
-    guards: runtime.guards as never,
+    actions: implementations.actions as never,
+    guards: implementations.guards as never,
   }).createMachine({
     id: flow.flow,
     context: ({ input }: { input: FlowInput }) => initialContext(input),

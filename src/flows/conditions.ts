@@ -1,24 +1,16 @@
 /** The small condition language of flow files: comparisons, all/any/not and registered guards. */
+import { evaluateExpression } from './expressions.ts';
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { Condition } from './schema.ts';
-
-/** Reads `a.b.c` from the variables. */
-export function readVar(vars: Readonly<Record<string, unknown>>, path: string): unknown {
-  let cur: unknown = vars;
-  for (const seg of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[seg];
-  }
-  return cur;
-}
+import { readVar } from './vars.ts';
 
 const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'matches', 'exists'] as const;
 
 /** The operators a condition uses, to check that it has exactly one kind. */
 export function conditionShape(c: Condition): { kinds: string[]; comparisons: string[] } {
-  const kinds = (['var', 'all', 'any', 'not', 'guard'] as const).filter((k) => c[k] !== undefined);
+  const kinds = (['var', 'all', 'any', 'not', 'guard', 'expr'] as const).filter((k) => c[k] !== undefined);
   const comparisons = COMPARISONS.filter((k) => c[k] !== undefined);
   return { kinds, comparisons };
 }
@@ -51,6 +43,7 @@ export function evaluateCondition(
     const guard = registry.guards[c.guard];
     return guard ? guard({ vars, locale, params: c.params ?? {}, now }) === true : false;
   }
+  if (c.expr !== undefined) return evaluateExpression(c.expr, vars, { now, locale }) === true;
   if (c.var === undefined) return false;
   const v = readVar(vars, c.var);
   const cmp = (b: unknown) => compare(v, typeof b === 'string' ? (relativeDate(b, now) ?? b) : b);

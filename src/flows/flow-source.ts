@@ -5,9 +5,14 @@
  * old version keep running. The programmers' registry is code: it is not stored, but named again when
  * rebuilding.
  */
-import type { FlowSource } from './load.ts';
 import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
+
+/** One flow file in memory: its path (as reported in problems) and text. */
+export interface FlowSource {
+  file: string;
+  source: string;
+}
 
 /** Marks a stored source as botflow's flow-file format (and its revision). */
 export const FLOW_SOURCE_KIND = 'botflow.flow-files/1';

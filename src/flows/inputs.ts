@@ -3,7 +3,7 @@
  * Pure functions of the step, the event and the event's time, so the compiled machine's guards and actions
  * can call them.
  */
-import type { FlowEvent } from '../engine/contract.ts';
+import type { FlowEvent } from '../engine/step/contract.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';
@@ -27,6 +27,23 @@ export interface AnswerScope {
   now: number;
   /** The options picked so far on a `multi_choice` step. */
   picked?: readonly string[];
+  /** The choices an `options_from` step offers (copied when it was entered). */
+  choices?: readonly { text: string; value: unknown }[];
+}
+
+/** A press on the `n`th choice of an `options_from` step: `#n` (short, whatever the list holds). */
+export const choiceId = (index: number) => `#${index}`;
+/** A press that turns an `options_from` keyboard to page `n`: `#pn`. */
+export const pageId = (page: number) => `#p${page}`;
+/** The choice index a press names, if it names one. */
+export function choiceIndexOf(id: string | undefined): number | undefined {
+  const m = id ? /^#(\d+)$/.exec(id) : null;
+  return m ? Number(m[1]) : undefined;
+}
+/** The page a press turns to, if it turns one. */
+export function pageOf(id: string | undefined): number | undefined {
+  const m = id ? /^#p(\d+)$/.exec(id) : null;
+  return m ? Number(m[1]) : undefined;
 }
 
 /** The id of the button that ends a multi-select. */
@@ -90,7 +107,7 @@ export function phoneFromVcf(vcf: unknown): string | undefined {
   return undefined;
 }
 
-function pressedId(event: FlowEvent & { type: 'button' }): string {
+export function pressedId(event: FlowEvent & { type: 'button' }): string {
   return event.value === undefined ? event.button : `${event.button}:${event.value}`;
 }
 
@@ -150,6 +167,13 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
     case 'date':
       return text ? (parseDate(text) ?? relativeDate(text, scope.now)) : undefined;
     case 'choice': {
+      if (step.options_from) {
+        const choices = scope.choices ?? [];
+        const index = choiceIndexOf(a.button);
+        if (index !== undefined) return choices[index]?.value;
+        const typed = text?.toLowerCase();
+        return typed ? choices.find((c) => c.text.toLowerCase() === typed)?.value : undefined;
+      }
       const options = step.options ?? [];
       if (a.button) return options.find((o) => o.id === a.button)?.id;
       const t = text?.toLowerCase();
@@ -206,6 +230,7 @@ export function isAnswerEvent(step: InputStep, event: FlowEvent): boolean {
   const id = pressedId(event);
   const kinds = kindsOf(step);
   if (kinds.includes('multi_choice')) return id === MULTI_DONE;
+  if (step.options_from) return kinds.includes('choice') && choiceIndexOf(id) !== undefined;
   return kinds.includes('choice') && !!step.options?.some((o) => o.id === id);
 }
 

@@ -5,7 +5,7 @@
  */
 import { hasBuiltinCatalog } from './builtin-texts.ts';
 import { kindsOf } from './inputs.ts';
-import type { LintInput, Report } from './lint.ts';
+import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
 import type { InputKind, Route } from './schema.ts';
 

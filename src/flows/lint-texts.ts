@@ -3,9 +3,9 @@
  * variables), and the platform's limits per locale, with the API client's own limit checks.
  */
 import { relative, resolve } from 'node:path';
-import { checkKeyboard, checkText } from '../api/limits.ts';
+import { checkKeyboard, checkText } from '../client/limits.ts';
 import type { TextRef } from './flow-walk.ts';
-import type { LintInput, Report } from './lint.ts';
+import type { LintInput, Report } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 

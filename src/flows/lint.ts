@@ -7,29 +7,19 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
+
+type FlowWalk = ReturnType<typeof walkFlow>;
+
 import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
+import { checkExpression, lintComputedValues } from './lint-expressions.ts';
+import type { LintInput, Report } from './lint-input.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
-import type { FlowFile } from './schema.ts';
-import type { Catalog } from './texts.ts';
-import type { Locator, Path } from './yaml-source.ts';
-
-export interface LintInput {
-  flow: FlowFile;
-  file: string;
-  locate: Locator;
-  registry: Registry;
-  catalogs: Map<string, Catalog>;
-  /** Every flow that loaded, for `call`. */
-  flows: Map<string, FlowFile>;
-  /** The file name's flow id (`signup` for signup.flow.yaml). */
-  expectedId?: string;
-  /** Folder that media paths are relative to. */
-  baseDir?: string;
-}
+import type { FlowFile, Step } from './schema.ts';
+import type { Path } from './yaml-source.ts';
 
 /** Checks one flow; returns its problems (errors and warnings). */
 export function lintFlow(x: LintInput): Problem[] {
@@ -37,7 +27,6 @@ export function lintFlow(x: LintInput): Problem[] {
   const problems: Problem[] = [];
   const report = (path: Path, severity: Problem['severity'], message: string, hint?: string, key = false) =>
     problems.push({ file, ...locate.at(path, key), severity, message, hint });
-  const stepIds = Object.keys(flow.steps);
   const w = walkFlow(flow);
 
   if (x.expectedId && flow.flow !== x.expectedId) {
@@ -48,6 +37,25 @@ export function lintFlow(x: LintInput): Problem[] {
       `rename the file to ${flow.flow}.flow.yaml or set flow: ${x.expectedId}`,
     );
   }
+  lintTriggers(flow, report);
+  lintReferences(x, w, report);
+  lintReachability(flow, w, report);
+  for (const [id, step] of Object.entries(flow.steps)) lintStep(x, id, step, report);
+  for (const c of w.conditions) checkCondition(c.condition, c.path, report, x.registry);
+  lintComputedValues(flow, report);
+  for (const e of w.effects) {
+    if (!x.registry.effects[e.name])
+      unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
+  }
+
+  lintTexts(x, w.texts, report);
+  lintKeyboards(flow, report);
+  lintDesigner(x, report);
+  return problems;
+}
+
+/** Regular expressions of keyword and deep-link triggers: valid, and safe whatever the input. */
+function lintTriggers(flow: FlowFile, report: Report): void {
   (flow.triggers ?? []).forEach((t, i) => {
     const payload = typeof t.bot_started === 'object' ? t.bot_started.payload : undefined;
     for (const [key, text] of [
@@ -59,6 +67,12 @@ export function lintFlow(x: LintInput): Problem[] {
       if (m) checkRegex(m[1]!, m[2]!, at, report);
     }
   });
+}
+
+/** Every goto names a step of the flow; every call a flow that exists and does not lead back here. */
+function lintReferences(x: LintInput, w: FlowWalk, report: Report): void {
+  const { flow } = x;
+  const stepIds = Object.keys(flow.steps);
   for (const r of w.refs) {
     if (!flow.steps[r.to]) {
       const guess = closest(r.to, stepIds);
@@ -88,8 +102,11 @@ export function lintFlow(x: LintInput): Problem[] {
       );
     }
   }
+}
 
-  // Reachability: from start, along every edge; global command targets are reachable from anywhere.
+/** Steps nothing leads to: from start along every edge; global command targets are reachable from anywhere. */
+function lintReachability(flow: FlowFile, w: FlowWalk, report: Report): void {
+  const stepIds = Object.keys(flow.steps);
   const reachable = new Set<string>();
   const todo = [flow.start, ...w.refs.filter((r) => r.path[0] === 'commands').map((r) => r.to)];
   while (todo.length) {
@@ -109,144 +126,157 @@ export function lintFlow(x: LintInput): Problem[] {
       );
     }
   }
+}
 
-  for (const [id, step] of Object.entries(flow.steps)) {
-    const p = ['steps', id];
-    const media = 'media' in step && step.media ? Object.entries(step.media).filter(([, v]) => v) : [];
-    if (media.length > 1)
+/** One step: its media, buttons, menu exits, inputs and their rules, and its `next` list. */
+function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
+  const { flow } = x;
+  const p = ['steps', id];
+  const media = 'media' in step && step.media ? Object.entries(step.media).filter(([, v]) => v) : [];
+  if (media.length > 1)
+    report([...p, 'media'], 'error', 'a step sends one media file', 'keep one of image, video, audio, file');
+  for (const [kind, source] of media) {
+    if (!/^https?:\/\//.test(source!) && !existsSync(resolve(x.baseDir ?? '.', source!))) {
       report(
-        [...p, 'media'],
+        [...p, 'media', kind],
         'error',
-        'a step sends one media file',
-        'keep one of image, video, audio, file',
+        `media file "${source}" does not exist`,
+        `paths are relative to the flows folder (${x.baseDir ?? '.'})`,
       );
-    for (const [kind, source] of media) {
-      if (!/^https?:\/\//.test(source!) && !existsSync(resolve(x.baseDir ?? '.', source!))) {
-        report(
-          [...p, 'media', kind],
-          'error',
-          `media file "${source}" does not exist`,
-          `paths are relative to the flows folder (${x.baseDir ?? '.'})`,
-        );
-      }
     }
-    const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
-    buttons.forEach((b) => {
-      const kinds = [b.id, b.url, b.request].filter((v) => v !== undefined).length;
-      if (kinds !== 1) {
-        const bp = pathOfButton(flow, id, b);
-        report(
-          bp,
-          'error',
-          'a button needs exactly one of id (callback), url (link) or request (contact | location)',
-        );
-      }
-    });
-    const ids = buttons.map((b) => b.id).filter(Boolean);
-    const dup = ids.find((b, i) => ids.indexOf(b) !== i);
-    if (dup)
+  }
+  const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
+  buttons.forEach((b) => {
+    const kinds = [b.id, b.url, b.request].filter((v) => v !== undefined).length;
+    if (kinds !== 1) {
+      const bp = pathOfButton(flow, id, b);
       report(
-        [...p, 'keyboard'],
+        bp,
         'error',
-        `two buttons of step "${id}" have the id "${dup}"`,
-        'ids must be unique per step',
+        'a button needs exactly one of id (callback), url (link) or request (contact | location)',
       );
-    if (step.type === 'menu') {
-      const leaves = buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto;
-      if (!buttons.some((b) => b.id || b.request)) {
-        report(
-          [...p, 'keyboard'],
-          'error',
-          `menu "${id}" has no callback button: nobody can leave it`,
-          'add a button with an id and a goto',
-        );
-      } else if (!leaves && !flow.commands) {
-        report(
-          [...p, 'keyboard'],
-          'warning',
-          `no button of menu "${id}" goes anywhere (dead end)`,
-          'give a button a goto',
-        );
-      }
     }
-    if (step.type === 'message' && buttons.some((b) => b.id)) {
+  });
+  const ids = buttons.map((b) => b.id).filter(Boolean);
+  const dup = ids.find((b, i) => ids.indexOf(b) !== i);
+  if (dup)
+    report(
+      [...p, 'keyboard'],
+      'error',
+      `two buttons of step "${id}" have the id "${dup}"`,
+      'ids must be unique per step',
+    );
+  if (step.type === 'menu') {
+    const leaves = buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto;
+    if (!buttons.some((b) => b.id || b.request)) {
       report(
         [...p, 'keyboard'],
         'error',
-        'a message step moves on at once, so its callback buttons would always be stale',
-        'make it a menu step',
+        `menu "${id}" has no callback button: nobody can leave it`,
+        'add a button with an id and a goto',
+      );
+    } else if (!leaves && !flow.commands) {
+      report(
+        [...p, 'keyboard'],
+        'warning',
+        `no button of menu "${id}" goes anywhere (dead end)`,
+        'give a button a goto',
       );
     }
-    if (step.type === 'input') {
-      const kinds = Array.isArray(step.input) ? step.input : [step.input];
-      if ((kinds.includes('choice') || kinds.includes('multi_choice')) && !step.options?.length) {
+  }
+  if (step.type === 'message' && buttons.some((b) => b.id)) {
+    report(
+      [...p, 'keyboard'],
+      'error',
+      'a message step moves on at once, so its callback buttons would always be stale',
+      'make it a menu step',
+    );
+  }
+  if (step.type === 'input') {
+    const kinds = Array.isArray(step.input) ? step.input : [step.input];
+    if (
+      (kinds.includes('choice') || kinds.includes('multi_choice')) &&
+      !step.options?.length &&
+      !step.options_from
+    ) {
+      report(
+        [...p, 'input'],
+        'error',
+        'a choice input needs options',
+        'add options: [{id: yes, text: Yes}, …], or options_from: {list: <variable>} for choices from data',
+      );
+    }
+    if (step.options && !kinds.includes('choice') && !kinds.includes('multi_choice'))
+      report([...p, 'options'], 'warning', 'options are only used by input: choice and multi_choice');
+    if (step.options_from) {
+      const at = [...p, 'options_from'];
+      if (step.options) report(at, 'error', 'a step takes options or options_from, not both', 'keep one');
+      if (!kinds.includes('choice'))
         report(
           [...p, 'input'],
           'error',
-          'a choice input needs options',
-          'add options: [{id: yes, text: Yes}, …]',
+          'options_from builds the buttons of an input: choice',
+          'write input: choice',
         );
-      }
-      if (step.options && !kinds.includes('choice') && !kinds.includes('multi_choice'))
-        report([...p, 'options'], 'warning', 'options are only used by input: choice and multi_choice');
-      if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
+      if (!step.options_from.empty?.goto && !step.options_from.empty?.call)
         report(
-          [...p, 'retries', 'exhausted'],
+          at,
           'error',
-          `input "${id}" has no exhausted path: after ${step.retries.max} failures the person would be stuck`,
-          'add goto: <step> under retries.exhausted',
+          `options_from of "${id}" has no empty path: with an empty list the person would get a question and no buttons`,
+          'add empty: {say: "Nothing to choose from", goto: <step>}',
         );
-      }
-      (step.validate ?? []).forEach((v, i) => {
-        const vp = [...p, 'validate', i];
-        if (BUILTIN_RULES.has(v.rule)) {
-          const kinds = Array.isArray(step.input) ? step.input : [step.input];
-          const fits = RULE_KINDS[v.rule] ?? [];
-          if (!kinds.some((k) => fits.includes(k))) {
-            report(
-              [...vp, 'rule'],
-              'error',
-              `rule ${v.rule} can never pass for input ${kinds.join(', ')}`,
-              `it works for ${fits.join(', ')}; use a validator of yours for this input`,
-            );
-          }
-          if ((v.rule === 'length' || v.rule === 'range') && v.min === undefined && v.max === undefined) {
-            report(vp, 'error', `rule ${v.rule} needs min or max`);
-          }
-          if (v.rule === 'regex') {
-            if (v.pattern === undefined) report(vp, 'error', 'rule regex needs a pattern');
-            else checkRegex(v.pattern, 'u', [...vp, 'pattern'], report);
-          }
-        } else if (!x.registry.validators[v.rule]) {
-          unknownName(report, [...vp, 'rule'], 'validator', v.rule, Object.keys(x.registry.validators), [
-            ...BUILTIN_RULES,
-          ]);
-        }
-      });
+      if (step.options_from.value && !/^item(\.[\w-]+)*$/.test(step.options_from.value))
+        report(
+          [...at, 'value'],
+          'error',
+          'value names the element (item) or a field of it',
+          'e.g. value: item.id',
+        );
     }
-    if ('next' in step && Array.isArray(step.next) && step.next[step.next.length - 1]?.when) {
+    if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
       report(
-        [...p, 'next', step.next.length - 1],
+        [...p, 'retries', 'exhausted'],
         'error',
-        'the last entry of next has a condition: when none holds, nothing happens',
-        'end the list with an entry without when',
+        `input "${id}" has no exhausted path: after ${step.retries.max} failures the person would be stuck`,
+        'add goto: <step> under retries.exhausted',
       );
     }
+    (step.validate ?? []).forEach((v, i) => {
+      const vp = [...p, 'validate', i];
+      if (BUILTIN_RULES.has(v.rule)) {
+        const kinds = Array.isArray(step.input) ? step.input : [step.input];
+        const fits = RULE_KINDS[v.rule] ?? [];
+        if (!kinds.some((k) => fits.includes(k))) {
+          report(
+            [...vp, 'rule'],
+            'error',
+            `rule ${v.rule} can never pass for input ${kinds.join(', ')}`,
+            `it works for ${fits.join(', ')}; use a validator of yours for this input`,
+          );
+        }
+        if ((v.rule === 'length' || v.rule === 'range') && v.min === undefined && v.max === undefined) {
+          report(vp, 'error', `rule ${v.rule} needs min or max`);
+        }
+        if (v.rule === 'regex') {
+          if (v.pattern === undefined) report(vp, 'error', 'rule regex needs a pattern');
+          else checkRegex(v.pattern, 'u', [...vp, 'pattern'], report);
+        }
+      } else if (!x.registry.validators[v.rule]) {
+        unknownName(report, [...vp, 'rule'], 'validator', v.rule, Object.keys(x.registry.validators), [
+          ...BUILTIN_RULES,
+        ]);
+      }
+    });
   }
-
-  for (const c of w.conditions) checkCondition(c.condition, c.path, report, x.registry);
-  for (const e of w.effects) {
-    if (!x.registry.effects[e.name])
-      unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
+  if ('next' in step && Array.isArray(step.next) && step.next[step.next.length - 1]?.when) {
+    report(
+      [...p, 'next', step.next.length - 1],
+      'error',
+      'the last entry of next has a condition: when none holds, nothing happens',
+      'end the list with an entry without when',
+    );
   }
-
-  lintTexts(x, w.texts, report);
-  lintKeyboards(flow, report);
-  lintDesigner(x, report);
-  return problems;
 }
-
-export type Report = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
 
 function unknownName(
   report: Report,
@@ -282,7 +312,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
     report(
       path,
       'error',
-      'a condition needs exactly one of var, all, any, not or guard',
+      'a condition needs exactly one of var, all, any, not, guard or expr',
       'e.g. {var: age, lt: 18}',
     );
   } else if (kinds[0] === 'var' && comparisons.length === 0) {
@@ -296,6 +326,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
     report(path, 'error', 'comparisons need a var');
   }
   if (c.matches !== undefined) checkRegex(c.matches, 'u', [...path, 'matches'], report);
+  if (c.expr !== undefined) checkExpression(c.expr, [...path, 'expr'], report);
   c.all?.forEach((x, i) => {
     checkCondition(x, [...path, 'all', i], report, registry);
   });

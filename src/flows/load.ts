@@ -5,14 +5,14 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { buildDefinition } from './compile.ts';
-import { describeFlowSource } from './flow-source.ts';
+import { describeFlowSource, type FlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
 import { hasErrors, type Problem } from './problems.ts';
-import { EMPTY_REGISTRY, type Registry } from './registry.ts';
+import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './registry.ts';
 import type { FlowFile } from './schema.ts';
 import { type Catalog, loadCatalog } from './texts.ts';
 import { flowVersion } from './versions.ts';
@@ -25,6 +25,8 @@ export interface LoadOptions {
   registry?: Registry;
   /** Catalogs by locale; default: `<dir>/locales/*.ftl`. */
   locales?: Map<string, Catalog>;
+  /** Times every validator, guard and effect call; those over `ms` are reported (see `budgeted`). */
+  codeBudget?: { ms: number; report(slow: SlowCall): void };
 }
 
 export interface LoadResult {
@@ -34,11 +36,7 @@ export interface LoadResult {
   registry?: Registry;
 }
 
-/** One flow file in memory: its path (as reported in problems) and text. */
-export interface FlowSource {
-  file: string;
-  source: string;
-}
+export type { FlowSource } from './flow-source.ts';
 
 /** Reads the catalogs of `<dir>/locales`. */
 export function loadLocales(dir: string): Map<string, Catalog> {
@@ -195,6 +193,8 @@ export function readFlowSources(dir: string): FlowSource[] {
 /** Loads, checks and compiles every flow of a folder. */
 export async function loadFlows(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
   const loaded = options.registry ? { registry: options.registry, problems: [] } : await loadRegistry(dir);
+  if (options.codeBudget)
+    loaded.registry = budgeted(loaded.registry, options.codeBudget.ms, options.codeBudget.report);
   const catalogs = options.locales ?? loadLocales(dir);
   const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir);
   const catalogProblems = [...catalogs.values()].flatMap((c) =>

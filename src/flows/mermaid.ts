@@ -3,7 +3,7 @@
  * shows exactly what runs, including inlined calls, timers and global commands).
  */
 import type { AnyStateMachine } from 'xstate';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 
 type Node = AnyStateMachine['root'];
 type Guard = { type?: string; params?: Record<string, unknown> } | undefined;
@@ -22,11 +22,13 @@ function label(event: string, guard: Guard): string {
       return String(p.name).endsWith(':idle') ? 'idle' : 'reminder';
     case 'answer':
       if (p.back) return 'valid answer (come back)';
-      return p.i === undefined ? 'valid answer' : `valid answer [${String(p.i)}]`;
+      return p.index === undefined ? 'valid answer' : `valid answer [${String(p.index)}]`;
     case 'exhausted':
       return 'retries exhausted';
+    case 'noChoices':
+      return 'empty list';
     case 'cond':
-      return p.i === undefined ? '' : `case ${String(p.i)}`;
+      return p.index === undefined ? '' : `case ${String(p.index)}`;
     case 'returnTo':
       return `return to ${String(p.step)}`;
     default:
@@ -38,20 +40,27 @@ function label(event: string, guard: Guard): string {
   }
 }
 
-/** The flow's states and transitions as `stateDiagram-v2` text. */
-export function flowToMermaid(def: FlowDefinition): string {
-  const lines = ['stateDiagram-v2'];
-  const root = def.machine.root as Node;
-  const emit = (node: Node, indent: string) => {
+/**
+ * One line of a flow's diagram, as data: the start, an end state, a block holding a called flow's own
+ * diagram, a labelled transition, or a note ("reachable by /cancel from any step"). `botflow graph` prints
+ * it as Mermaid; the playground's panel draws its top level.
+ */
+export type DiagramItem =
+  | { kind: 'initial'; to: string }
+  | { kind: 'final'; state: string }
+  | { kind: 'block'; state: string; items: DiagramItem[] }
+  | { kind: 'edge'; from: string; to: string; label: string }
+  | { kind: 'note'; state: string; text: string };
+
+/** The diagram of a compiled flow, read from its machine (state nodes, transitions, guards). */
+export function flowDiagram(def: FlowDefinition): DiagramItem[] {
+  const emit = (node: Node): DiagramItem[] => {
+    const items: DiagramItem[] = [];
     const states = Object.values(node.states) as Node[];
-    if (node.initial?.target?.[0]) lines.push(`${indent}[*] --> ${safe(node.initial.target[0].key)}`);
+    if (node.initial?.target?.[0]) items.push({ kind: 'initial', to: safe(node.initial.target[0].key) });
     for (const s of states) {
-      if (s.type === 'final') lines.push(`${indent}${safe(s.key)} --> [*]`);
-      if (Object.keys(s.states).length) {
-        lines.push(`${indent}state ${safe(s.key)} {`);
-        emit(s, `${indent}  `);
-        lines.push(`${indent}}`);
-      }
+      if (s.type === 'final') items.push({ kind: 'final', state: safe(s.key) });
+      if (Object.keys(s.states).length) items.push({ kind: 'block', state: safe(s.key), items: emit(s) });
     }
     for (const s of [node, ...states]) {
       // come_back's __back state is plumbing: its answers are drawn straight to the steps it returns to.
@@ -66,23 +75,41 @@ export function flowToMermaid(def: FlowDefinition): string {
         );
         for (const target of targets) {
           if (target.key === s.key && s !== node) continue;
-          const from = s === node ? '[*]' : safe(s.key);
           if (s === node && event !== 'command') continue;
-          const text = s === node ? label(event, t.guard as Guard) : label(event, t.guard as Guard);
-          const line = `${indent}${s === node ? 'note' : from} --> ${safe(target.key)}${text ? ` : ${text}` : ''}`;
-          if (s === node) {
-            const note = `${indent}${safe(target.key)} : reachable by ${text} from any step`;
-            if (!seen.has(note)) lines.push(note);
-            seen.add(note);
-          } else if (!seen.has(line)) {
-            seen.add(line);
-            lines.push(line);
-          }
+          const text = label(event, t.guard as Guard);
+          const item: DiagramItem =
+            s === node
+              ? { kind: 'note', state: safe(target.key), text: `reachable by ${text} from any step` }
+              : { kind: 'edge', from: safe(s.key), to: safe(target.key), label: text };
+          const key = JSON.stringify(item);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          items.push(item);
         }
       }
-      if (s === node) continue;
+    }
+    return items;
+  };
+  return emit(def.machine.root as Node);
+}
+
+/** The flow's states and transitions as `stateDiagram-v2` text. */
+export function flowToMermaid(def: FlowDefinition): string {
+  const lines = ['stateDiagram-v2'];
+  const print = (items: DiagramItem[], indent: string) => {
+    for (const item of items) {
+      if (item.kind === 'initial') lines.push(`${indent}[*] --> ${item.to}`);
+      else if (item.kind === 'final') lines.push(`${indent}${item.state} --> [*]`);
+      else if (item.kind === 'note') lines.push(`${indent}${item.state} : ${item.text}`);
+      else if (item.kind === 'edge')
+        lines.push(`${indent}${item.from} --> ${item.to}${item.label ? ` : ${item.label}` : ''}`);
+      else {
+        lines.push(`${indent}state ${item.state} {`);
+        print(item.items, `${indent}  `);
+        lines.push(`${indent}}`);
+      }
     }
   };
-  emit(root, '  ');
+  print(flowDiagram(def), '  ');
   return `${lines.join('\n')}\n`;
 }

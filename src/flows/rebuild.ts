@@ -2,7 +2,7 @@
  * Rebuilding a flow version from the source stored with it (flow-source.ts), for sessions pinned to a
  * version whose file has changed since: the engine calls it at start through EngineOptions.rebuildFlow.
  */
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { parseFlowSourceRecord } from './flow-source.ts';
 import { compileSources } from './load.ts';
 import { formatProblem } from './problems.ts';

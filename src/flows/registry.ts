@@ -3,7 +3,7 @@
  * effects. All three must be pure: they see data and return data; effects return `Effect`s that the
  * engine's outbox carries out.
  */
-import type { Effect } from '../engine/contract.ts';
+import type { Effect } from '../engine/step/contract.ts';
 
 /** What a validator, guard or effect can read about the conversation. */
 export interface FlowScope {
@@ -39,3 +39,37 @@ export function defineRegistry(parts: Partial<Registry>): Registry {
 }
 
 export const EMPTY_REGISTRY: Registry = defineRegistry({});
+
+/** One call of the programmers' code that took longer than its budget. */
+export interface SlowCall {
+  kind: 'validator' | 'guard' | 'effect';
+  name: string;
+  ms: number;
+  budgetMs: number;
+}
+
+/**
+ * The registry with every function timed against `budgetMs`. Validators, guards and effects run on the
+ * engine's thread inside a step, so a slow one holds up every conversation: each call over the budget
+ * is reported (its kind, name and time). Synchronous code cannot be stopped half way; the report is what
+ * tells the programmer to make it fast, or to move the slow part out of the step.
+ */
+export function budgeted(registry: Registry, budgetMs: number, report: (slow: SlowCall) => void): Registry {
+  const wrap = <F extends (...args: never[]) => unknown>(kind: SlowCall['kind'], name: string, fn: F): F =>
+    ((...args: Parameters<F>) => {
+      const started = performance.now();
+      try {
+        return fn(...args);
+      } finally {
+        const ms = performance.now() - started;
+        if (ms > budgetMs) report({ kind, name, ms: Math.round(ms), budgetMs });
+      }
+    }) as F;
+  const each = <F extends (...args: never[]) => unknown>(kind: SlowCall['kind'], fns: Record<string, F>) =>
+    Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, wrap(kind, name, fn)]));
+  return {
+    validators: each('validator', registry.validators),
+    guards: each('guard', registry.guards),
+    effects: each('effect', registry.effects),
+  };
+}

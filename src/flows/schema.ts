@@ -19,7 +19,11 @@ const Duration = z
   .regex(/^(\d+(ms|s|m|h|d))+$/, 'a duration like 90s, 15m, 1h30m or 2d')
   .describe('A duration: 90s, 15m, 1h30m, 2d');
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const Vars = z.record(z.string(), Scalar).describe('Variables to set in the conversation context');
+const Vars = z
+  .record(z.string(), Scalar)
+  .describe(
+    'Variables to set in the conversation context; a text starting with = is computed: "= party * 2"',
+  );
 
 /** A condition in the small declarative language: comparisons, all/any/not, named guards. */
 export interface Condition {
@@ -38,6 +42,7 @@ export interface Condition {
   not?: Condition;
   guard?: string;
   params?: Record<string, unknown>;
+  expr?: string;
 }
 export const Condition: z.ZodType<Condition> = z
   .strictObject({
@@ -62,8 +67,14 @@ export const Condition: z.ZodType<Condition> = z
     },
     guard: z.string().optional().describe('A guard registered in TypeScript'),
     params: z.record(z.string(), z.unknown()).optional(),
+    expr: z
+      .string()
+      .optional()
+      .describe('An expression over the variables that must be true: "party >= 6 and len(name) > 1"'),
   })
-  .describe('{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params}');
+  .describe(
+    '{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params} | {expr: "..."}',
+  );
 
 const EffectCall = z.strictObject({
   effect: z.string().describe('An effect registered in TypeScript'),
@@ -189,6 +200,16 @@ const InputStep = z.strictObject({
     )
     .optional()
     .describe('Choices (for input: choice or multi_choice), shown as buttons'),
+  options_from: z
+    .strictObject({
+      list: z.string().describe('The variable holding the list (a task result, a computed value)'),
+      text: Text.optional().describe('Button text, with {{item}} (or {{item.time}}) for the element'),
+      value: z.string().optional().describe('What is saved: item (default) or a field of it, like item.time'),
+      page_size: z.number().int().min(1).max(30).optional().describe('Choice buttons per page (default 8)'),
+      empty: Route.optional().describe('Where to go when the list is empty (say, set, goto)'),
+    })
+    .optional()
+    .describe('Choices built from a list in a variable, paged when long (input: choice)'),
   columns: z.number().int().min(1).max(7).optional().describe('Choice buttons per row (default 1)'),
   error: Text.optional().describe('Said when the answer cannot be read as the expected kind'),
   validate: z.array(Rule).optional(),

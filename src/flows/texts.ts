@@ -4,7 +4,7 @@
  * person's name can never inject markup.
  */
 import { FluentBundle, FluentDateTime, FluentResource, type FluentVariable } from '@fluent/bundle';
-import { readVar } from './conditions.ts';
+import { readVar } from './vars.ts';
 
 export type TextFormat = 'html' | 'markdown';
 

@@ -1,14 +1,15 @@
 /** `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions. */
-export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from './inbox-writer.ts';
+export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
 export {
   type ConversationKeyStrategy,
-  canonicalJson,
+  canonicalUpdateJson,
   conversationKey,
   dedupeKey,
   updatePlace,
-} from './keys.ts';
+} from '../inbox/keys.ts';
+export { DEFAULT_INBOX_RETENTION_MS, type PrunerOptions, startInboxPruner } from '../inbox/pruner.ts';
+export { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
 export { PollingError, type PollingHandle, type PollingOptions, startPolling } from './polling.ts';
-export { DEFAULT_INBOX_RETENTION_MS, type PrunerOptions, startInboxPruner } from './pruner.ts';
 export {
   deleteSubscription,
   type EnsureResult,
@@ -18,11 +19,10 @@ export {
   type SubscriptionSpec,
   setSubscription,
 } from './subscriptions.ts';
-export { InvalidUpdateError, updateEntry } from './update-entry.ts';
 export {
   buildWebhook,
   SECRET_HEADERS,
   type WebhookIntake,
-  type WebhookOptions,
+  type WebhookReceiverOptions,
   webhookIntake,
 } from './webhook.ts';

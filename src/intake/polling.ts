@@ -5,15 +5,15 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { BotApi } from '../api/client.ts';
-import { ApiError, NetworkError } from '../api/errors.ts';
-import type { UpdatesResult } from '../api/operation-types.ts';
-import type { UpdateType } from '../api/schemas/index.ts';
+import type { BotApi } from '../client/client.ts';
+import { ApiError, NetworkError } from '../client/errors.ts';
+import type { UpdatesResult } from '../client/operation-types.ts';
+import type { UpdateType } from '../client/schemas/index.ts';
+import type { OnAccepted } from '../inbox/inbox-writer.ts';
+import { type ConversationKeyStrategy, dedupeKey } from '../inbox/keys.ts';
+import { updateEntry } from '../inbox/update-entry.ts';
 import { type InboxEntry, InboxStore } from '../store/inbox.ts';
 import { KV_KEYS, KvStore } from '../store/kv.ts';
-import type { OnAccepted } from './inbox-writer.ts';
-import { type ConversationKeyStrategy, dedupeKey } from './keys.ts';
-import { updateEntry } from './update-entry.ts';
 
 /** Polling cannot go on: a webhook subscription blocks it, the token is refused, or the request is wrong. */
 export class PollingError extends Error {
@@ -33,7 +33,7 @@ export interface PollingOptions {
   /** Seconds the platform holds a request open when there is nothing new, 0..90 (default 30). */
   timeout?: number;
   /** How conversation keys are derived (default `user-in-chat`). */
-  conversationKeyStrategy?: ConversationKeyStrategy;
+  conversationKey?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -109,7 +109,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
   const inbox = new InboxStore(options.db);
   const kv = new KvStore(options.db);
   const markerKey = options.markerKey ?? KV_KEYS.pollingMarker;
-  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const strategy = options.conversationKey ?? 'user-in-chat';
   const initialBackoff = options.initialBackoffMs ?? 500;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
   const log = options.logger;

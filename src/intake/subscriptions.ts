@@ -2,8 +2,8 @@
  * Webhook subscription management: make sure the bot's subscription exists with the right update types
  * (webhook mode calls this at start), and list or remove subscriptions (the `botflow webhook` command).
  */
-import type { BotApi } from '../api/client.ts';
-import type { Subscription } from '../api/schemas/index.ts';
+import type { BotApi } from '../client/client.ts';
+import type { Subscription } from '../client/schemas/index.ts';
 
 /** The platform answered a subscription call with `success: false`. */
 export class SubscriptionError extends Error {

@@ -13,10 +13,10 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
+import type { ConversationKeyStrategy } from '../inbox/keys.ts';
+import { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
 import { InboxStore } from '../store/inbox.ts';
-import { type InboxCommit, InboxWriter, type OnAccepted } from './inbox-writer.ts';
-import type { ConversationKeyStrategy } from './keys.ts';
-import { InvalidUpdateError, updateEntry } from './update-entry.ts';
 
 /** The header the spec names, and the one the public platform sends with the same value. */
 export const SECRET_HEADERS = ['x-svc-bot-api-secret', 'x-max-bot-api-secret'] as const;
@@ -25,7 +25,7 @@ export const SECRET_HEADERS = ['x-svc-bot-api-secret', 'x-max-bot-api-secret'] a
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{5,256}$/;
 
 /** Options of `buildWebhook` and `webhookIntake`. */
-export interface WebhookOptions {
+export interface WebhookReceiverOptions {
   /** The database the inbox lives in (opened with `openDatabase`). */
   db: Database.Database;
   /**
@@ -38,7 +38,7 @@ export interface WebhookOptions {
   /** Largest accepted body in bytes (default 1 MiB); larger ones get 413. */
   bodyLimit?: number;
   /** How conversation keys are derived (default `user-in-chat`). */
-  conversationKeyStrategy?: ConversationKeyStrategy;
+  conversationKey?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
   /** Commits on the engine's writer thread (`(entries) => writer.append(entries)`) instead of this thread. */
@@ -68,7 +68,7 @@ function secretMatches(expected: Buffer, given: string | string[] | undefined): 
 }
 
 /** Builds the receiver as an app of its own. Start it with `app.listen({port, host})`, test it with `app.inject()`. */
-export function buildWebhook(options: WebhookOptions): FastifyInstance {
+export function buildWebhook(options: WebhookReceiverOptions): FastifyInstance {
   const intake = webhookIntake(options);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : {}),
@@ -93,7 +93,7 @@ export interface WebhookIntake {
 }
 
 /** The receiver, ready to mount on an existing fastify app (`buildWebhook` mounts it on one of its own). */
-export function webhookIntake(options: WebhookOptions): WebhookIntake {
+export function webhookIntake(options: WebhookReceiverOptions): WebhookIntake {
   if (options.secret !== undefined && !SECRET_PATTERN.test(options.secret)) {
     throw new Error(
       'webhook secret: must be 5..256 characters of A-Z, a-z, 0-9, "_" and "-" (the platform refuses others)',
@@ -123,12 +123,12 @@ export function webhookIntake(options: WebhookOptions): WebhookIntake {
 
 function installWebhook(
   app: FastifyInstance,
-  options: WebhookOptions,
+  options: WebhookReceiverOptions,
   writer: InboxWriter,
   state: { stopped: boolean },
 ): void {
   const path = options.path ?? '/webhook';
-  const strategy = options.conversationKeyStrategy ?? 'user-in-chat';
+  const strategy = options.conversationKey ?? 'user-in-chat';
 
   // Any content type: the platform sends JSON, and a receiver is no place to be strict about headers.
   app.removeAllContentTypeParsers();

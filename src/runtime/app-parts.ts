@@ -5,13 +5,13 @@
 import type Database from 'better-sqlite3';
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import type { BotApi } from '../api/client.ts';
-import type { Scheduler } from '../api/scheduler/scheduler.ts';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { BotApi } from '../client/client.ts';
+import type { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import type { WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
-import type { WriterThread } from '../engine/writer-thread.ts';
-import type { InboxCommit } from '../intake/inbox-writer.ts';
-import type { ConversationKeyStrategy } from '../intake/keys.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { InboxCommit } from '../inbox/inbox-writer.ts';
+import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 
 /** A running sandbox (embedded default). */
 export interface SandboxHandle {
@@ -49,7 +49,8 @@ export interface LoadedFlows {
 export interface IntakeOptions {
   api: BotApi;
   db: Database.Database;
-  keyStrategy: ConversationKeyStrategy;
+  /** How updates are grouped into conversations (the `conversationKey` setting). */
+  conversationKey: ConversationKeyStrategy;
   /** The engine's wake-up call after each commit, with the new inbox ids (`botflow run --record` records them). */
   onAccepted: (batch?: { ids: number[] }) => void;
   logger: Logger;
@@ -63,8 +64,9 @@ export interface AppParts {
     logger: Logger;
     dbPath?: string;
   }): Promise<SandboxHandle>;
-  loadFlows(dir: string): Promise<LoadedFlows>;
-  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void): { close(): void };
+  /** `logger` hears about slow validators, guards and effects. */
+  loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;
+  watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void, logger?: Logger): { close(): void };
   createEngine(options: {
     db: Database.Database;
     /** Commits the engine's batches on a second thread (absent: on `db`). */
@@ -72,7 +74,6 @@ export interface AppParts {
     api: BotApi;
     scheduler: Scheduler;
     flows: FlowDefinition[];
-    keyStrategy: ConversationKeyStrategy;
     secret?: string;
     logger: Logger;
   }): Engine;

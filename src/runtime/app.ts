@@ -10,18 +10,18 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import { BotApi } from '../api/client.ts';
-import { Scheduler } from '../api/scheduler/scheduler.ts';
-import { throttledClient } from '../api/scheduler/throttled-client.ts';
+import { BotApi } from '../client/client.ts';
+import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
+import { startWriterThread, type WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
-import { startWriterThread, type WriterThread } from '../engine/writer-thread.ts';
-import { startInboxPruner } from '../intake/pruner.ts';
+import { startInboxPruner } from '../inbox/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import type { Recorder } from '../testing/recorder.ts';
-import type { AppParts, IntakeHandle, SandboxHandle } from './app-parts.ts';
+import type { AppParts, IntakeHandle, IntakeOptions, LoadedFlows, SandboxHandle } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { trackProgress } from './progress.ts';
+import type { Recorder } from './recorder.ts';
 import { sandboxStatePath } from './sandbox-state.ts';
 import { type BotIdentity, selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
@@ -118,19 +118,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     let token = config.token?.reveal();
     let baseUrl = config.baseUrl;
     if (config.embedded) {
-      const sandboxState = sandboxStatePath(config.database.path);
-      if (sandboxState) mkdirSync(dirname(sandboxState), { recursive: true });
-      try {
-        sandbox = await parts.startSandbox({
-          host: config.sandbox.host,
-          port: config.sandbox.port,
-          ...(sandboxState ? { dbPath: sandboxState } : {}),
-          logger: logger.child({ component: 'sandbox' }),
-        });
-      } catch (error) {
-        const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
-        throw describeListenError(error, where, '--port or BOTFLOW_PORT') ?? error;
-      }
+      sandbox = await startEmbeddedSandbox(config, parts, logger);
       token = sandbox.token;
       baseUrl = sandbox.baseUrl;
       logger.addSecret?.(token);
@@ -163,17 +151,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     }
 
     const flowLogger = logger.child({ component: 'flows' });
-    const loaded = await parts.loadFlows(config.flows.dir);
-    if (loaded.problems.length > 0) {
-      throw new StartupError(
-        `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n` +
-          loaded.problems.map((p) => `  ${p}`).join('\n') +
-          `\nFix them (botflow check ${config.flows.dir} lists them) and start again.`,
-        4,
-      );
-    }
-    if (loaded.flows.length === 0)
-      flowLogger.warn({ dir: config.flows.dir }, 'no flows found: the bot will not answer');
+    const loaded = await loadFlowsOrRefuse(config, parts, flowLogger);
 
     scheduler = new Scheduler({
       api: options.recorder ? options.recorder.wrapApi(api) : api,
@@ -188,7 +166,6 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       api,
       scheduler,
       flows: loaded.flows,
-      keyStrategy: config.conversationKey,
       ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
     });
@@ -206,63 +183,25 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     stopPruning = startPruning(db, running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
-      watcher = parts.watchFlows(config.flows.dir, (next) => {
-        sandbox?.flowsChanged?.(next);
-        if (next.problems.length > 0) {
-          flowLogger.warn(
-            { problems: next.problems },
-            'flows changed but have problems: keeping the previous version',
-          );
-          return;
-        }
-        for (const flow of next.flows) running.registry.add(flow);
-        flowLogger.info(
-          { count: next.flows.length },
-          'flows reloaded: new sessions start on the new version',
-        );
-      });
+      const shown = sandbox;
+      watcher = parts.watchFlows(
+        config.flows.dir,
+        (next) => reloadFlows(running, next, flowLogger, shown),
+        flowLogger,
+      );
     }
 
     const common = {
       api,
       db,
-      keyStrategy: config.conversationKey,
+      conversationKey: config.conversationKey,
       onAccepted: (batch?: { ids: number[] }) => {
         if (options.recorder && db && batch) options.recorder.accepted(db, batch.ids);
         running.notify();
       },
       logger: logger.child({ component: 'intake' }),
     };
-    if (config.mode === 'webhook') {
-      const { host, port, path, url, secret, updateTypes } = config.webhook;
-      try {
-        const thread = writer;
-        intake = await parts.startWebhook({
-          ...common,
-          // The subscription check counts in the same 30-per-second window as everything else.
-          api: throttledClient(scheduler),
-          ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
-          host,
-          port,
-          path,
-          url: url!,
-          secret: secret!.reveal(),
-          ...(updateTypes ? { types: updateTypes } : {}),
-          ...(options.mountWebhook ? { mount: true } : {}),
-        });
-      } catch (error) {
-        const where = `the webhook receiver cannot listen on ${host}:${port}`;
-        throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
-      }
-    } else {
-      intake = await parts.startPolling({
-        ...common,
-        api: throttledClient(scheduler),
-        timeoutSeconds: config.polling.timeoutSeconds,
-        limit: config.polling.limit,
-        ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
-      });
-    }
+    intake = await startIntake(config, parts, common, scheduler, writer, options);
     const failed = new Promise<Error>((resolve) => {
       intake?.done?.catch((error: unknown) =>
         resolve(error instanceof Error ? error : new Error(String(error))),
@@ -326,4 +265,93 @@ function startPruning(db: Database.Database, engine: Engine, logger: Logger): ()
     stopInbox();
     clearInterval(timer);
   };
+}
+
+/** The local platform of the embedded default, its state kept beside the database. */
+async function startEmbeddedSandbox(config: Config, parts: AppParts, logger: StartAppOptions['logger']) {
+  const sandboxState = sandboxStatePath(config.database.path);
+  if (sandboxState) mkdirSync(dirname(sandboxState), { recursive: true });
+  try {
+    return await parts.startSandbox({
+      host: config.sandbox.host,
+      port: config.sandbox.port,
+      ...(sandboxState ? { dbPath: sandboxState } : {}),
+      logger: logger.child({ component: 'sandbox' }),
+    });
+  } catch (error) {
+    const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
+    throw describeListenError(error, where, '--port or BOTFLOW_PORT') ?? error;
+  }
+}
+
+/** The flows of `flows.dir`; a flow with problems refuses the start (exit code 4) with every problem listed. */
+async function loadFlowsOrRefuse(config: Config, parts: AppParts, flowLogger: Logger): Promise<LoadedFlows> {
+  const loaded = await parts.loadFlows(config.flows.dir, flowLogger);
+  if (loaded.problems.length > 0) {
+    throw new StartupError(
+      `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n` +
+        loaded.problems.map((p) => `  ${p}`).join('\n') +
+        `\nFix them (botflow check ${config.flows.dir} lists them) and start again.`,
+      4,
+    );
+  }
+  if (loaded.flows.length === 0)
+    flowLogger.warn({ dir: config.flows.dir }, 'no flows found: the bot will not answer');
+  return loaded;
+}
+
+/** A saved flow file: new sessions start on the new version, unless it has problems (then kept as it was). */
+function reloadFlows(engine: Engine, next: LoadedFlows, flowLogger: Logger, sandbox?: SandboxHandle): void {
+  sandbox?.flowsChanged?.(next);
+  if (next.problems.length > 0) {
+    flowLogger.warn(
+      { problems: next.problems },
+      'flows changed but have problems: keeping the previous version',
+    );
+    return;
+  }
+  for (const flow of next.flows) engine.flows.add(flow);
+  flowLogger.info({ count: next.flows.length }, 'flows reloaded: new sessions start on the new version');
+}
+
+/** Webhook receiver or long polling, as configured; every call to the platform goes through the scheduler. */
+async function startIntake(
+  config: Config,
+  parts: AppParts,
+  common: IntakeOptions,
+  scheduler: Scheduler,
+  writer: WriterThread | undefined,
+  options: StartAppOptions,
+): Promise<IntakeHandle> {
+  // The subscription check and the polls count in the same 30-per-second window as everything else.
+  const api = throttledClient(scheduler);
+  if (config.mode === 'webhook') {
+    const { host, port, path, url, secret, updateTypes } = config.webhook;
+    try {
+      const thread = writer;
+      return await parts.startWebhook({
+        ...common,
+        api,
+        ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
+        host,
+        port,
+        path,
+        url: url!,
+        secret: secret!.reveal(),
+        ...(updateTypes ? { types: updateTypes } : {}),
+        ...(options.mountWebhook ? { mount: true } : {}),
+      });
+    } catch (error) {
+      const where = `the webhook receiver cannot listen on ${host}:${port}`;
+      throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
+    }
+  } else {
+    return parts.startPolling({
+      ...common,
+      api,
+      timeoutSeconds: config.polling.timeoutSeconds,
+      limit: config.polling.limit,
+      ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
+    });
+  }
 }

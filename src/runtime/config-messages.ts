@@ -4,9 +4,18 @@
  */
 import type { z } from 'zod';
 import { closest } from '../flows/problems.ts';
-import type { ConfigProblem } from './config.ts';
 import { ConfigSchema, SECRET_PATHS } from './config-schema.ts';
 import { type ConfigFile, specFor } from './config-sources.ts';
+
+/** One thing wrong with the configuration. */
+export interface ConfigProblem {
+  /** Dotted key (`webhook.url`), or `''` for the file as a whole. */
+  key: string;
+  /** Where it was set, as a person finds it: `botflow.config.yaml:3:7`, `BOTFLOW_MODE`, `--port`. */
+  where: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+}
 
 /** Turns one schema issue into problems (an unknown-keys issue gives one per key). */
 export function describeIssue(

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closest } from '../flows/problems.ts';
-import { describeIssue } from './config-messages.ts';
+import { type ConfigProblem, describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
 import {
   type ConfigFile,
@@ -23,18 +23,9 @@ import {
 } from './config-sources.ts';
 import { Secret } from './secret.ts';
 
+export type { ConfigProblem } from './config-messages.ts';
 export type { ValueSource } from './config-sources.ts';
 export { Secret } from './secret.ts';
-
-/** One thing wrong with the configuration. */
-export interface ConfigProblem {
-  /** Dotted key (`webhook.url`), or `''` for the file as a whole. */
-  key: string;
-  /** Where it was set, as a person finds it: `botflow.config.yaml:3:7`, `BOTFLOW_MODE`, `--port`. */
-  where: string;
-  /** What is wrong and how to fix it. */
-  message: string;
-}
 
 /** The configuration cannot be used; `message` lists every problem, one per line, ready to print. */
 export class ConfigError extends Error {

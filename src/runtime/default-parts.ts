@@ -5,9 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
-import type { UpdateType } from '../api/schemas/index.ts';
+import type { Logger } from 'pino';
+import type { UpdateType } from '../client/schemas/index.ts';
 import { createEngine } from '../engine/engine.ts';
-import { type LoadResult, loadFlows } from '../flows/load.ts';
+import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
 import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
@@ -31,6 +32,32 @@ function toLoaded(result: LoadResult): LoadedFlows {
 export interface DefaultPartsOptions {
   /** The programmers' validators, guards, effects: instead of `<flows dir>/registry.ts`. */
   registry?: Registry;
+}
+
+/** A validator, guard or effect slower than this holds up every conversation: it is logged. */
+const CODE_BUDGET_MS = 50;
+/** Each slow function is logged at most once a minute. */
+const SLOW_LOG_EVERY_MS = 60_000;
+
+/** Loading options that time the programmers' code and log each slow function now and then. */
+function timedCode(logger: Logger | undefined): Pick<LoadOptions, 'codeBudget'> {
+  if (!logger) return {};
+  const lastLogged = new Map<string, number>();
+  return {
+    codeBudget: {
+      ms: CODE_BUDGET_MS,
+      report(slow) {
+        const key = `${slow.kind}:${slow.name}`;
+        const now = Date.now();
+        if (now - (lastLogged.get(key) ?? Number.NEGATIVE_INFINITY) < SLOW_LOG_EVERY_MS) return;
+        lastLogged.set(key, now);
+        logger.warn(
+          slow,
+          `${slow.kind} "${slow.name}" took ${slow.ms} ms (budget ${slow.budgetMs} ms): it runs on the engine's thread and holds up every conversation meanwhile; make it faster or do the slow part outside the step`,
+        );
+      },
+    },
+  };
 }
 
 /** The production parts. */
@@ -66,7 +93,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         },
       };
     },
-    async loadFlows(dir) {
+    async loadFlows(dir, logger) {
       if (!existsSync(dir)) {
         return {
           flows: [],
@@ -75,18 +102,18 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
           ],
         };
       }
-      const result = await loadFlows(dir, given);
+      const result = await loadFlows(dir, { ...given, ...timedCode(logger) });
       programmers = result.registry ?? programmers;
       return toLoaded(result);
     },
-    watchFlows(dir, onChange) {
+    watchFlows(dir, onChange, logger) {
       return watchFlows(
         dir,
         (result) => {
           programmers = result.registry ?? programmers;
           onChange(toLoaded(result));
         },
-        given,
+        { ...given, ...timedCode(logger) },
       );
     },
     createEngine(options) {
@@ -96,7 +123,6 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         api: options.api,
         scheduler: options.scheduler,
         flows: options.flows,
-        keyStrategy: options.keyStrategy,
         ...(options.secret ? { secret: options.secret } : {}),
         logger: options.logger,
         rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
@@ -109,7 +135,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.types ? { types: options.types as UpdateType[] } : {}),
         limit: options.limit,
         timeout: options.timeoutSeconds,
-        conversationKeyStrategy: options.keyStrategy,
+        conversationKey: options.conversationKey,
         onAccepted: options.onAccepted,
         logger: options.logger,
       });
@@ -122,7 +148,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         db: options.db,
         secret: options.secret,
         path: options.path,
-        conversationKeyStrategy: options.keyStrategy,
+        conversationKey: options.conversationKey,
         onAccepted: options.onAccepted,
         ...(options.commit ? { commit: options.commit } : {}),
         logger: options.logger,

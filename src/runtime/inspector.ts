@@ -12,16 +12,16 @@
  * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { FlowDefinition } from '../engine/contract.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { HistoryEntry } from '../engine/inspect.ts';
-import { flowToMermaid } from '../flows/mermaid.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import { type DiagramItem, flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 
 /** What the inspector reads of the engine: its support API and its notifications. */
 export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
 
 /** A flow's graph, for drawing: top-level steps and the transitions between them. */
-export interface FlowGraph {
+export interface PanelGraph {
   initial?: string;
   nodes: { id: string; final: boolean; compound: boolean; note?: string }[];
   edges: { from: string; to: string; label: string }[];
@@ -31,13 +31,13 @@ export interface FlowGraph {
 const RETURN_STATE = '__return';
 
 /**
- * Reads the graph out of `flowToMermaid`'s text, so the panel draws exactly what `botflow graph` prints.
- * Steps nested in a called flow's block belong to the block's top-level state; the return plumbing of
- * calls is left out (a call goes back to where the conversation was).
+ * The panel's graph of a flow: the top level of the diagram `botflow graph` prints (flows/mermaid.ts), so
+ * the panel draws exactly that. Steps inside a called flow's block belong to the block's state; the return
+ * plumbing of calls is left out (a call goes back to where the conversation was).
  */
-export function flowGraph(mermaid: string, stepOrder: readonly string[] = []): FlowGraph {
-  const graph: FlowGraph = { nodes: [], edges: [] };
-  const nodes = new Map<string, FlowGraph['nodes'][number]>();
+export function panelGraph(diagram: readonly DiagramItem[], stepOrder: readonly string[] = []): PanelGraph {
+  const graph: PanelGraph = { nodes: [], edges: [] };
+  const nodes = new Map<string, PanelGraph['nodes'][number]>();
   const node = (id: string) => {
     let n = nodes.get(id);
     if (!n) {
@@ -47,33 +47,15 @@ export function flowGraph(mermaid: string, stepOrder: readonly string[] = []): F
     }
     return n;
   };
-  const blocks: string[] = [];
-  for (const raw of mermaid.split('\n').slice(1)) {
-    const line = raw.trim();
-    if (!line) continue;
-    const open = /^state (\S+) \{$/.exec(line);
-    if (open) {
-      blocks.push(open[1]!);
-      node(open[1]!).compound = true;
-      continue;
-    }
-    if (line === '}') {
-      blocks.pop();
-      continue;
-    }
-    const edge = /^(\S+) --> (\S+)(?: : (.*))?$/.exec(line);
-    if (edge) {
-      const [, from, to, label = ''] = edge as unknown as [string, string, string, string?];
-      if (blocks.length > 0 || from === RETURN_STATE || to === RETURN_STATE) continue;
-      if (from === '[*]') graph.initial = node(to).id;
-      else if (to === '[*]') node(from).final = true;
-      else graph.edges.push({ from: node(from).id, to: node(to).id, label });
-      continue;
-    }
-    const note = /^(\S+) : (.*)$/.exec(line);
-    if (note && blocks.length === 0) {
-      const n = node(note[1]!);
-      n.note = n.note ? `${n.note}; ${note[2]}` : note[2];
+  for (const item of diagram) {
+    if (item.kind === 'initial') graph.initial = node(item.to).id;
+    else if (item.kind === 'final') node(item.state).final = true;
+    else if (item.kind === 'block') node(item.state).compound = true;
+    else if (item.kind === 'note') {
+      const n = node(item.state);
+      n.note = n.note ? `${n.note}; ${item.text}` : item.text;
+    } else if (item.from !== RETURN_STATE && item.to !== RETURN_STATE) {
+      graph.edges.push({ from: node(item.from).id, to: node(item.to).id, label: item.label });
     }
   }
   // In the flow file's step order: the page reads it as the designer's reading order.
@@ -145,9 +127,17 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
   return type.replaceAll('_', ' ');
 }
 
+const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };
+
+/** The conversation a request names: `key`, or `user_id` for a person's dialog with the bot. */
+function conversationKeyOf(body: { user_id?: unknown; key?: unknown }): string | undefined {
+  if (typeof body.key === 'string' && body.key !== '') return body.key;
+  return Number.isSafeInteger(body.user_id) ? `u:${body.user_id}` : undefined;
+}
+
 /** The flows the engine serves now and the problems of the last load (as `file:line:col: message`). */
 interface FlowsState {
-  flows: { id: string; version: string; mermaid: string; graph: FlowGraph }[];
+  flows: { id: string; version: string; mermaid: string; graph: PanelGraph }[];
   problems: string[];
   loadedAt: number;
 }
@@ -184,9 +174,9 @@ export class Inspector {
       flows: keepPrevious
         ? this.#flows.flows
         : flows.map((def) => {
-            const mermaid = flowToMermaid(def);
             const stepOrder = Object.keys((def.machine.root as { states: Record<string, unknown> }).states);
-            return { id: def.id, version: def.version, mermaid, graph: flowGraph(mermaid, stepOrder) };
+            const graph = panelGraph(flowDiagram(def), stepOrder);
+            return { id: def.id, version: def.version, mermaid: flowToMermaid(def), graph };
           }),
       problems: problems.map(String),
       loadedAt: Date.now(),
@@ -264,9 +254,64 @@ export class Inspector {
       }
       return this.conversation(key);
     });
+    // The playground's clock: a conversation's timers made due sooner, or one fired now.
+    app.post('/_inspector/timers/advance', async (req, reply) => {
+      const body = (req.body ?? {}) as { user_id?: unknown; key?: unknown; ms?: unknown };
+      const key = conversationKeyOf(body);
+      if (!key || typeof body.ms !== 'number' || !Number.isFinite(body.ms) || body.ms <= 0)
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/timers/advance takes { user_id (or key), ms: a positive duration }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const moved = sessions.advanceTimers(key, body.ms);
+      this.#emit('step', { conversationKey: key });
+      return { moved };
+    });
+    app.post('/_inspector/timers/fire', async (req, reply) => {
+      const body = (req.body ?? {}) as { user_id?: unknown; key?: unknown; timer_id?: unknown };
+      const key = conversationKeyOf(body);
+      if (!key || !Number.isSafeInteger(body.timer_id))
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/timers/fire takes { user_id (or key), timer_id }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions.fireTimerNow(key, body.timer_id as number))
+        return reply
+          .code(404)
+          .send({ code: 'not.found', message: 'no such armed timer: it fired or was cancelled' });
+      this.#emit('step', { conversationKey: key });
+      return { fired: true };
+    });
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],
     }));
+    // Re-drive or give up dead letters, as `botflow outbox retry|drop` does: `{ ids: [..] }` or `{ all: true }`.
+    for (const action of ['retry', 'drop'] as const) {
+      app.post(`/_inspector/dead-letters/${action}`, async (req, reply) => {
+        const body = (req.body ?? {}) as { ids?: unknown; all?: unknown };
+        const ids = Array.isArray(body.ids) ? body.ids : undefined;
+        if (
+          (body.all !== true && !ids) ||
+          (ids && (ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id) && id > 0)))
+        ) {
+          return reply.code(400).send({
+            code: 'proto.payload',
+            message: `POST /_inspector/dead-letters/${action} takes { "ids": [outbox ids] } or { "all": true }`,
+          });
+        }
+        const sessions = this.#engine?.sessions;
+        if (!sessions) return reply.code(409).send(NO_ENGINE);
+        const which = body.all === true ? undefined : (ids as number[]);
+        const changed =
+          action === 'retry' ? sessions.retryDeadLetters(which) : sessions.dropDeadLetters(which);
+        this.#emit('dead-letters', { action, changed });
+        return { changed };
+      });
+    }
     app.get('/_inspector/events', (req, reply) => {
       reply.hijack();
       const res = reply.raw;
@@ -300,5 +345,7 @@ function summarize(event: unknown): Record<string, unknown> {
   return {
     ...(typeof key === 'string' ? { conversationKey: key } : {}),
     ...(typeof e.message === 'string' ? { message: e.message } : {}),
+    // A call that failed for good: the page lists it (dead letters).
+    ...(e.status === 'failed' ? { failed: true } : {}),
   };
 }

@@ -3,7 +3,7 @@
  * person can act on (a refused token, an untrusted TLS chain, an unreachable address) instead of a stack
  * trace from deep inside undici. Nothing else starts until it passes.
  */
-import { ApiError, NetworkError, ResponseDecodeError } from '../api/errors.ts';
+import { ApiError, NetworkError, ResponseDecodeError } from '../client/errors.ts';
 
 /** The bot as GET /me describes it. */
 export interface BotIdentity {

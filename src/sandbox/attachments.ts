@@ -8,7 +8,7 @@ import {
   type AttachmentRequest,
   KEYBOARD_LIMITS,
   WIDE_BUTTON_TYPES,
-} from '../api/schemas/index.ts';
+} from '../client/schemas/index.ts';
 import { attachmentNotReady, badRequest } from './errors.ts';
 import { opaqueToken } from './ids.ts';
 import type { Platform } from './platform.ts';

@@ -3,6 +3,8 @@
  * or another process. Each method is one person's action or one look at what a person sees.
  */
 import { Pool } from 'undici';
+import type { z } from 'zod';
+import type { CreateChatInput } from './control/people-chats.ts';
 import type { PersonFile, PersonMessage, PressResult } from './control/people-messages.ts';
 import type { PersonView } from './control/view.ts';
 import type { FeedEvent } from './feed.ts';
@@ -113,15 +115,7 @@ export class SandboxControl {
   }
 
   /** Creates a group chat (or channel) owned by `owner_id`; `with_bot` adds the bot (bot_added). */
-  createChat(input: {
-    owner_id: number;
-    title: string;
-    type?: 'chat' | 'channel';
-    member_ids?: number[];
-    with_bot?: boolean;
-    bot_permissions?: string[];
-    description?: string;
-  }) {
+  createChat(input: z.input<typeof CreateChatInput>) {
     return this.request<SandboxChat>('POST', '/chats', input);
   }
 

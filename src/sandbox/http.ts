@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { DecodeError, decode } from '../api/schemas/index.ts';
+import { DecodeError, decode } from '../client/schemas/index.ts';
 import { badRequest } from './errors.ts';
 
 type Args = Record<string, unknown>;

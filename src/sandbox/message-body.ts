@@ -3,7 +3,7 @@
  * 4000 characters, attachments resolved (tokens must be processed), on edit absent attachments kept
  * and `[]` removing them all.
  */
-import { type AttachmentRequest, TEXT_MAX } from '../api/schemas/index.ts';
+import { type AttachmentRequest, TEXT_MAX } from '../client/schemas/index.ts';
 import { resolveAttachments } from './attachments.ts';
 import { badRequest, notFound } from './errors.ts';
 import type { Platform } from './platform.ts';

@@ -3,7 +3,7 @@
  * the bot, people, chats with their members, messages, comments, callbacks, uploads, webhook
  * subscriptions and the notifications people were shown.
  */
-import type { Attachment } from '../api/schemas/index.ts';
+import type { Attachment } from '../client/schemas/index.ts';
 import { type IdCounters, newCounters } from './ids.ts';
 
 export type ChatKind = 'dialog' | 'chat' | 'channel';

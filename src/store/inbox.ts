@@ -14,7 +14,7 @@ export type InboxStatus = 'pending' | 'done' | 'failed' | 'ignored';
 export interface InboxEntry {
   /** Defaults to `'update'`. */
   kind?: InboxKind;
-  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/intake/keys.ts). */
+  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/inbox/keys.ts). */
   dedupeKey: string;
   /** The conversation the event belongs to; null when it belongs to none. */
   conversationKey?: string | null;
@@ -60,11 +60,8 @@ const PRUNE_CHUNK = 2000;
 export class InboxStore {
   private readonly insert: Database.Statement;
   private readonly selectPending: Database.Statement;
-  private readonly selectPendingOf: Database.Statement;
   private readonly selectById: Database.Statement;
   private readonly selectByDedupeKey: Database.Statement;
-  private readonly settle: Database.Statement;
-  private readonly bumpAttempts: Database.Statement;
   private readonly pruneChunk: Database.Statement;
   private readonly countByStatus: Database.Statement;
   private readonly appendAll: (entries: readonly InboxEntry[]) => AppendResult[];
@@ -77,15 +74,8 @@ export class InboxStore {
     this.selectPending = db.prepare(
       `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
     );
-    this.selectPendingOf = db.prepare(
-      `SELECT ${COLUMNS} FROM inbox WHERE status = 'pending' AND conversation_key = ? ORDER BY id LIMIT ?`,
-    );
     this.selectById = db.prepare(`SELECT ${COLUMNS} FROM inbox WHERE id = ?`);
     this.selectByDedupeKey = db.prepare(`SELECT ${COLUMNS} FROM inbox WHERE dedupe_key = ?`);
-    this.settle = db.prepare(
-      "UPDATE inbox SET status = ?, error = ?, processed_at = ?, attempts = attempts + 1 WHERE id = ? AND status = 'pending'",
-    );
-    this.bumpAttempts = db.prepare('UPDATE inbox SET attempts = attempts + 1, error = ? WHERE id = ?');
     this.pruneChunk = db.prepare(
       "DELETE FROM inbox WHERE id IN (SELECT id FROM inbox WHERE received_at < ? AND status <> 'pending' LIMIT ?)",
     );
@@ -114,14 +104,9 @@ export class InboxStore {
     return entries.length === 0 ? [] : this.appendAll(entries);
   }
 
-  /** Up to `limit` pending rows with an id above `afterId`, oldest first: the engine's work queue. */
+  /** Up to `limit` pending rows with an id above `afterId`, oldest first, as stored (the engine reads `EngineInbox`). */
   nextPending(limit = 100, afterId = 0): InboxRow[] {
     return this.selectPending.all(afterId, limit) as InboxRow[];
-  }
-
-  /** Up to `limit` pending rows of one conversation, oldest first. */
-  pendingOf(conversationKey: string, limit = 100): InboxRow[] {
-    return this.selectPendingOf.all(conversationKey, limit) as InboxRow[];
   }
 
   /** One row by id. */
@@ -132,26 +117,6 @@ export class InboxStore {
   /** The row stored under a de-duplication key. */
   findByDedupeKey(dedupeKey: string): InboxRow | undefined {
     return this.selectByDedupeKey.get(dedupeKey) as InboxRow | undefined;
-  }
-
-  /** Marks a pending row handled. Returns false when it was not pending (already settled). */
-  markDone(id: number, now = Date.now()): boolean {
-    return this.settle.run('done', null, now, id).changes > 0;
-  }
-
-  /** Marks a pending row as deliberately not handled (no flow wanted it). */
-  markIgnored(id: number, reason: string | null = null, now = Date.now()): boolean {
-    return this.settle.run('ignored', reason, now, id).changes > 0;
-  }
-
-  /** Marks a pending row failed for good, keeping the error for people to read. */
-  markFailed(id: number, error: string, now = Date.now()): boolean {
-    return this.settle.run('failed', error, now, id).changes > 0;
-  }
-
-  /** Records a failed attempt on a row that stays pending (it will be tried again). */
-  recordAttempt(id: number, error: string): void {
-    this.bumpAttempts.run(error, id);
   }
 
   /**

@@ -77,6 +77,14 @@ export function appliedMigrations(
     .all() as { version: number; name: string; appliedAt: number }[];
 }
 
+/** The migrations recorded in `db`, without creating the bookkeeping table (works read-only). */
+export function recordedMigrations(
+  db: Database.Database,
+): { version: number; name: string; appliedAt: number }[] {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
+  return hasTable ? appliedMigrations(db) : [];
+}
+
 function refuseNewerDatabase(db: Database.Database, files: MigrationFile[], dir: string): void {
   const known = new Map(files.map((f) => [f.version, f.name]));
   const newest = files.at(-1)?.version ?? 0;

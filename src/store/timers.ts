@@ -45,6 +45,7 @@ export class TimerStore {
   readonly #markFired: Database.Statement<[number, number]>;
   readonly #expire: Database.Statement<[string, number, number]>;
   readonly #postpone: Database.Statement<[number, number]>;
+  readonly #bringForward: Database.Statement<[number, number, string]>;
   readonly #get: Database.Statement<[number], TimerRow>;
   readonly #forConversation: Database.Statement<[string], TimerRow>;
   readonly #prune: Database.Statement<[number, number]>;
@@ -82,6 +83,9 @@ export class TimerStore {
       "UPDATE timers SET status = 'expired', reason = ?, settled_at = ? WHERE id = ? AND status = 'armed'",
     );
     this.#postpone = db.prepare("UPDATE timers SET fire_at = ? WHERE id = ? AND status = 'armed'");
+    this.#bringForward = db.prepare(
+      "UPDATE timers SET fire_at = max(fire_at - ?, ?) WHERE conversation_key = ? AND status = 'armed'",
+    );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM timers WHERE id = ?`);
     this.#prune = db.prepare(
       "DELETE FROM timers WHERE id IN (SELECT id FROM timers WHERE status <> 'armed' AND settled_at < ? LIMIT ?)",
@@ -148,6 +152,11 @@ export class TimerStore {
   /** Moves a timer's firing time (grace rule: spread overdue timers after downtime). */
   postpone(id: number, fireAt: number): void {
     this.#postpone.run(fireAt, id);
+  }
+
+  /** Makes every armed timer of the conversation due `ms` sooner, none before `now`; returns how many. */
+  bringForward(conversationKey: string, ms: number, now: number): number {
+    return this.#bringForward.run(ms, now, conversationKey).changes;
   }
 
   /** One timer by id. */

@@ -46,10 +46,10 @@ const SKIPPED_EVENTS = new Set(['botflow.rerender', 'effect.done', 'bot_started'
 
 /** A label for a handler action as the flows' runtime names it (also used when observing). */
 export function handlerLabel(type: string, params: Record<string, unknown>): string | undefined {
-  if (type === 'route') return String(params.r);
+  if (type === 'route') return String(params.route);
   if (type === 'accept') return 'accept';
   if (type === 'reject') return params.last ? 'retries exhausted' : 'invalid answer';
-  if (type === 'remind') return `remind ${Number(params.i) + 1}`;
+  if (type === 'remind') return `remind ${Number(params.index) + 1}`;
   return undefined;
 }
 

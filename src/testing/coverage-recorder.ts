@@ -4,7 +4,7 @@
  * also tells the recorder; nothing else about the machine changes.
  */
 import type { AnyStateMachine } from 'xstate';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
 const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind'];
@@ -33,7 +33,7 @@ export class CoverageRecorder {
 
   /** Called for every watched action resolved by a flow machine. */
   action(flowId: string, type: string, params: Record<string, unknown>): void {
-    const s = String(params.s ?? '');
+    const s = String(params.step ?? '');
     if (type === 'enter') {
       this.visit('', flowId, s);
       if (this.#pending?.flowId === flowId) {

@@ -2,7 +2,7 @@
  * `botflow test --coverage`: per flow, the steps and transitions no transcript exercised, and skeleton
  * transcripts that walk the shortest path from the flow's start to each of them.
  */
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import {
   edgeKey,
   edgeText,

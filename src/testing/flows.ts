@@ -1,5 +1,5 @@
 /** Loading the flows under test: any problem in them stops the run with the checker's messages. */
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { loadFlows } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
 

@@ -9,18 +9,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { BotApi } from '../api/client.ts';
-import type { Clock } from '../engine/clock.ts';
-import type { FlowDefinition } from '../engine/contract.ts';
+import { BotApi } from '../client/client.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
-import { FlowRegistry } from '../engine/registry.ts';
+import type { Clock } from '../engine/step/clock.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import { FlowSet } from '../engine/step/flow-set.ts';
 import { stepKeyOf } from '../flows/compile.ts';
-import { updateEntry } from '../intake/update-entry.ts';
+import { updateEntry } from '../inbox/update-entry.ts';
+import type { Recorder } from '../runtime/recorder.ts';
 import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index.ts';
 import { openDatabase } from '../store/database.ts';
+import { EngineInbox } from '../store/engine-inbox.ts';
+import { HistoryStore } from '../store/history.ts';
 import { InboxStore } from '../store/inbox.ts';
+import { TimerStore } from '../store/timers.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
-import type { Recorder } from './recorder.ts';
 import { placeAtStep } from './start-at.ts';
 import type { PersonAction, StartAt } from './transcript.ts';
 
@@ -56,7 +59,7 @@ export class HarnessError extends Error {
 
 export interface HarnessOptions {
   /** The flows to run. */
-  flows: FlowDefinition[] | FlowRegistry;
+  flows: FlowDefinition[] | FlowSet;
   /** Virtual time at the start (default HARNESS_EPOCH). */
   startTime?: number;
   /** Shared coverage recorder (for `botflow test --coverage`). */
@@ -86,6 +89,9 @@ export class Harness {
   #holdUpdates = false;
   #held: SandboxUpdate[] = [];
   #recorder: Recorder | undefined;
+  readonly #inbox: EngineInbox;
+  readonly #timers: TimerStore;
+  readonly #history: HistoryStore;
   readonly coverage: CoverageRecorder;
   engine!: Engine;
 
@@ -99,6 +105,9 @@ export class Harness {
   ) {
     this.#time = startTime;
     this.coverage = coverage;
+    this.#inbox = new EngineInbox(db);
+    this.#timers = new TimerStore(db);
+    this.#history = new HistoryStore(db);
   }
 
   /** Starts the sandbox, the database and the engine. Close it with `close()`. */
@@ -116,17 +125,7 @@ export class Harness {
     const recorder = options.recorder?.(() => h.#time);
     h.#recorder = recorder;
     Object.defineProperty(box, 'time', { get: () => h.#time });
-    const defs = options.flows instanceof FlowRegistry ? options.flows.all() : options.flows;
-    const registry = new FlowRegistry(defs.map((f) => h.coverage.instrument(f)));
-    h.engine = createEngine({
-      db,
-      api: recorder ? recorder.wrapApi(api) : api,
-      flows: registry,
-      clock: virtualClock(() => h.#time),
-      secret: 'botflow-transcripts-0123456789',
-    });
-    h.engine.on('step', (o) => h.#onStep(o.conversationKey, o.session));
-    h.engine.on('error', (o) => h.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`));
+    h.#startEngine(options.flows);
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
       if (h.#holdUpdates) h.#held.push(update);
@@ -135,8 +134,36 @@ export class Harness {
         inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: h.#time }]);
       }
     });
-    h.engine.start();
     return h;
+  }
+
+  /** Builds and starts the engine on this harness's database, clock and client, with `flows`. */
+  #startEngine(given: FlowSet | FlowDefinition[]): void {
+    const defs = given instanceof FlowSet ? given.all() : given;
+    const flows = new FlowSet(defs.map((f) => this.coverage.instrument(f)));
+    const recorder = this.#recorder;
+    this.engine = createEngine({
+      db: this.db,
+      api: recorder ? recorder.wrapApi(this.api) : this.api,
+      flows,
+      clock: virtualClock(() => this.#time),
+      secret: 'botflow-transcripts-0123456789',
+    });
+    this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
+    this.engine.on('error', (o) =>
+      this.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`),
+    );
+    this.engine.start();
+  }
+
+  /**
+   * Restarts the bot with other flows, keeping its database, as a deploy does: running conversations stay
+   * on the version they started with unless a `migrate:` block of the new version moves them.
+   */
+  async restart(flows: FlowSet | FlowDefinition[]): Promise<void> {
+    await this.settle();
+    await this.engine.stop({ waitMs: 2_000 });
+    this.#startEngine(flows);
   }
 
   /** The temporary database file (deleted by `close()`). */
@@ -181,7 +208,7 @@ export class Harness {
   /** Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts). */
   async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<void> {
     const started = await this.openDialog(person);
-    const flow = this.engine.registry.latest(flowId);
+    const flow = this.engine.flows.latest(flowId);
     if (!flow) throw new HarnessError(`start_at: no flow "${flowId}" is loaded`);
     const label = placeAtStep(this.db, flow, started, at, this.#time);
     this.coverage.visit(label.conversationKey, flowId, label.step);
@@ -270,11 +297,9 @@ export class Harness {
   async advance(ms: number): Promise<void> {
     const target = this.#time + ms;
     for (;;) {
-      const next = this.db.prepare("SELECT min(fire_at) AS at FROM timers WHERE status = 'armed'").get() as {
-        at: number | null;
-      };
-      if (next.at === null || next.at > target) break;
-      this.#time = Math.max(this.#time, next.at);
+      const next = this.#timers.nextFireAt();
+      if (next === undefined || next > target) break;
+      this.#time = Math.max(this.#time, next);
       this.engine.tick(this.#time);
       await this.settle();
     }
@@ -284,26 +309,11 @@ export class Harness {
   }
 
   #pendingInbox(): number {
-    return (
-      this.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'pending'").get() as { n: number }
-    ).n;
+    return this.#inbox.pendingCount();
   }
 
   #collect(): TurnOutcome {
-    const rows = this.db
-      .prepare(
-        'SELECT id, conversation_key AS conversationKey, revision, kind, op, args, status, error FROM outbox WHERE id > ? ORDER BY id',
-      )
-      .all(this.#lastOutboxId) as {
-      id: number;
-      conversationKey: string;
-      revision: number;
-      kind: string;
-      op: string;
-      args: string;
-      status: string;
-      error: string | null;
-    }[];
+    const rows = this.#history.outboxAfter(this.#lastOutboxId);
     if (rows.length) this.#lastOutboxId = rows[rows.length - 1]!.id;
     const calls = rows.map((r): BotCall => {
       const step = this.#stepOfRevision.get(`${r.conversationKey}#${r.revision}`);

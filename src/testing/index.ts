@@ -6,6 +6,21 @@
  * - Coverage: `CoverageRecorder`, `coverageReport`, `formatCoverage`, `skeletons`.
  * - Record and replay: `createRecorder` (for `botflow run --record`), `readRecording`, `replay`.
  */
+
+export {
+  createRecorder,
+  DEFAULT_REDACTED_FIELDS,
+  type Recorder,
+  type RecorderOptions,
+  Redactor,
+} from '../runtime/recorder.ts';
+export {
+  type CallRecord,
+  type Recording,
+  RecordingError,
+  readRecording,
+  type UpdateRecord,
+} from '../runtime/recording.ts';
 export { coverageReport, type FlowCoverage, formatCoverage, skeletons } from './coverage.ts';
 export { type FlowEdge, type FlowGraph, flowGraph } from './coverage-graph.ts';
 export { CoverageRecorder } from './coverage-recorder.ts';
@@ -28,20 +43,6 @@ export {
   TRANSCRIPT_SUFFIX,
 } from './load.ts';
 export { textMatches } from './match.ts';
-export {
-  createRecorder,
-  DEFAULT_REDACTED_FIELDS,
-  type Recorder,
-  type RecorderOptions,
-  Redactor,
-} from './recorder.ts';
-export {
-  type CallRecord,
-  type Recording,
-  RecordingError,
-  readRecording,
-  type UpdateRecord,
-} from './recording.ts';
 export { recordingFromDatabase } from './recording-from-db.ts';
 export { type ReplayOptions, type ReplayResult, replay } from './replay.ts';
 export type { ConversationDiff } from './replay-diff.ts';

@@ -3,35 +3,20 @@
  * (results only where a flow asked for them). Replay starts from an empty database, so the inbox must
  * still hold the conversation from its first update (inbox pruning removes old rows).
  */
+
+import type { CallRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
+import { HistoryStore } from '../store/history.ts';
 import { SQLite } from '../store/sqlite.ts';
-import type { CallRecord, Recording, UpdateRecord } from './recording.ts';
 
 /** Reads the updates and calls of one conversation (or all) from the database at `path`, read-only. */
 export function recordingFromDatabase(path: string, conversation?: string): Recording {
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
-    const where = conversation === undefined ? '' : ' AND conversation_key = ?';
-    const params = conversation === undefined ? [] : [conversation];
-    const updates = (
-      db
-        .prepare(`SELECT payload, received_at AS at FROM inbox WHERE kind = 'update'${where} ORDER BY id`)
-        .all(...params) as { payload: string; at: number }[]
-    ).map((r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }));
-    const calls = (
-      db
-        .prepare(
-          `SELECT op, kind, args, result, status, error, created_at AS at FROM outbox WHERE status IN ('done', 'failed')${where} ORDER BY id`,
-        )
-        .all(...params) as {
-        op: string;
-        kind: string;
-        args: string;
-        result: string | null;
-        status: string;
-        error: string | null;
-        at: number;
-      }[]
-    ).map((r): CallRecord => {
+    const history = new HistoryStore(db, conversation);
+    const updates = history
+      .updates()
+      .map((r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }));
+    const calls = history.settledCalls().map((r): CallRecord => {
       const args = JSON.parse(r.args) as Record<string, unknown>;
       // An upload's message gets its attachment at send time: put a stand-in where it goes (tokens are not compared).
       const { media, message, ...target } = args as {
@@ -56,20 +41,12 @@ export function recordingFromDatabase(path: string, conversation?: string): Reco
       throw new Error(`the inbox of ${path} has no updates of conversation "${conversation}"`);
     }
     const warnings: string[] = [];
-    const firstKept = new Map<string, number>();
-    for (const r of db
-      .prepare(
-        `SELECT conversation_key AS k, min(received_at) AS at FROM inbox WHERE kind = 'update'${where} GROUP BY k`,
-      )
-      .all(...params) as { k: string; at: number }[])
-      firstKept.set(r.k, r.at);
-    for (const r of db
-      .prepare(`SELECT conversation_key AS k, started_at AS at FROM sessions WHERE 1 = 1${where}`)
-      .all(...params) as { k: string; at: number }[]) {
-      const first = firstKept.get(r.k);
-      if (first !== undefined && r.at < first) {
+    const firstKept = history.firstKeptUpdate();
+    for (const [k, at] of history.sessionStarts()) {
+      const first = firstKept.get(k);
+      if (first !== undefined && at < first) {
         warnings.push(
-          `${r.k}: its session started before the oldest update the inbox still holds (pruned): the replay starts it from nothing and may differ for that reason`,
+          `${k}: its session started before the oldest update the inbox still holds (pruned): the replay starts it from nothing and may differ for that reason`,
         );
       }
     }

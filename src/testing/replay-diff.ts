@@ -4,8 +4,8 @@
  * tokens, message ids numbered by first appearance). The output is a diff with a line of context.
  */
 
+import type { CallRecord } from '../runtime/recording.ts';
 import { describeCall } from './match.ts';
-import type { CallRecord } from './recording.ts';
 import { describeActual } from './report.ts';
 
 /** The differences of one conversation. */

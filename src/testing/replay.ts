@@ -7,20 +7,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OPERATIONS, type OperationName } from '../api/operations.ts';
-import type { Job } from '../api/scheduler/types.ts';
-import type { FlowDefinition } from '../engine/contract.ts';
+import { OPERATIONS, type OperationName } from '../client/operations.ts';
+import type { Job } from '../dispatch/scheduler/types.ts';
 import { createEngine } from '../engine/engine.ts';
-import type { FlowRegistry } from '../engine/registry.ts';
-import { updateEntry } from '../intake/update-entry.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { FlowSet } from '../engine/step/flow-set.ts';
+import { updateEntry } from '../inbox/update-entry.ts';
+import type { CallRecord, Recording } from '../runtime/recording.ts';
 import { openDatabase } from '../store/database.ts';
+import { EngineInbox } from '../store/engine-inbox.ts';
 import { InboxStore } from '../store/inbox.ts';
-import type { CallRecord, Recording } from './recording.ts';
+import { TimerStore } from '../store/timers.ts';
 import { type ConversationDiff, diffCalls } from './replay-diff.ts';
 
 /** What a replay needs. */
 export interface ReplayOptions {
-  flows: FlowDefinition[] | FlowRegistry;
+  flows: FlowDefinition[] | FlowSet;
 }
 
 /** The outcome of a replay. */
@@ -137,20 +139,19 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     clock: { now: () => time, setTimer: () => undefined, clearTimer: () => undefined },
   });
   const inbox = new InboxStore(db);
+  const pending = new EngineInbox(db);
+  const timers = new TimerStore(db);
   const settle = async () => {
     for (let i = 0; i < 50; i++) {
       await engine.drain();
-      const n = db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'pending'").get() as { n: number };
-      if (n.n === 0) return;
+      if (pending.pendingCount() === 0) return;
     }
   };
   const advanceTo = async (target: number) => {
     for (;;) {
-      const next = db.prepare("SELECT min(fire_at) AS at FROM timers WHERE status = 'armed'").get() as {
-        at: number | null;
-      };
-      if (next.at === null || next.at > target) break;
-      time = Math.max(time, next.at);
+      const next = timers.nextFireAt();
+      if (next === undefined || next > target) break;
+      time = Math.max(time, next);
       engine.tick(time);
       await settle();
     }

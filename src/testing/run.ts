@@ -2,12 +2,13 @@
  * Running transcripts: each in a fresh harness (its own sandbox, database and virtual clock), turn by turn,
  * stopping at the first turn that does not match, with a report that shows where and why.
  */
-import type { FlowDefinition } from '../engine/contract.ts';
-import type { FlowRegistry } from '../engine/registry.ts';
+
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { FlowSet } from '../engine/step/flow-set.ts';
+import type { Recorder } from '../runtime/recorder.ts';
 import type { CoverageRecorder } from './coverage-recorder.ts';
 import { Harness, HarnessError } from './harness.ts';
 import { type ActualAction, describeCall, expectationProblems } from './match.ts';
-import type { Recorder } from './recorder.ts';
 import { describeAction, sideBySide } from './report.ts';
 import type { Transcript } from './transcript.ts';
 
@@ -21,7 +22,7 @@ export interface TranscriptResult {
 
 /** What runs need. */
 export interface RunOptions {
-  flows: FlowDefinition[] | FlowRegistry;
+  flows: FlowDefinition[] | FlowSet;
   coverage?: CoverageRecorder;
   /** Records the dialog as `botflow run --record` would (see Harness). */
   recorder?: (now: () => number) => Recorder;

@@ -4,9 +4,9 @@
  * not run: its prompt is not sent and its reminders are not armed; the first turn answers the step.
  */
 import type Database from 'better-sqlite3';
-import type { FlowDefinition } from '../engine/contract.ts';
-import { storeSnapshot } from '../engine/step.ts';
-import { conversationKey, updatePlace } from '../intake/keys.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import { storeSnapshot } from '../engine/step/step.ts';
+import { conversationKey, updatePlace } from '../inbox/keys.ts';
 import { SessionStore } from '../store/sessions.ts';
 import type { StartAt } from './transcript.ts';
 

@@ -5,7 +5,7 @@
  *   transcriptTests('flows/tests', { flows: 'flows' });
  */
 import { describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../engine/contract.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { loadFlowsOrThrow } from './flows.ts';
 import { expandPaths, loadTranscripts } from './load.ts';

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 
 const recorded = JSON.parse(
-  readFileSync(new URL('../api/fixtures/payloads/update.message_created.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../client/fixtures/payloads/update.message_created.json', import.meta.url), 'utf8'),
 ) as { updates: Array<{ message: unknown }> };
 const answer = JSON.stringify({ message: recorded.updates[0]!.message });
 

@@ -3,9 +3,9 @@
 // chat) queued at once, and 300 callback presses arriving while the backlog drains, each answered
 // through the scheduler. Then the same load fired by a naive client (everything at once, no limiter),
 // and the scheduler's memory per idle chat for 100,000 chats. Figures first, then one JSON line.
-import { BotApi } from '../../src/api/client.ts';
-import { Scheduler } from '../../src/api/scheduler/scheduler.ts';
-import type { ApiCaller } from '../../src/api/scheduler/types.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import type { ApiCaller } from '../../src/dispatch/scheduler/types.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 
 const CHATS = 300;

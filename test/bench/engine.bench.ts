@@ -9,12 +9,12 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assign, setup } from 'xstate';
-import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
+import { startWriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
-import { armTimer, button, defineFlow, say } from '../../src/engine/helpers.ts';
-import { startWriterThread } from '../../src/engine/writer-thread.ts';
-import { InboxWriter } from '../../src/intake/inbox-writer.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
+import { armTimer, button, defineFlow, say } from '../../src/engine/step/helpers.ts';
+import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 

@@ -4,9 +4,9 @@
 // size of a stored snapshot. Figures for people, then one JSON line.
 import { performance } from 'node:perf_hooks';
 import { assign, initialTransition, setup, transition } from 'xstate';
-import { ButtonSigner } from '../../src/engine/buttons.ts';
-import type { FlowEvent } from '../../src/engine/contract.ts';
-import { type StepResult, step } from '../../src/engine/step.ts';
+import { ButtonSigner } from '../../src/engine/step/buttons.ts';
+import type { FlowEvent } from '../../src/engine/step/contract.ts';
+import { type StepResult, step } from '../../src/engine/step/step.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 
 const meta = { conversation: 'bench', chatId: 1, userId: 1, now: 0 };

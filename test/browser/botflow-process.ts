@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -95,4 +96,34 @@ export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> 
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The playground open in Debian's chromium, live; `pageErrors` collects the page's uncaught errors. */
+export interface OpenPlayground {
+  browser: Browser;
+  page: Page;
+  pageErrors: string[];
+}
+
+/** Opens `botflow`'s playground at 1440×900 and waits until its event stream is live. */
+export async function openPlayground(botflow: BotflowProcess, timeoutMs = 30_000): Promise<OpenPlayground> {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(timeoutMs);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(botflow.webChatUrl);
+  await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
+  return { browser, page, pageErrors };
 }

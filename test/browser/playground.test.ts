@@ -6,13 +6,12 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotflowProcess, startBotflow } from './botflow-process.ts';
+import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Generous: the machine may be a loaded 2-core CI box. */
 const WAIT = { timeout: 30_000 };
 
@@ -26,27 +25,11 @@ let botflow: BotflowProcess;
 let browser: Browser;
 let page: Page;
 /** Uncaught errors of the page's scripts: there must be none. */
-const pageErrors: string[] = [];
+let pageErrors: string[];
 
 beforeAll(async () => {
   botflow = await startBotflow();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(botflow.webChatUrl);
-  await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
+  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
 });
 
 afterAll(async () => {

@@ -3,10 +3,10 @@
  * by either against one per-chat budget, so mixing them gets no 429 from the sandbox (2/s per chat).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DispatchHarness } from './harness.ts';
-import { dialogs, dispatchHarness, textsIn, windowPeaks } from './harness.ts';
+import { type SandboxScheduler, sandboxScheduler } from '../support/sandbox.ts';
+import { dialogs, textsIn, windowPeaks } from './request-log-checks.ts';
 
-let h: DispatchHarness | undefined;
+let h: SandboxScheduler | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe('a person and their dialog are one chat for the per-chat budget', () => {
   it('mixes sends by user_id and by chat_id without exceeding 2/s for that dialog', async () => {
-    h = await dispatchHarness();
+    h = await sandboxScheduler();
     const [person] = await dialogs(h.sandbox, 1);
     const { userId, chatId } = person!;
     // The first send by user_id teaches the scheduler which dialog it is.

@@ -1,10 +1,10 @@
 // The scheduler against the sandbox with the platform's real limits: the sandbox's own request log
 // is the judge of the windows, and its stored messages are the judge of order.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DispatchHarness } from './harness.ts';
-import { dialogs, dispatchHarness, textsIn, windowPeaks } from './harness.ts';
+import { type SandboxScheduler, sandboxScheduler } from '../support/sandbox.ts';
+import { dialogs, textsIn, windowPeaks } from './request-log-checks.ts';
 
-let h: DispatchHarness | undefined;
+let h: SandboxScheduler | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -12,7 +12,7 @@ afterEach(async () => {
 
 describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
   it('never exceeds either limit, gets no 429 and keeps every chat in order', async () => {
-    h = await dispatchHarness();
+    h = await sandboxScheduler();
     const people = await dialogs(h.sandbox, 25);
     const hot = people[0]!.chatId;
     const since = Date.now();
@@ -45,7 +45,7 @@ describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
   });
 
   it('answers a real callback press ahead of a queued bulk backlog', async () => {
-    h = await dispatchHarness();
+    h = await sandboxScheduler();
     const people = await dialogs(h.sandbox, 31);
     const [presser, ...bulkChats] = people;
     const menu = await h.scheduler.submit({
@@ -96,7 +96,7 @@ describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
 
   it('a 429 on one chat pauses only that chat; the failed send is retried first and order holds', async () => {
     // The scheduler believes in 4 per chat, the platform allows 2: the third send in a second gets a 429.
-    h = await dispatchHarness({ limits: { global: 30, perChat: 4 } });
+    h = await sandboxScheduler({ limits: { global: 30, perChat: 4 } });
     const [busy, other] = await dialogs(h.sandbox, 2);
     const since = Date.now();
     const jobs: Promise<unknown>[] = Array.from({ length: 6 }, (_, i) =>
@@ -122,7 +122,7 @@ describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
 
   it('a 429 on a call tied to no chat pauses everything until Retry-After has passed', async () => {
     // The scheduler believes in 40 per second overall; the platform refuses the 31st.
-    h = await dispatchHarness({ limits: { global: 40, perChat: 2 } });
+    h = await sandboxScheduler({ limits: { global: 40, perChat: 2 } });
     const people = await dialogs(h.sandbox, 3);
     const since = Date.now();
     const jobs: Promise<unknown>[] = [];

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
-import { ApiError } from '../../src/api/errors.ts';
-import { Scheduler } from '../../src/api/scheduler/scheduler.ts';
-import { throttledClient } from '../../src/api/scheduler/throttled-client.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { ApiError } from '../../src/client/errors.ts';
+import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import { throttledClient } from '../../src/dispatch/scheduler/throttled-client.ts';
 import { PollingError, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
-import { tempDatabase, waitFor } from '../intake/helpers.ts';
+import { tempDatabase } from '../intake/helpers.ts';
+import { eventually } from '../support/eventually.ts';
 
 let sandbox: Sandbox;
 let api: BotApi;
@@ -35,11 +36,11 @@ describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
       }) as Scheduler['submit'],
     };
     const polling = startPolling({ api: throttledClient(counting), db: env.db, timeout: 1 });
-    await waitFor(() => polling.marker !== undefined, 'the first marker');
+    await eventually('the first marker', () => polling.marker !== undefined, 20_000);
     const person = await sandbox.control.createUser({ first_name: 'Оля' });
     await sandbox.control.startBot(person.user_id);
     await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'первое' });
-    await waitFor(() => env.inbox.nextPending(100).length === 2, 'both updates in the inbox');
+    await eventually('both updates in the inbox', () => env.inbox.nextPending(100).length === 2, 20_000);
     await polling.stop();
     const seen = sandbox.requestLog.list().map((r) => r.op);
     expect(seen.filter((op) => op === 'getUpdates').length).toBeGreaterThan(0);

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/api/errors.ts';
-import { uploadMedia } from '../../src/api/upload.ts';
-import { type DispatchHarness, dialogs, dispatchHarness } from './harness.ts';
+import { UsageError } from '../../src/client/errors.ts';
+import { uploadMedia } from '../../src/client/upload.ts';
+import { type SandboxScheduler, sandboxScheduler } from '../support/sandbox.ts';
+import { dialogs } from './request-log-checks.ts';
 
-let h: DispatchHarness | undefined;
+let h: SandboxScheduler | undefined;
 let dir: string;
 /** Headers of every request that reached an upload host path. */
 let hostRequests: { path: string; headers: Record<string, string> }[];
@@ -42,7 +43,7 @@ afterEach(async () => {
 
 describe('uploadMedia', () => {
   it('uploads image, video, audio and file from a path, a Buffer and a stream, and sends them in messages', async () => {
-    h = await dispatchHarness({
+    h = await sandboxScheduler({
       api: { dispatcher: recordingDispatcher() },
       sandbox: { attachmentProcessingMs: { image: 200, video: 1500, audio: 800, file: 200 } },
     });
@@ -108,7 +109,7 @@ describe('uploadMedia', () => {
   });
 
   it('refuses a file over the kind’s limit and a missing path, before any request', async () => {
-    h = await dispatchHarness();
+    h = await sandboxScheduler();
     const big = Readable.from([Buffer.alloc(10)]);
     await expect(uploadMedia(h.api, 'image', big, { size: 60 * 1024 ** 2 })).rejects.toThrow(
       /an image may be at most 52428800 bytes/,

@@ -31,6 +31,7 @@ import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
+import { eventually } from '../support/eventually.ts';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,7 +43,7 @@ const ENTRIES: Record<string, string> = {
   'botflow-engine': 'src/index.ts',
   'botflow-engine/flows': 'src/flows/index.ts',
   'botflow-engine/engine': 'src/engine/index.ts',
-  'botflow-engine/client': 'src/api/index.ts',
+  'botflow-engine/client': 'src/client/index.ts',
   'botflow-engine/intake': 'src/intake/index.ts',
   'botflow-engine/sandbox': 'src/sandbox/index.ts',
   'botflow-engine/testing': 'src/testing/index.ts',
@@ -240,20 +241,6 @@ afterAll(async () => {
 /** Drives a sample that serves until it is stopped. */
 type Driver = (child: ChildProcess, output: () => string, sandbox: Sandbox, port: number) => Promise<void>;
 
-async function until<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** A person starts the bot; the sample's bot must answer with the sign-up wizard's first question. */
 async function botAnswersAStart(sandbox: Sandbox): Promise<void> {
   const ann = await sandbox.control.createUser({ first_name: 'Ann' });
@@ -269,14 +256,18 @@ async function botAnswersAStart(sandbox: Sandbox): Promise<void> {
 
 const DRIVERS: Record<string, Driver> = {
   'until-stopped': async (_child, output, sandbox) => {
-    await until(() => output().includes('running as'), 'the sample to start');
+    await eventually('the sample to start', () => output().includes('running as'), 30_000);
     await botAnswersAStart(sandbox);
   },
   'web-service': async (_child, output, sandbox, port) => {
-    await until(async () => {
-      const answer = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
-      return answer?.ok;
-    }, `the service on port ${port} (${output()})`);
+    await eventually(
+      `the service on port ${port} (${output()})`,
+      async () => {
+        const answer = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+        return answer?.ok;
+      },
+      30_000,
+    );
     await botAnswersAStart(sandbox);
   },
 };

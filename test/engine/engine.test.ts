@@ -1,17 +1,19 @@
 // The engine over a real SQLite file: dialogs across restarts, ordering, interleaving, contained failures,
 // support inspection. Calls are checked as outbox rows (what would be sent); sending is tested elsewhere.
 import { afterEach, describe, expect, it } from 'vitest';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
+import { InboxStore } from '../../src/store/inbox.ts';
 import { botStarted, botStopped, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
-import { Harness } from './harness.ts';
+import { EngineOnDisk } from './harness.ts';
 
-let h: Harness;
+let h: EngineOnDisk;
 afterEach(async () => {
   await h?.close();
 });
 
 describe('engine over SQLite', () => {
   it('carries a multi-step dialog across closing and reopening the database', async () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(7, h.time, 'ref42'));
     h.engine.processPending();
     h.deliver(textMessage(7, h.time, 'Ann'));
@@ -43,8 +45,18 @@ describe('engine over SQLite', () => {
     expect(session.flowVersion).toBe(signupFlow.version);
   });
 
+  it("runs an update in the conversation intake keyed it to: the inbox row's key is the only one", () => {
+    h = new EngineOnDisk(() => [signupFlow]);
+    // Intake keyed this row by a custom strategy (here: a made-up key); the engine must not key it again.
+    const entry = { ...updateEntry(JSON.stringify(botStarted(7, h.time))), conversationKey: 'team:blue' };
+    new InboxStore(h.db).append([{ ...entry, receivedAt: h.time }]);
+    h.engine.processPending();
+    expect(h.texts('team:blue').length).toBeGreaterThan(0);
+    expect(h.texts('u:7')).toEqual([]);
+  });
+
   it('handles two quick updates from one person in arrival order', () => {
-    h = new Harness(() => [collectFlow]);
+    h = new EngineOnDisk(() => [collectFlow]);
     h.deliver(textMessage(3, h.time, '/collect'));
     h.deliver(textMessage(3, h.time, 'one'), textMessage(3, h.time, 'two'));
     h.engine.processPending();
@@ -52,7 +64,7 @@ describe('engine over SQLite', () => {
   });
 
   it('runs many people interleaved, each in their own session and order', () => {
-    h = new Harness(() => [signupFlow], { batchSize: 64 });
+    h = new EngineOnDisk(() => [signupFlow], { batchSize: 64 });
     const people = Array.from({ length: 150 }, (_, i) => 100 + i);
     for (const id of people) h.deliver(botStarted(id, h.time));
     h.engine.processPending();
@@ -84,7 +96,7 @@ describe('engine over SQLite', () => {
   });
 
   it('contains a throwing step: event failed with the reason, session intact, others unaffected', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(1, h.time), botStarted(2, h.time));
     h.engine.processPending();
     const before = h.engine.sessions.get('u:1')!;
@@ -112,7 +124,7 @@ describe('engine over SQLite', () => {
   });
 
   it('contains a write the database refuses: that event failed, the rest of its conversation goes on', () => {
-    h = new Harness(() => [collectFlow]);
+    h = new EngineOnDisk(() => [collectFlow]);
     h.deliver(textMessage(1, h.time, '/collect'), textMessage(2, h.time, '/collect'));
     h.engine.processPending();
     // The database refuses one particular call (standing in for a constraint or trigger of the deployment).
@@ -135,7 +147,7 @@ describe('engine over SQLite', () => {
   });
 
   it('records updates nobody handles as ignored, with the reason', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(textMessage(5, h.time, 'hello?'));
     const [outcome] = h.engine.processPending();
     expect(outcome).toMatchObject({
@@ -146,7 +158,7 @@ describe('engine over SQLite', () => {
   });
 
   it('cancels timers and drops unsent calls when the person stops the bot', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(9, h.time));
     h.engine.processPending();
     expect(h.engine.sessions.get('u:9')!.timers.map((t) => t.name)).toEqual(['remind']);
@@ -165,7 +177,7 @@ describe('engine over SQLite', () => {
   });
 
   it('shows support a conversation: list, step, context and history', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(4, h.time));
     h.advance(1000);
     h.deliver(textMessage(4, h.time, 'Dora'));
@@ -189,7 +201,7 @@ describe('engine over SQLite', () => {
 
   it('prunes settled calls and timers past their retention, keeping open ones and sessions', async () => {
     const { RecordingGateway } = await import('./harness.ts');
-    h = new Harness(() => [signupFlow], { scheduler: new RecordingGateway() });
+    h = new EngineOnDisk(() => [signupFlow], { scheduler: new RecordingGateway() });
     h.deliver(botStarted(1, h.time));
     h.engine.start();
     h.engine.notify();

@@ -2,8 +2,8 @@
 // buttons → confirm) with a reminder timer, a flow that repeats everything it heard, and raw updates
 // shaped like the platform's.
 import { assign, setup } from 'xstate';
-import type { FlowEvent, FlowInput } from '../../src/engine/contract.ts';
-import { armTimer, button, cancelTimer, defineFlow, edit, say } from '../../src/engine/helpers.ts';
+import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
+import { armTimer, button, cancelTimer, defineFlow, edit, say } from '../../src/engine/step/helpers.ts';
 
 export interface SignupContext {
   name?: string;

@@ -1,21 +1,22 @@
-// A real SQLite file in a temp dir, intake's own inbox writer, a virtual clock, and an engine that can be
+// The engine on disk, without HTTP (end to end over HTTP is src/testing/harness.ts's Harness): a real
+// SQLite file in a temp dir, intake's own inbox writer, a virtual clock, and an engine that can be
 // "restarted" (database closed and reopened, engine rebuilt) at any point.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { Job } from '../../src/api/scheduler/types.ts';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
-import type { CallGateway } from '../../src/engine/dispatcher.ts';
+import type { CallGateway } from '../../src/dispatch/dispatcher.ts';
+import type { Job } from '../../src/dispatch/scheduler/types.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine/engine.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import type { OutboxRow } from '../../src/store/outbox.ts';
 
 export const SECRET = 'test-secret-for-button-signing';
 
-export class Harness {
+export class EngineOnDisk {
   readonly dir = mkdtempSync(join(tmpdir(), 'botflow-engine-'));
   readonly path = join(this.dir, 'bot.db');
   time = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -110,15 +111,6 @@ export class Harness {
     await this.engine.stop({ waitMs: 0 });
     if (this.db.open) this.db.close();
     rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-/** Polls `check` until it returns true (generous deadline; no fixed sleeps). */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

@@ -4,10 +4,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.ts';
-import { SessionCache } from '../../src/engine/session-cache.ts';
+import { SessionCache } from '../../src/engine/lane/session-cache.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { botStarted, collectFlow, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, SECRET } from './harness.ts';
+import { EngineOnDisk, SECRET } from './harness.ts';
 
 function capturingLogger() {
   const lines: { msg: string; level: number }[] = [];
@@ -20,7 +20,7 @@ function capturingLogger() {
   return { logger: pino({ level: 'debug' }, stream), lines };
 }
 
-let h: Harness;
+let h: EngineOnDisk;
 afterEach(async () => {
   await h?.close();
 });
@@ -45,7 +45,7 @@ describe('session cache', () => {
 
   it('plans again from the database when another process moved a cached session on', async () => {
     const { logger, lines } = capturingLogger();
-    h = new Harness(() => [collectFlow], { logger });
+    h = new EngineOnDisk(() => [collectFlow], { logger });
     h.deliver(textMessage(3, h.time, '/collect'), textMessage(3, h.time, 'one'));
     h.engine.processPending(); // u:3 is now cached by this engine
 
@@ -69,7 +69,7 @@ describe('session cache', () => {
 
   it('runs dialogs the same with the cache turned off and with a tiny one', async () => {
     for (const sessionCacheSize of [0, 3]) {
-      h = new Harness(() => [signupFlow], { sessionCacheSize, batchSize: 16 });
+      h = new EngineOnDisk(() => [signupFlow], { sessionCacheSize, batchSize: 16 });
       const people = Array.from({ length: 20 }, (_, i) => 10 + i);
       for (const id of people) h.deliver(botStarted(id, h.time), textMessage(id, h.time, `name${id}`));
       h.engine.processPending();
@@ -83,7 +83,7 @@ describe('session cache', () => {
 
   it('forgets a session support ended, so the next trigger starts afresh without a conflict', () => {
     const { logger, lines } = capturingLogger();
-    h = new Harness(() => [signupFlow], { logger });
+    h = new EngineOnDisk(() => [signupFlow], { logger });
     h.deliver(botStarted(4, h.time));
     h.engine.processPending();
     expect(h.engine.sessions.end('u:4')).toBe(true);

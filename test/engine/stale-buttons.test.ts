@@ -1,11 +1,11 @@
 // Presses on keyboards: current ones reach the flow (answered first), stale ones follow the step's
 // policy (notify, re-render, accept), forged or foreign ones are answered and go no further.
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineFlow } from '../../src/engine/helpers.ts';
+import { defineFlow } from '../../src/engine/step/helpers.ts';
 import { botStarted, press, signupFlow, signupMachine, textMessage } from './fixtures.ts';
-import { Harness } from './harness.ts';
+import { EngineOnDisk } from './harness.ts';
 
-let h: Harness;
+let h: EngineOnDisk;
 afterEach(async () => {
   await h?.close();
 });
@@ -32,7 +32,7 @@ function answers(): Record<string, unknown>[] {
 
 describe('stale buttons', () => {
   it('notify: answers the press with the policy text and leaves the session where it is', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     const menu = leaveTheMenu();
     const revision = h.engine.sessions.get('u:7')!.revision;
     h.deliver(press(7, h.time, menu.Pro!));
@@ -50,7 +50,7 @@ describe('stale buttons', () => {
       stale: { kind: 'rerender' },
       rerenderEvent: { type: 'redraw' },
     });
-    h = new Harness(() => [flow]);
+    h = new EngineOnDisk(() => [flow]);
     h.deliver(botStarted(7, h.time));
     h.engine.processPending();
     h.deliver(textMessage(7, h.time, 'Ann'));
@@ -73,7 +73,7 @@ describe('stale buttons', () => {
       stale: { kind: 'rerender' },
       rerenderEvent: { type: 'redraw' },
     });
-    h = new Harness(() => [flow]);
+    h = new EngineOnDisk(() => [flow]);
     h.deliver(botStarted(7, h.time));
     h.engine.processPending();
     h.deliver(textMessage(7, h.time, 'Ann'));
@@ -99,7 +99,7 @@ describe('stale buttons', () => {
       triggers: [{ kind: 'bot_started' }],
       stale: { kind: 'accept' },
     });
-    h = new Harness(() => [flow]);
+    h = new EngineOnDisk(() => [flow]);
     h.deliver(botStarted(7, h.time));
     h.engine.processPending();
     h.deliver(textMessage(7, h.time, 'Ann'));
@@ -112,7 +112,7 @@ describe('stale buttons', () => {
   });
 
   it('answers a forged payload without acting on it', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(7, h.time));
     h.engine.processPending();
     h.deliver(textMessage(7, h.time, 'Ann'));
@@ -130,7 +130,7 @@ describe('stale buttons', () => {
   });
 
   it('tells people a keyboard is no longer active when no session runs', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     const menu = leaveTheMenu();
     h.engine.sessions.end('u:7');
     h.deliver(press(7, h.time, menu.Pro!));

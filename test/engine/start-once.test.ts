@@ -1,6 +1,6 @@
 /** A session's start runs the start step's entry once: effect factories are not called twice. */
 import { describe, expect, it } from 'vitest';
-import { step } from '../../src/engine/step.ts';
+import { step } from '../../src/engine/step/step.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
 

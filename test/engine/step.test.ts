@@ -1,14 +1,14 @@
 // The pure step and its parts, without SQLite or HTTP: what a flow's transitions turn into.
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
-import { ButtonSigner } from '../../src/engine/buttons.ts';
-import type { EventMeta, FlowEvent } from '../../src/engine/contract.ts';
-import { EffectError } from '../../src/engine/effects.ts';
-import { parseCommand } from '../../src/engine/events.ts';
-import { defineFlow, effect, machineVersion, say } from '../../src/engine/helpers.ts';
-import { FlowDefinitionError, FlowRegistry, MissingFlowVersionError } from '../../src/engine/registry.ts';
-import { findFlowToStart } from '../../src/engine/routing.ts';
-import { StepError, step } from '../../src/engine/step.ts';
+import { findFlowToStart } from '../../src/engine/lane/routing.ts';
+import { ButtonSigner } from '../../src/engine/step/buttons.ts';
+import type { EventMeta, FlowEvent } from '../../src/engine/step/contract.ts';
+import { EffectError } from '../../src/engine/step/effects.ts';
+import { parseCommand } from '../../src/engine/step/events.ts';
+import { FlowDefinitionError, FlowSet, MissingFlowVersionError } from '../../src/engine/step/flow-set.ts';
+import { defineFlow, effect, machineVersion, say } from '../../src/engine/step/helpers.ts';
+import { StepError, step } from '../../src/engine/step/step.ts';
 import { signupFlow } from './fixtures.ts';
 
 const signer = new ButtonSigner('a-test-secret-of-enough-length');
@@ -172,10 +172,10 @@ describe('button payloads', () => {
 describe('flows and triggers', () => {
   it('refuses XState after-delays with a hint to use durable timers', () => {
     const machine = setup({}).createMachine({ initial: 'a', states: { a: { after: { 1000: 'b' } }, b: {} } });
-    expect(() => new FlowRegistry([defineFlow({ id: 'late', machine, triggers: [] })])).toThrow(
+    expect(() => new FlowSet([defineFlow({ id: 'late', machine, triggers: [] })])).toThrow(
       FlowDefinitionError,
     );
-    expect(() => new FlowRegistry([defineFlow({ id: 'late', machine, triggers: [] })])).toThrow(/armTimer/);
+    expect(() => new FlowSet([defineFlow({ id: 'late', machine, triggers: [] })])).toThrow(/armTimer/);
   });
 
   it('picks the most specific trigger: exact deep-link payload over any bot_started', () => {
@@ -203,7 +203,7 @@ describe('flows and triggers', () => {
   it('keeps pinned versions and refuses clearly when a pinned version is missing', () => {
     const v1 = defineFlow({ id: 'f', version: 'v1', machine: setup({}).createMachine({}), triggers: [] });
     const v2 = defineFlow({ id: 'f', version: 'v2', machine: setup({}).createMachine({}), triggers: [] });
-    const registry = new FlowRegistry([v1, v2]);
+    const registry = new FlowSet([v1, v2]);
     expect(registry.latest('f')?.version).toBe('v2');
     expect(registry.resolve('f', 'v1', {}).flow).toBe(v1);
     expect(() => registry.resolve('f', 'v0', {})).toThrow(MissingFlowVersionError);

@@ -1,18 +1,19 @@
 // Durable timers on a virtual clock over a real SQLite file: firing without user input, across restarts,
 // discarded with the step that armed them, and the grace rule after downtime.
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { botStarted, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, until } from './harness.ts';
+import { EngineOnDisk } from './harness.ts';
 
 const HOUR = 3_600_000;
-let h: Harness;
+let h: EngineOnDisk;
 afterEach(async () => {
   await h?.close();
 });
 
 describe('durable timers', () => {
   it('fires a timer after a restart, and not one whose step was left', async () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(1, h.time), botStarted(2, h.time));
     h.engine.processPending();
     h.advance(10 * 60_000);
@@ -31,7 +32,7 @@ describe('durable timers', () => {
   });
 
   it('ignores a timer that fired just before its step was left', () => {
-    h = new Harness(() => [signupFlow]);
+    h = new EngineOnDisk(() => [signupFlow]);
     h.deliver(botStarted(1, h.time));
     h.engine.processPending();
     h.advance(HOUR);
@@ -45,7 +46,7 @@ describe('durable timers', () => {
   });
 
   it('spreads out timers that came due while the engine was down, and expires very old ones', async () => {
-    h = new Harness(() => [signupFlow], {
+    h = new EngineOnDisk(() => [signupFlow], {
       timerGrace: { toleranceMs: 60_000, maxLateMs: 6 * HOUR, perSecond: 5 },
     });
     const early = Array.from({ length: 10 }, (_, i) => i + 1);
@@ -74,7 +75,7 @@ describe('durable timers', () => {
   });
 
   it('fires timers on its own once started, without anyone writing', async () => {
-    h = new Harness(() => [signupFlow], { now: undefined });
+    h = new EngineOnDisk(() => [signupFlow], { now: undefined });
     h.deliver(botStarted(1, Date.now()));
     h.engine.processPending();
     // Re-arm the reminder a few milliseconds ahead on the real clock.
@@ -82,7 +83,7 @@ describe('durable timers', () => {
       .prepare("UPDATE timers SET fire_at = ?, due_at = ? WHERE status = 'armed'")
       .run(Date.now() + 50, Date.now() + 50);
     h.engine.start();
-    await until(() => h.texts('u:1').length === 2, 'the reminder');
+    await eventually('the reminder', () => h.texts('u:1').length === 2, 20_000);
     expect(h.texts('u:1').at(-1)).toBe('Still there? (reminder 1)');
   });
 });

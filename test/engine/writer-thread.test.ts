@@ -3,16 +3,17 @@
 // real worker thread.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startWriterThread, type WriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
-import { startWriterThread, type WriterThread } from '../../src/engine/writer-thread.ts';
-import { InboxWriter } from '../../src/intake/inbox-writer.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { eventually } from '../support/eventually.ts';
 import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
-import { Harness, RecordingGateway, SECRET, until } from './harness.ts';
+import { EngineOnDisk, RecordingGateway, SECRET } from './harness.ts';
 
-let h: Harness | undefined;
+let h: EngineOnDisk | undefined;
 let writer: WriterThread | undefined;
 let applies: { mock: { calls: unknown[] } };
 afterEach(async () => {
@@ -25,10 +26,10 @@ afterEach(async () => {
 
 async function started(
   flows: () => Parameters<typeof createEngine>[0]['flows'] & unknown[],
-  extra: Parameters<Harness['open']>[0] = {},
+  extra: Parameters<EngineOnDisk['open']>[0] = {},
   writerOptions: { busyTimeoutMs?: number } = {},
-): Promise<Harness> {
-  h = new Harness(flows as never);
+): Promise<EngineOnDisk> {
+  h = new EngineOnDisk(flows as never);
   writer = await startWriterThread({ path: h.path, synchronous: 'NORMAL', ...writerOptions });
   applies = vi.spyOn(writer, 'apply');
   await h.reopen({ writer, ...extra });
@@ -41,7 +42,7 @@ describe('writer thread', () => {
     const people = Array.from({ length: 120 }, (_, i) => 100 + i);
     const run = async (threaded: boolean) => {
       const harness = threaded ? await started(() => [signupFlow], { batchSize: 16 }) : undefined;
-      const x = harness ?? new Harness(() => [signupFlow], { batchSize: 16 });
+      const x = harness ?? new EngineOnDisk(() => [signupFlow], { batchSize: 16 });
       if (!harness) x.engine.start();
       for (const id of people) x.deliver(botStarted(id, x.time));
       x.engine.notify();
@@ -93,7 +94,7 @@ describe('writer thread', () => {
     expect(first.every((r) => r.inserted)).toBe(true);
     expect(again).toEqual({ inserted: false, id: null });
     expect(accepted.flat()).toEqual(first.map((r) => r.id));
-    await until(() => x.texts('u:5').length === 3, 'three replies');
+    await eventually('three replies', () => x.texts('u:5').length === 3, 20_000);
     await x.engine.drain();
     expect(x.texts('u:5')).toEqual(['a', 'a,b', 'a,b,c']);
   });
@@ -152,7 +153,7 @@ describe('writer thread', () => {
     expect(x.texts('u:3')).toEqual([]);
     blocker.exec('ROLLBACK');
     blocker.close();
-    await until(() => x.texts('u:3').length === 2, 'the held batch committed');
+    await eventually('the held batch committed', () => x.texts('u:3').length === 2, 20_000);
     await x.engine.drain();
     expect(x.texts('u:3')).toEqual(['x', 'x,y']);
   });
@@ -165,7 +166,7 @@ describe('writer thread', () => {
     await writer!.close();
     x.deliver(textMessage(4, x.time, 'b'));
     x.engine.notify();
-    await until(() => x.texts('u:4').length === 2, 'the reply after the thread stopped');
+    await eventually('the reply after the thread stopped', () => x.texts('u:4').length === 2, 20_000);
     expect(x.texts('u:4')).toEqual(['a', 'a,b']);
   });
 

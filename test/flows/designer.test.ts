@@ -1,6 +1,6 @@
 /** Flow files that do what the designer meant (issue 17): chats that used to go wrong, and new inputs. */
 import { describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, type Registry } from '../../src/flows/registry.ts';
 import { relativeDate } from '../../src/flows/relative-dates.ts';

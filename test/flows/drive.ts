@@ -5,7 +5,7 @@ import {
   type Effect,
   type FlowDefinition,
   type FlowEvent,
-} from '../../src/engine/contract.ts';
+} from '../../src/engine/step/contract.ts';
 
 const meta = (locale?: string) => ({
   conversation: 'c1',

@@ -3,10 +3,10 @@
  * version they started on, and move to the new version when its `migrate:` block maps them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
-import { FlowRegistry } from '../../src/engine/registry.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
-import { BotOnSandbox } from './sandbox-harness.ts';
+import { Harness } from '../../src/testing/harness.ts';
+import { lastBot as lastBotOf, personId } from '../support/people.ts';
 
 const v1 = `flow: shop
 version: 1
@@ -72,45 +72,45 @@ function compile(source: string): FlowDefinition {
   return r.flows[0]!;
 }
 
-let bot: BotOnSandbox | undefined;
+let bot: Harness | undefined;
 afterEach(async () => {
   await bot?.close();
   bot = undefined;
 });
 
 async function startOnV1() {
-  bot = await BotOnSandbox.start([compile(v1)]);
-  const ann = await bot.person('Ann');
+  bot = await Harness.start({ flows: [compile(v1)] });
+  const ann = await personId(bot, 'Ann');
   await bot.sandbox.control.startBot(ann, {});
-  await bot.pump();
+  await bot.settle();
   await bot.sandbox.control.sendText(ann, 'dialog', 'ann@example.org');
-  await bot.pump();
-  expect((await bot.lastBot(ann)).text).toBe('Size for ann@example.org?');
+  await bot.settle();
+  expect((await lastBotOf(bot, ann)).text).toBe('Size for ann@example.org?');
   return { bot, ann };
 }
 
 describe('a changed flow file and running conversations', () => {
   it('without migrate, a running conversation finishes on its version while new ones start on the new', async () => {
     const { bot, ann } = await startOnV1();
-    await bot.useFlows(new FlowRegistry([compile(v1), compile(v2)]));
+    await bot.restart([compile(v1), compile(v2)]);
     await bot.sandbox.control.sendText(ann, 'dialog', 'M');
-    await bot.pump();
-    expect((await bot.lastBot(ann)).text).toBe('v1: ann@example.org wears M');
-    const bob = await bot.person('Bob');
+    await bot.settle();
+    expect((await lastBotOf(bot, ann)).text).toBe('v1: ann@example.org wears M');
+    const bob = await personId(bot, 'Bob');
     await bot.sandbox.control.startBot(bob, {});
-    await bot.pump();
-    expect((await bot.lastBot(bob)).text).toBe('Your email?');
+    await bot.settle();
+    expect((await lastBotOf(bot, bob)).text).toBe('Your email?');
   });
 
   it('with migrate, the conversation moves to the mapped step with its context renamed', async () => {
     const { bot, ann } = await startOnV1();
     // Only the new version is loaded: the engine asks its migrate() to carry the session over.
-    await bot.useFlows(new FlowRegistry([compile(v2 + migration)]));
+    await bot.restart([compile(v2 + migration)]);
     await bot.sandbox.control.sendText(ann, 'dialog', 'M');
-    await bot.pump();
-    expect((await bot.lastBot(ann)).text).toBe('Please send a number, like 42.');
+    await bot.settle();
+    expect((await lastBotOf(bot, ann)).text).toBe('Please send a number, like 42.');
     await bot.sandbox.control.sendText(ann, 'dialog', '42');
-    await bot.pump();
-    expect((await bot.lastBot(ann)).text).toBe('v2: ann@example.org wears 42');
+    await bot.settle();
+    expect((await lastBotOf(bot, ann)).text).toBe('v2: ann@example.org wears 42');
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { flowToMermaid } from '../../src/flows/mermaid.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';

@@ -1,6 +1,6 @@
 /** Whole numbers, and text rules that read what the person typed; check refuses rules that cannot pass. */
 import { describe, expect, it } from 'vitest';
-import type { FlowEvent } from '../../src/engine/contract.ts';
+import type { FlowEvent } from '../../src/engine/step/contract.ts';
 import { readAnswer } from '../../src/flows/inputs.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';

@@ -1,7 +1,7 @@
 /** The inputs and patterns designers asked for (issue 17): new input kinds, sub-flows, come_back, defaults. */
 import { describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
-import { step } from '../../src/engine/step.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { step } from '../../src/engine/step/step.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, type Registry } from '../../src/flows/registry.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { FlowRebuildError, rebuildFlow } from '../../src/flows/rebuild.ts';
 import { defineRegistry, type Registry } from '../../src/flows/registry.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
@@ -207,7 +207,7 @@ describe('sessions pinned to a flow version, across a restart with a changed flo
     const { bot, ann, v1Version } = await annHalfWay();
     bot.writeFlow(v2);
     await bot.restart();
-    expect(bot.engine.registry.latest('signup')?.version).toMatch(/^2-/);
+    expect(bot.engine.flows.latest('signup')?.version).toMatch(/^2-/);
     expect(bot.logs.some((l) => l.level === 40)).toBe(false);
 
     // The rebuilt v1 still runs its validator from the programmers' registry.
@@ -250,7 +250,7 @@ describe('sessions pinned to a flow version, across a restart with a changed flo
     expect(warning).toMatchObject({ flow: 'signup', version: v1Version, sessions: 1 });
     expect(String(warning?.msg)).toMatch(/no longer builds.*not_disposable/);
     expect(String(warning?.msg)).toMatch(/migrate: block|engine\.sessions\.end\(\)/);
-    expect(bot.engine.registry.get('signup', v1Version)).toBeUndefined();
+    expect(bot.engine.flows.get('signup', v1Version)).toBeUndefined();
   });
 });
 

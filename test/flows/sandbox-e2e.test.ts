@@ -4,18 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFlows } from '../../src/flows/load.ts';
-import { BotOnSandbox } from './sandbox-harness.ts';
+import { Harness } from '../../src/testing/harness.ts';
+import { lastBot as lastBotOf, messagesOf, personId } from '../support/people.ts';
 
-let bot: BotOnSandbox;
-const pump = () => bot.pump();
-const lastBot = (user: number) => bot.lastBot(user);
-const texts = (user: number) => bot.messages(user);
-const person = (name: string, locale?: string) => bot.person(name, locale);
+let bot: Harness;
+const pump = () => bot.settle();
+const lastBot = (user: number) => lastBotOf(bot, user);
+const texts = (user: number) => messagesOf(bot, user);
+const person = (name: string, locale?: string) => personId(bot, name, locale);
 
 beforeAll(async () => {
   const loaded = await loadFlows('flows');
   expect(loaded.problems).toEqual([]);
-  bot = await BotOnSandbox.start(loaded.flows);
+  bot = await Harness.start({ flows: loaded.flows });
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnyMachineSnapshot } from 'xstate';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { watchFlows } from '../../src/flows/watch.ts';
 import { Drive, type Snapshot } from './drive.ts';

@@ -17,7 +17,7 @@ import { tempDatabase } from './helpers.ts';
 
 const BODIES = 10_000;
 const SECRET = 'fuzz_secret';
-const payloads = new URL('../api/fixtures/payloads/', import.meta.url);
+const payloads = new URL('../client/fixtures/payloads/', import.meta.url);
 const samples = readdirSync(payloads)
   .filter((f) => f.startsWith('webhook.'))
   .map((f) => JSON.parse(readFileSync(new URL(f, payloads), 'utf8')) as Record<string, unknown>);

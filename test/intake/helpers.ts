@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 
-const payloads = new URL('../api/fixtures/payloads/', import.meta.url);
+const payloads = new URL('../client/fixtures/payloads/', import.meta.url);
 
 /** The raw text of a recorded webhook delivery from the real platform. */
 export function webhookPayload(type: string): string {
@@ -33,13 +33,4 @@ export function tempDatabase(): {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Polls `condition` until it holds or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -1,9 +1,10 @@
 import Fastify from 'fastify';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { startPolling } from '../../src/intake/polling.ts';
 import { KV_KEYS, KvStore } from '../../src/store/kv.ts';
-import { tempDatabase, waitFor } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { tempDatabase } from './helpers.ts';
 
 let env: ReturnType<typeof tempDatabase>;
 beforeEach(() => {
@@ -47,7 +48,7 @@ it('backs off on 503, waits out 429 Retry-After, survives a dropped connection, 
   const logger = { info() {}, error() {}, warn: (o: { err?: Error }) => o.err && warnings.push(o.err.name) };
   const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 10, logger });
   try {
-    await waitFor(() => seen.length >= 5, 'the poll after the committed batch');
+    await eventually('the poll after the committed batch', () => seen.length >= 5, 20_000);
     expect(warnings).toEqual(['ApiError', 'ApiError', 'NetworkError']);
     expect(seen[2]!.at - seen[1]!.at).toBeGreaterThanOrEqual(1000); // Retry-After: 1 was honoured
     expect(env.inbox.nextPending()[0]).toMatchObject({ updateType: 'bot_started', conversationKey: 'u:7' });

@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { PollingError, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { KV_KEYS, KvStore } from '../../src/store/kv.ts';
-import { tempDatabase, waitFor } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { tempDatabase } from './helpers.ts';
 
 let sandbox: Sandbox;
 let api: BotApi;
@@ -48,11 +49,11 @@ describe('long polling', () => {
     // The bot starts first: its handshake poll gets a marker, and everything after it is delivered.
     const accepted: number[] = [];
     const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
-    await waitFor(() => first.marker !== undefined, 'the first marker');
+    await eventually('the first marker', () => first.marker !== undefined, 20_000);
     const person = await sandbox.control.createUser({ first_name: 'Аня' });
     await sandbox.control.startBot(person.user_id);
     await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'Привет, бот!' });
-    await waitFor(() => texts(env.db).length === 1, 'the first message');
+    await eventually('the first message', () => texts(env.db).length === 1, 20_000);
     expect(texts(env.db)).toEqual(['Привет, бот!']);
     const started = env.inbox.nextPending().find((r) => r.updateType === 'bot_started');
     expect(started?.conversationKey).toBe(`u:${person.user_id}`);
@@ -68,7 +69,7 @@ describe('long polling', () => {
     const calls: { marker?: number | null }[] = [];
     const second = startPolling({ api: recordingApi(calls), db, timeout: 1 });
     try {
-      await waitFor(() => texts(db).length === 2, 'the message sent while stopped');
+      await eventually('the message sent while stopped', () => texts(db).length === 2, 20_000);
       expect(calls[0]?.marker).toBe(Number(stored));
       expect(texts(db)).toEqual(['Привет, бот!', 'Ты здесь?']);
       expect(new InboxStore(db).counts().pending).toBe(3);
@@ -86,11 +87,11 @@ describe('long polling', () => {
     const logger = { info() {}, warn: (...args: unknown[]) => warnings.push(String(args[1])), error() {} };
     const poller = startPolling({ api, db: env.db, timeout: 1, logger });
     try {
-      await waitFor(() => poller.marker !== undefined, 'the first marker');
+      await eventually('the first marker', () => poller.marker !== undefined, 20_000);
       expect(env.inbox.nextPending().map((r) => r.updateType)).toEqual(['message_created']);
       expect(warnings.join('\n')).toMatch(/may have been skipped/);
       await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'after' });
-      await waitFor(() => texts(env.db).length === 2, 'the message after the first start');
+      await eventually('the message after the first start', () => texts(env.db).length === 2, 20_000);
     } finally {
       await poller.stop();
     }
@@ -99,7 +100,7 @@ describe('long polling', () => {
   it('fetches a batch again when its commit failed, so nothing is skipped', async () => {
     // A marker is stored first (the handshake), so the batch below is fetched with it.
     const handshake = startPolling({ api, db: env.db, timeout: 1 });
-    await waitFor(() => handshake.marker !== undefined, 'the first marker');
+    await eventually('the first marker', () => handshake.marker !== undefined, 20_000);
     await handshake.stop();
     const person = await sandbox.control.createUser({ first_name: 'Bo' });
     await sandbox.control.startBot(person.user_id);
@@ -113,10 +114,10 @@ describe('long polling', () => {
     const logger = { info() {}, warn() {}, error: (o: { err: Error }) => errors.push(o.err.message) };
     const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 20, logger });
     try {
-      await waitFor(() => errors.length >= 2, 'failed commits');
+      await eventually('failed commits', () => errors.length >= 2, 20_000);
       expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBe(String(handshake.marker));
       env.db.exec('DROP TRIGGER refuse');
-      await waitFor(() => texts(env.db).length === 1, 'the batch after the disk recovered');
+      await eventually('the batch after the disk recovered', () => texts(env.db).length === 1, 20_000);
       // The whole batch was refused together and arrived together: bot_started too.
       expect(env.inbox.nextPending().map((r) => r.updateType)).toEqual(['bot_started', 'message_created']);
       expect(errors[0]).toMatch(/disk trouble/);
@@ -154,9 +155,10 @@ describe('long polling', () => {
 
   it('stops cleanly in the middle of a long poll', async () => {
     const poller = startPolling({ api, db: env.db, timeout: 60 });
-    await waitFor(
-      () => sandbox.requestLog.list().some((r) => r.op === 'getSubscriptions'),
+    await eventually(
       'polling to begin',
+      () => sandbox.requestLog.list().some((r) => r.op === 'getSubscriptions'),
+      20_000,
     );
     await poller.stop();
     await expect(poller.done).resolves.toBeUndefined();

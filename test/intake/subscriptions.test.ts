@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
+import { BotApi } from '../../src/client/client.ts';
 import { deleteSubscription, ensureSubscription, SubscriptionError } from '../../src/intake/subscriptions.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AcceptedBatch } from '../../src/intake/inbox-writer.ts';
+import type { AcceptedBatch } from '../../src/inbox/inbox-writer.ts';
 import { buildWebhook } from '../../src/intake/webhook.ts';
 import { tempDatabase, webhookPayload } from './helpers.ts';
 

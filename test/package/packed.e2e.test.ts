@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,16 +85,6 @@ function firstLine(child: ChildProcess, match: (line: string) => boolean, what: 
   });
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe.each(nodes)('the packed package on Node %s', (version) => {
   const folder = join(work, `user-${version}`);
   const app = join(folder, 'app');
@@ -153,12 +144,16 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
     };
     const person = await post('/_sandbox/users', { first_name: 'Ann' });
     await post('/_sandbox/start', { user_id: person.user_id });
-    const text = await waitFor(async () => {
-      const view = (await (await fetch(`${baseUrl}/_sandbox/view?user_id=${person.user_id}`)).json()) as {
-        messages: Array<{ from: string; text: string }>;
-      };
-      return view.messages.find((m) => m.from === 'bot')?.text;
-    }, 'the bot to answer bot_started');
+    const text = await eventually(
+      'the bot to answer bot_started',
+      async () => {
+        const view = (await (await fetch(`${baseUrl}/_sandbox/view?user_id=${person.user_id}`)).json()) as {
+          messages: Array<{ from: string; text: string }>;
+        };
+        return view.messages.find((m) => m.from === 'bot')?.text;
+      },
+      30_000,
+    );
     expect(text).toContain('What is your name?');
 
     const exited = new Promise<number | null>((resolve) => bot.once('exit', (code) => resolve(code)));

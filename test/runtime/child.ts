@@ -84,18 +84,3 @@ export function runBotflow(
     },
   };
 }
-
-/** Polls `probe` every 100 ms until it returns a value (a throw counts as "not yet"); fails after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = probe();
-      if (value !== undefined) return value;
-    } catch {
-      // not there yet (the database may not exist yet)
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxControl } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { EngineInbox } from '../../src/store/engine-inbox.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { runBotflow } from './child.ts';
 
@@ -66,7 +67,7 @@ describe('botflow run without a token', () => {
     const [old] = inbox.append([
       { dedupeKey: 'old-done', payload: '{"update_type":"x"}', receivedAt: fourDaysAgo },
     ]);
-    inbox.markDone(old!.id!, fourDaysAgo);
+    new EngineInbox(seed).settle(old!.id!, 'done', null, null, fourDaysAgo);
     seed.close();
 
     const run = runBotflow(['run', '--port', '0'], { cwd: home, env: { BOTFLOW_FLOWS_DIR: FLOWS } });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { crashSeed } from '../crash-load.ts';
 import { type FaultProxy, startFaultProxy } from '../fault-proxy.ts';
+import { eventually } from '../support/eventually.ts';
 import { type BotflowProcess, runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -20,16 +21,6 @@ afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function setUp(name: string): Promise<{ sandbox: Sandbox; proxy: FaultProxy; bot: BotflowProcess }> {
   const { random } = crashSeed(name);
@@ -77,8 +68,10 @@ describe('faults between botflow and the platform', () => {
     );
     const ids = people.map((p) => p.user_id);
     await Promise.all(ids.map((id) => sandbox.control.startBot(id)));
-    await eventually('every welcome', async () =>
-      (await botTexts(sandbox, ids)).every((t) => t.length === 1) ? true : undefined,
+    await eventually(
+      'every welcome',
+      async () => ((await botTexts(sandbox, ids)).every((t) => t.length === 1) ? true : undefined),
+      120_000,
     );
     proxy.outageUntil(Date.now() + 30_000);
     // People answer during the outage: the updates wait on the platform, the replies wait in the outbox.
@@ -107,16 +100,22 @@ describe('faults between botflow and the platform', () => {
     );
     const ids = people.map((p) => p.user_id);
     await Promise.all(ids.map((id) => sandbox.control.startBot(id)));
-    await eventually('every welcome', async () =>
-      (await botTexts(sandbox, ids)).every((t) => t.length >= 1) ? true : undefined,
+    await eventually(
+      'every welcome',
+      async () => ((await botTexts(sandbox, ids)).every((t) => t.length >= 1) ? true : undefined),
+      120_000,
     );
     await Promise.all(ids.map((id, i) => sandbox.control.sendText(id, 'dialog', `Name${i}`)));
-    await eventually('every age question', async () =>
-      (await botTexts(sandbox, ids)).every((t) => t.length >= 2) ? true : undefined,
+    await eventually(
+      'every age question',
+      async () => ((await botTexts(sandbox, ids)).every((t) => t.length >= 2) ? true : undefined),
+      120_000,
     );
     await Promise.all(ids.map((id) => sandbox.control.sendText(id, 'dialog', '30')));
-    await eventually('every email question', async () =>
-      (await botTexts(sandbox, ids)).every((t) => t.length >= 3) ? true : undefined,
+    await eventually(
+      'every email question',
+      async () => ((await botTexts(sandbox, ids)).every((t) => t.length >= 3) ? true : undefined),
+      120_000,
     );
     await new Promise((r) => setTimeout(r, 3_000)); // a duplicate would have arrived by now
     const texts = await botTexts(sandbox, ids);

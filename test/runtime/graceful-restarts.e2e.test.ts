@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { eventually } from '../support/eventually.ts';
 import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -27,16 +28,6 @@ afterAll(async () => {
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe.each(['polling', 'webhook'] as const)('graceful restarts with replies queued (%s)', (mode) => {
   it(`${RESTARTS} SIGTERMs while ${PEOPLE} welcomes drain: none lost, none twice, no error lines, no 429`, async () => {
@@ -83,8 +74,10 @@ describe.each(['polling', 'webhook'] as const)('graceful restarts with replies q
 
     for (let restart = 1; restart <= RESTARTS; restart++) {
       const before = (await welcomes()).total;
-      await eventually(`more welcomes before restart ${restart}`, async () =>
-        (await welcomes()).total >= Math.min(PEOPLE - 10, before + 20) ? true : undefined,
+      await eventually(
+        `more welcomes before restart ${restart}`,
+        async () => ((await welcomes()).total >= Math.min(PEOPLE - 10, before + 20) ? true : undefined),
+        120_000,
       );
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
@@ -92,10 +85,14 @@ describe.each(['polling', 'webhook'] as const)('graceful restarts with replies q
       run = runBotflow(['run'], { cwd: dir, env });
       await run.waitFor(/botflow is running as/);
     }
-    const final = await eventually('every welcome sent', async () => {
-      const w = await welcomes();
-      return w.total >= PEOPLE ? w : undefined;
-    });
+    const final = await eventually(
+      'every welcome sent',
+      async () => {
+        const w = await welcomes();
+        return w.total >= PEOPLE ? w : undefined;
+      },
+      120_000,
+    );
     await new Promise((r) => setTimeout(r, 1_500)); // anything sent twice would arrive by now
     const settled = await welcomes();
     run.child.kill('SIGTERM');

@@ -5,11 +5,11 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { loadFlows } from '../../src/flows/load.ts';
-import { updateEntry } from '../../src/intake/update-entry.ts';
-import { describeEvent, flowGraph, Inspector } from '../../src/runtime/inspector.ts';
+import { updateEntry } from '../../src/inbox/update-entry.ts';
+import { describeEvent, Inspector, panelGraph } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
@@ -71,9 +71,22 @@ describe('the inspector API', () => {
     expect(graph.edges.some((e) => e.from === '__return' || e.to === '__return')).toBe(false);
   });
 
-  it('reads a graph from Mermaid text, nested blocks belonging to their state', () => {
-    const graph = flowGraph(
-      'stateDiagram-v2\n  [*] --> a\n  state b {\n    [*] --> x\n    x --> y\n  }\n  a --> b : go\n  b --> [*]\n',
+  it("draws the diagram's top level, nested blocks belonging to their state", () => {
+    const graph = panelGraph(
+      [
+        { kind: 'initial', to: 'a' },
+        { kind: 'final', state: 'b' },
+        {
+          kind: 'block',
+          state: 'b',
+          items: [
+            { kind: 'initial', to: 'x' },
+            { kind: 'edge', from: 'x', to: 'y', label: '' },
+          ],
+        },
+        { kind: 'edge', from: 'a', to: 'b', label: 'go' },
+        { kind: 'edge', from: 'b', to: '__return', label: '' },
+      ],
       ['b', 'a'],
     );
     expect(graph).toEqual({
@@ -116,6 +129,45 @@ describe('the inspector API', () => {
     expect((await get(app, '/_inspector/conversation?key=u:7')).body.session.flowId).toBe('signup');
   });
 
+  it("moves a conversation's timers for the playground's clock, and fires one now", async () => {
+    const { inspector, app, db, engine } = await panelServer();
+    inspector.attach({ engine, flows, problems: [] });
+    const update = {
+      update_type: 'bot_started',
+      timestamp: Date.now(),
+      chat_id: 5,
+      user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
+      user_locale: 'en',
+    };
+    new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+    engine.processPending();
+    type Timer = { id: number; name: string; fireAt: number };
+    const timers = async () => (await get(app, '/_inspector/conversation?user_id=7')).body.timers as Timer[];
+    const before = await timers();
+    expect(before.length).toBeGreaterThan(1);
+    const post = (url: string, payload: object) =>
+      app.inject({ method: 'POST', url, payload }).then((r) => ({ status: r.statusCode, body: r.json() }));
+
+    expect((await post('/_inspector/timers/advance', { user_id: 7, ms: -5 })).status).toBe(400);
+    expect(await post('/_inspector/timers/advance', { user_id: 7, ms: 60_000 })).toEqual({
+      status: 200,
+      body: { moved: before.length },
+    });
+    // The timers are hours ahead: each is now due a minute sooner.
+    for (const t of await timers()) expect(t.fireAt).toBe(before.find((b) => b.id === t.id)!.fireAt - 60_000);
+
+    const remind = before.find((t) => t.name.includes('remind'))!;
+    expect(await post('/_inspector/timers/fire', { user_id: 8, timer_id: remind.id })).toMatchObject({
+      status: 404,
+    });
+    expect(await post('/_inspector/timers/fire', { user_id: 7, timer_id: remind.id })).toEqual({
+      status: 200,
+      body: { fired: true },
+    });
+    engine.tick();
+    expect((await timers()).map((t) => t.name)).not.toContain(remind.name);
+  });
+
   it('lists the calls that failed for good', async () => {
     const { app, db, engine, inspector } = await panelServer();
     inspector.attach({ engine, flows, problems: [] });
@@ -149,6 +201,30 @@ describe('the inspector API', () => {
         },
       ],
     });
+
+    // Sent again from the page: pending in line, gone from the list.
+    const post = (url: string, payload: unknown) =>
+      app.inject({ method: 'POST', url, payload: payload as object }).then((r) => ({
+        status: r.statusCode,
+        body: r.json(),
+      }));
+    expect(await post('/_inspector/dead-letters/retry', { ids: [] })).toMatchObject({ status: 400 });
+    expect(await post('/_inspector/dead-letters/retry', { ids: ['1'] })).toMatchObject({ status: 400 });
+    expect(await post('/_inspector/dead-letters/retry', { ids: [1] })).toEqual({
+      status: 200,
+      body: { changed: 1 },
+    });
+    expect(outbox.get(1)?.status).toBe('pending');
+    expect((await get(app, '/_inspector/dead-letters')).body.deadLetters).toEqual([]);
+
+    // Failed again, then given up for good.
+    outbox.claim(1, 4);
+    outbox.finish(1, { status: 'failed', error: 'still refused' }, 5);
+    expect(await post('/_inspector/dead-letters/drop', { all: true })).toEqual({
+      status: 200,
+      body: { changed: 1 },
+    });
+    expect(outbox.get(1)?.status).toBe('dropped');
   });
 
   it('refuses a conversation request without a person or a key, saying what to give', async () => {

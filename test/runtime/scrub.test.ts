@@ -1,7 +1,7 @@
 /** Secrets never reach a printed line: known values, and credentials in any URL. */
 import { describe, expect, it } from 'vitest';
+import { runBot } from '../../src/cli/run-command.ts';
 import { scrub } from '../../src/runtime/logger.ts';
-import { runBot } from '../../src/runtime/run-command.ts';
 
 describe('scrub', () => {
   it('redacts user info and secret-looking query parameters in URLs, and known values anywhere', () => {

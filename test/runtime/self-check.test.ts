@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
-import { NetworkError } from '../../src/api/errors.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { NetworkError } from '../../src/client/errors.ts';
 import { explainFailure, selfCheck } from '../../src/runtime/self-check.ts';
 import { createTestPki, type TestPki } from './tls-fixture.ts';
 

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { runBotflow, until } from './child.ts';
+import { eventually } from '../support/eventually.ts';
+import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 const PEOPLE = 60;
@@ -84,8 +85,10 @@ describe('shutdown under load', () => {
     );
 
     // Mid-way: some events processed, more still arriving, replies queued behind 30/s.
-    await until('the first processed events', () =>
-      (counts(dbPath).inbox.done ?? 0) >= 150 ? true : undefined,
+    await eventually(
+      'the first processed events',
+      () => ((counts(dbPath).inbox.done ?? 0) >= 150 ? true : undefined),
+      { timeoutMs: 90_000, everyMs: 100, tolerateThrows: true },
     );
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -103,11 +106,15 @@ describe('shutdown under load', () => {
 
     const second = runBotflow(['run'], { cwd: dir, env });
     await second.waitFor(/botflow is running as/);
-    const settled = await until('every update processed and every reply sent', () => {
-      const now = counts(dbPath);
-      const open = (now.outbox.pending ?? 0) + (now.outbox.sending ?? 0);
-      return now.total === expected && (now.inbox.pending ?? 0) === 0 && open === 0 ? now : undefined;
-    });
+    const settled = await eventually(
+      'every update processed and every reply sent',
+      () => {
+        const now = counts(dbPath);
+        const open = (now.outbox.pending ?? 0) + (now.outbox.sending ?? 0);
+        return now.total === expected && (now.inbox.pending ?? 0) === 0 && open === 0 ? now : undefined;
+      },
+      { timeoutMs: 90_000, everyMs: 100, tolerateThrows: true },
+    );
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 

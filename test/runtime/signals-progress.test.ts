@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, trackProgress } from '../../src/runtime/progress.ts';
 import { handleSignals } from '../../src/runtime/shutdown.ts';
+import { eventually } from '../support/eventually.ts';
 
 function recorder() {
   const lines: { fields: Record<string, unknown>; msg: string }[] = [];
@@ -10,14 +11,6 @@ function recorder() {
     );
   };
   return { lines, logger: { info: log, warn: log, error: log } as never };
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 // A signal nobody else in the test worker listens to, emitted in-process (no real signal is sent).
@@ -62,7 +55,7 @@ describe('handleSignals', () => {
     });
     try {
       process.emit(SIGNAL, SIGNAL);
-      await until(() => exits.length > 0);
+      await eventually('the condition', () => exits.length > 0, 10_000);
       expect(exits).toEqual([1]);
       expect(lines.at(-1)?.msg).toContain('shutdown did not finish within 50 ms');
     } finally {
@@ -76,11 +69,15 @@ describe('trackProgress', () => {
     const { logger, lines } = recorder();
     let left = 300;
     const stop = trackProgress({ label: 'backlog', remaining: () => left, logger, intervalMs: 20 });
-    await until(() => lines.length >= 2);
+    await eventually('the condition', () => lines.length >= 2, 10_000);
     left = 100;
-    await until(() => lines.some((l) => l.fields.remaining === 100));
+    await eventually('the condition', () => lines.some((l) => l.fields.remaining === 100), 10_000);
     left = 0;
-    await until(() => lines.some((l) => l.msg.startsWith('backlog: done (300 in')));
+    await eventually(
+      'the condition',
+      () => lines.some((l) => l.msg.startsWith('backlog: done (300 in')),
+      10_000,
+    );
     stop();
     expect(lines[0]!.msg).toBe('backlog: 300 to go');
     expect(lines.find((l) => l.fields.remaining === 100)!.msg).toMatch(

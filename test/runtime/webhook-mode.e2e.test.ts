@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { runBotflow, until } from './child.ts';
+import { eventually } from '../support/eventually.ts';
+import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 const SECRET = 'webhook_secret_for_tests_123';
@@ -101,8 +102,10 @@ describe('botflow run in webhook mode', () => {
           await sandbox.control.sendText(person.user_id, 'dialog', `answer ${m}`);
       }),
     );
-    await until('events processed mid-traffic', () =>
-      (inboxCounts(dbPath).byStatus.done ?? 0) >= 60 ? true : undefined,
+    await eventually(
+      'events processed mid-traffic',
+      () => ((inboxCounts(dbPath).byStatus.done ?? 0) >= 60 ? true : undefined),
+      { timeoutMs: 90_000, everyMs: 100, tolerateThrows: true },
     );
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -116,10 +119,14 @@ describe('botflow run in webhook mode', () => {
     // The platform redelivers what the stopped receiver did not acknowledge.
     const second = runBotflow(['run'], { cwd: dir, env });
     await second.waitFor(/botflow is running as/);
-    const settled = await until('every delivery handled', () => {
-      const now = inboxCounts(dbPath);
-      return now.total === expected && (now.byStatus.pending ?? 0) === 0 ? now : undefined;
-    });
+    const settled = await eventually(
+      'every delivery handled',
+      () => {
+        const now = inboxCounts(dbPath);
+        return now.total === expected && (now.byStatus.pending ?? 0) === 0 ? now : undefined;
+      },
+      { timeoutMs: 90_000, everyMs: 100, tolerateThrows: true },
+    );
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(settled.byStatus.failed ?? 0).toBe(0);

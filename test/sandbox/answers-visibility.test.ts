@@ -4,12 +4,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedEvent } from '../../src/sandbox/index.ts';
-import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 afterEach(() => h.close());
 
-async function pressAndAnswer(h: Harness) {
+async function pressAndAnswer(h: SandboxClient) {
   const { user } = await personInDialog(h.sandbox);
   const events: FeedEvent[] = [];
   const stream = await h.sandbox.control.events((e) => events.push(e), { user_id: user.user_id });
@@ -21,14 +23,14 @@ async function pressAndAnswer(h: Harness) {
   const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, 'go');
   const result = await h.api.answerCallback({ callback_id: press.callback_id!, notification: 'Saved' });
   await h.api.sendMessage({ user_id: user.user_id, text: 'after' });
-  await eventually(() => (events.filter((e) => e.type === 'message.created').length >= 2 ? true : undefined));
+  await eventually('two messages seen', () => events.filter((e) => e.type === 'message.created').length >= 2);
   stream.close();
   return { user, events, result, view: await h.sandbox.control.view(user.user_id) };
 }
 
 describe('notification-only callback answers', () => {
   it('are accepted but not shown by default', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user, events, result, view } = await pressAndAnswer(h);
     expect(result).toEqual({ success: true });
     expect(events.some((e) => e.type === 'notification')).toBe(false);
@@ -38,7 +40,7 @@ describe('notification-only callback answers', () => {
   });
 
   it('are shown, marked as hidden on the platform, when the sandbox is told to', async () => {
-    h = await harness({ showNotificationOnlyAnswers: true });
+    h = await sandboxClient({ showNotificationOnlyAnswers: true });
     const { events, view } = await pressAndAnswer(h);
     const note = events.find((e) => e.type === 'notification');
     expect(note).toMatchObject({

@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 let clock = Date.UTC(2026, 5, 1);
 beforeEach(async () => {
   clock = Date.UTC(2026, 5, 1);
-  h = await harness({ now: () => clock });
+  h = await sandboxClient({ now: () => clock });
 });
 afterEach(() => h.close());
 
@@ -230,7 +232,7 @@ describe('comments on channel posts', () => {
     const view = await h.sandbox.control.view(owner.user_id, chatId);
     expect(view.messages[0]!.comments).toHaveLength(1);
     // added twice, edited once, deleted once: the web page hears of each
-    await eventually(() => (changes.length === 4 ? true : undefined), 10_000, 'four comments.changed events');
+    await eventually('four comments.changed events', () => (changes.length === 4 ? true : undefined), 10_000);
     expect(new Set(changes)).toEqual(new Set([post.body.mid]));
     stream.close();
   });

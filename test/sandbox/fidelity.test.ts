@@ -1,9 +1,10 @@
 /**
  * The sandbox's updates have the same top-level fields as updates recorded from the real platform
- * (copies in test/api/fixtures/payloads/webhook.*.json, Apache-2.0), so code tested here meets no surprise there.
+ * (copies in test/client/fixtures/payloads/webhook.*.json, Apache-2.0), so code tested here meets no surprise there.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
 /** Top-level keys of each recorded webhook update, sorted. */
 const RECORDED: Record<string, string[]> = {
@@ -26,9 +27,9 @@ const RECORDED: Record<string, string[]> = {
 const RECORDED_USER = ['first_name', 'is_bot', 'last_activity_time', 'last_name', 'name', 'user_id'];
 const RECORDED_MESSAGE = ['body', 'recipient', 'sender', 'timestamp'];
 
-let h: Harness;
+let h: SandboxClient;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
 });
 afterEach(() => h.close());
 

@@ -1,41 +1,5 @@
-/** Shared setup of the sandbox tests: a sandbox on an ephemeral port, the typed client, polling helpers. */
-import { BotApi } from '../../src/api/client.ts';
-import { type Sandbox, type StartOptions, startSandbox } from '../../src/sandbox/index.ts';
-
-export interface Harness {
-  sandbox: Sandbox;
-  api: BotApi;
-  close(): Promise<void>;
-}
-
-/** Starts a sandbox (limits off unless given) and a client for it. */
-export async function harness(options: StartOptions = {}): Promise<Harness> {
-  const sandbox = await startSandbox({ limits: false, ...options });
-  const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
-  return {
-    sandbox,
-    api,
-    async close() {
-      await api.close();
-      await sandbox.close();
-    },
-  };
-}
-
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Shared steps of the sandbox tests (the sandbox and its client: test/support/sandbox.ts). */
+import type { Sandbox } from '../../src/sandbox/index.ts';
 
 /** A person who started the bot, and their dialog id. */
 export async function personInDialog(sandbox: Sandbox, name = 'Ann', payload?: string) {

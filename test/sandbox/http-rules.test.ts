@@ -3,11 +3,12 @@
  * the token is accepted only in the Authorization header: `?access_token=` is refused.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, raw } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { raw } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
 });
 afterEach(() => h.close());
 

@@ -1,10 +1,11 @@
 /** Issue 18, item 7: an image sent by URL comes back in the platform's shape, with photo_id and token. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
 });
 afterEach(() => h.close());
 

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.ts';
+import { ApiError } from '../../src/client/errors.ts';
 import type { LoggedRequest } from '../../src/sandbox/index.ts';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 afterEach(() => h.close());
 
 /** A limiter clock the test moves by hand, so that no window depends on how fast the machine is. */
@@ -34,7 +35,7 @@ async function settle<T>(calls: Promise<T>[]) {
 describe('rate limits', () => {
   it('answers 429 with Retry-After above 30 requests per second, and never admits more', async () => {
     const time = manualClock();
-    h = await harness({ limits: { global: 30, perChat: 2, clock: time.clock } });
+    h = await sandboxClient({ limits: { global: 30, perChat: 2, clock: time.clock } });
     const { ok, rejected } = await settle(Array.from({ length: 45 }, () => h.api.getMyInfo()));
     expect(ok).toBeLessThanOrEqual(30);
     expect(rejected.length).toBeGreaterThanOrEqual(15);
@@ -51,7 +52,7 @@ describe('rate limits', () => {
   });
 
   it('never lets more than 30 requests through in any real second under sustained load', async () => {
-    h = await harness({ limits: { global: 30, perChat: 2 } });
+    h = await sandboxClient({ limits: { global: 30, perChat: 2 } });
     const deadline = Date.now() + 1500;
     let rejected = 0;
     while (Date.now() < deadline) {
@@ -64,7 +65,7 @@ describe('rate limits', () => {
 
   it('limits message operations to 2 per second per chat, independently for each chat', async () => {
     const time = manualClock();
-    h = await harness({ limits: { global: 30, perChat: 2, clock: time.clock } });
+    h = await sandboxClient({ limits: { global: 30, perChat: 2, clock: time.clock } });
     const a = await personInDialog(h.sandbox, 'Ann');
     const b = await personInDialog(h.sandbox, 'Bob');
     const send = (user_id: number, text: string) => h.api.sendMessage({ user_id, text });
@@ -99,7 +100,7 @@ describe('rate limits', () => {
 
   it('counts edits, deletes and callback answers against the chat of the message', async () => {
     const time = manualClock();
-    h = await harness({ limits: { global: 30, perChat: 2, clock: time.clock } });
+    h = await sandboxClient({ limits: { global: 30, perChat: 2, clock: time.clock } });
     const { user, chatId } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({
       user_id: user.user_id,
@@ -129,20 +130,20 @@ describe('rate limits', () => {
   });
 
   it('scales the limits for fast tests and can be switched off', async () => {
-    h = await harness({ limits: { global: 30, perChat: 2, scale: 10 } });
+    h = await sandboxClient({ limits: { global: 30, perChat: 2, scale: 10 } });
     const { user } = await personInDialog(h.sandbox);
     const scaled = await settle(
       Array.from({ length: 20 }, (_, i) => h.api.sendMessage({ user_id: user.user_id, text: `${i}` })),
     );
     expect(scaled.ok).toBe(20);
     await h.close();
-    h = await harness({ limits: false });
+    h = await sandboxClient({ limits: false });
     const off = await settle(Array.from({ length: 100 }, () => h.api.getMyInfo()));
     expect(off.ok).toBe(100);
   });
 
   it('serves the request log over HTTP too', async () => {
-    h = await harness();
+    h = await sandboxClient();
     await h.api.getMyInfo();
     const requests = await h.sandbox.control.requests();
     expect(requests).toEqual([

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.ts';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { ApiError } from '../../src/client/errors.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
 });
 afterEach(() => h.close());
 

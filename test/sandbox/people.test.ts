@@ -3,20 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/api/client.ts';
-import { decodeUpdate } from '../../src/api/schemas/index.ts';
+import { BotApi } from '../../src/client/client.ts';
+import { decodeUpdate } from '../../src/client/schemas/index.ts';
 import {
   type FeedEvent,
   SandboxControl,
   SandboxControlError,
   startSandbox,
 } from '../../src/sandbox/index.ts';
-import { eventually, type Harness, harness, personInDialog } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
 /** The sandbox numbers its updates from 1: marker 1 reads every update kept (a test's view of the queue). */
 const FIRST_MARKER = 1;
 
-let h: Harness | undefined;
+let h: SandboxClient | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -41,7 +43,7 @@ const menu = {
 
 describe('people and callback answers', () => {
   it('a press produces message_callback; the answer edits the message and notifies the presser once', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user, chatId } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Ready?', attachments: [menu] });
     const press = await h.sandbox.control.pressButton(user.user_id, sent.message.body.mid, { text: 'Yes' });
@@ -80,7 +82,7 @@ describe('people and callback answers', () => {
   });
 
   it('other buttons act as the person: message, contact, location; links only answer their URL', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({ user_id: user.user_id, text: 'Pick', attachments: [menu] });
     const mid = sent.message.body.mid;
@@ -108,7 +110,7 @@ describe('people and callback answers', () => {
   });
 
   it('people send files, contacts and locations; the bot sees attachments with working URLs', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const c = h.sandbox.control;
     await c.sendAttachment(
@@ -131,7 +133,7 @@ describe('people and callback answers', () => {
   });
 
   it('lists people, shows a chat with its members, and reports the bot and the clock', async () => {
-    h = await harness({ now: () => 1_775_000_000_000 });
+    h = await sandboxClient({ now: () => 1_775_000_000_000 });
     const c = h.sandbox.control;
     const ann = await c.createUser({ first_name: 'Ann', locale: 'ru' });
     const bob = await c.createUser({ first_name: 'Bob' });
@@ -155,7 +157,7 @@ describe('people and callback answers', () => {
   });
 
   it('control errors are clear: unknown users, chats the person is not in, stopped bots', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const c = h.sandbox.control;
     await expect(c.sendText(424242, 'dialog', 'x')).rejects.toMatchObject({ status: 404 });
     const ann = await c.createUser({ first_name: 'Ann' });
@@ -166,7 +168,7 @@ describe('people and callback answers', () => {
   });
 
   it('streams what people see at /_sandbox/events', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user, chatId } = await personInDialog(h.sandbox);
     const other = await personInDialog(h.sandbox, 'Bob');
     const events: FeedEvent[] = [];
@@ -183,7 +185,11 @@ describe('people and callback answers', () => {
       });
       await h.api.deleteMessage({ message_id: sent.message.body.mid });
       await h.api.sendAction({ chat_id: chatId, action: 'typing_on' });
-      await eventually(() => (events.some((e) => e.type === 'chat.action') ? true : undefined));
+      await eventually(
+        'condition',
+        () => (events.some((e) => e.type === 'chat.action') ? true : undefined),
+        10_000,
+      );
       expect(events.map((e) => e.type)).toEqual([
         'message.created',
         'message.edited',
@@ -261,7 +267,7 @@ describe('running it', () => {
   }, 30_000);
 
   it('never shows the token in JSON output of the sandbox handle', async () => {
-    h = await harness({ token: 'very-secret-token' });
+    h = await sandboxClient({ token: 'very-secret-token' });
     expect(Object.keys(h.sandbox)).not.toContain('token');
     expect(h.sandbox.token).toBe('very-secret-token');
     const update = await personInDialog(h.sandbox);

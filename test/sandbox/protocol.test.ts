@@ -2,9 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSandbox, type FeedEvent } from '../../src/sandbox/index.ts';
-import { eventually, type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { eventually } from '../support/eventually.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog, raw } from './helpers.ts';
 
-let h: Harness | undefined;
+let h: SandboxClient | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -12,7 +14,7 @@ afterEach(async () => {
 
 describe('wire details', () => {
   it('a notification-only answer is literally {"success":true,"message":null}', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const sent = await h.api.sendMessage({
       user_id: user.user_id,
@@ -29,7 +31,7 @@ describe('wire details', () => {
   });
 
   it('treats empty parameters as absent and refuses query parameters sent in the body', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const polled = await raw(h.sandbox, 'GET', '/updates?timeout=0&types=');
     expect(polled).toMatchObject({
@@ -61,7 +63,7 @@ describe('wire details', () => {
   });
 
   it('retries a webhook that does not answer within the timeout', async () => {
-    h = await harness({ webhook: { timeoutMs: 200, firstRetryDelayMs: 20 } });
+    h = await sandboxClient({ webhook: { timeoutMs: 200, firstRetryDelayMs: 20 } });
     let calls = 0;
     const server: Server = createServer((_req, res) => {
       calls++;
@@ -72,8 +74,10 @@ describe('wire details', () => {
     try {
       await h.api.subscribe({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` });
       await personInDialog(h.sandbox);
-      await eventually(async () =>
-        (await h!.sandbox.control.deliveries()).attempts.some((a) => a.ok) ? true : undefined,
+      await eventually(
+        'condition',
+        async () => ((await h!.sandbox.control.deliveries()).attempts.some((a) => a.ok) ? true : undefined),
+        10_000,
       );
       const { attempts } = await h.sandbox.control.deliveries();
       expect(attempts.map((a) => [a.update_type, a.attempt, a.ok])).toEqual([
@@ -88,12 +92,12 @@ describe('wire details', () => {
   });
 
   it('replays missed events to a stream that reconnects with Last-Event-ID', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
     const seen: (FeedEvent & { id: number })[] = [];
     const first = await h.sandbox.control.events((e) => seen.push(e), { user_id: user.user_id });
     await h.api.sendMessage({ user_id: user.user_id, text: 'one' });
-    await eventually(() => (seen.length === 1 ? true : undefined));
+    await eventually('condition', () => (seen.length === 1 ? true : undefined), 10_000);
     first.close();
     await h.api.sendMessage({ user_id: user.user_id, text: 'two' });
     const res = await fetch(`${h.sandbox.baseUrl}/_sandbox/events?user_id=${user.user_id}`, {

@@ -5,21 +5,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/api/errors.ts';
-import { type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { UsageError } from '../../src/client/errors.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog, raw } from './helpers.ts';
 
 const fixture = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
 const OPENAPI = fixture('./fixtures/openapi-requests.json');
-const RECORDED_ERROR = fixture('../api/fixtures/payloads/error.invalid-token.json');
-const RECORDED_CALLBACK = fixture('../api/fixtures/payloads/update.message_callback.json').updates[0];
-const RECORDED_FORWARD = fixture('../api/fixtures/payloads/update.message_created.json').updates[0];
+const RECORDED_ERROR = fixture('../client/fixtures/payloads/error.invalid-token.json');
+const RECORDED_CALLBACK = fixture('../client/fixtures/payloads/update.message_callback.json').updates[0];
+const RECORDED_FORWARD = fixture('../client/fixtures/payloads/update.message_created.json').updates[0];
 
 const keyboard = (buttons: unknown[][]) => ({ type: 'inline_keyboard', payload: { buttons } });
 
-let h: Harness;
+let h: SandboxClient;
 let userId: number;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
   userId = (await personInDialog(h.sandbox)).user.user_id;
 });
 afterEach(() => h.close());

@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeUpdate, UPDATE_TYPES } from '../../src/api/schemas/index.ts';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { decodeUpdate, UPDATE_TYPES } from '../../src/client/schemas/index.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 beforeEach(async () => {
-  h = await harness();
+  h = await sandboxClient();
 });
 afterEach(() => h.close());
 

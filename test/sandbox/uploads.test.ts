@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, personInDialog } from './helpers.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog } from './helpers.ts';
 
-let h: Harness;
+let h: SandboxClient;
 let clock = 1_775_000_000_000;
 beforeEach(async () => {
   clock = 1_775_000_000_000;
-  h = await harness({
+  h = await sandboxClient({
     now: () => clock,
     attachmentProcessingMs: { image: 300, video: 2000, audio: 1000, file: 300 },
   });

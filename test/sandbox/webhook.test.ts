@@ -1,8 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeUpdate } from '../../src/api/schemas/index.ts';
-import { eventually, type Harness, harness, personInDialog, raw } from './helpers.ts';
+import { decodeUpdate } from '../../src/client/schemas/index.ts';
+import { eventually } from '../support/eventually.ts';
+import { type SandboxClient, sandboxClient } from '../support/sandbox.ts';
+import { personInDialog, raw } from './helpers.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -29,12 +31,12 @@ async function receiver(status: (n: number) => number) {
   return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-let h: Harness;
+let h: SandboxClient;
 afterEach(() => h.close());
 
 describe('webhook delivery', () => {
   it('POSTs each update once with the secret header, and lists the subscription', async () => {
-    h = await harness();
+    h = await sandboxClient();
     const hook = await receiver(() => 200);
     try {
       await h.api.subscribe({
@@ -50,7 +52,7 @@ describe('webhook delivery', () => {
       const { user } = await personInDialog(h.sandbox);
       await h.sandbox.control.mute(user.user_id); // not subscribed: not delivered
       await h.sandbox.control.sendText(user.user_id, 'dialog', 'hello');
-      await eventually(() => (hook.received.length >= 2 ? true : undefined));
+      await eventually('condition', () => (hook.received.length >= 2 ? true : undefined), 10_000);
       expect(hook.received.map((r) => r.body.update_type)).toEqual(['bot_started', 'message_created']);
       for (const r of hook.received) {
         expect(r.headers['x-svc-bot-api-secret']).toBe('my_secret-123');
@@ -63,13 +65,13 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failing receiver with growing delays, keeping the order', async () => {
-    h = await harness({ webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 400 } });
+    h = await sandboxClient({ webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 400 } });
     const hook = await receiver((n) => (n <= 3 ? 500 : 200));
     try {
       await h.api.subscribe({ url: hook.url });
       const { user } = await personInDialog(h.sandbox);
       await h.sandbox.control.sendText(user.user_id, 'dialog', 'after start');
-      await eventually(() => (hook.received.length >= 5 ? true : undefined));
+      await eventually('condition', () => (hook.received.length >= 5 ? true : undefined), 10_000);
       expect(hook.received.map((r) => r.body.update_type)).toEqual([
         'bot_started',
         'bot_started',
@@ -90,13 +92,18 @@ describe('webhook delivery', () => {
   });
 
   it('drops the subscription after the give-up time, and long polling works again', async () => {
-    h = await harness({ webhookGiveUpMs: 300, webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 100 } });
+    h = await sandboxClient({
+      webhookGiveUpMs: 300,
+      webhook: { firstRetryDelayMs: 50, maxRetryDelayMs: 100 },
+    });
     const hook = await receiver(() => 503);
     try {
       await h.api.subscribe({ url: hook.url, secret: 'abcde' });
       await personInDialog(h.sandbox);
-      await eventually(async () =>
-        (await h.api.getSubscriptions()).subscriptions.length === 0 ? true : undefined,
+      await eventually(
+        'condition',
+        async () => ((await h.api.getSubscriptions()).subscriptions.length === 0 ? true : undefined),
+        10_000,
       );
       expect(hook.received.length).toBeGreaterThan(1);
       await expect(h.api.getUpdates({ timeout: 0 })).resolves.toBeDefined();
@@ -106,7 +113,7 @@ describe('webhook delivery', () => {
   });
 
   it('validates subscriptions like the platform, except that http://127.0.0.1 is allowed', async () => {
-    h = await harness();
+    h = await sandboxClient();
     await expect(h.api.subscribe({ url: 'http://example.com/hook' })).rejects.toMatchObject({ status: 400 });
     const badSecret = await raw(h.sandbox, 'POST', '/subscriptions', {
       url: 'https://example.com/hook',

@@ -1,6 +1,6 @@
 /** Coverage: the example transcripts reach every step and transition; a partial run lists the rest. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { coverageReport, formatCoverage, skeletons } from '../../src/testing/coverage.ts';
 import { CoverageRecorder } from '../../src/testing/coverage-recorder.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRecording } from '../../src/runtime/recording.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
-import { readRecording } from '../../src/testing/recording.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runBotflow } from '../runtime/child.ts';
+import { eventually } from '../support/eventually.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 let dir: string;
@@ -26,16 +27,6 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('botflow run --record', () => {
   it('records a live dialog that then replays with no differences', async () => {
@@ -51,11 +42,11 @@ describe('botflow run --record', () => {
       const lastBot = async () => (await c.view(ann)).messages.filter((m) => m.from === 'bot').at(-1)?.text;
       const answered = (text: string) => async () => ((await lastBot()) === text ? text : undefined);
       await c.startBot(ann, {});
-      await until('the welcome', answered('Welcome! What is your <b>name</b>?'));
+      await eventually('the welcome', answered('Welcome! What is your <b>name</b>?'), 20_000);
       await c.sendText(ann, 'dialog', 'Ann');
-      await until('the age question', answered('Nice to meet you, Ann. How old are you?'));
+      await eventually('the age question', answered('Nice to meet you, Ann. How old are you?'), 20_000);
       await c.sendText(ann, 'dialog', 'old');
-      await until('the age error', answered('Please send your age as a number, like 27.'));
+      await eventually('the age error', answered('Please send your age as a number, like 27.'), 20_000);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
     } finally {

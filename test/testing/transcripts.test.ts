@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FlowDefinition } from '../../src/engine/contract.ts';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileFlow } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';

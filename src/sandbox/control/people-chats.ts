@@ -3,21 +3,30 @@
  * remove a dialog, add and remove the bot or other people, rename a chat, change the bot's admin
  * rights. Each action changes the platform and produces the update the bot would get.
  */
+import { z } from 'zod';
 import { accessDenied, badRequest, PlatformError } from '../errors.ts';
 import { FIRST_USER_ID } from '../ids.ts';
 import type { Platform } from '../platform.ts';
-import { type ChatRecord, canonicalPermissions, reportedPermissions, type UserRecord } from '../state.ts';
+import {
+  ASSIGNABLE,
+  type ChatRecord,
+  canonicalPermissions,
+  reportedPermissions,
+  type UserRecord,
+} from '../state.ts';
 
-const ALL_PERMISSIONS = [
-  'read_all_messages',
-  'add_remove_members',
-  'add_admins',
-  'change_chat_info',
-  'pin_message',
-  'write',
-  'edit',
-  'delete',
-];
+/** What `POST /_sandbox/chats` takes (the control client sends the same). */
+export const CreateChatInput = z.object({
+  owner_id: z.coerce.number().int(),
+  title: z.string().min(1),
+  type: z.enum(['chat', 'channel']).optional(),
+  member_ids: z.array(z.coerce.number().int()).optional(),
+  with_bot: z.boolean().optional(),
+  bot_permissions: z.array(z.string()).optional(),
+  description: z.string().optional(),
+  is_public: z.boolean().optional(),
+});
+export type CreateChatInput = z.infer<typeof CreateChatInput>;
 
 /** A control request that makes no sense in the current state (409). */
 export const conflict = (message: string) => new PlatformError(409, 'sandbox.conflict', message);
@@ -71,19 +80,7 @@ export function createUser(
   return user;
 }
 
-export function createChat(
-  p: Platform,
-  input: {
-    owner_id: number;
-    title: string;
-    type?: 'chat' | 'channel';
-    member_ids?: number[];
-    with_bot?: boolean;
-    bot_permissions?: string[];
-    description?: string;
-    is_public?: boolean;
-  },
-): ChatRecord {
+export function createChat(p: Platform, input: CreateChatInput): ChatRecord {
   p.user(input.owner_id);
   if (!input.title) throw badRequest('Field "title" is required');
   const now = p.now();
@@ -101,7 +98,7 @@ export function createChat(
     last_access_time: now,
     is_owner: true,
     is_admin: true,
-    permissions: [...ALL_PERMISSIONS],
+    permissions: [...ASSIGNABLE], // the owner may do everything
   };
   for (const id of input.member_ids ?? []) {
     p.user(id);

@@ -2,7 +2,7 @@
  * What people say and press: messages (text, files, contact, location), button presses, edits and
  * deletions, channel posts and comments. Each produces the update the bot would receive.
  */
-import type { Attachment, Button } from '../../api/schemas/index.ts';
+import type { Attachment, Button } from '../../client/schemas/index.ts';
 import { mediaAttachment } from '../attachments.ts';
 import { accessDenied, badRequest, notFound } from '../errors.ts';
 import type { FileStore } from '../files.ts';

@@ -21,16 +21,6 @@ const User = z.object({
   username: z.string().optional(),
   locale: z.string().optional(),
 });
-const Chat = z.object({
-  owner_id: id,
-  title: z.string().min(1),
-  type: z.enum(['chat', 'channel']).optional(),
-  member_ids: z.array(id).optional(),
-  with_bot: z.boolean().optional(),
-  bot_permissions: z.array(z.string()).optional(),
-  description: z.string().optional(),
-  is_public: z.boolean().optional(),
-});
 const File = z.object({
   type: z.enum(['image', 'video', 'audio', 'file']),
   filename: z.string().optional(),
@@ -83,7 +73,9 @@ export function registerControlRoutes(
   });
   app.get('/_sandbox/users', async () => ({ users: Object.values(p.data.users).map(userView) }));
 
-  app.post('/_sandbox/chats', async (req) => chatView(p.data, chats.createChat(p, body(Chat, bodyOf(req)))));
+  app.post('/_sandbox/chats', async (req) =>
+    chatView(p.data, chats.createChat(p, body(chats.CreateChatInput, bodyOf(req)))),
+  );
   app.get('/_sandbox/chats/:chat_id', async (req) => {
     const chat = p.chat(chatIdOf(req.params));
     return {

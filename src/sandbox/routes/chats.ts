@@ -1,6 +1,6 @@
 /** GET/PATCH /chats/{chatId}, sender actions, pins, and the platform's answers to removed chat routes. */
 import type { FastifyInstance } from 'fastify';
-import { SENDER_ACTIONS } from '../../api/schemas/index.ts';
+import { SENDER_ACTIONS } from '../../client/schemas/index.ts';
 import { badRequest, methodNotAllowed, notFound } from '../errors.ts';
 import { bodyOf, boolArg, strArg } from '../http.ts';
 import type { Platform } from '../platform.ts';

@@ -1,6 +1,6 @@
 /** Comments on channel posts, under /messages/{messageId}/comments (paths as API-NOTES gives them). */
 import type { FastifyInstance } from 'fastify';
-import { NewCommentBody, TEXT_MAX } from '../../api/schemas/index.ts';
+import { NewCommentBody, TEXT_MAX } from '../../client/schemas/index.ts';
 import { accessDenied, badRequest, notFound } from '../errors.ts';
 import { argsOf, bodyOf, decodeBody, intArg, listArg, strArg } from '../http.ts';
 import { messageId, seqNumber } from '../ids.ts';

@@ -1,7 +1,7 @@
 /** Membership of the bot, admins and members of group chats and channels. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ChatAdmin } from '../../api/schemas/index.ts';
+import { ChatAdmin } from '../../client/schemas/index.ts';
 import { accessDenied, badRequest, notFound } from '../errors.ts';
 import { argsOf, bodyOf, boolArg, decodeBody, intArg, listArg } from '../http.ts';
 import type { Platform } from '../platform.ts';

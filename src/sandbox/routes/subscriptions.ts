@@ -1,7 +1,7 @@
 /** GET, POST, DELETE /subscriptions: webhook subscriptions. */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { UPDATE_TYPES } from '../../api/schemas/index.ts';
+import { UPDATE_TYPES } from '../../client/schemas/index.ts';
 import { badRequest } from '../errors.ts';
 import { argsOf, bodyOf, decodeBody, strArg } from '../http.ts';
 import type { Platform } from '../platform.ts';

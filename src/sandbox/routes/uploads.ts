@@ -4,7 +4,7 @@
  * Also GET /videos/{videoToken} (Bot API) and GET /_files/{id} (the files' URLs).
  */
 import type { FastifyInstance } from 'fastify';
-import { UPLOAD_TYPES } from '../../api/schemas/index.ts';
+import { UPLOAD_TYPES } from '../../client/schemas/index.ts';
 import { fileUrl } from '../attachments.ts';
 import { badRequest, invalidToken, notFound, PlatformError } from '../errors.ts';
 import type { FileStore } from '../files.ts';

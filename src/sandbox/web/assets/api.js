@@ -52,6 +52,13 @@ export const inspector = {
     }
   },
   conversation: (userId) => call('GET', `/_inspector/conversation?${query({ user_id: userId })}`),
+  /** The playground's clock: the person's timers become due `ms` sooner (those now due fire). */
+  advance: (userId, ms) => call('POST', '/_inspector/timers/advance', { user_id: userId, ms }),
+  fireNow: (userId, timerId) =>
+    call('POST', '/_inspector/timers/fire', { user_id: userId, timer_id: timerId }),
+  deadLetters: () => call('GET', '/_inspector/dead-letters').then((r) => r.deadLetters),
+  /** `action`: 'retry' or 'drop'; `ids`: outbox ids, or undefined for all of them. */
+  redrive: (action, ids) => call('POST', `/_inspector/dead-letters/${action}`, ids ? { ids } : { all: true }),
 };
 
 /** Reads a browser File as base64 (the control API takes file contents inline). */

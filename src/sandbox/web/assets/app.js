@@ -184,6 +184,10 @@ async function followInspector() {
     panel.setState(next);
     showProblems(next?.problems ?? []);
   });
+  events.addEventListener('dead-letters', () => panel.refresh());
+  events.addEventListener('effect', (message) => {
+    if (JSON.parse(message.data).failed) panel.refresh();
+  });
   events.addEventListener('step', (message) => {
     const { conversationKey } = JSON.parse(message.data);
     if (!conversationKey || !selected || conversationKey === `u:${selected.user.user_id}`) panel.refresh();

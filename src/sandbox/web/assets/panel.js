@@ -1,6 +1,7 @@
 // The side panel: the selected conversation's flow, its current step on the flow's graph, its context,
 // timers and the history of its events, step by step.
 import { inspector } from './api.js';
+import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
 import { icon } from './icons.js';
@@ -73,9 +74,11 @@ export class Panel {
       );
       return;
     }
+    const failed = (await deadLettersSection(() => this.refresh())) ?? [];
     if (!this.user) {
       this.el.replaceChildren(
         this.header(),
+        ...[failed].flat(),
         h(
           'p',
           { class: 'hint' },
@@ -143,6 +146,23 @@ export class Panel {
         ),
       );
     }
+    const userId = this.user.user_id;
+    const act = (run) => async (event) => {
+      event.target.disabled = true;
+      await run();
+      this.refresh();
+    };
+    const clockButton = (label, ms) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-small',
+          title: `As if ${label} passed for this conversation: its reminders and timeouts due by then fire now`,
+          onclick: act(() => inspector.advance(userId, ms)),
+        },
+        `+${label}`,
+      );
     parts.push(
       section(
         'Timers',
@@ -161,10 +181,29 @@ export class Panel {
                     { class: 'muted', title: new Date(t.fireAt).toISOString() },
                     ` fires ${relativeTime(t.fireAt)}`,
                   ),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'link-btn',
+                      onclick: act(() => inspector.fireNow(userId, t.id)),
+                    },
+                    'fire now',
+                  ),
                 ),
               ),
             )
           : h('p', { class: 'muted' }, 'No timer armed.'),
+        conversation.timers.length
+          ? h(
+              'div',
+              { class: 'clock-row', role: 'group', 'aria-label': 'Advance the clock' },
+              h('span', { class: 'muted small' }, 'Advance the clock'),
+              clockButton('10 min', 10 * 60_000),
+              clockButton('1 h', 3_600_000),
+              clockButton('1 day', 86_400_000),
+            )
+          : null,
       ),
     );
     const history = conversation.history;
@@ -189,6 +228,6 @@ export class Panel {
           : h('p', { class: 'muted' }, 'No events yet.'),
       ),
     );
-    this.el.replaceChildren(this.header(), ...parts);
+    this.el.replaceChildren(this.header(), ...[failed].flat(), ...parts);
   }
 }

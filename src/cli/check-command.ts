@@ -1,0 +1,81 @@
+/** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
+
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { importCode } from '../flows/import-code.ts';
+import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
+import { formatProblem, hasErrors } from '../flows/problems.ts';
+import type { Registry } from '../flows/registry.ts';
+import type { Command } from './command.ts';
+
+const HELP = `usage: botflow check [dir] [--registry <file.ts>]
+
+Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
+and flows, the registered validators, guards and effects (<dir>/registry.ts unless --registry), the
+locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Prints file:line:col: problems.
+Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
+
+export const command: Command = {
+  options: ['registry'],
+  summary: 'check flow files: schema, references, i18n keys, platform limits',
+  async run(args) {
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(HELP);
+      return 0;
+    }
+    let registry: Registry | undefined;
+    const at = args.indexOf('--registry');
+    if (at >= 0) {
+      const file = args[at + 1];
+      if (!file) {
+        console.error('botflow check: --registry needs a file');
+        return 2;
+      }
+      try {
+        const mod = await importCode(resolve(file));
+        registry = (mod.default ?? mod.registry) as Registry | undefined;
+      } catch (error) {
+        console.error(
+          `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}`,
+        );
+        return 2;
+      }
+      if (!registry?.validators) {
+        console.error(`botflow check: ${file} has no default export made by defineRegistry()`);
+        return 2;
+      }
+      args.splice(at, 2);
+    }
+    const given = args[0] ?? 'flows';
+    if (!existsSync(given)) {
+      console.error(
+        `botflow check: ${given} does not exist: give the flows folder (default: flows) or one flow file`,
+      );
+      return 2;
+    }
+    // One file: the whole folder is checked (flows refer to each other), and that file's problems shown.
+    const only = statSync(given).isFile() ? resolve(given) : undefined;
+    if (only && !only.endsWith(FLOW_SUFFIX)) {
+      console.error(`botflow check: ${given} is not a flow file (*${FLOW_SUFFIX})`);
+      return 2;
+    }
+    const dir = only ? dirname(given) : given;
+    const count = only ? 1 : readFlowSources(dir).length;
+    if (count === 0) {
+      console.error(`botflow check: no *.flow.yaml files in ${dir}`);
+      return 1;
+    }
+    const loaded = await loadFlows(dir, registry ? { registry } : {});
+    const problems = only ? loaded.problems.filter((p) => resolve(p.file) === only) : loaded.problems;
+    const flows = only
+      ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(only))
+      : loaded.flows;
+    for (const p of problems) console.log(formatProblem(p));
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    const warnings = problems.length - errors;
+    console.log(
+      `${count} flow file(s), ${flows.length} compiled: ${errors} error(s), ${warnings} warning(s)`,
+    );
+    return hasErrors(problems) ? 1 : 0;
+  },
+};

@@ -1,0 +1,12 @@
+/** What every `botflow` subcommand is: the contract between `src/cli.ts` and the commands beside this file. */
+
+/** A subcommand: `run` gets the arguments after its name and returns the exit code. */
+export interface Command {
+  summary: string;
+  run(args: string[]): Promise<number>;
+  /**
+   * Its long options without `--` (`help` is implied). When given, `main` refuses any other `--option`
+   * with a "did you mean" before the command runs.
+   */
+  options?: readonly string[];
+}

@@ -1,0 +1,85 @@
+/**
+ * `botflow replay <recording.jsonl> [--flows dir]` and `botflow replay --db <file> [--conversation key]`:
+ * replays recorded conversations against the current flows and prints the calls that differ.
+ * Exit code 0 when none differ, 1 when some do, 2 on bad input.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type Recording, readRecording } from '../runtime/recording.ts';
+import { loadFlowsOrThrow } from '../testing/flows.ts';
+import { recordingFromDatabase } from '../testing/recording-from-db.ts';
+import { replay } from '../testing/replay.ts';
+import type { Command } from './command.ts';
+
+const USAGE = `usage: botflow replay <recording> [--flows dir]
+       botflow replay --db <botflow.db> [--conversation <key>] [--flows dir]
+
+Replays what real people did against the current flows, with the recorded timestamps driving a virtual
+clock, and prints every API call that differs from what was recorded (- no longer made, + new).
+
+  <recording>            a file written by botflow run --record <file>
+  --db <file>            replay from the inbox and outbox of a botflow database instead
+  --conversation <key>   with --db: only this conversation (e.g. u:123; see the inspector)
+  --flows <dir>          the flows to replay against (default: flows)
+
+exit code: 0 no differences, 1 differences, 2 bad input`;
+
+/** Runs `botflow replay`. */
+export async function runReplay(args: string[], print: (line: string) => void): Promise<number> {
+  let values: { flows?: string; db?: string; conversation?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        flows: { type: 'string' },
+        db: { type: 'string' },
+        conversation: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    print(`botflow replay: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    print(USAGE);
+    return 0;
+  }
+  const source = values.db ?? positionals[0];
+  if (!source || (values.db && positionals.length) || positionals.length > 1) {
+    print(`botflow replay: give one recording file, or --db <file>\n\n${USAGE}`);
+    return 2;
+  }
+  if (!existsSync(source)) {
+    print(`botflow replay: ${source} does not exist`);
+    return 2;
+  }
+  let recording: Recording;
+  let flows: Awaited<ReturnType<typeof loadFlowsOrThrow>>;
+  try {
+    recording = values.db ? recordingFromDatabase(source, values.conversation) : readRecording(source);
+    flows = await loadFlowsOrThrow(values.flows ?? 'flows');
+  } catch (error) {
+    print(`botflow replay: ${(error as Error).message}`);
+    return 2;
+  }
+  for (const warning of recording.warnings ?? []) print(`warning: ${warning}`);
+  const result = await replay(recording, { flows });
+  for (const d of result.differences) print(`${d.text}\n`);
+  const summary = `${result.updates} updates replayed; ${result.recordedCalls} calls recorded, ${result.replayedCalls} made now`;
+  if (!result.differences.length) {
+    print(`${summary}: no differences`);
+    return 0;
+  }
+  print(`${summary}: ${result.differences.length} conversation(s) differ`);
+  return 1;
+}
+
+/** The `replay` subcommand. */
+export const command: Command = {
+  options: ['flows', 'db', 'conversation'],
+  summary: 'replay a recording against the current flows; report the calls that differ',
+  run: (args) => runReplay(args, (line) => console.log(line)),
+};

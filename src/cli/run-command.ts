@@ -1,0 +1,179 @@
+/**
+ * `botflow run`: reads the configuration, starts the bot (or, with no token, the local sandbox with its web
+ * chat), prints where to look, and shuts down gracefully on SIGINT / SIGTERM. Bad configuration and failed
+ * self-checks end with one plain message on stderr and a non-zero exit code, never a stack trace.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { type RunningApp, startApp } from '../runtime/app.ts';
+import type { AppParts } from '../runtime/app-parts.ts';
+import { type Config, ConfigError, HelpRequested, loadConfig } from '../runtime/config.ts';
+import { KEYS } from '../runtime/config-schema.ts';
+import { createLogger, scrub } from '../runtime/logger.ts';
+import { createRecorder, type Recorder } from '../runtime/recorder.ts';
+import { handleSignals } from '../runtime/shutdown.ts';
+import { StartupError } from '../runtime/startup-error.ts';
+import type { Command } from './command.ts';
+
+const USAGE = `usage: botflow run [options]
+
+Runs the bot. With no token configured, runs the local sandbox, the flows of ./flows and the web chat.
+
+options:
+  --config <file>     configuration file (default: botflow.config.yaml/.yml/.json in this folder)
+  --record <file>     record every accepted update and API result as JSON lines (botflow replay reads it)
+${KEYS.filter((k) => k.flag)
+  .map(
+    (k) =>
+      `  --${`${k.flag}${k.kind === 'boolean' ? '' : ' <value>'}`.padEnd(18)}${k.path} (${k.env[k.env.length - 1]})`,
+  )
+  .join('\n')}
+  -h, --help          this text
+
+Every setting, its environment variable and its default: docs/running.md`;
+
+/** Where the run command writes and what it starts with; tests replace these. */
+export interface RunEnvironment {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Human-readable lines (the address to open, problems): stderr, so stdout stays JSON log lines. */
+  print(line: string): void;
+  loadParts(): Promise<AppParts>;
+}
+
+/** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
+export async function runBot(args: string[], given: RunEnvironment): Promise<number> {
+  // Printed lines are scrubbed like log lines: secrets known so far, and credentials in any URL.
+  const secrets: string[] = [];
+  const environment: RunEnvironment = { ...given, print: (line) => given.print(scrub(line, secrets)) };
+  const record = takeRecordFlag(args);
+  if ('error' in record) {
+    environment.print(`botflow: ${record.error}`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig({ argv: record.rest, env: environment.env, cwd: environment.cwd });
+  } catch (error) {
+    if (error instanceof HelpRequested) {
+      environment.print(USAGE);
+      return 0;
+    }
+    if (error instanceof ConfigError) {
+      environment.print(`botflow: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  for (const secret of [config.token, config.webhook.secret, config.buttonSecret])
+    if (secret) secrets.push(secret.reveal());
+  const logger = createLogger({ level: config.log.level, secrets });
+  for (const warning of config.warnings) logger.warn(warning);
+
+  let recorder: Recorder | undefined;
+  if (record.file) {
+    const file = resolve(environment.cwd, record.file);
+    if (!existsSync(dirname(file))) {
+      environment.print(`botflow: --record ${record.file}: the folder ${dirname(file)} does not exist`);
+      return 2;
+    }
+    const secrets = [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()];
+    recorder = createRecorder(file, { secrets });
+    environment.print(`recording updates and API results to ${file}`);
+  }
+
+  let app: RunningApp;
+  try {
+    app = await startApp(config, {
+      logger,
+      parts: await environment.loadParts(),
+      ...(recorder ? { recorder } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof StartupError)) logger.error({ err: error }, 'botflow could not start');
+    environment.print(`botflow: ${error instanceof Error ? error.message : String(error)}`);
+    await flush(logger);
+    return error instanceof StartupError ? error.exitCode : 1;
+  }
+
+  const { addresses } = app;
+  logger.info(
+    { addresses, flows: app.flowCount, mode: config.mode, db: config.database.path },
+    'botflow is running',
+  );
+  // Printed once Ctrl+C is handled: whoever reads this line may stop the process at once.
+  const announce = () => {
+    if (addresses.webChat) {
+      environment.print(
+        `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
+      );
+    } else {
+      environment.print(
+        `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
+      );
+    }
+  };
+
+  let failure: Error | undefined;
+  const result = await new Promise<{ clean: boolean }>((resolve) => {
+    const stop = async (reason: string) => {
+      const outcome = await app.close(reason);
+      dispose();
+      resolve(outcome);
+    };
+    const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    announce();
+    const fail = (error: Error, what: string) => {
+      if (failure) return;
+      failure = error;
+      logger.error({ err: error }, `${what}: ${error.message}; stopping`);
+      environment.print(`botflow: ${error.message}`);
+      setTimeout(() => process.exit(1), config.shutdown.timeoutMs).unref();
+      void stop('failure');
+    };
+    // A bug somewhere must not kill the process mid-transaction: log it and shut down in order instead.
+    const onUnexpected = (error: unknown) =>
+      fail(error instanceof Error ? error : new Error(String(error)), 'unexpected error');
+    process.on('uncaughtException', onUnexpected);
+    process.on('unhandledRejection', onUnexpected);
+    const dispose = () => {
+      signals();
+      process.off('uncaughtException', onUnexpected);
+      process.off('unhandledRejection', onUnexpected);
+    };
+    void app.failed.then((error) => fail(error, 'cannot go on'));
+  });
+  await flush(logger);
+  return failure || !result.clean ? 1 : 0;
+}
+
+/** Takes `--record <file>` (or `--record=<file>`) out of the arguments; the rest is configuration. */
+function takeRecordFlag(args: string[]): { rest: string[]; file?: string } | { error: string } {
+  const rest: string[] = [];
+  let file: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--record' || arg.startsWith('--record=')) {
+      file = arg === '--record' ? args[++i] : arg.slice('--record='.length);
+      if (!file || file.startsWith('--')) return { error: '--record needs a file: --record session.jsonl' };
+    } else rest.push(arg);
+  }
+  return file ? { rest, file } : { rest };
+}
+
+function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
+
+/** The `run` subcommand. */
+export const command: Command = {
+  options: ['config', 'record', ...KEYS.flatMap((k) => (k.flag ? [k.flag] : []))],
+  summary: 'run the bot (no token: the local sandbox, the example flows and the web chat)',
+  run: (args) =>
+    runBot(args, {
+      env: process.env,
+      cwd: process.cwd(),
+      print: (line) => process.stderr.write(`${line}\n`),
+      loadParts: async () => (await import('../runtime/default-parts.ts')).defaultParts(),
+    }),
+};

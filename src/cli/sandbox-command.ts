@@ -1,0 +1,88 @@
+/**
+ * `botflow sandbox [--port N] [--token T] [--no-limits] [--db FILE] [--host H]`: runs the sandbox
+ * alone until interrupted. When ready it prints one JSON line `{"baseUrl": …, "token": …}`.
+ */
+
+import { exposureWarning } from '../sandbox/local-routes.ts';
+import { startSandbox } from '../sandbox/start.ts';
+import type { Command } from './command.ts';
+
+const HELP = `usage: botflow sandbox [options]
+
+Runs a local emulation of the messenger platform (Bot API, upload host, webhooks, long polling and
+the /_sandbox/ control API). When ready, prints one JSON line: {"baseUrl": ..., "token": ...}.
+
+options:
+  --port N        port to listen on (default: any free port)
+  --host H        interface to listen on (default 127.0.0.1)
+  --token T       bot token clients must send (default: a fresh sandbox-token-...)
+  --no-limits     do not enforce the 30/s and 2/s per chat limits
+  --limits-scale X  multiply the limits by X (e.g. 10 for fast tests)
+  --db FILE       keep the state in this SQLite file (default: in memory)
+`;
+
+function parse(args: string[]): {
+  port?: number;
+  host?: string;
+  token?: string;
+  noLimits: boolean;
+  scale?: number;
+  db?: string;
+} {
+  const out: ReturnType<typeof parse> = { noLimits: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--port') {
+      out.port = Number(value());
+      if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535)
+        throw new Error('--port must be 0..65535');
+    } else if (a === '--host') out.host = value();
+    else if (a === '--token') out.token = value();
+    else if (a === '--no-limits') out.noLimits = true;
+    else if (a === '--limits-scale') {
+      out.scale = Number(value());
+      if (!(out.scale > 0)) throw new Error('--limits-scale must be a positive number');
+    } else if (a === '--db') out.db = value();
+    else throw new Error(`unknown option ${a}`);
+  }
+  return out;
+}
+
+export const command: Command = {
+  options: ['port', 'host', 'token', 'no-limits', 'limits-scale', 'db'],
+  summary: 'run the local platform sandbox (Bot API + control API), print {"baseUrl","token"}',
+  async run(args) {
+    if (args.includes('--help') || args.includes('-h')) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    let opts: ReturnType<typeof parse>;
+    try {
+      opts = parse(args);
+    } catch (err) {
+      process.stderr.write(`botflow sandbox: ${(err as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    const warning = exposureWarning(opts.host ?? '127.0.0.1');
+    if (warning) process.stderr.write(`botflow sandbox: warning: ${warning}\n`);
+    const sandbox = await startSandbox({
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.host ? { host: opts.host } : {}),
+      ...(opts.token ? { token: opts.token } : {}),
+      ...(opts.db ? { dbPath: opts.db } : {}),
+      limits: opts.noLimits ? false : { global: 30, perChat: 2, scale: opts.scale ?? 1 },
+    });
+    process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token })}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await sandbox.close();
+    return 0;
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * Turns what a caller submits into what the scheduler needs to know: the chat it counts against,
+ * its class, whether it may be repeated after an ambiguous failure, and the media it carries.
+ * Bad input is refused here with a message that says what to change.
+ */
+import { isOperation, OPERATIONS } from '../../client/operations.ts';
+import type { Entry } from './chat-queues.ts';
+import { defaultPriority } from './priorities.ts';
+import type { Job, MediaKind, Priority } from './types.ts';
+
+/** A job as the scheduler files it. */
+export interface JobSpec {
+  op: string;
+  args: Record<string, unknown>;
+  chatId: number | undefined;
+  /** The person a chat-scoped call targets by `user_id` (no `chat_id`): their dialog is the chat it counts against. */
+  userTarget: number | undefined;
+  priority: Priority;
+  ttlMs: number | undefined;
+  /** Safe (or allowed) to repeat after a failure that may have reached the platform. */
+  mayRepeat: boolean;
+  mediaKind: MediaKind | undefined;
+  signal: AbortSignal | undefined;
+  task: Entry['task'];
+}
+
+/** Checks and completes a submitted job; throws TypeError on bad input. */
+export function jobSpecOf(job: Job): JobSpec {
+  if (!isOperation(job.op)) {
+    throw new TypeError(
+      `Scheduler.submit: unknown operation "${String(job.op)}"; use a name from OPERATIONS such as "sendMessage"`,
+    );
+  }
+  const spec = OPERATIONS[job.op];
+  const args = (job.args ?? {}) as Record<string, unknown>;
+  let chatId: number | undefined;
+  if ('chatScoped' in spec && spec.chatScoped) {
+    const raw = job.chatId ?? args.chat_id ?? args.user_id;
+    if (raw !== undefined && (typeof raw !== 'number' || !Number.isFinite(raw))) {
+      throw new TypeError(
+        `Scheduler.submit(${job.op}): the chat id must be a number, got ${JSON.stringify(raw)}`,
+      );
+    }
+    chatId = raw;
+  }
+  const userTarget =
+    args.chat_id === undefined &&
+    typeof args.user_id === 'number' &&
+    (job.chatId ?? args.user_id) === args.user_id
+      ? args.user_id
+      : undefined;
+  return {
+    op: job.op,
+    args,
+    chatId,
+    userTarget,
+    priority: job.priority ?? defaultPriority(job.op),
+    // A typing action is worth something for a few seconds only: not retried through an outage.
+    ttlMs: job.ttlMs ?? (job.op === 'sendAction' ? SENDER_ACTION_TTL_MS : undefined),
+    mayRepeat: spec.idempotent || (job.sendPolicy ?? 'at-least-once') === 'at-least-once',
+    mediaKind: job.mediaKind ?? mediaKindOf(args),
+    signal: job.signal,
+    task: null,
+  };
+}
+
+/** How long a sender action (typing…) is worth sending, retries included. */
+export const SENDER_ACTION_TTL_MS = 10_000;
+
+/** The heaviest media kind among a message's attachments (video takes the longest to process). */
+export function mediaKindOf(args: Record<string, unknown>): MediaKind | undefined {
+  const attachments =
+    args.attachments ?? (args.message as { attachments?: unknown } | undefined)?.attachments;
+  if (!Array.isArray(attachments)) return undefined;
+  const kinds = new Set(attachments.map((a: { type?: unknown }) => a?.type));
+  for (const kind of ['video', 'audio', 'file', 'image'] as const) if (kinds.has(kind)) return kind;
+  return undefined;
+}

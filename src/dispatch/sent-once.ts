@@ -1,0 +1,106 @@
+/**
+ * A message sent at most once per person, even when the platform may have taken it without answering
+ * (a timeout, a reset or a 5xx after it stored the message). Instead of sending again blindly, the chat's
+ * latest messages are read back: the bot's message with the same text, sent since this call first went
+ * out, is the answer; only when none is there is the message sent again. Used for `sendMessage` rows whose
+ * chat is known; everything else keeps the scheduler's own retry rules.
+ *
+ * The same text sent twice in a row (an "invalid answer, try again" repeated within seconds) must not be
+ * mistaken for this call's message: every message a call accounts for, sent or found, is remembered in a
+ * `ClaimedMessages` shared by the dispatcher, and a read-back takes only the earliest unclaimed match.
+ */
+import { DeadLetterError, type Job } from './scheduler/types.ts';
+
+/** How far back a read-back looks: the platform's clock may run a little behind ours. */
+const CLOCK_SLACK_MS = 5_000;
+/** Latest messages read back per check. */
+const READ_BACK = 20;
+/** Rounds of send, read back, send again, before the outcome is left to the scheduler's usual retries. */
+const MAX_ROUNDS = 5;
+
+/** Messages already accounted for by a call (their `mid`s), the most recent few thousand. */
+export class ClaimedMessages {
+  readonly #mids = new Set<string>();
+  constructor(private readonly capacity = 10_000) {}
+  has(mid: string): boolean {
+    return this.#mids.has(mid);
+  }
+  /** Remembers the message a call's answer names, if it names one. */
+  claim(answer: unknown): void {
+    const mid = (answer as { message?: { body?: { mid?: unknown } } } | undefined)?.message?.body?.mid;
+    if (typeof mid !== 'string') return;
+    this.#mids.add(mid);
+    if (this.#mids.size > this.capacity) this.#mids.delete(this.#mids.values().next().value as string);
+  }
+}
+
+interface ReadBack {
+  messages?: Array<{
+    sender?: { is_bot?: boolean };
+    timestamp?: number;
+    body?: { text?: string | null; mid?: string };
+  }>;
+}
+
+/**
+ * Submits `job` (a `sendMessage` to `chatId`) so that an ambiguous failure is resolved by reading the chat
+ * back. `since` is when the row was first sent (ms since the epoch); `checkFirst` when it was in flight
+ * as a previous process stopped, so that it may already be there.
+ */
+export async function sendOnce(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  chatId: number,
+  since: number,
+  checkFirst = false,
+  claimed: ClaimedMessages = new ClaimedMessages(),
+): Promise<unknown> {
+  const answer = await sendOrFind(gateway, job, chatId, since, checkFirst, claimed);
+  claimed.claim(answer);
+  return answer;
+}
+
+async function sendOrFind(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  chatId: number,
+  since: number,
+  checkFirst: boolean,
+  claimed: ClaimedMessages,
+): Promise<unknown> {
+  const text = (job.args as { text?: unknown }).text;
+  if (typeof text !== 'string' || text === '') return gateway.submit(job);
+  const readBack = async () => {
+    const read = (await gateway.submit({
+      op: 'getMessages',
+      args: { chat_id: chatId, count: READ_BACK },
+      chatId,
+      priority: job.priority ?? 'reply',
+    } as Job)) as ReadBack;
+    // The platform lists the latest first: the earliest unclaimed match is the last one found.
+    const sent = (read.messages ?? []).findLast(
+      (m) =>
+        m.sender?.is_bot === true &&
+        m.body?.text === text &&
+        (m.timestamp ?? 0) >= since - CLOCK_SLACK_MS &&
+        !(typeof m.body.mid === 'string' && claimed.has(m.body.mid)),
+    );
+    return sent ? { message: sent } : undefined;
+  };
+  if (checkFirst) {
+    const already = await readBack();
+    if (already) return already;
+  }
+  for (let round = 1; ; round++) {
+    try {
+      return await gateway.submit({
+        ...job,
+        sendPolicy: round < MAX_ROUNDS ? 'at-most-once' : 'at-least-once',
+      });
+    } catch (error) {
+      if (!(error instanceof DeadLetterError && error.reason === 'ambiguous')) throw error;
+    }
+    const sent = await readBack();
+    if (sent) return sent;
+  }
+}

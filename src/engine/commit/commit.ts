@@ -1,0 +1,254 @@
+/**
+ * What a step writes, as data: planning an event records its writes (the session row with its revision
+ * compare-and-swap, outbox rows, timer changes, dropped calls, the inbox row's status) without touching
+ * the database; `applyWrites` performs them inside the batch's transaction. Keeping the two apart lets
+ * a whole batch be planned first and committed in one go, and a failed commit be retried event by event
+ * from the same plans.
+ */
+import type Database from 'better-sqlite3';
+import { EngineInbox } from '../../store/engine-inbox.ts';
+import { type NewOutboxRow, OutboxStore } from '../../store/outbox.ts';
+import { type SessionRow, SessionStore } from '../../store/sessions.ts';
+import { TimerStore, type TimerToArm } from '../../store/timers.ts';
+import type { EventMeta, FlowDefinition } from '../step/contract.ts';
+import type { PlannedCall } from '../step/effects.ts';
+import type { StepResult } from '../step/step.ts';
+
+/** One write of a planned event. */
+export type WriteOp =
+  /** The session row; `expected` is the revision it must still have (undefined: it must not exist yet). */
+  | { kind: 'session'; row: SessionRow; expected: number | undefined; sameShape: boolean }
+  | { kind: 'call'; row: NewOutboxRow }
+  | { kind: 'arm'; timer: TimerToArm }
+  | { kind: 'cancel'; key: string; name: string; reason: string; now: number }
+  | { kind: 'discard'; key: string; stepInstance: number; reason: string; now: number }
+  | { kind: 'settle-timers'; key: string; status: 'cancelled' | 'discarded'; reason: string; now: number }
+  | { kind: 'drop-calls'; key: string; reason: string; now: number }
+  | {
+      kind: 'settle';
+      id: number;
+      status: 'done' | 'ignored' | 'failed';
+      reason: string | null;
+      key: string | null;
+      now: number;
+    };
+
+/** A written session as the cache keeps it: the row, and which timers it has armed when that is known. */
+export interface WrittenSession {
+  row: SessionRow;
+  /** Names of the conversation's armed timers; undefined when unknown (not every write path is seen). */
+  armedTimers: ReadonlySet<string> | undefined;
+}
+
+/** Records the writes of one event at a time. */
+export class WritePlan {
+  ops: WriteOp[] = [];
+
+  /** Starts recording a new event's writes; returns the previous event's. */
+  take(): WriteOp[] {
+    const ops = this.ops;
+    this.ops = [];
+    return ops;
+  }
+
+  /**
+   * Records `result` for `conversationKey`. `prior` is the session the step started from (undefined for a
+   * first session) with its known armed timers; `started` says the step began a new session; `status`
+   * overrides the session status (a person leaving stops it). Returns the session as written, or `prior`
+   * when the step was idle (nothing to write).
+   */
+  write(args: {
+    conversationKey: string;
+    prior: WrittenSession | undefined;
+    flow: FlowDefinition;
+    result: StepResult;
+    meta: EventMeta;
+    started: boolean;
+    now: number;
+    status?: SessionRow['status'];
+  }): WrittenSession | undefined {
+    const { conversationKey: key, flow, result, meta, started, now } = args;
+    const prior = args.prior?.row;
+    if (result.idle && !started && prior) return args.prior;
+    const row: SessionRow = {
+      conversationKey: key,
+      flowId: flow.id,
+      flowVersion: flow.version,
+      status: args.status ?? (result.status === 'done' ? 'done' : 'active'),
+      stateValue: JSON.stringify(result.snapshot.value),
+      snapshot: JSON.stringify(result.snapshot),
+      revision: result.revision,
+      stepInstance: result.stepInstance,
+      startedRevision: started || !prior ? result.revision : prior.startedRevision,
+      chatId: meta.chatId ?? prior?.chatId ?? null,
+      userId: meta.userId ?? prior?.userId ?? null,
+      locale: meta.locale ?? prior?.locale ?? null,
+      startedAt: started || !prior ? now : prior.startedAt,
+      updatedAt: now,
+    };
+    const sameShape =
+      prior !== undefined &&
+      !started &&
+      prior.flowId === row.flowId &&
+      prior.flowVersion === row.flowVersion &&
+      prior.status === row.status &&
+      prior.chatId === row.chatId &&
+      prior.userId === row.userId &&
+      prior.locale === row.locale;
+    this.ops.push({ kind: 'session', row, expected: prior?.revision, sameShape });
+    result.calls.forEach((call, seq) => {
+      this.call(key, result.revision, seq, call, now);
+    });
+    // Which timers stay armed, when the prior set is known (or made irrelevant by a discard).
+    // A conversation that never had a session has no timers.
+    let armed: Set<string> | undefined = !args.prior
+      ? new Set()
+      : args.prior.armedTimers
+        ? new Set(args.prior.armedTimers)
+        : undefined;
+    if (row.status !== 'active') {
+      this.settleTimers(
+        key,
+        'discarded',
+        `the session ${row.status === 'done' ? 'ended' : 'was stopped'}`,
+        now,
+      );
+      armed = new Set();
+    } else if (result.stepChanged) {
+      // A known empty set needs no discard: the common case of a step that arms nothing being left.
+      if (armed === undefined || armed.size > 0) {
+        this.ops.push({
+          kind: 'discard',
+          key,
+          stepInstance: result.stepInstance,
+          reason: 'the step that armed it was left',
+          now,
+        });
+      }
+      armed = new Set();
+    }
+    for (const change of result.timers) {
+      if (change.kind === 'arm') {
+        if (row.status !== 'active') continue;
+        this.ops.push({
+          kind: 'arm',
+          timer: {
+            conversationKey: key,
+            name: change.name,
+            dueAt: change.dueAt,
+            stepInstance: result.stepInstance,
+            revision: result.revision,
+            now,
+          },
+        });
+        armed?.add(change.name);
+      } else {
+        this.ops.push({ kind: 'cancel', key, name: change.name, reason: 'cancelled by the flow', now });
+        armed?.delete(change.name);
+      }
+    }
+    return { row, armedTimers: armed };
+  }
+
+  /** Records one planned call as an outbox row; `idempotencyKey` overrides `<key>:<revision>:<seq>`. */
+  call(
+    conversationKey: string,
+    revision: number,
+    seq: number,
+    call: PlannedCall,
+    now: number,
+    idempotencyKey?: string,
+  ): void {
+    this.ops.push({
+      kind: 'call',
+      row: {
+        conversationKey,
+        revision,
+        seq,
+        orderKey: call.orderKey,
+        chatId: call.chatId ?? null,
+        kind: call.kind,
+        op: call.op,
+        args: JSON.stringify(call.args),
+        ref: call.ref ?? null,
+        priority: call.priority,
+        createdAt: now,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      },
+    });
+  }
+
+  /** Records settling every armed timer of the conversation (session ended, person left). */
+  settleTimers(key: string, status: 'cancelled' | 'discarded', reason: string, now: number): void {
+    this.ops.push({ kind: 'settle-timers', key, status, reason, now });
+  }
+
+  /** Records dropping the conversation's unsent calls. */
+  dropCalls(key: string, reason: string, now: number): void {
+    this.ops.push({ kind: 'drop-calls', key, reason, now });
+  }
+
+  /** Records settling the inbox row `id` (done rows are normally settled per batch instead). */
+  settle(
+    id: number,
+    status: 'done' | 'ignored' | 'failed',
+    reason: string | null,
+    key: string | null,
+    now: number,
+  ): void {
+    this.ops.push({ kind: 'settle', id, status, reason, key, now });
+  }
+}
+
+/** The stores writes are applied to, over one connection. */
+export class WriteStores {
+  readonly sessions: SessionStore;
+  readonly outbox: OutboxStore;
+  readonly timers: TimerStore;
+  readonly inbox: EngineInbox;
+
+  constructor(db: Database.Database) {
+    this.sessions = new SessionStore(db);
+    this.outbox = new OutboxStore(db);
+    this.timers = new TimerStore(db);
+    this.inbox = new EngineInbox(db);
+  }
+}
+
+/**
+ * Performs `ops` in order (inside the caller's transaction). Throws RevisionConflictError when a session
+ * moved on meanwhile, or whatever SQLite throws. Returns how many unsent calls were dropped.
+ */
+export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): number {
+  let dropped = 0;
+  for (const op of ops) {
+    switch (op.kind) {
+      case 'session':
+        if (op.sameShape) stores.sessions.advance(op.row.conversationKey, op.row, op.expected!);
+        else stores.sessions.save(op.row, op.expected);
+        break;
+      case 'call':
+        stores.outbox.insert(op.row);
+        break;
+      case 'arm':
+        stores.timers.arm(op.timer);
+        break;
+      case 'cancel':
+        stores.timers.cancel(op.key, op.name, op.reason, op.now);
+        break;
+      case 'discard':
+        stores.timers.discardOtherSteps(op.key, op.stepInstance, op.reason, op.now);
+        break;
+      case 'settle-timers':
+        stores.timers.settleAll(op.key, op.status, op.reason, op.now);
+        break;
+      case 'drop-calls':
+        dropped += stores.outbox.dropPending(op.key, op.reason, op.now);
+        break;
+      case 'settle':
+        stores.inbox.settle(op.id, op.status, op.reason, op.key, op.now);
+        break;
+    }
+  }
+  return dropped;
+}

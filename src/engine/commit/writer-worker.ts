@@ -1,0 +1,55 @@
+/**
+ * The writer thread's side (see writer-thread.ts): its own connection to the database, on which it
+ * applies the engine's planned batches and intake's inbox appends, one message at a time, in order.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../../store/database.ts';
+import { type InboxEntry, InboxStore } from '../../store/inbox.ts';
+import { BatchApplier, type PlannedWrites } from './apply.ts';
+import type { WriterReply, WriterRequest, WriterThreadOptions } from './writer-thread.ts';
+
+const options = workerData.options as WriterThreadOptions;
+const db = openDatabase({
+  path: options.path,
+  ...(options.synchronous ? { synchronous: options.synchronous } : {}),
+  ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+});
+let now = Date.now();
+const applier = new BatchApplier(db, () => now);
+const inbox = new InboxStore(db);
+const port = parentPort!;
+
+function handle(request: WriterRequest): unknown {
+  switch (request.kind) {
+    case 'apply':
+      now = request.now;
+      return applier.apply(request.batch as PlannedWrites[]);
+    case 'append':
+      return inbox.append(request.entries as InboxEntry[]);
+  }
+}
+
+port.on('message', (request: WriterRequest | { kind: 'close' }) => {
+  if (request.kind === 'close') {
+    db.close();
+    port.close();
+    return;
+  }
+  let reply: WriterReply;
+  try {
+    reply = { id: request.id, ok: true, value: handle(request) };
+  } catch (error) {
+    const e = error as { message?: unknown; code?: unknown; name?: unknown };
+    reply = {
+      id: request.id,
+      ok: false,
+      error: {
+        name: String(e?.name ?? 'Error'),
+        message: String(e?.message ?? error),
+        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+      },
+    };
+  }
+  port.postMessage(reply);
+});
+port.postMessage({ ready: true });

@@ -1,0 +1,40 @@
+/** What planning an inbox event comes to: the outcome people and logs see, and the plan to commit. */
+import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { WriteOp, WrittenSession } from '../commit/commit.ts';
+import type { CachedSession } from './session-cache.ts';
+
+/** What became of one inbox event. */
+export interface EventOutcome {
+  inboxId: number;
+  kind: string;
+  conversationKey: string | null;
+  status: 'done' | 'ignored' | 'failed';
+  reason?: string;
+  /** The session after the event, when a step was committed. */
+  session?: { flowId: string; revision: number; stateValue: string; status: string };
+  calls: number;
+  error?: unknown;
+}
+
+/** One planned event: its outcome if the writes commit, the writes, and the session they leave. */
+export interface EventPlan {
+  row: InboxEvent;
+  outcome: EventOutcome;
+  ops: WriteOp[];
+  /** The conversation's session after the event, when the event wrote it (for the cache). */
+  written?: CachedSession;
+}
+
+/** An event the engine leaves alone, and why (a stale timer, an update no flow handles…). */
+export type Skipped = { ignored: string };
+export const skip = (reason: string): Skipped => ({ ignored: reason });
+
+/** What a step did: the session it left and the calls it planned. */
+export type Ran = Pick<EventOutcome, 'session' | 'calls'>;
+export type Planned = Pick<EventOutcome, 'session' | 'calls' | 'reason'> | Skipped;
+
+/** The outcome's summary of a written session. */
+export function summary(written: WrittenSession): NonNullable<EventOutcome['session']> {
+  const { row } = written;
+  return { flowId: row.flowId, revision: row.revision, stateValue: row.stateValue, status: row.status };
+}

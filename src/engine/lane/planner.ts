@@ -1,0 +1,383 @@
+/**
+ * Planning one inbox event: what the event means (an update for a running session, a trigger that starts
+ * a flow, a button press to verify, a person leaving, a due timer, an API result), the pure step it runs,
+ * and the writes that follow, recorded as data. Nothing here writes to the database; reads go through the
+ * session cache. Flow code runs here, so a throwing flow fails only its own event, before anything of it
+ * is written.
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { AnyMachineSnapshot } from 'xstate';
+import { updatePlace } from '../../inbox/keys.ts';
+import type { InboxEvent } from '../../store/engine-inbox.ts';
+import { SessionStore } from '../../store/sessions.ts';
+import { WritePlan, type WrittenSession } from '../commit/commit.ts';
+import type { ButtonSigner } from '../step/buttons.ts';
+import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
+import type { PlannedCall } from '../step/effects.ts';
+import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
+import type { FlowSet } from '../step/flow-set.ts';
+import { type StepCause, type StepOptions, type StoredSnapshot, step } from '../step/step.ts';
+import { withVisibleAnswer } from '../step/visible-answer.ts';
+import {
+  type EventOutcome,
+  type EventPlan,
+  type Planned,
+  type Ran,
+  type Skipped,
+  skip,
+  summary,
+} from './outcome.ts';
+import { findFlowToStart } from './routing.ts';
+import type { CachedSession } from './session-cache.ts';
+
+export type { EventOutcome, EventPlan } from './outcome.ts';
+
+/** What the planner needs. */
+export interface PlannerOptions {
+  db: Database.Database;
+  flows: FlowSet;
+  signer: ButtonSigner;
+  now: () => number;
+  logger?: Logger | undefined;
+  /** Answer to a press on a keyboard nobody can act on any more (no session, or policy `notify` without text). */
+  staleText: string;
+  /** A session known in memory (planned earlier in the batch, or cached), read before the database. */
+  session(conversationKey: string): CachedSession | undefined;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+type Callback = { id: string; messageId?: string; chatId?: number };
+
+/** Plans inbox events, one at a time, in arrival order. */
+export class EventPlanner {
+  readonly #o: PlannerOptions;
+  readonly #sessions: SessionStore;
+  readonly #plan = new WritePlan();
+  readonly #sign: StepOptions['sign'];
+  /** The session the event being planned leaves behind, when it wrote one. */
+  #written: CachedSession | undefined;
+
+  constructor(options: PlannerOptions) {
+    this.#o = options;
+    this.#sessions = new SessionStore(options.db);
+    const signer = options.signer;
+    this.#sign = (instance, payload, conversationKey) => signer.sign(conversationKey, instance, payload);
+  }
+
+  /**
+   * Plans `row`. A flow that throws, or an event that cannot be understood, gives a `failed` outcome whose
+   * only write is the inbox row's status: the session keeps its last good snapshot.
+   */
+  plan(row: InboxEvent): EventPlan {
+    const now = this.#o.now();
+    let key = row.conversationKey;
+    this.#plan.take();
+    this.#written = undefined;
+    let planned: Planned;
+    try {
+      planned = this.#route(row, now, (k) => {
+        key = k;
+      });
+    } catch (error) {
+      this.#plan.take(); // nothing of a failed event is written but its status
+      return this.failed(row, key, error);
+    }
+    if ('ignored' in planned) {
+      // Writes recorded before the decision to ignore (answering a stale press) stand.
+      this.#plan.settle(row.id, 'ignored', planned.ignored, key, now);
+      const outcome: EventOutcome = {
+        inboxId: row.id,
+        kind: row.kind,
+        conversationKey: key,
+        status: 'ignored',
+        reason: planned.ignored,
+        calls: 0,
+      };
+      return { row, outcome, ops: this.#plan.take() };
+    }
+    // Done rows are settled per batch; one whose key intake could not tell gets it now.
+    if (row.conversationKey === null && key !== null) this.#plan.settle(row.id, 'done', null, key, now);
+    const outcome: EventOutcome = {
+      inboxId: row.id,
+      kind: row.kind,
+      conversationKey: key,
+      status: 'done',
+      ...planned,
+    };
+    return { row, outcome, ops: this.#plan.take(), ...(this.#written ? { written: this.#written } : {}) };
+  }
+
+  /** The plan of an event that failed with `error`: logged, and marked failed with the reason. */
+  failed(row: InboxEvent, key: string | null, error: unknown, reason = describeError(error)): EventPlan {
+    this.#o.logger?.error(
+      { conversation: key, inboxId: row.id, kind: row.kind, err: error },
+      'event failed; the session keeps its last good snapshot',
+    );
+    const now = this.#o.now();
+    return {
+      row,
+      outcome: {
+        inboxId: row.id,
+        kind: row.kind,
+        conversationKey: key,
+        status: 'failed',
+        reason,
+        calls: 0,
+        error,
+      },
+      ops: [{ kind: 'settle', id: row.id, status: 'failed', reason, key, now }],
+    };
+  }
+
+  /** The conversation's session: the one known in memory, else the stored one. */
+  #session(key: string): CachedSession | undefined {
+    const cached = this.#o.session(key);
+    if (cached) return cached;
+    const row = this.#sessions.get(key);
+    return row ? { row, armedTimers: undefined } : undefined;
+  }
+
+  #route(row: InboxEvent, now: number, setKey: (key: string) => void): Planned {
+    if (row.kind === 'update') {
+      const decoded = decodeStoredUpdate(row.id, row.payload);
+      if ('ignored' in decoded) return skip(decoded.ignored);
+      const { update } = decoded;
+      // Intake keyed the row when it stored it (inbox/keys.ts): the one place a conversation key is made.
+      const key = row.conversationKey;
+      if (!key) return skip('the update names no chat and no person');
+      setKey(key);
+      const session = this.#session(key);
+      const meta = metaOf(update, updatePlace(update), key, row.receivedAt, session?.row.chatId);
+      return this.#incoming(key, session, interpretUpdate(update, meta), now);
+    }
+    const key = row.conversationKey;
+    if (!key) return skip(`a ${row.kind} event without a conversation`);
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    const session = this.#session(key);
+    if (session?.row.status !== 'active') return skip('the session it belonged to has ended');
+    const meta = sessionMeta(session, now);
+    if (row.kind === 'timer') {
+      if (payload.stepInstance !== session.row.stepInstance)
+        return skip('the step that armed the timer was left');
+      const event: FlowEvent = {
+        type: 'timer',
+        name: String(payload.name),
+        meta: { ...meta, now: Number(payload.fireAt) },
+      };
+      return this.#run(key, session, event, now);
+    }
+    if (row.kind === 'effect_result') {
+      if (Number(payload.revision) < session.row.startedRevision)
+        return skip('it belongs to an earlier session');
+      const ref = String(payload.ref);
+      const event: FlowEvent = payload.ok
+        ? { type: 'effect.done', ref, result: payload.result, meta }
+        : { type: 'effect.failed', ref, error: payload.error as { code: string; message: string }, meta };
+      return this.#run(key, session, event, now);
+    }
+    return skip(`unknown inbox event kind "${row.kind}"`);
+  }
+
+  #incoming(key: string, session: CachedSession | undefined, incoming: Incoming, now: number): Planned {
+    const active = session?.row.status === 'active' ? session : undefined;
+    switch (incoming.kind) {
+      case 'press':
+        return this.#press(key, session, incoming.press, now);
+      case 'leave': {
+        let result: Planned = { calls: 0 };
+        if (active) {
+          result = this.#run(key, active, incoming.event, now, { status: 'stopped', silent: true });
+          if ('ignored' in result) return result;
+        }
+        const why =
+          incoming.reason === 'bot_stopped' ? 'the person stopped the bot' : 'the person removed the dialog';
+        this.#plan.settleTimers(key, 'cancelled', why, now);
+        this.#plan.dropCalls(key, why, now);
+        return result;
+      }
+      case 'event': {
+        if (active) return this.#run(key, active, incoming.event, now);
+        if (!incoming.trigger) return skip('no running session, and this kind of update starts no flow');
+        return this.#start(key, session, incoming.trigger, incoming.event.meta, now);
+      }
+    }
+  }
+
+  #press(key: string, session: CachedSession | undefined, press: Press, now: number): Planned {
+    const callback: Callback = {
+      id: press.callbackId,
+      ...(press.messageId !== undefined ? { messageId: press.messageId } : {}),
+      ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
+    };
+    const verified = this.#o.signer.verify(key, press.payload);
+    if (!verified.ok) {
+      this.#answerAlone(key, session, press, undefined, now);
+      return skip(
+        verified.reason === 'malformed'
+          ? 'button payload was not made by botflow'
+          : 'button payload signature does not match this conversation (forged, or pressed by someone else)',
+      );
+    }
+    const event: FlowEvent = {
+      type: 'button',
+      button: verified.button,
+      ...(verified.value !== undefined ? { value: verified.value } : {}),
+      callbackId: press.callbackId,
+      ...(press.message ? { message: press.message } : {}),
+      meta: press.meta,
+    };
+    const active = session?.row.status === 'active' ? session : undefined;
+    if (active && verified.instance === active.row.stepInstance)
+      return this.#run(key, active, event, now, { callback });
+    if (!active) {
+      const trigger = { kind: 'button', button: verified.button } as const;
+      if (findFlowToStart(this.#o.flows.current(), trigger))
+        return this.#start(key, session, trigger, press.meta, now, callback);
+      this.#answerAlone(key, session, press, this.#o.staleText, now);
+      return skip('stale button: the conversation has no running session');
+    }
+    const { flow } = this.#o.flows.resolve(
+      active.row.flowId,
+      active.row.flowVersion,
+      JSON.parse(active.row.snapshot),
+    );
+    const policy = flow.stalePolicy(JSON.parse(active.row.stateValue));
+    if (policy.kind === 'accept') {
+      return {
+        ...this.#run(key, active, event, now, { callback }),
+        reason: 'stale button accepted by policy',
+      };
+    }
+    if (policy.kind === 'rerender' && flow.rerenderEvent) {
+      const rerender = { ...flow.rerenderEvent, meta: press.meta } as FlowEvent;
+      return {
+        ...this.#run(key, active, rerender, now, { callback }),
+        reason: 'stale button: step drawn again',
+      };
+    }
+    const text = policy.kind === 'notify' && policy.text ? policy.text : this.#o.staleText;
+    this.#answerAlone(key, active, press, text, now);
+    return { calls: 1, reason: 'stale button: person notified' };
+  }
+
+  /** Answers a press outside any step (stale, forged): the person must not watch a spinner. */
+  #answerAlone(
+    key: string,
+    session: CachedSession | undefined,
+    press: Press,
+    text: string | undefined,
+    now: number,
+  ): void {
+    const call: PlannedCall = {
+      kind: 'api',
+      op: 'answerCallback',
+      args: { callback_id: press.callbackId, ...(text ? { notification: text } : {}) },
+      orderKey: `cb:${press.callbackId}`,
+      priority: 'callback',
+      ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
+    };
+    const revision = session?.row.revision ?? 0;
+    const [, shown] = withVisibleAnswer([call], { chatId: press.meta.chatId, userId: press.meta.userId });
+    this.#plan.call(key, revision, 0, call, now, `answer:${press.callbackId}`);
+    if (shown) this.#plan.call(key, revision, 1, shown, now, `answer-shown:${press.callbackId}`);
+  }
+
+  /** The flow and machine state a session's next step starts from (the cached machine snapshot when valid). */
+  #resume(key: string, session: CachedSession) {
+    const { row, machine } = session;
+    if (machine && this.#o.flows.pinned(row.flowId, row.flowVersion) === machine.flow) {
+      return { flow: machine.flow, state: { machineSnapshot: machine.snapshot }, migrated: false };
+    }
+    const resolved = this.#o.flows.resolve(row.flowId, row.flowVersion, JSON.parse(row.snapshot));
+    if (resolved.migrated) {
+      this.#o.logger?.info(
+        { conversation: key, flow: row.flowId, from: row.flowVersion, to: resolved.flow.version },
+        'session migrated to the loaded flow version',
+      );
+    }
+    return {
+      flow: resolved.flow,
+      state: { snapshot: resolved.snapshot as StoredSnapshot },
+      migrated: resolved.migrated,
+    };
+  }
+
+  #run(
+    key: string,
+    session: CachedSession,
+    event: FlowEvent,
+    now: number,
+    extra: { callback?: Callback; status?: 'stopped'; silent?: boolean } = {},
+  ): Ran | Skipped {
+    const { flow, state, migrated } = this.#resume(key, session);
+    const cause: StepCause = { type: 'event', event };
+    const result = step(
+      flow,
+      { ...state, revision: session.row.revision, stepInstance: session.row.stepInstance },
+      cause,
+      this.#stepOptions(key, extra.callback),
+    );
+    if (extra.silent) {
+      result.calls = [];
+      result.timers = [];
+    }
+    if (migrated || extra.status !== undefined) result.idle = false;
+    const written = this.#plan.write({
+      conversationKey: key,
+      prior: session,
+      flow,
+      result,
+      meta: event.meta,
+      started: false,
+      now,
+      ...(extra.status ? { status: extra.status } : {}),
+    });
+    if (result.idle) return skip('the current step does not handle this event');
+    this.#remember(written, flow, result.machineSnapshot);
+    return { calls: result.calls.length, ...(written ? { session: summary(written) } : {}) };
+  }
+
+  #start(
+    key: string,
+    prior: CachedSession | undefined,
+    trigger: FlowInput['trigger'],
+    meta: EventMeta,
+    now: number,
+    callback?: Callback,
+  ): Ran | Skipped {
+    const flow = findFlowToStart(this.#o.flows.current(), trigger);
+    if (!flow) return skip('no running session, and no flow trigger matches');
+    const result = step(
+      flow,
+      { revision: prior?.row.revision ?? 0, stepInstance: prior?.row.stepInstance ?? 0 },
+      { type: 'start', input: { trigger, meta } },
+      this.#stepOptions(key, callback),
+    );
+    const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
+    this.#remember(written, flow, result.machineSnapshot);
+    return { calls: result.calls.length, ...(written ? { session: summary(written) } : {}) };
+  }
+
+  #remember(written: WrittenSession | undefined, flow: FlowDefinition, snapshot: AnyMachineSnapshot): void {
+    if (written) this.#written = { ...written, machine: { flow, snapshot } };
+  }
+
+  #stepOptions(key: string, callback: Callback | undefined): StepOptions {
+    return { conversationKey: key, sign: this.#sign, ...(callback ? { callback } : {}) };
+  }
+}
+
+function sessionMeta(session: CachedSession, now: number): EventMeta {
+  const { row } = session;
+  return {
+    conversation: row.conversationKey,
+    ...(row.chatId !== null ? { chatId: row.chatId } : {}),
+    ...(row.userId !== null ? { userId: row.userId } : {}),
+    ...(row.locale !== null ? { locale: row.locale } : {}),
+    now,
+  };
+}

@@ -1,0 +1,119 @@
+import { EngineInbox, type InboxEvent } from '../../store/engine-inbox.ts';
+import { type ApplyResult, BatchApplier, type PlannedWrites } from '../commit/apply.ts';
+import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
+import type { CachedSession, SessionCache } from './session-cache.ts';
+
+export type { EventOutcome } from './planner.ts';
+
+/** What the processor needs: the planner's needs (it reads sessions through the cache), and the batch size. */
+export interface ProcessorOptions extends Omit<PlannerOptions, 'session'> {
+  /** Events per transaction. */
+  batchSize: number;
+  /** Sessions this process committed, read before the database. */
+  cache: SessionCache;
+}
+
+/** The writes of `plans`, as the applier (here or in the writer thread) takes them. */
+export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
+  return plans.map((plan) => ({
+    inboxId: plan.row.id,
+    conversationKey: plan.outcome.conversationKey,
+    done: plan.outcome.status === 'done',
+    ops: plan.ops,
+  }));
+}
+
+/** Consumes the inbox. */
+export class InboxProcessor {
+  readonly inbox: EngineInbox;
+  readonly applier: BatchApplier;
+  readonly #o: ProcessorOptions;
+  readonly #planner: EventPlanner;
+  /** Sessions planned but not committed yet: later events of their conversations start from them. */
+  readonly #planned = new Map<string, CachedSession>();
+
+  constructor(options: ProcessorOptions) {
+    this.#o = options;
+    this.inbox = new EngineInbox(options.db);
+    this.applier = new BatchApplier(options.db, options.now);
+    this.#planner = new EventPlanner({
+      ...options,
+      session: (key) => this.#planned.get(key) ?? options.cache.get(key),
+    });
+  }
+
+  /**
+   * Processes up to one batch of pending events here; returns what became of each (empty when none waits).
+   * Events held back because their session moved on meanwhile are planned again at once, a few times.
+   */
+  processBatch(retries = 3): EventOutcome[] {
+    const plans = this.planNext(0);
+    if (plans.length === 0) return [];
+    let results: ApplyResult[];
+    try {
+      results = this.applier.apply(writesOf(plans));
+    } catch (error) {
+      this.forgetPlanned(); // nothing of the batch was committed (the disk, the connection)
+      throw error;
+    }
+    const outcomes = this.settle(plans, results);
+    const held = plans.length - outcomes.length;
+    return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
+  }
+
+  /**
+   * Plans up to one batch of pending events with ids above `afterId`, outside any transaction, for an
+   * applier (here or the writer thread). Their sessions count as planned until `settle()` or `forgetPlanned()`.
+   */
+  planNext(afterId: number): EventPlan[] {
+    return this.#plan(this.inbox.pending(afterId, this.#o.batchSize));
+  }
+
+  /**
+   * Takes the results of applying `plans`: committed sessions go to the cache, failures are logged, held
+   * events are left for a later batch. Returns the outcomes of the events that were applied or failed.
+   */
+  settle(plans: readonly EventPlan[], results: readonly ApplyResult[]): EventOutcome[] {
+    const outcomes: EventOutcome[] = [];
+    plans.forEach((plan, i) => {
+      const result = results[i]!;
+      const key = plan.outcome.conversationKey;
+      if (key !== null && plan.written && this.#planned.get(key) === plan.written) this.#planned.delete(key);
+      if (result.status === 'held') {
+        if (key !== null) this.#o.cache.delete(key); // possibly stale (written by another process)
+        this.#o.logger?.info(
+          { conversation: key, inboxId: plan.row.id },
+          'event held back: its session moved on meanwhile, or an earlier event of it failed; planned again',
+        );
+        return;
+      }
+      if (result.status === 'failed') {
+        if (key !== null) this.#o.cache.delete(key);
+        outcomes.push(this.#planner.failed(plan.row, key, result.error, result.reason).outcome);
+        return;
+      }
+      if (key !== null && plan.written) this.#o.cache.set(key, plan.written);
+      if (result.dropped > 0) {
+        const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
+        this.#o.logger?.info({ conversation: key, dropped: result.dropped }, `unsent calls dropped: ${why}`);
+      }
+      outcomes.push(plan.outcome);
+    });
+    return outcomes;
+  }
+
+  /** Forgets every planned, uncommitted session (after a batch could not be applied at all). */
+  forgetPlanned(): void {
+    this.#planned.clear();
+  }
+
+  /** Plans `rows` in order, each on the session its predecessor in the conversation left. */
+  #plan(rows: readonly InboxEvent[]): EventPlan[] {
+    return rows.map((row) => {
+      const plan = this.#planner.plan(row);
+      const key = plan.outcome.conversationKey;
+      if (plan.written && key !== null) this.#planned.set(key, plan.written);
+      return plan;
+    });
+  }
+}

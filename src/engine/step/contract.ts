@@ -1,0 +1,141 @@
+/**
+ * The contract between the engine and the flows that run on it. A flow is an XState v5 machine plus a
+ * little metadata; the engine feeds it `FlowEvent`s through XState's pure `transition()` and turns the
+ * actions it returns into effect rows and timer rows. Machines never do I/O: every API call is data
+ * (`Effect`) until the outbox sends it.
+ *
+ * Declarative flow files (src/flows) compile to `FlowDefinition`; programmers can write one by hand
+ * with XState's `setup()` and the helpers of src/engine/helpers.ts.
+ */
+import type { AnyStateMachine } from 'xstate';
+import type { Attachment, Message, NewMessageBody, Update } from '../../client/schemas/index.ts';
+import type { MediaSource } from '../../client/upload.ts';
+
+/** Facts about the update that caused an event; the same for every event kind. */
+export interface EventMeta {
+  /** Conversation key the event was routed by. */
+  conversation: string;
+  chatId?: number;
+  userId?: number;
+  /** The person's locale from the update (`user_locale`), when known. */
+  locale?: string;
+  /** Event time in ms (the update's timestamp or the timer's deadline): machines never read a clock. */
+  now: number;
+}
+
+/** What the engine sends into a machine. Every event carries `meta`. */
+export type FlowEvent =
+  /** The person wrote something: text, attachments, a contact or a location. */
+  | { type: 'message'; text?: string; attachments: Attachment[]; message: Message; meta: EventMeta }
+  /** A text that starts with `/`: `/cancel now` → name `cancel`, args `now`. */
+  | { type: 'command'; name: string; args: string; message: Message; meta: EventMeta }
+  /** A current (not stale) callback button: `button` is the id the flow gave it, `value` optional data. */
+  | { type: 'button'; button: string; value?: string; callbackId: string; message?: Message; meta: EventMeta }
+  /** bot_started while a session is active (a fresh start is the machine's creation instead). */
+  | { type: 'bot_started'; payload?: string; meta: EventMeta }
+  /** A durable timer armed by this session came due. */
+  | { type: 'timer'; name: string; meta: EventMeta }
+  /** An effect the flow asked to hear about (it had a `ref`) succeeded; `result` is the API's answer. */
+  | { type: 'effect.done'; ref: string; result: unknown; meta: EventMeta }
+  /** An effect with a `ref` failed for good (dead letter). */
+  | { type: 'effect.failed'; ref: string; error: { code: string; message: string }; meta: EventMeta }
+  /** Any other update (message_edited, user_added, …), as decoded. */
+  | { type: 'update'; update: Update; meta: EventMeta };
+
+/** How a flow is started: passed as the machine's `input` to `initialTransition()`. */
+export interface FlowInput {
+  /** What started it. */
+  trigger:
+    | { kind: 'bot_started'; payload?: string }
+    | { kind: 'command'; name: string; args: string }
+    | { kind: 'message'; text?: string }
+    | { kind: 'button'; button: string }
+    | { kind: 'call'; from: string; context?: Record<string, unknown> };
+  meta: EventMeta;
+}
+
+/**
+ * One API call, as data. `op` is a write operation of the client (`sendMessage`, `editMessage`,
+ * `deleteMessage`, `answerCallback`, `sendAction`, `pinMessage`, …) and `args` its single argument
+ * object. Where `args` omits the target, the engine fills in the conversation's chat.
+ * With `ref`, the result comes back as an `effect.done` / `effect.failed` event with that ref.
+ *
+ * Callback buttons in `args.attachments` carry the flow's own button id as `payload` (`id` or
+ * `id:value`). The engine signs each with the step instance before sending (still ≤ 1024 characters)
+ * and turns a press back into a `button` event, or applies the step's stale policy.
+ */
+export interface ApiEffect {
+  kind: 'api';
+  op: string;
+  args: Record<string, unknown>;
+  ref?: string;
+}
+
+/** Upload a file (a path or URL the flow names) and send it in a message: the upload token goes into `attachments`. */
+export interface UploadAndSendEffect {
+  kind: 'upload_and_send';
+  media: MediaSource;
+  message: NewMessageBody;
+  ref?: string;
+}
+
+/** Arm (or re-arm) a durable timer of this session; it fires as a `timer` event unless cancelled or its step was left. */
+export interface ArmTimerEffect {
+  kind: 'timer.arm';
+  name: string;
+  /** Delay from the event's `meta.now`, in ms. */
+  delayMs: number;
+}
+
+export interface CancelTimerEffect {
+  kind: 'timer.cancel';
+  name: string;
+}
+
+/** What an effect returns, as data: an API call, an upload then send, or a timer armed or cancelled. */
+export type Effect = ApiEffect | UploadAndSendEffect | ArmTimerEffect | CancelTimerEffect;
+
+/** The XState action type whose `params` is an `Effect`: machines emit effects with it. */
+export const EFFECT_ACTION = 'botflow.effect';
+
+/** What to do with a press on a keyboard of a step the conversation has left. */
+export type StalePolicy =
+  | { kind: 'notify'; text: string }
+  /** Draw the current step again (its prompt and keyboard). */
+  | { kind: 'rerender' }
+  /** Deliver the press as if it were current. */
+  | { kind: 'accept' };
+
+/** What starts a flow when the conversation has no active session. */
+export type FlowTrigger =
+  | { kind: 'bot_started'; payload?: string | RegExp }
+  | { kind: 'command'; name: string }
+  | { kind: 'keyword'; pattern: string | RegExp }
+  | { kind: 'button'; button: string }
+  | { kind: 'any_message' };
+
+/** A flow as the engine runs it. */
+export interface FlowDefinition {
+  /** Stable id (the file name for flow files). */
+  id: string;
+  /** Content hash of the definition: sessions stay on the version they started with. */
+  version: string;
+  machine: AnyStateMachine;
+  triggers: FlowTrigger[];
+  /** Stale-button policy of the step the session is in (`stateValue` from the snapshot). */
+  stalePolicy(stateValue: unknown): StalePolicy;
+  /** Event sent to the machine to draw the current step again (for the `rerender` stale policy). */
+  rerenderEvent?: { type: string };
+  /**
+   * Maps a snapshot of an older version of this flow onto this version, or returns undefined when the
+   * old version has no migration (the session then stays on its old version).
+   */
+  migrate?(fromVersion: string, persisted: unknown): unknown | undefined;
+  /**
+   * A self-contained JSON text from which the module that built this flow can rebuild exactly this
+   * version (flow files: their texts and catalogs). The engine stores it with the version, so sessions
+   * pinned to it keep running after a restart with a changed file (EngineOptions.rebuildFlow).
+   * Hand-written flows leave it out.
+   */
+  source?: string;
+}

@@ -1,0 +1,48 @@
+/** The computed values of a flow file (`set:` values written "= …", `{expr: …}` conditions), read as run would. */
+import { compileFlowExpression, isExpression } from './expressions.ts';
+import type { Report } from './lint-input.ts';
+import type { FlowFile } from './schema.ts';
+import type { Path } from './yaml-source.ts';
+
+/** An expression that `botflow run` could not read, reported where it is written. */
+export function checkExpression(source: string, path: Path, report: Report): void {
+  try {
+    compileFlowExpression(source);
+  } catch (error) {
+    report(
+      path,
+      'error',
+      (error as Error).message,
+      'expressions use variables by name, "double-quoted" texts, and, or, not, if … then … else …',
+    );
+  }
+}
+
+/** Every `set:` value written "= …", wherever a route sets variables. */
+export function lintComputedValues(flow: FlowFile, report: Report): void {
+  const visit = (node: unknown, path: Path): void => {
+    if (Array.isArray(node)) {
+      node.forEach((x, i) => {
+        visit(x, [...path, i]);
+      });
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'set' && value && typeof value === 'object' && !Array.isArray(value)) {
+        for (const [name, v] of Object.entries(value)) {
+          if (!isExpression(v)) continue;
+          if (path[0] === 'migrate')
+            report(
+              [...path, key, name],
+              'error',
+              'a migration sets constants only',
+              'write the value itself',
+            );
+          else checkExpression(v, [...path, key, name], report);
+        }
+      } else visit(value, [...path, key]);
+    }
+  };
+  visit(flow, []);
+}

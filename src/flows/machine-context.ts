@@ -1,0 +1,74 @@
+/**
+ * The types the compiled machine's actions share: its context (stored with every snapshot), the steps it
+ * runs, and XState's `enqueue` as the actions use it.
+ */
+import type { FlowEvent } from '../engine/step/contract.ts';
+import type { FlowFile, Step } from './schema.ts';
+import type { TextFormat, TextRenderer } from './texts.ts';
+
+/** The machine's context: small and JSON-only (it is stored with every snapshot). */
+export interface FlowContext {
+  /** Answers and variables set by the flow. `locale` here overrides the person's locale. */
+  vars: Record<string, unknown>;
+  /** The person's locale when the flow started. */
+  locale?: string;
+  /** Failed attempts at the current input. */
+  retries: number;
+  /** The top-level step the conversation is in (where calls return to). */
+  at?: string;
+  /** Id of the bot message a step drawn with `render: edit` replaces (cleared by typed input). */
+  mid?: string;
+  /** Options picked so far on a `multi_choice` step. */
+  picked?: string[];
+  /** The step a `come_back: true` route returns to after the next accepted answer. */
+  back?: string;
+  /** The step that `come_back` edit went to: entering any other step forgets `back`. */
+  editing?: string;
+  /** The value a called flow's end step returned (`return:`), until the call step saves it. */
+  ret?: unknown;
+  /**
+   * The choices of an `options_from` step, copied from the list when the step was entered: a press
+   * carries only its index, and an old keyboard's press can never pick from a list that changed since.
+   */
+  choices?: { text: string; value: unknown }[];
+  /** The page of `choices` the keyboard shows. */
+  page?: number;
+}
+
+/** A step of a (possibly inlined) flow, with what is needed to run it. */
+export interface StepEntry {
+  key: string;
+  id: string;
+  flow: FlowFile;
+  step: Step;
+  text: TextRenderer;
+  format: TextFormat;
+  topLevel: boolean;
+}
+
+/** XState's `enqueue` inside `enqueueActions`, as the flows' actions use it. */
+export type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
+/** The arguments of an `enqueueActions` callback. */
+export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
+
+/** The params compile.ts gives a step's actions and guards (never stored: part of the machine's definition). */
+export interface StepParams {
+  /** The step's key in the compiled flow (`ask_name`, or `address>street` inside a called flow). */
+  step: string;
+  /** Which route of the step runs: `button:<id>`, `command:<name>`, `idle`, `on_text`. */
+  route?: string;
+  /** Which `next` condition, branch case or reminder. */
+  index?: number;
+  /** `rerender` sends a new message instead of editing. */
+  fresh?: boolean;
+  /** `reject` of the last allowed attempt: the `exhausted` route runs. */
+  last?: boolean;
+  /** `answer` only when a `come_back` edit is under way. */
+  back?: boolean;
+}
+
+/** The event's time: `meta.now`, or the start input's for the first entry. */
+export function nowOf(event: unknown): number {
+  const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
+  return e.meta?.now ?? e.input?.meta?.now ?? 0;
+}

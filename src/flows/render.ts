@@ -1,0 +1,152 @@
+/**
+ * How a compiled step looks to the person: its texts in their locale (flow texts, catalog messages and
+ * botflow's built-in texts), its keyboard, and the message that draws it (sent, edited in place, or sent
+ * with an uploaded medium). Pure: everything becomes `botflow.effect` actions.
+ */
+import { resolve as resolvePath } from 'node:path';
+import { EFFECT_ACTION, type Effect } from '../engine/step/contract.ts';
+import { builtinText } from './builtin-texts.ts';
+import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
+import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
+import type { Button, FlowFile } from './schema.ts';
+
+/** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
+const DEFAULT_PAGE_SIZE = 8;
+
+/** The ref of sends whose message id the flow keeps for `render: edit`. */
+export const RENDER_REF = 'render';
+
+/** The drawing helpers of one compiled flow. */
+export type Rendering = ReturnType<typeof renderingFor>;
+
+/** Builds the drawing helpers of a flow (`root`); `usesEdit`: some step is drawn with `render: edit`. */
+export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string) {
+  const localeOf = (e: StepEntry, c: FlowContext) =>
+    e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
+  const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
+    if (typeof text === 'string') return e.text.render(text, c.vars, localeOf(e, c));
+    if ('literal' in text) return text.literal;
+    if ('flowText' in text) return e.text.render(text.flowText, c.vars, localeOf(e, c));
+    // A built-in text: the flow's `texts:` override, the flow's own catalog (`botflow-<key>`), botflow's.
+    const args = text.args ?? {};
+    const override = e.flow.texts?.[text.builtin] ?? root.texts?.[text.builtin];
+    const locale = localeOf(e, c);
+    if (override) return e.text.render(override, { ...c.vars, ...args }, locale);
+    const id = `botflow-${text.builtin}`;
+    if (e.text.has?.(id, locale)) return e.text.render(id, { ...c.vars, ...args }, locale);
+    return builtinText(text.builtin, locale, args);
+  };
+  const doneText = (e: StepEntry, c: FlowContext) => say(e, c, { builtin: 'multi-done' });
+  const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
+  const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
+    effect(enqueue, {
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text, format: e.format },
+      ...(usesEdit ? { ref: RENDER_REF } : {}),
+    });
+
+  const button = (e: StepEntry, c: FlowContext, b: Button) => {
+    const text = say(e, c, b.text);
+    if (b.url) return { type: 'link', text, url: b.url };
+    if (b.request === 'contact') return { type: 'request_contact', text };
+    if (b.request === 'location') return { type: 'request_geo_location', text };
+    return { type: 'callback', text, payload: b.value ? `${b.id}:${b.value}` : b.id! };
+  };
+  const keyboardOf = (e: StepEntry, c: FlowContext) => {
+    const s = e.step;
+    const rows: unknown[][] = [];
+    if (s.type === 'input' && s.options) {
+      const per = s.columns ?? 1;
+      const multi = kindsOf(s).includes('multi_choice');
+      const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
+      for (let i = 0; i < s.options.length; i += per) {
+        rows.push(
+          s.options
+            .slice(i, i + per)
+            .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
+        );
+      }
+      if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
+    }
+    if (s.type === 'input' && s.options_from)
+      rows.push(...choiceRows(e, c, s.columns ?? 1, s.options_from.page_size));
+    if ('keyboard' in s && s.keyboard)
+      for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
+    return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
+  };
+
+  /** One page of an `options_from` step's choices, with ‹ and › to the pages around it. */
+  const choiceRows = (e: StepEntry, c: FlowContext, per: number, pageSize = DEFAULT_PAGE_SIZE) => {
+    const choices = c.choices ?? [];
+    const pages = Math.max(1, Math.ceil(choices.length / pageSize));
+    const page = Math.min(Math.max(0, c.page ?? 0), pages - 1);
+    const first = page * pageSize;
+    const shown = choices.slice(first, first + pageSize);
+    const rows: unknown[][] = [];
+    for (let i = 0; i < shown.length; i += per) {
+      rows.push(
+        shown
+          .slice(i, i + per)
+          .map((choice, j) => ({ type: 'callback', text: choice.text, payload: choiceId(first + i + j) })),
+      );
+    }
+    const nav: unknown[] = [];
+    if (page > 0)
+      nav.push({
+        type: 'callback',
+        text: say(e, c, { builtin: 'choices-previous' }),
+        payload: pageId(page - 1),
+      });
+    if (page < pages - 1)
+      nav.push({ type: 'callback', text: say(e, c, { builtin: 'choices-next' }), payload: pageId(page + 1) });
+    if (nav.length) rows.push(nav);
+    return rows;
+  };
+
+  /**
+   * Draws a step: edits `c.mid` for `render: edit` (or when `editPressed`: a page turn redraws the pressed
+   * message whatever the step's mode), else sends a new message.
+   */
+  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
+    const s = e.step;
+    if (s.type === 'branch') return;
+    const text = s.say ? say(e, c, s.say) : undefined;
+    const keyboard = s.type === 'end' ? undefined : keyboardOf(e, c);
+    const media = s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;
+    const attachments: unknown[] = keyboard ? [keyboard] : [];
+    if (media) {
+      const [type, source] = media as ['image' | 'video' | 'audio' | 'file', string];
+      if (type === 'image' && /^https?:\/\//.test(source)) {
+        attachments.unshift({ type: 'image', payload: { url: source } });
+      } else {
+        effect(enqueue, {
+          kind: 'upload_and_send',
+          media: { type, source: /^https?:\/\//.test(source) ? source : resolvePath(baseDir, source) },
+          message: { text, attachments: attachments as never, format: e.format },
+          ...(usesEdit ? { ref: RENDER_REF } : {}),
+        });
+        return;
+      }
+    }
+    if (!text && !attachments.length) return;
+    const mode = 'render' in s && s.render ? s.render : e.flow.defaults?.render;
+    const edit = !forceNew && (mode === 'edit' || editPressed) && c.mid && !media;
+    if (edit) {
+      effect(enqueue, {
+        kind: 'api',
+        op: 'editMessage',
+        args: { message_id: c.mid, text, attachments, format: e.format },
+      });
+      return;
+    }
+    effect(enqueue, {
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text, attachments, format: e.format },
+      ...(usesEdit ? { ref: RENDER_REF } : {}),
+    });
+  };
+
+  return { localeOf, say, doneText, effect, send, keyboardOf, render };
+}
