@@ -7,12 +7,7 @@ import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { OperationName } from '../client/operations.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
-import {
-  type CallGateway,
-  type DispatchOutcome,
-  type MediaUploader,
-  OutboxDispatcher,
-} from '../dispatch/dispatcher.ts';
+import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
 import type { Job } from '../dispatch/scheduler/types.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
@@ -21,6 +16,7 @@ import { type SessionInspector, sessionInspector } from './inspect.ts';
 import { WriterPipeline } from './lane/pipeline.ts';
 import { type EventOutcome, InboxProcessor } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
+import { type EngineEvents, EngineListeners } from './listeners.ts';
 import { recordFlowVersions } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
 import { type Clock, clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
@@ -83,15 +79,7 @@ export interface EngineOptions {
   rebuildFlow?: (source: string) => FlowDefinition;
 }
 
-/** What observers can listen to with `engine.on()`. */
-export interface EngineEvents {
-  /** An inbox event was handled (done or ignored). */
-  step: EventOutcome;
-  /** An outbox call was settled. */
-  effect: DispatchOutcome;
-  /** An inbox event failed; its session kept its last good snapshot. */
-  error: EventOutcome;
-}
+export type { EngineEvents } from './listeners.ts';
 
 /** A running (or ready) engine. */
 export interface Engine {
@@ -291,16 +279,17 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     flows,
-    sessions: sessionInspector(
-      db,
-      () => clock.now(),
-      (key) => cache.delete(key),
-      () => dispatcher?.wake(),
-      () => {
+    sessions: sessionInspector(db, {
+      now: () => clock.now(),
+      onEnded: (key) => cache.delete(key),
+      onRedriven: () => dispatcher?.wake(),
+      onTimersMoved: () => {
         onTimerWakeIfDue();
         armTimerWake();
       },
-    ),
+      flow: (flowId) => flows.latest(flowId),
+      onJumped: () => scheduleProcessing(),
+    }),
     start() {
       if (running) return;
       running = true;
@@ -352,34 +341,6 @@ export function createEngine(options: EngineOptions): Engine {
       return removed;
     },
     on: events.on,
-  };
-}
-
-/** Who hears the engine's events; a listener that throws is logged and the others still hear. */
-class EngineListeners {
-  readonly #sets: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
-    step: new Set(),
-    effect: new Set(),
-    error: new Set(),
-  };
-  constructor(private readonly logger: Logger | undefined) {}
-
-  readonly emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]): void => {
-    for (const listener of this.#sets[event]) {
-      try {
-        listener(payload);
-      } catch (error) {
-        this.logger?.error({ err: error, event }, 'engine listener threw');
-      }
-    }
-  };
-
-  readonly on = <K extends keyof EngineEvents>(
-    event: K,
-    listener: (p: EngineEvents[K]) => void,
-  ): (() => void) => {
-    this.#sets[event].add(listener);
-    return () => this.#sets[event].delete(listener);
   };
 }
 

@@ -13,6 +13,9 @@ import {
   type SessionSummary,
 } from '../store/sessions.ts';
 import { TimerStore } from '../store/timers.ts';
+import { type Jump, jumpToStep } from './jump.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import { StepError } from './step/step.ts';
 
 /** One conversation in a listing. */
 export interface SessionListing extends Omit<SessionSummary, 'stateValue'> {
@@ -77,6 +80,12 @@ export interface SessionInspector {
   advanceTimers(conversationKey: string, ms: number): number;
   /** Makes one armed timer of the conversation fire now; false when it is not armed (fired, cancelled). */
   fireTimerNow(conversationKey: string, timerId: number): boolean;
+  /**
+   * Puts the conversation on a step of a flow with these variables and enters it (its prompt is sent, its
+   * reminders armed), ending whatever ran before: the playground's "start here". Throws for an unknown
+   * flow or step.
+   */
+  jump(jump: Omit<Jump, 'flow'> & { flowId: string }): void;
 }
 
 /** A call that failed for good. */
@@ -103,16 +112,25 @@ function listing(row: SessionSummary | SessionRow): SessionListing {
   return { ...summary, step: parse(stateValue) };
 }
 
-/** Builds the support API over one database; `now` stamps manual ends, `onEnded` hears of them. */
-export function sessionInspector(
-  db: Database.Database,
-  now: () => number,
-  onEnded?: (conversationKey: string) => void,
-  /** Told when dead letters were put back in line (the dispatcher sends them). */
-  onRedriven?: () => void,
-  /** Told when timers were moved (the engine fires those now due). */
-  onTimersMoved?: () => void,
-): SessionInspector {
+/** What the support API needs of the engine around it. */
+export interface InspectorHooks {
+  /** The engine's clock: stamps manual ends, moved timers and jumps. */
+  now(): number;
+  /** A session was changed by hand (ended, jumped): its cached copy is stale. */
+  onEnded?(conversationKey: string): void;
+  /** Dead letters were put back in line (the dispatcher sends them). */
+  onRedriven?(): void;
+  /** Timers were moved (the engine fires those now due). */
+  onTimersMoved?(): void;
+  /** The latest loaded version of a flow, for jumps. */
+  flow?(flowId: string): FlowDefinition | undefined;
+  /** A jump was queued (the engine processes it). */
+  onJumped?(): void;
+}
+
+/** Builds the support API over one database. */
+export function sessionInspector(db: Database.Database, hooks: InspectorHooks): SessionInspector {
+  const { now, onEnded, onRedriven, onTimersMoved } = hooks;
   const sessions = new SessionStore(db);
   const outbox = new OutboxStore(db);
   const timers = new TimerStore(db);
@@ -146,6 +164,13 @@ export function sessionInspector(
       const moved = timers.bringForward(conversationKey, Math.max(0, ms), now());
       if (moved > 0) onTimersMoved?.();
       return moved;
+    },
+    jump({ flowId, ...rest }) {
+      const flow = hooks.flow?.(flowId);
+      if (!flow) throw new StepError(`no flow "${flowId}" is loaded`);
+      jumpToStep(db, { ...rest, flow }, now());
+      onEnded?.(rest.conversationKey);
+      hooks.onJumped?.();
     },
     fireTimerNow(conversationKey, timerId) {
       const timer = timers.get(timerId);

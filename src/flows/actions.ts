@@ -215,6 +215,10 @@ export function actionsFor(
       if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
     }),
+    jumpVars: assign(({ event }: { event: FlowEvent }) => ({
+      vars: event.type === 'botflow.jump' ? { ...event.vars } : {},
+      retries: 0,
+    })),
     restart: assign(({ event }: { event: FlowEvent }) => ({
       vars: event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {},
       retries: 0,

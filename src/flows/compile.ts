@@ -235,6 +235,13 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
+  // A designer's jump (the playground's "start here"): the step is entered again with the given variables.
+  rootOn['botflow.jump'] = Object.keys(flow.steps).map((id) => ({
+    guard: guard('jumpTo', { step: id }),
+    target: `.${id}`,
+    reenter: true,
+    actions: [act('jumpVars', {})],
+  }));
   // Any other command: another flow's (or an unknown one) is refused with a word on how to leave.
   rootOn.command!.push({ guard: guard('foreignCommand', {}), actions: [act('refuseCommand', {})] });
   if (backs) {

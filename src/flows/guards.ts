@@ -67,6 +67,8 @@ export function guardsFor(k: GuardKit) {
     timer: ({ event }: { event: FlowEvent }, p: { name: string }) =>
       event.type === 'timer' && event.name === p.name,
     returnTo: ({ context }: { context: FlowContext }, p: { step: string }) => context.at === p.step,
+    jumpTo: ({ event }: { event: FlowEvent }, p: { step: string }) =>
+      event.type === 'botflow.jump' && event.step === p.step,
     rendered: ({ event }: { event: FlowEvent }) => event.type === 'effect.done' && event.ref === RENDER_REF,
   };
 }

@@ -13,9 +13,11 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Engine } from '../engine/engine.ts';
-import type { HistoryEntry } from '../engine/inspect.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { type DiagramItem, flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
+import { describeEvent } from './history-words.ts';
+
+export { describeEvent } from './history-words.ts';
 
 /** What the inspector reads of the engine: its support API and its notifications. */
 export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
@@ -75,56 +77,6 @@ export function statePath(value: unknown): string[] {
     if (first) return [first[0], ...statePath(first[1])];
   }
   return [];
-}
-
-const parsedJson = (value: unknown): unknown => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-};
-
-/** Reads a nested field of parsed JSON without trusting its shape. */
-function field(value: unknown, ...path: string[]): unknown {
-  let v = value;
-  for (const key of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
-  return v;
-}
-
-/** A one-line description of a history event for people: `message "Alice"`, `button edit_age`, `timer ...`. */
-export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 'payload'>): string {
-  const p = parsedJson(event.payload);
-  const type = String(event.updateType ?? field(p, 'update_type') ?? event.kind);
-  if (type === 'message_created') {
-    const parts: string[] = [];
-    const text = field(p, 'message', 'body', 'text');
-    if (typeof text === 'string')
-      parts.push(JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text));
-    const attachments = field(p, 'message', 'body', 'attachments');
-    for (const a of Array.isArray(attachments) ? attachments : []) {
-      const kind = String(field(a, 'type'));
-      const filename = field(a, 'filename');
-      if (kind !== 'inline_keyboard') parts.push(typeof filename === 'string' ? `${kind} ${filename}` : kind);
-    }
-    return `message ${parts.join(' + ')}`.trim();
-  }
-  if (type === 'message_callback') {
-    // Signed payloads read `<step instance>.<id>[:<value>].<mac>`: show the flow's own button id.
-    const payload = String(field(p, 'callback', 'payload') ?? '');
-    const parts = payload.split('.');
-    return `button ${parts.length >= 3 ? parts.slice(1, -1).join('.') : payload}`.trim();
-  }
-  if (type === 'bot_started') {
-    const payload = field(p, 'payload');
-    return typeof payload === 'string' && payload ? `bot started (payload ${payload})` : 'bot started';
-  }
-  const name = field(p, 'name');
-  if (typeof name === 'string' && event.kind.includes('timer')) return `timer ${name}`;
-  const ref = field(p, 'ref');
-  if (typeof ref === 'string') return `${event.kind} ${ref}`;
-  return type.replaceAll('_', ' ');
 }
 
 const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };
@@ -285,6 +237,54 @@ export class Inspector {
           .send({ code: 'not.found', message: 'no such armed timer: it fired or was cancelled' });
       this.#emit('step', { conversationKey: key });
       return { fired: true };
+    });
+    // The playground's reset of a person: their conversation ends; the next trigger starts afresh.
+    app.post('/_inspector/reset', async (req, reply) => {
+      const key = conversationKeyOf((req.body ?? {}) as { user_id?: unknown; key?: unknown });
+      if (!key)
+        return reply
+          .code(400)
+          .send({ code: 'proto.payload', message: 'POST /_inspector/reset takes { user_id } (or { key })' });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const ended = sessions.end(key, 'reset from the playground');
+      this.#emit('step', { conversationKey: key });
+      return { ended };
+    });
+    // The playground's "start here": a person's conversation jumps to a step with chosen variables.
+    app.post('/_inspector/jump', async (req, reply) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const key = conversationKeyOf(body);
+      const vars = body.vars ?? {};
+      if (
+        !key ||
+        typeof body.flow !== 'string' ||
+        typeof body.step !== 'string' ||
+        !Number.isSafeInteger(body.chat_id) ||
+        typeof vars !== 'object' ||
+        Array.isArray(vars)
+      )
+        return reply.code(400).send({
+          code: 'proto.payload',
+          message: 'POST /_inspector/jump takes { user_id, chat_id, flow, step, vars: { name: value } }',
+        });
+      const sessions = this.#engine?.sessions;
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      try {
+        sessions.jump({
+          conversationKey: key,
+          flowId: body.flow,
+          step: body.step,
+          vars: vars as Record<string, unknown>,
+          chatId: body.chat_id as number,
+          ...(Number.isSafeInteger(body.user_id) ? { userId: body.user_id as number } : {}),
+          ...(typeof body.locale === 'string' ? { locale: body.locale } : {}),
+        });
+      } catch (error) {
+        return reply.code(404).send({ code: 'not.found', message: (error as Error).message });
+      }
+      this.#emit('step', { conversationKey: key });
+      return { jumped: true };
     });
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: this.#engine?.sessions.deadLetters() ?? [],

@@ -168,6 +168,34 @@ describe('the inspector API', () => {
     expect((await timers()).map((t) => t.name)).not.toContain(remind.name);
   });
 
+  it('jumps a conversation to a step with chosen variables: the prompt is sent and reminders armed', async () => {
+    const { inspector, app, db, engine } = await panelServer();
+    inspector.attach({ engine, flows, problems: [] });
+    const post = (payload: object) =>
+      app
+        .inject({ method: 'POST', url: '/_inspector/jump', payload })
+        .then((r) => ({ status: r.statusCode, body: r.json() }));
+    const vars = { name: 'Ann', age: 30, email: 'ann@example.org' };
+    expect((await post({ user_id: 7, flow: 'signup', step: 'confirm' })).status).toBe(400);
+    expect(await post({ user_id: 7, chat_id: 5, flow: 'signup', step: 'nowhere', vars })).toMatchObject({
+      status: 404,
+      body: { message: expect.stringContaining('no step "nowhere"') },
+    });
+    expect(await post({ user_id: 7, chat_id: 5, flow: 'signup', step: 'confirm', vars })).toEqual({
+      status: 200,
+      body: { jumped: true },
+    });
+    engine.processPending();
+    const { body } = await get(app, '/_inspector/conversation?user_id=7');
+    expect(body.session).toMatchObject({ flowId: 'signup', status: 'active', step: ['confirm'] });
+    expect(body.session.context.vars).toEqual(vars);
+    expect(body.timers.map((t: { name: string }) => t.name)).toEqual(['confirm:remind:0']);
+    const sent = new OutboxStore(db)
+      .forConversation('u:7')
+      .map((r) => JSON.parse(r.args) as { text?: string; chat_id?: number });
+    expect(sent[0]).toMatchObject({ chat_id: 5, text: expect.stringContaining('Ann') });
+  });
+
   it('lists the calls that failed for good', async () => {
     const { app, db, engine, inspector } = await panelServer();
     inspector.attach({ engine, flows, problems: [] });
@@ -283,5 +311,15 @@ describe('the inspector API', () => {
       'button edit_age',
     );
     expect(describeEvent({ kind: 'update', updateType: 'bot_stopped', payload: {} })).toBe('bot stopped');
+    // Engine events in designer words, not internal names.
+    const timer = (name: string) => describeEvent({ kind: 'timer', updateType: null, payload: { name } });
+    expect(timer('ask_name:remind:0')).toBe('reminder 1 of ask_name');
+    expect(timer('ask_name:idle')).toBe('idle timeout of ask_name');
+    const result = (payload: object) => describeEvent({ kind: 'effect_result', updateType: null, payload });
+    expect(result({ ref: 'render', ok: true })).toBe('message shown (kept to edit in place)');
+    expect(result({ ref: 'render', ok: false })).toBe('message could not be shown');
+    expect(describeEvent({ kind: 'jump', updateType: null, payload: { step: 'confirm' } })).toBe(
+      'jumped to confirm (playground)',
+    );
   });
 });

@@ -59,11 +59,20 @@ describe('fidelity to recorded platform updates', () => {
     const group = await c.createChat({ owner_id: ann.user_id, title: 'G', with_bot: true });
     await c.addUser(ann.user_id, group.chat_id, bob.user_id);
     await c.renameChat(ann.user_id, group.chat_id, 'G2');
+    await c.sendText(ann.user_id, group.chat_id, '/hello@bot in the group');
     await c.removeUser(ann.user_id, group.chat_id, bob.user_id);
     await c.removeBot(ann.user_id, group.chat_id);
 
+    // The recorded message_created is from a group; in a dialog the update also carries the person's
+    // user_locale ("available only in dialogs", says the OpenAPI text).
+    const inChat = (u: Record<string, unknown>) =>
+      (u.message as { recipient?: { chat_type?: string } } | undefined)?.recipient?.chat_type === 'chat';
+    const dialogMessage = produced.find((u) => u.update_type === 'message_created' && !inChat(u));
+    expect(Object.keys(dialogMessage!).sort()).toEqual([...RECORDED.message_created!, 'user_locale'].sort());
     for (const [type, keys] of Object.entries(RECORDED)) {
-      const update = produced.find((u) => u.update_type === type);
+      const update = produced.find(
+        (u) => u.update_type === type && (type !== 'message_created' || inChat(u)),
+      );
       expect(update, type).toBeDefined();
       expect(Object.keys(update!).sort(), type).toEqual(keys);
       const person = update!.user as Record<string, unknown> | undefined;

@@ -13,7 +13,13 @@ import type { InboxEvent } from '../../store/engine-inbox.ts';
 import { SessionStore } from '../../store/sessions.ts';
 import { WritePlan, type WrittenSession } from '../commit/commit.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
-import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
+import {
+  type EventMeta,
+  type FlowDefinition,
+  type FlowEvent,
+  type FlowInput,
+  JUMP_EVENT_KIND,
+} from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
@@ -177,6 +183,15 @@ export class EventPlanner {
       const event: FlowEvent = payload.ok
         ? { type: 'effect.done', ref, result: payload.result, meta }
         : { type: 'effect.failed', ref, error: payload.error as { code: string; message: string }, meta };
+      return this.#run(key, session, event, now);
+    }
+    if (row.kind === JUMP_EVENT_KIND) {
+      const event: FlowEvent = {
+        type: 'botflow.jump',
+        step: String(payload.step),
+        vars: (payload.vars ?? {}) as Record<string, unknown>,
+        meta,
+      };
       return this.#run(key, session, event, now);
     }
     return skip(`unknown inbox event kind "${row.kind}"`);

@@ -39,8 +39,13 @@ export type FlowEvent =
   | { type: 'effect.done'; ref: string; result: unknown; meta: EventMeta }
   /** An effect with a `ref` failed for good (dead letter). */
   | { type: 'effect.failed'; ref: string; error: { code: string; message: string }; meta: EventMeta }
+  /** A designer's jump to a step (the playground): the step is entered with these variables. */
+  | { type: 'botflow.jump'; step: string; vars: Record<string, unknown>; meta: EventMeta }
   /** Any other update (message_edited, user_added, …), as decoded. */
   | { type: 'update'; update: Update; meta: EventMeta };
+
+/** The inbox event kind of a jump to a step (engine/jump.ts); the engine turns it into `botflow.jump`. */
+export const JUMP_EVENT_KIND = 'jump';
 
 /** How a flow is started: passed as the machine's `input` to `initialTransition()`. */
 export interface FlowInput {

@@ -111,7 +111,13 @@ export function personSends(
     attachments: attachments.length ? attachments : undefined,
     link: m.reply_to ? { type: 'reply', mid: m.reply_to } : undefined,
   });
-  publishIn(p, chat, 'message_created', { chat_id: undefined, message: messageView(p.data, msg) });
+  // The person's locale comes with a new message in a dialog only (MessageCreatedUpdate in the OpenAPI).
+  const userLocale = chat.type === 'dialog' ? locale(p.user(userId)) : undefined;
+  publishIn(p, chat, 'message_created', {
+    chat_id: undefined,
+    message: messageView(p.data, msg),
+    ...(userLocale ? { user_locale: userLocale } : {}),
+  });
   return msg;
 }
 

@@ -27,7 +27,10 @@ const query = (params) => new URLSearchParams(params).toString();
 export const sandbox = {
   info: () => call('GET', '/_sandbox/info'),
   users: () => call('GET', '/_sandbox/users').then((r) => r.users),
-  createUser: (firstName) => call('POST', '/_sandbox/users', { first_name: firstName }),
+  createUser: (firstName, locale) =>
+    call('POST', '/_sandbox/users', { first_name: firstName, ...(locale ? { locale } : {}) }),
+  /** The person clears their dialog with the bot (the bot hears dialog_cleared). */
+  clearDialog: (userId) => call('POST', '/_sandbox/dialog', { user_id: userId, action: 'clear' }),
   view: (userId) => call('GET', `/_sandbox/view?${query({ user_id: userId })}`),
   start: (userId, payload) =>
     call('POST', '/_sandbox/start', { user_id: userId, ...(payload ? { payload } : {}) }),
@@ -56,6 +59,10 @@ export const inspector = {
   advance: (userId, ms) => call('POST', '/_inspector/timers/advance', { user_id: userId, ms }),
   fireNow: (userId, timerId) =>
     call('POST', '/_inspector/timers/fire', { user_id: userId, timer_id: timerId }),
+  /** Puts the person's conversation on a step with variables; its prompt is sent (`POST /_inspector/jump`). */
+  jump: (request) => call('POST', '/_inspector/jump', request),
+  /** Ends the person's conversation with the bot: the next message or Start begins afresh. */
+  reset: (userId) => call('POST', '/_inspector/reset', { user_id: userId }),
   deadLetters: () => call('GET', '/_inspector/dead-letters').then((r) => r.deadLetters),
   /** `action`: 'retry' or 'drop'; `ids`: outbox ids, or undefined for all of them. */
   redrive: (action, ids) => call('POST', `/_inspector/dead-letters/${action}`, ids ? { ids } : { all: true }),

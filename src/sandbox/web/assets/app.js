@@ -23,6 +23,8 @@ const users = new Map();
 const columns = new Map();
 const panel = new Panel(el.panel);
 let selected;
+// "Start at a step" sends the prompt to the selected person's dialog.
+panel.chatIdOf = () => selected?.chatId;
 
 function setStatus(text, ok) {
   el.status.textContent = text;
@@ -93,8 +95,8 @@ function closeChat(column) {
   drawPeople();
 }
 
-async function addPerson(name) {
-  const user = await sandbox.createUser(name);
+async function addPerson(name, locale) {
+  const user = await sandbox.createUser(name, locale);
   users.set(user.user_id, user);
   drawPeople();
   openChat(user);
@@ -107,7 +109,7 @@ el.newPerson.addEventListener('submit', async (event) => {
   if (!name) return input.focus();
   input.value = '';
   try {
-    await addPerson(name);
+    await addPerson(name, el.newPerson.elements.locale.value);
   } catch (error) {
     setStatus(error.message, false);
   }

@@ -144,7 +144,7 @@ export class ChatColumn {
           'div',
           { class: 'chat-title' },
           h('strong', {}, user.name),
-          h('span', { class: 'muted' }, `id ${user.user_id}`),
+          h('span', { class: 'muted' }, `id ${user.user_id}${user.locale ? ` · ${user.locale}` : ''}`),
         ),
         this.status,
         h(

@@ -1,10 +1,11 @@
 // The side panel: the selected conversation's flow, its current step on the flow's graph, its context,
 // timers and the history of its events, step by step.
-import { inspector } from './api.js';
+import { inspector, sandbox } from './api.js';
 import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
 import { drawGraph } from './graph.js';
 import { icon } from './icons.js';
+import { jumpSection } from './jump.js';
 
 const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send' };
 const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
@@ -228,6 +229,29 @@ export class Panel {
           : h('p', { class: 'muted' }, 'No events yet.'),
       ),
     );
-    this.el.replaceChildren(this.header(), ...[failed].flat(), ...parts);
+    const jump = jumpSection({
+      flows: this.state.flows,
+      user: this.user,
+      chatId: this.chatIdOf?.(),
+      current: s ? { flowId: s.flowId, step: s.step[0], vars: s.context?.vars ?? {} } : undefined,
+      onDone: () => this.refresh(),
+    });
+    if (jump) parts.push(jump);
+    const reset = h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-small',
+        title: 'End this conversation and clear the dialog: the next message or Start begins afresh',
+        onclick: async (event) => {
+          event.target.disabled = true;
+          await inspector.reset(this.user.user_id);
+          await sandbox.clearDialog(this.user.user_id).catch(() => {}); // never started: nothing to clear
+          this.refresh();
+        },
+      },
+      `Reset ${this.user.name}`,
+    );
+    this.el.replaceChildren(this.header(reset), ...[failed].flat(), ...parts);
   }
 }

@@ -1,0 +1,79 @@
+/**
+ * A designer's jump to a step (the playground's "start here"): the conversation is put on a flow's step
+ * with chosen variables, and a `botflow.jump` event then enters that step as the dialog would have: its
+ * prompt is sent and its reminders armed. Whatever ran before in the conversation ends (its timers and
+ * unsent calls too).
+ */
+import type Database from 'better-sqlite3';
+import { EngineInbox } from '../store/engine-inbox.ts';
+import { OutboxStore } from '../store/outbox.ts';
+import { SessionStore } from '../store/sessions.ts';
+import { TimerStore } from '../store/timers.ts';
+import { type FlowDefinition, JUMP_EVENT_KIND } from './step/contract.ts';
+import { StepError, storeSnapshot } from './step/step.ts';
+
+/** Where the jump lands and for whom. */
+export interface Jump {
+  conversationKey: string;
+  flow: FlowDefinition;
+  /** A top-level step id of the flow. */
+  step: string;
+  vars: Record<string, unknown>;
+  /** The conversation's chat and person, as the platform names them (the prompt goes to `chatId`). */
+  chatId: number;
+  userId?: number;
+  locale?: string;
+}
+
+/** Writes the session at the step and queues the event that enters it; throws StepError for an unknown step. */
+export function jumpToStep(db: Database.Database, jump: Jump, now: number): void {
+  const { flow, conversationKey: key } = jump;
+  const steps = Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
+    (s) => !s.startsWith('__'),
+  );
+  if (!steps.includes(jump.step))
+    throw new StepError(`flow "${flow.id}" has no step "${jump.step}"; steps: ${steps.join(', ')}`);
+  const snapshot = storeSnapshot(
+    flow.machine,
+    flow.machine.resolveState({
+      value: jump.step,
+      context: { vars: {}, retries: 0, at: jump.step },
+    } as never),
+  );
+  const sessions = new SessionStore(db);
+  const timers = new TimerStore(db);
+  const outbox = new OutboxStore(db);
+  const inbox = new EngineInbox(db);
+  db.transaction(() => {
+    const prior = sessions.get(key);
+    const revision = (prior?.revision ?? 0) + 1;
+    timers.settleAll(key, 'cancelled', `jumped to ${flow.id} › ${jump.step}`, now);
+    outbox.dropPending(key, `jumped to ${flow.id} › ${jump.step}`, now);
+    sessions.save(
+      {
+        conversationKey: key,
+        flowId: flow.id,
+        flowVersion: flow.version,
+        status: 'active',
+        stateValue: JSON.stringify(snapshot.value),
+        snapshot: JSON.stringify(snapshot),
+        revision,
+        stepInstance: revision,
+        startedRevision: revision,
+        chatId: jump.chatId,
+        userId: jump.userId ?? null,
+        locale: jump.locale ?? null,
+        startedAt: now,
+        updatedAt: now,
+      },
+      prior?.revision,
+    );
+    inbox.add({
+      kind: JUMP_EVENT_KIND,
+      dedupeKey: `jump:${key}:${revision}`,
+      conversationKey: key,
+      payload: JSON.stringify({ step: jump.step, vars: jump.vars }),
+      receivedAt: now,
+    });
+  })();
+}

@@ -1,0 +1,42 @@
+/** The engine's listeners (`engine.on('step' | 'effect' | 'error', …)`). */
+import type { Logger } from 'pino';
+import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { EventOutcome } from './lane/outcome.ts';
+
+/** What observers can listen to with `engine.on()`. */
+export interface EngineEvents {
+  /** An inbox event was handled (done or ignored). */
+  step: EventOutcome;
+  /** An outbox call was settled. */
+  effect: DispatchOutcome;
+  /** An inbox event failed; its session kept its last good snapshot. */
+  error: EventOutcome;
+}
+
+/** Who hears the engine's events; a listener that throws is logged and the others still hear. */
+export class EngineListeners {
+  readonly #sets: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
+    step: new Set(),
+    effect: new Set(),
+    error: new Set(),
+  };
+  constructor(private readonly logger: Logger | undefined) {}
+
+  readonly emit = <K extends keyof EngineEvents>(event: K, payload: EngineEvents[K]): void => {
+    for (const listener of this.#sets[event]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        this.logger?.error({ err: error, event }, 'engine listener threw');
+      }
+    }
+  };
+
+  readonly on = <K extends keyof EngineEvents>(
+    event: K,
+    listener: (p: EngineEvents[K]) => void,
+  ): (() => void) => {
+    this.#sets[event].add(listener);
+    return () => this.#sets[event].delete(listener);
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * "Start at a step": a designer puts a person straight onto the sign-up summary with chosen answers; the
+ * summary is sent to the chat as the dialog would have sent it, and its reminder is armed.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const RESULTS = join(REPO, 'test-results');
+const WAIT = { timeout: 30_000 };
+
+let botflow: BotflowProcess;
+let browser: Browser;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  botflow = await startBotflow();
+  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await botflow?.stop();
+});
+
+describe('start at a step', () => {
+  it('sends the step as the dialog would, with the chosen variables, and arms its reminder', async () => {
+    await page.getByLabel("New person's name").fill('Kim');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const chat = page.getByRole('article', { name: 'Chat of Kim' });
+    await chat.getByRole('button', { name: 'Start' }).click();
+    await chat.locator('.msg-bot', { hasText: 'What is your name?' }).waitFor();
+    const panel = page.getByRole('complementary', { name: 'Conversation inspector' });
+    const jump = panel.getByRole('region', { name: 'Start at a step' });
+    await jump.getByLabel('Flow').selectOption('signup');
+    await jump.getByLabel('Step').selectOption('confirm');
+    await jump.getByLabel('Variables (JSON)').fill('{"name": "Kim", "age": 41, "email": "kim@example.org"}');
+    mkdirSync(RESULTS, { recursive: true });
+    await jump.screenshot({ path: join(RESULTS, 'playground-jump.png') });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+      copyFileSync(join(RESULTS, 'playground-jump.png'), join(REPO, 'docs', 'playground-jump.png'));
+    await jump.getByRole('button', { name: 'Start here' }).click();
+
+    await chat.locator('.msg-bot', { hasText: 'Name: Kim' }).waitFor();
+    await chat.getByRole('button', { name: '✅ Confirm' }).waitFor();
+    await expect
+      .poll(() => panel.getByLabel('Current step', { exact: true }).textContent(), WAIT)
+      .toBe('confirm');
+    await panel.getByRole('region', { name: 'Timers' }).getByText('confirm:remind:0').waitFor();
+    await chat.getByRole('button', { name: '✅ Confirm' }).click();
+    await chat.locator('.msg-bot', { hasText: 'Kim' }).last().waitFor();
+    await expect
+      .poll(() => panel.getByLabel('Current step', { exact: true }).textContent(), WAIT)
+      .toBe('done');
+    expect(pageErrors).toEqual([]);
+  });
+});
