@@ -40,6 +40,18 @@ export function checkText(text: unknown, path = 'text'): LimitViolation[] {
   return [];
 }
 
+/** The button types the specification knows; any other is refused by the platform. */
+export const BUTTON_TYPES: ReadonlySet<string> = new Set([
+  'callback',
+  'link',
+  'request_contact',
+  'request_geo_location',
+  'open_app',
+  'message',
+  'clipboard',
+  'chat',
+]);
+
 /** One keyboard button: text 1..128, callback payload ≤ 1024, link url ≤ 2048. */
 export function checkButton(button: unknown, path: string): LimitViolation[] {
   if (!isRecord(button))
@@ -58,6 +70,24 @@ export function checkButton(button: unknown, path: string): LimitViolation[] {
         message: `is ${n} characters long; a button text must be ${L.textMin}..${L.textMax} characters`,
       });
     }
+  }
+  if (typeof button.type === 'string' && !BUTTON_TYPES.has(button.type)) {
+    out.push({
+      field: fieldPath(path, 'type'),
+      message: `"${button.type}" is not a button type the platform knows; use one of ${[...BUTTON_TYPES].join(', ')}`,
+    });
+  }
+  if (button.type === 'chat' && (typeof button.chat_title !== 'string' || button.chat_title === '')) {
+    out.push({
+      field: fieldPath(path, 'chat_title'),
+      message: 'is missing: a chat button needs a chat_title',
+    });
+  }
+  if (button.type === 'clipboard' && typeof button.payload !== 'string') {
+    out.push({
+      field: fieldPath(path, 'payload'),
+      message: 'is missing: a clipboard button needs a payload',
+    });
   }
   if (button.type === 'callback') {
     if (typeof button.payload !== 'string') {
@@ -96,6 +126,8 @@ export function checkKeyboard(keyboard: unknown, path = 'payload'): LimitViolati
   const rowsPath = fieldPath(path, 'buttons');
   const rows = keyboard.buttons as unknown[];
   const out: LimitViolation[] = [];
+  if (rows.length === 0)
+    out.push({ field: rowsPath, message: 'has no rows: leave the keyboard out instead' });
   if (rows.length > L.rows) {
     out.push({ field: rowsPath, message: `has ${rows.length} rows; the limit is ${L.rows}` });
   }

@@ -52,6 +52,11 @@ export interface PollingHandle {
   readonly done: Promise<void>;
   /** The marker of the last committed batch (undefined before the first one). */
   readonly marker: number | undefined;
+  /**
+   * Settles once a marker is held (stored from an earlier run, or got by the first-start handshake):
+   * from then on nothing that happens is skipped. Announce the bot as running after this.
+   */
+  readonly ready: Promise<void>;
 }
 
 function blockedMessage(urls: string[]): string {
@@ -94,7 +99,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Starts polling from the stored marker. Refuses at once (`done` rejects with PollingError) when a webhook
+ * Starts polling from the stored marker. With none stored (the very first start), the first request
+ * is sent without a marker and with timeout 0: the platform then answers only its most recent update
+ * and a marker, and every later request carries a marker, so nothing after the first start is lost;
+ * updates queued before it may be (a warning says so). Refuses at once (`done` rejects with PollingError) when a webhook
  * subscription exists, naming it and saying how to remove it.
  */
 export function startPolling(options: PollingOptions): PollingHandle {
@@ -108,6 +116,11 @@ export function startPolling(options: PollingOptions): PollingHandle {
   const stopping = new AbortController();
   const stored = kv.get(markerKey);
   let marker = stored === undefined ? undefined : Number(stored);
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  if (marker !== undefined) markReady();
 
   const commit = options.db.transaction((entries: InboxEntry[], next: number | undefined) => {
     const results = inbox.append(entries);
@@ -133,11 +146,13 @@ export function startPolling(options: PollingOptions): PollingHandle {
           checked = true;
           log?.info({ marker }, 'long polling started');
         }
+        // Without a marker the platform answers only the most recent update: the very first poll is a
+        // handshake that returns at once (timeout 0) to get a marker, so that nothing after it is skipped.
         result = await options.api.getUpdates(
           {
             ...(marker !== undefined ? { marker } : {}),
             limit: options.limit ?? 100,
-            timeout: options.timeout ?? 30,
+            timeout: marker === undefined ? 0 : (options.timeout ?? 30),
             ...(options.types?.length ? { types: options.types } : {}),
           },
           { signal },
@@ -165,7 +180,17 @@ export function startPolling(options: PollingOptions): PollingHandle {
         continue;
       }
       failures = 0;
-      if (result.marker !== undefined) marker = result.marker;
+      if (marker === undefined && result.updates.length > 0) {
+        log?.warn(
+          { kept: result.updates.length },
+          'first long poll of this database: the platform gives only the most recent pending update without a marker, ' +
+            'so updates queued before this bot first started may have been skipped (start the bot before announcing it)',
+        );
+      }
+      if (result.marker !== undefined) {
+        marker = result.marker;
+        markReady();
+      }
       const ids = results.flatMap((r) => (r.id === null ? [] : [r.id]));
       if (ids.length > 0) {
         try {
@@ -191,7 +216,10 @@ export function startPolling(options: PollingOptions): PollingHandle {
     return backoff;
   }
 
-  const done = loop().finally(() => log?.info({ marker }, 'long polling stopped'));
+  const done = loop().finally(() => {
+    markReady();
+    log?.info({ marker }, 'long polling stopped');
+  });
   done.catch(() => {}); // reported through `done`; never an unhandled rejection
   return {
     async stop() {
@@ -199,6 +227,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
       await done.catch(() => {});
     },
     done,
+    ready,
     get marker() {
       return marker;
     },

@@ -139,6 +139,8 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         onAccepted: options.onAccepted,
         logger: options.logger,
       });
+      // Announce nothing before the first-start handshake got a marker: updates after it are never skipped.
+      await handle.ready;
       return { stop: () => handle.stop(), done: handle.done };
     },
     async startWebhook(options) {

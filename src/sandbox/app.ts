@@ -41,6 +41,17 @@ export interface SandboxOptions {
   logger?: Logger;
   /** The bot's identity. */
   bot?: { first_name?: string; username?: string; description?: string };
+  /**
+   * Show notification-only callback answers (POST /answers with just `notification`) to people, marked
+   * "not shown on the platform". Default false: the platform's clients do not display them.
+   */
+  showNotificationOnlyAnswers?: boolean;
+  /**
+   * Shares (0..1) of button presses whose `message_callback` comes without `message`, or (in dialogs)
+   * with `message.recipient` lacking `chat_id`, as the platform sometimes sends them. Default 0: always
+   * complete. The shares are exact and deterministic (every 1/share-th press), not random.
+   */
+  callbackVariants?: { withoutMessage?: number; withoutChatId?: number };
   /** Report legacy permission names (post_edit_delete_message, …) next to the new ones; default true. */
   legacyPermissionNames?: boolean;
   /** Public origin (scheme://host:port) used in upload and file URLs; `startSandbox` sets it. */
@@ -110,6 +121,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       now,
       attachmentProcessingMs: { ...DEFAULT_PROCESSING_MS, ...options.attachmentProcessingMs },
       legacyPermissionNames: options.legacyPermissionNames ?? true,
+      showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
+      callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },
       ...(options.logger ? { logger: options.logger } : {}),
     },
     hub,
@@ -149,11 +162,30 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     options.logger?.error({ err }, 'sandbox internal error');
     return reply.code(500).send({ code: 'internal.error', message: e.message });
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply
-      .code(404)
-      .send({ code: 'not.found', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` }),
-  );
+  // Every registered path with its methods, so a wrong verb on an existing path is 405, not 404.
+  const routeTable: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
+    const methods = ([] as string[]).concat(route.method);
+    const known = routeTable.find((r) => r.pattern.source === pattern.source);
+    if (known) for (const m of methods) known.methods.add(m);
+    else routeTable.push({ pattern, methods: new Set(methods) });
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = routeTable.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]);
+    if (allowed.length > 0) {
+      const allow = [...new Set(allowed)].filter((m) => m !== 'HEAD').join(', ');
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send({
+          code: 'method.not.allowed',
+          message: `${req.method} is not allowed on ${path}; use ${allow}`,
+        });
+    }
+    return reply.code(404).send({ code: 'not.found', message: `No such endpoint: ${req.method} ${path}` });
+  });
 
   if (store) {
     app.addHook('onResponse', async (req) => {

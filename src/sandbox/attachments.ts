@@ -10,6 +10,7 @@ import {
   WIDE_BUTTON_TYPES,
 } from '../client/schemas/index.ts';
 import { attachmentNotReady, badRequest } from './errors.ts';
+import { opaqueToken } from './ids.ts';
 import type { Platform } from './platform.ts';
 import type { MediaKind, MediaRecord } from './state.ts';
 
@@ -28,7 +29,7 @@ function media(platform: Platform, token: string, kind: MediaKind, where: string
 
 /** The attachment a message carries for uploaded media `m`. */
 export function mediaAttachment(platform: Platform, m: MediaRecord): Attachment {
-  const url = fileUrl(platform, m.file_id);
+  const url = m.source_url ?? fileUrl(platform, m.file_id);
   switch (m.kind) {
     case 'image':
       return { type: 'image', payload: { photo_id: m.photo_id, token: m.token, url } };
@@ -71,6 +72,25 @@ function checkKeyboard(buttons: unknown[][], where: string): void {
   if (total > L.buttons) throw badRequest(`${where}: at most ${L.buttons} buttons`);
 }
 
+/**
+ * An image sent by URL becomes an image of the platform's own, as there: with a `photo_id` and a
+ * `token` that can be sent again. The sandbox keeps the URL instead of downloading the picture.
+ */
+function imageFromUrl(platform: Platform, url: string): MediaRecord {
+  platform.data.counters.upload += 1;
+  const token = opaqueToken(24);
+  const record: MediaRecord = {
+    token,
+    kind: 'image',
+    ready_at: platform.now(),
+    file_id: '',
+    photo_id: platform.data.counters.upload,
+    source_url: url,
+  };
+  platform.data.media[token] = record;
+  return record;
+}
+
 /** Converts attachment requests to stored attachments; throws the platform's 400s. */
 export function resolveAttachments(platform: Platform, requests: AttachmentRequest[]): Attachment[] {
   let keyboards = 0;
@@ -81,7 +101,7 @@ export function resolveAttachments(platform: Platform, requests: AttachmentReque
         const p = req.payload;
         const token = p.token ?? (p.photos ? Object.values(p.photos)[0]?.token : undefined);
         if (token) return mediaAttachment(platform, media(platform, token, 'image', where));
-        if (p.url) return { type: 'image', payload: { url: p.url } };
+        if (p.url) return mediaAttachment(platform, imageFromUrl(platform, p.url));
         throw badRequest(`${where}.payload: an image needs a token, photos or a url`);
       }
       case 'video':

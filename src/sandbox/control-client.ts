@@ -322,7 +322,7 @@ export class SandboxControl {
   /** Notifications (callback answers) shown to the person. */
   notifications(userId: number) {
     return this.request<{
-      notifications: { chat_id: number; text: string; mid?: string; timestamp: number }[];
+      notifications: { chat_id: number; text: string; mid?: string; timestamp: number; shown?: boolean }[];
     }>('GET', '/notifications', undefined, { user_id: userId });
   }
 

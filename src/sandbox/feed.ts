@@ -9,7 +9,15 @@ export type FeedEvent =
   | { type: 'message.created'; chat_id: number; message: Record<string, unknown> }
   | { type: 'message.edited'; chat_id: number; message: Record<string, unknown> }
   | { type: 'message.removed'; chat_id: number; message_id: string }
-  | { type: 'notification'; chat_id: number; user_id: number; text: string; message_id?: string }
+  | {
+      type: 'notification';
+      chat_id: number;
+      user_id: number;
+      text: string;
+      message_id?: string;
+      /** A notification-only answer shown only because the sandbox was told to; the platform hides it. */
+      platformHides?: boolean;
+    }
   | { type: 'chat.changed'; chat_id: number; chat: Record<string, unknown> }
   | { type: 'comments.changed'; chat_id: number; post_id: string }
   | { type: 'chat.action'; chat_id: number; action: string };

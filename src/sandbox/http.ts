@@ -1,6 +1,7 @@
 /**
- * Reading request arguments the lenient way real clients need: a query parameter may arrive in the
- * body instead, numbers may arrive as strings, arrays comma-separated, falsy values omitted.
+ * Reading request arguments: query parameters arrive as strings (numbers parsed, arrays
+ * comma-separated, booleans exactly `true`/`false`); a parameter that belongs in the query is never
+ * read from the body.
  */
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -9,10 +10,9 @@ import { badRequest } from './errors.ts';
 
 type Args = Record<string, unknown>;
 
-/** Query, path parameters and JSON body fields merged; the query wins over the body. */
+/** Query and path parameters (never the body: the platform reads query parameters only from the query). */
 export function argsOf(req: FastifyRequest): Args {
-  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Args) : {};
-  return { ...body, ...(req.params as Args), ...(req.query as Args) };
+  return { ...(req.params as Args), ...(req.query as Args) };
 }
 
 /** The JSON body as an object (an absent body is `{}`); 400 when it is something else. */
@@ -52,14 +52,14 @@ export function strArg(args: Args, name: string, required = false): string | und
   return String(v);
 }
 
-/** A boolean argument (`true`/`false`/`1`/`0`); absent is `undefined`. */
+/** A boolean argument: `true`/`false` in the query, a JSON boolean in a body; absent is `undefined`. */
 export function boolArg(args: Args, name: string): boolean | undefined {
   const v = args[name];
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === '1' || v === 1) return true;
-  if (v === 'false' || v === '0' || v === 0) return false;
-  throw badRequest(`Parameter "${name}" must be true or false`);
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw badRequest(`Parameter "${name}" must be true or false, got ${JSON.stringify(v)}`);
 }
 
 /** A list argument: a JSON array or a comma-separated string. */

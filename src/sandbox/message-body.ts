@@ -3,11 +3,11 @@
  * 4000 characters, attachments resolved (tokens must be processed), on edit absent attachments kept
  * and `[]` removing them all.
  */
-import { NewMessageBody, TEXT_MAX } from '../client/schemas/index.ts';
+import { type AttachmentRequest, TEXT_MAX } from '../client/schemas/index.ts';
 import { resolveAttachments } from './attachments.ts';
 import { badRequest, notFound } from './errors.ts';
-import { decodeBody } from './http.ts';
 import type { Platform } from './platform.ts';
+import { checkSpec, SpecNewMessageBody } from './spec-schemas.ts';
 import type { MessageRecord } from './state.ts';
 
 /** The message fields a NewMessageBody sets (for a send, or the changes of an edit). */
@@ -17,14 +17,15 @@ export function messageFields(
   mode: 'send' | 'edit',
   what = 'NewMessageBody',
 ): Partial<MessageRecord> {
-  const body = decodeBody(NewMessageBody, raw ?? {}, what);
+  const body = checkSpec(SpecNewMessageBody, raw ?? {}, what);
   if (body.text !== undefined && body.text.length > TEXT_MAX) {
     throw badRequest(`${what}.text: at most ${TEXT_MAX} characters (got ${body.text.length})`);
   }
   const fields: Partial<MessageRecord> = {};
   if (body.text !== undefined) fields.text = body.text;
   if (body.format !== undefined) fields.format = body.format;
-  if (body.attachments !== undefined) fields.attachments = resolveAttachments(platform, body.attachments);
+  if (body.attachments !== undefined)
+    fields.attachments = resolveAttachments(platform, body.attachments as AttachmentRequest[]);
   if (body.link) {
     if (!platform.data.messages[body.link.mid])
       throw notFound(`${what}.link.mid: message ${body.link.mid} not found`);

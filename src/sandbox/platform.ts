@@ -15,6 +15,10 @@ export interface PlatformSettings {
   now: () => number;
   attachmentProcessingMs: Record<MediaKind, number>;
   legacyPermissionNames: boolean;
+  /** Show notification-only callback answers to people (the platform's clients do not); marked when shown. */
+  showNotificationOnlyAnswers: boolean;
+  /** Shares (0..1) of button presses whose update lacks `message`, or (in dialogs) `message.recipient.chat_id`. */
+  callbackVariants: { withoutMessage: number; withoutChatId: number };
   logger?: Logger;
 }
 

@@ -115,6 +115,8 @@ export interface MediaRecord {
   size?: number;
   content_type?: string;
   photo_id?: number;
+  /** For an image sent by URL: the URL it came from (the sandbox does not download it). */
+  source_url?: string;
 }
 
 export interface SubscriptionRecord {
@@ -132,6 +134,11 @@ export interface NotificationRecord {
   mid?: string;
   text: string;
   timestamp: number;
+  /**
+   * False for a notification-only answer, which the platform's clients do not display (it is kept so
+   * that tests can tell "answered, but nobody saw it" from "not answered").
+   */
+  shown?: boolean;
 }
 
 export interface SandboxData {

@@ -28,9 +28,6 @@ afterEach(async () => {
 
 describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
   it('long polling through it counts every poll in the scheduler, and updates reach the inbox', async () => {
-    const person = await sandbox.control.createUser({ first_name: 'Оля' });
-    await sandbox.control.startBot(person.user_id);
-    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'первое' });
     const submitted: string[] = [];
     const counting = {
       submit: ((job) => {
@@ -39,6 +36,10 @@ describe('throttledClient: BotApi-shaped calls through the scheduler', () => {
       }) as Scheduler['submit'],
     };
     const polling = startPolling({ api: throttledClient(counting), db: env.db, timeout: 1 });
+    await eventually('the first marker', () => polling.marker !== undefined, 20_000);
+    const person = await sandbox.control.createUser({ first_name: 'Оля' });
+    await sandbox.control.startBot(person.user_id);
+    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'первое' });
     await eventually('both updates in the inbox', () => env.inbox.nextPending(100).length === 2, 20_000);
     await polling.stop();
     const seen = sandbox.requestLog.list().map((r) => r.op);

@@ -75,6 +75,14 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
+async function eventuallyTrue(probe: () => boolean): Promise<void> {
+  const deadline = Date.now() + PATIENT.timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function botTexts(messages: SeenMessage[]): (string | undefined)[] {
   return messages.filter((m) => m.from === 'bot').map((m) => m.text);
 }
@@ -112,16 +120,67 @@ describe('engine on the sandbox', () => {
     );
     expect(confirmed.messages.find((m) => m.message_id === menu.message_id)?.text).toBe('Plan: pro');
 
-    // The edited menu kept its keyboard: a second press is stale and gets the flow's notice.
+    // The edited menu kept its keyboard: a second press is stale and gets the flow's notice, as a
+    // message the person sees (a notification-only answer is not displayed by the platform's clients).
     await control.pressButton(ann, menu.message_id, { text: 'Basic' });
-    const notified = await control.waitForView(ann, 'dialog', (v) => v.notifications.length > 0, PATIENT);
-    expect(notified.notifications.map((n) => n.text)).toContain('That menu is old.');
+    const notified = await control.waitForView(
+      ann,
+      'dialog',
+      (v) => botTexts(v.messages).includes('That menu is old.'),
+      PATIENT,
+    );
+    expect(notified.notifications).toEqual([]);
     expect(bot.engine.sessions.get(`u:${ann}`)).toMatchObject({ step: 'confirm', context: { plan: 'pro' } });
 
     const requests = await control.requests();
     const answers = requests.filter((r) => r.path.startsWith('/answers'));
     expect(answers).toHaveLength(2);
   });
+
+  for (const variant of ['withoutMessage', 'withoutChatId'] as const) {
+    it(`goes on when a press arrives ${variant === 'withoutMessage' ? 'without message' : 'without recipient.chat_id'}`, async () => {
+      sandbox = await startSandbox({ callbackVariants: { [variant]: 1 } });
+      const seen: Record<string, unknown>[] = [];
+      sandbox.onUpdate((u) => seen.push(u));
+      bot = new Bot(sandbox).up(true);
+      const control = sandbox.control;
+      await eventuallyTrue(() => bot!.polling?.marker !== undefined);
+      const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
+      await control.startBot(ann);
+      await control.waitForView(
+        ann,
+        'dialog',
+        (v) => botTexts(v.messages).includes('What is your name?'),
+        PATIENT,
+      );
+      await control.sendText(ann, 'dialog', 'Ann');
+      const withMenu = await control.waitForView(
+        ann,
+        'dialog',
+        (v) => v.messages.some((m) => m.keyboard),
+        PATIENT,
+      );
+      const menu = withMenu.messages.find((m) => m.keyboard)!;
+      await control.pressButton(ann, menu.message_id, { text: 'Pro' });
+      const after = await control.waitForView(
+        ann,
+        'dialog',
+        (v) => botTexts(v.messages).includes('Ann on pro. Type yes to finish.'),
+        PATIENT,
+      );
+      // The pressed menu was redrawn even without its message in the update (the answer carries the edit).
+      expect(after.messages.find((m) => m.message_id === menu.message_id)?.text).toBe('Plan: pro');
+      const press = seen.find((u) => u.update_type === 'message_callback') as {
+        message?: { recipient: { chat_id?: number } };
+      };
+      if (variant === 'withoutMessage') expect(press.message).toBeUndefined();
+      else expect(press.message?.recipient.chat_id).toBeUndefined();
+      expect(bot.engine.sessions.get(`u:${ann}`)).toMatchObject({
+        step: 'confirm',
+        context: { plan: 'pro' },
+      });
+    });
+  }
 
   it('sends after a restart what was committed before the process stopped, once', async () => {
     sandbox = await startSandbox();

@@ -45,7 +45,7 @@ it('backs off on 503, waits out 429 Retry-After, survives a dropped connection, 
   const baseUrl = await platform.listen({ port: 0, host: '127.0.0.1' });
   const api = new BotApi({ token: 'test-token', baseUrl });
   const warnings: string[] = [];
-  const logger = { info() {}, error() {}, warn: (o: { err: Error }) => warnings.push(o.err.name) };
+  const logger = { info() {}, error() {}, warn: (o: { err?: Error }) => o.err && warnings.push(o.err.name) };
   const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 10, logger });
   try {
     await eventually('the poll after the committed batch', () => seen.length >= 5, 20_000);

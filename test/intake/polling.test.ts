@@ -46,12 +46,13 @@ const texts = (db: Database.Database) =>
 
 describe('long polling', () => {
   it('commits updates with the marker that acknowledges them, and resumes from it after a restart', async () => {
+    // The bot starts first: its handshake poll gets a marker, and everything after it is delivered.
+    const accepted: number[] = [];
+    const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
+    await eventually('the first marker', () => first.marker !== undefined, 20_000);
     const person = await sandbox.control.createUser({ first_name: 'Аня' });
     await sandbox.control.startBot(person.user_id);
     await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'Привет, бот!' });
-
-    const accepted: number[] = [];
-    const first = startPolling({ api, db: env.db, timeout: 1, onAccepted: (b) => accepted.push(...b.ids) });
     await eventually('the first message', () => texts(env.db).length === 1, 20_000);
     expect(texts(env.db)).toEqual(['Привет, бот!']);
     const started = env.inbox.nextPending().find((r) => r.updateType === 'bot_started');
@@ -78,7 +79,29 @@ describe('long polling', () => {
     }
   });
 
+  it('on the very first start keeps only the latest queued update, as the platform answers, and warns', async () => {
+    const person = await sandbox.control.createUser({ first_name: 'Early' });
+    await sandbox.control.startBot(person.user_id);
+    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'before the bot ever ran' });
+    const warnings: string[] = [];
+    const logger = { info() {}, warn: (...args: unknown[]) => warnings.push(String(args[1])), error() {} };
+    const poller = startPolling({ api, db: env.db, timeout: 1, logger });
+    try {
+      await eventually('the first marker', () => poller.marker !== undefined, 20_000);
+      expect(env.inbox.nextPending().map((r) => r.updateType)).toEqual(['message_created']);
+      expect(warnings.join('\n')).toMatch(/may have been skipped/);
+      await sandbox.control.sendMessage(person.user_id, 'dialog', { text: 'after' });
+      await eventually('the message after the first start', () => texts(env.db).length === 2, 20_000);
+    } finally {
+      await poller.stop();
+    }
+  });
+
   it('fetches a batch again when its commit failed, so nothing is skipped', async () => {
+    // A marker is stored first (the handshake), so the batch below is fetched with it.
+    const handshake = startPolling({ api, db: env.db, timeout: 1 });
+    await eventually('the first marker', () => handshake.marker !== undefined, 20_000);
+    await handshake.stop();
     const person = await sandbox.control.createUser({ first_name: 'Bo' });
     await sandbox.control.startBot(person.user_id);
     // The inbox refuses message rows until the trigger is dropped: the commit of that batch fails.
@@ -92,7 +115,7 @@ describe('long polling', () => {
     const poller = startPolling({ api, db: env.db, timeout: 1, initialBackoffMs: 20, logger });
     try {
       await eventually('failed commits', () => errors.length >= 2, 20_000);
-      expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBeUndefined();
+      expect(new KvStore(env.db).get(KV_KEYS.pollingMarker)).toBe(String(handshake.marker));
       env.db.exec('DROP TRIGGER refuse');
       await eventually('the batch after the disk recovered', () => texts(env.db).length === 1, 20_000);
       // The whole batch was refused together and arrived together: bot_started too.

@@ -117,14 +117,15 @@ describe('messages', () => {
       status: 404,
       body: { code: 'not.found' },
     });
-    // Lenient like the platform: the target in the body instead of the query.
+    // The target belongs in the query: in the body it is refused, as the spec places it.
     expect(
       await raw('/messages', {
         method: 'POST',
         body: JSON.stringify({ user_id: user.user_id, text: 'in body' }),
       }),
     ).toMatchObject({
-      status: 200,
+      status: 400,
+      body: { code: 'proto.payload' },
     });
     // After the person stops the bot, sends are refused.
     await h.sandbox.control.stopBot(user.user_id);

@@ -30,20 +30,28 @@ describe('wire details', () => {
     expect(res).toMatchObject({ status: 200, body: { success: true, message: null } });
   });
 
-  it('treats empty parameters as absent and reads query parameters from the body', async () => {
+  it('treats empty parameters as absent and refuses query parameters sent in the body', async () => {
     h = await sandboxClient();
     const { user } = await personInDialog(h.sandbox);
-    const polled = await raw(h.sandbox, 'GET', '/updates?marker=&timeout=0&types=');
+    const polled = await raw(h.sandbox, 'GET', '/updates?timeout=0&types=');
     expect(polled).toMatchObject({
       status: 200,
       body: { updates: [expect.objectContaining({ update_type: 'bot_started' })] },
     });
-    const sent = await raw(h.sandbox, 'POST', '/messages', { user_id: user.user_id, text: 'body target' });
+    const inBody = await raw(h.sandbox, 'POST', '/messages', { user_id: user.user_id, text: 'body target' });
+    expect(inBody).toMatchObject({
+      status: 400,
+      body: { code: 'proto.payload', message: expect.stringContaining('"user_id" belongs in the query') },
+    });
+    const sent = await raw(h.sandbox, 'POST', `/messages?user_id=${user.user_id}`, { text: 'query target' });
     const mid = (sent.body.message as { body: { mid: string } }).body.mid;
     expect(
       await raw(h.sandbox, 'PUT', '/messages', { message_id: mid, text: 'edited via body' }),
-    ).toMatchObject({ status: 200 });
-    expect((await h.api.getMessage({ message_id: mid })).body.text).toBe('edited via body');
+    ).toMatchObject({
+      status: 400,
+      body: { code: 'proto.payload', message: expect.stringContaining('"message_id"') },
+    });
+    expect((await h.api.getMessage({ message_id: mid })).body.text).toBe('query target');
     expect(await raw(h.sandbox, 'GET', '/updates?limit=abc')).toMatchObject({
       status: 400,
       body: { code: 'proto.payload', message: expect.stringContaining('limit') },

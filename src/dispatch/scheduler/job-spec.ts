@@ -13,6 +13,8 @@ export interface JobSpec {
   op: string;
   args: Record<string, unknown>;
   chatId: number | undefined;
+  /** The person a chat-scoped call targets by `user_id` (no `chat_id`): their dialog is the chat it counts against. */
+  userTarget: number | undefined;
   priority: Priority;
   ttlMs: number | undefined;
   /** Safe (or allowed) to repeat after a failure that may have reached the platform. */
@@ -41,10 +43,17 @@ export function jobSpecOf(job: Job): JobSpec {
     }
     chatId = raw;
   }
+  const userTarget =
+    args.chat_id === undefined &&
+    typeof args.user_id === 'number' &&
+    (job.chatId ?? args.user_id) === args.user_id
+      ? args.user_id
+      : undefined;
   return {
     op: job.op,
     args,
     chatId,
+    userTarget,
     priority: job.priority ?? defaultPriority(job.op),
     // A typing action is worth something for a few seconds only: not retried through an outage.
     ttlMs: job.ttlMs ?? (job.op === 'sendAction' ? SENDER_ACTION_TTL_MS : undefined),

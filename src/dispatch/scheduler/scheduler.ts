@@ -5,9 +5,11 @@
  * attachment.not.ready and network failures, dead letters with reasons. One timer for the whole
  * scheduler; per-chat state exists only while a chat has work or recent starts.
  */
+
 import type { OperationName } from '../../client/operations.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
+import { DialogDirectory } from './dialog-directory.ts';
 import { FailureHandler } from './failures.ts';
 import { type JobSpec, jobSpecOf } from './job-spec.ts';
 import { LaneBoard } from './lane-board.ts';
@@ -32,6 +34,7 @@ export class Scheduler {
   private readonly globalLog: SlidingWindowLog;
   private readonly chatWindowMs: number;
   private readonly board: LaneBoard;
+  private readonly dialogs = new DialogDirectory();
   private readonly recorder = new MetricsRecorder();
   private globalPausedUntil = 0;
   private readonly breaker = new CircuitBreaker();
@@ -92,7 +95,8 @@ export class Scheduler {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.enqueue(spec) as Promise<OperationResult<Op>>;
+    // `user_id=X` and the dialog with X are one chat on the platform: one per-chat budget, one lane.
+    return this.dialogs.submit(spec, (s) => this.enqueue(s)) as Promise<OperationResult<Op>>;
   }
 
   /** Runs custom work (e.g. a POST to an upload host) in the unscoped lane: it counts against the global window. */
@@ -101,6 +105,7 @@ export class Scheduler {
       op: task.label ?? 'task',
       args: {},
       chatId: undefined,
+      userTarget: undefined,
       priority: task.priority ?? 'reply',
       ttlMs: task.ttlMs,
       mayRepeat: false,

@@ -24,6 +24,7 @@ import type { PlannedCall } from '../step/effects.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step } from '../step/step.ts';
+import { withVisibleAnswer } from '../step/visible-answer.ts';
 import {
   type EventOutcome,
   type EventPlan,
@@ -294,7 +295,10 @@ export class EventPlanner {
       priority: 'callback',
       ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
     };
-    this.#plan.call(key, session?.row.revision ?? 0, 0, call, now, `answer:${press.callbackId}`);
+    const revision = session?.row.revision ?? 0;
+    const [, shown] = withVisibleAnswer([call], { chatId: press.meta.chatId, userId: press.meta.userId });
+    this.#plan.call(key, revision, 0, call, now, `answer:${press.callbackId}`);
+    if (shown) this.#plan.call(key, revision, 1, shown, now, `answer-shown:${press.callbackId}`);
   }
 
   /** The flow and machine state a session's next step starts from (the cached machine snapshot when valid). */

@@ -154,7 +154,17 @@ function orderOf(
   args: Args,
   conversationKey: string,
   eventChat: number | undefined,
+  eventUser?: number,
 ): { orderKey: string; chatId?: number } {
+  // A send by user_id to the person of a dialog (positive chat id) goes to that dialog: one chat, one
+  // per-chat budget and one order on the platform, not two.
+  const sameDialog =
+    numeric(args.chat_id) === undefined &&
+    eventChat !== undefined &&
+    eventChat > 0 &&
+    eventUser !== undefined &&
+    numeric(args.user_id) === eventUser;
+  if (sameDialog) return { orderKey: `chat:${eventChat}`, chatId: eventChat };
   const chatId = numeric(args.chat_id) ?? numeric(args.user_id) ?? eventChat;
   const chat = chatId !== undefined ? { chatId } : {};
   if (op === 'answerCallback') return { orderKey: `cb:${String(args.callback_id)}`, ...chat };
@@ -191,6 +201,29 @@ export function planEffects(
           );
         }
         if (!record(effect.args)) throw new EffectError(`${where}: args must be an object`);
+        if (
+          effect.op === 'editMessage' &&
+          effect.args.message_id === undefined &&
+          ctx.callback &&
+          ctx.callback.messageId === undefined
+        ) {
+          // The press came without its message (the platform may omit it): the answer's `message`
+          // changes the pressed message all the same, so the edit travels in the answer.
+          const { message_id: _none, ...body } = effect.args;
+          calls.push({
+            kind: 'api',
+            op: 'answerCallback',
+            args: { callback_id: ctx.callback.id, message: signMessageBody(body, signing, where) },
+            ...orderOf(
+              'answerCallback',
+              { callback_id: ctx.callback.id },
+              conversationKey,
+              ctx.callback.chatId,
+            ),
+            priority: priorityOf('answerCallback'),
+          });
+          return;
+        }
         let args = fillTarget(effect.op, spec, effect.args, ctx, where);
         if ('attachments' in args)
           args = { ...args, attachments: signKeyboards(args.attachments, signing, where) };
@@ -202,7 +235,13 @@ export function planEffects(
           op: effect.op,
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf(effect.op, args, conversationKey, ctx.meta.chatId ?? ctx.callback?.chatId),
+          ...orderOf(
+            effect.op,
+            args,
+            conversationKey,
+            ctx.meta.chatId ?? ctx.callback?.chatId,
+            ctx.meta.userId,
+          ),
           priority: priorityOf(effect.op),
         });
         return;
@@ -219,7 +258,7 @@ export function planEffects(
           op: 'sendMessage',
           args,
           ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId),
+          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId, ctx.meta.userId),
           priority: 'reply',
         });
         return;

@@ -3,6 +3,7 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
+
 import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
 import {
   EFFECT_ACTION,
@@ -12,6 +13,7 @@ import {
   type FlowInput,
 } from './contract.ts';
 import { EffectError, type PlanContext, type PlannedCall, planEffects, type TimerChange } from './effects.ts';
+import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
 export interface StoredSnapshot {
@@ -204,9 +206,18 @@ function collectEffects(
   return effects;
 }
 
+/** A press is answered once: several answers to it (a notification, an edit carried by the answer) become one. */
+function mergeAnswers(calls: PlannedCall[], callbackId: string): PlannedCall[] {
+  const answers = calls.filter((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
+  if (answers.length < 2) return calls;
+  const merged: PlannedCall = { ...answers[0]!, args: Object.assign({}, ...answers.map((a) => a.args)) };
+  return calls.flatMap((c) => (c === answers[0] ? [merged] : answers.includes(c) ? [] : [c]));
+}
+
 /** Puts the answer to the pressed callback first, adding an empty answer when the flow gave none. */
-function answerFirst(calls: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
+function answerFirst(planned: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
   const callbackId = callback.id;
+  const calls = mergeAnswers(planned, callbackId);
   const index = calls.findIndex((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
   if (index === 0) return calls;
   if (index > 0) return [calls[index]!, ...calls.slice(0, index), ...calls.slice(index + 1)];
@@ -262,7 +273,12 @@ export function step(
     sign: options.sign,
     ...(options.callback ? { callback: options.callback } : {}),
   });
-  const calls = options.callback ? answerFirst(planned.calls, options.callback) : planned.calls;
+  const calls = options.callback
+    ? withVisibleAnswer(answerFirst(planned.calls, options.callback), {
+        chatId: options.callback.chatId,
+        userId: meta.userId,
+      })
+    : planned.calls;
   const snapshot = storeSnapshot(flow.machine, next);
   return {
     snapshot,

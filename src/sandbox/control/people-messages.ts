@@ -122,6 +122,30 @@ export function personSends(
 }
 
 /** Finds a button by callback payload or by its text. */
+const variantCredit = new WeakMap<Platform, { withoutMessage: number; withoutChatId: number }>();
+
+/**
+ * Which shape this press's update takes: complete, without `message`, or without the recipient's
+ * `chat_id` (dialogs only). Each share accrues per press and fires when it reaches a whole press.
+ */
+function callbackVariant(p: Platform, inDialog: boolean): 'complete' | 'without-message' | 'without-chat-id' {
+  const shares = p.settings.callbackVariants;
+  const credit = variantCredit.get(p) ?? { withoutMessage: 0, withoutChatId: 0 };
+  variantCredit.set(p, credit);
+  credit.withoutMessage += shares.withoutMessage;
+  if (credit.withoutMessage >= 1) {
+    credit.withoutMessage -= 1;
+    return 'without-message';
+  }
+  if (!inDialog) return 'complete';
+  credit.withoutChatId += shares.withoutChatId;
+  if (credit.withoutChatId >= 1) {
+    credit.withoutChatId -= 1;
+    return 'without-chat-id';
+  }
+  return 'complete';
+}
+
 function findButton(msg: MessageRecord, by: { payload?: string; text?: string }): Button {
   const kb = msg.attachments?.find((a) => a.type === 'inline_keyboard') as
     | { payload: { buttons: Button[][] } }
@@ -177,10 +201,13 @@ export function personPresses(
         timestamp,
         answered: false,
       };
+      const variant = callbackVariant(p, chat.type === 'dialog');
+      const message = messageView(p.data, msg) as { recipient: Record<string, unknown> };
+      if (variant === 'without-chat-id') message.recipient = { ...message.recipient, chat_id: undefined };
       publishIn(p, chat, 'message_callback', {
         chat_id: undefined,
         callback: { timestamp, callback_id: id, payload: button.payload, user: p.userJson(userId) },
-        message: messageView(p.data, msg),
+        message: variant === 'without-message' ? undefined : message,
         user_locale: locale(user),
       });
       return { kind: 'callback', callback_id: id };

@@ -70,7 +70,12 @@ export function personView(p: Platform, userId: number, chatId: number | undefin
     ];
   });
   const notifications = p.data.notifications
-    .filter((n) => n.user_id === userId && n.chat_id === chat.chat_id)
+    .filter(
+      (n) =>
+        n.user_id === userId &&
+        n.chat_id === chat.chat_id &&
+        (n.shown !== false || p.settings.showNotificationOnlyAnswers),
+    )
     .map((n) => ({ text: n.text, message_id: n.mid, timestamp: n.timestamp }));
   return {
     chat: chatView(p.data, chat),

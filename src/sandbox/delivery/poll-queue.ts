@@ -1,6 +1,7 @@
 /**
  * The updates waiting for GET /updates. Each update gets a number; a client's `marker` says "I have
- * everything before this number". A request without a marker gets what has not been acknowledged yet.
+ * everything before this number". A request without a marker gets only the most recent update not
+ * acknowledged yet (the OpenAPI text: "to get the latest update, pass null"), and a marker after it.
  * Requests hold until an update of a wanted type arrives or their timeout passes.
  */
 
@@ -37,16 +38,16 @@ export class PollQueue {
     return this.entries.filter((e) => e.n >= this.acknowledged).length;
   }
 
-  private take(from: number, limit: number, types: ReadonlySet<string> | undefined) {
+  private take(from: number, limit: number, types: ReadonlySet<string> | undefined, latestOnly: boolean) {
     const found = this.entries.filter((e) => e.n >= from && (!types || types.has(e.update.update_type)));
-    const batch = found.slice(0, limit);
+    const batch = latestOnly ? found.slice(-1) : found.slice(0, limit);
     const last = batch.at(-1);
     return { updates: batch.map((e) => e.update), marker: last ? last.n + 1 : Math.max(from, 1) };
   }
 
   /**
-   * Answers one GET /updates: waits up to `timeoutMs` for updates numbered `marker` or later (or the
-   * unacknowledged ones when `marker` is absent), and acknowledges everything before the marker given.
+   * Answers one GET /updates: waits up to `timeoutMs` for updates numbered `marker` or later (only the
+   * latest unacknowledged one when `marker` is absent), and acknowledges everything before the marker given.
    */
   async poll(args: {
     marker?: number;
@@ -58,7 +59,8 @@ export class PollQueue {
     const from = args.marker ?? this.acknowledged;
     if (args.marker !== undefined)
       this.acknowledged = Math.max(this.acknowledged, Math.min(args.marker, this.next));
-    let result = this.take(from, args.limit, args.types);
+    const latestOnly = args.marker === undefined;
+    let result = this.take(from, args.limit, args.types, latestOnly);
     if (result.updates.length > 0 || args.timeoutMs <= 0 || this.closed) return result;
     await new Promise<void>((resolve) => {
       const waiter: Waiter = {
@@ -75,7 +77,7 @@ export class PollQueue {
       this.waiters.add(waiter);
       args.signal?.addEventListener('abort', waiter.wake);
     });
-    result = this.take(from, args.limit, args.types);
+    result = this.take(from, args.limit, args.types, latestOnly);
     return result;
   }
 

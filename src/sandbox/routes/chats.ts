@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SENDER_ACTIONS } from '../../client/schemas/index.ts';
 import { badRequest, methodNotAllowed, notFound } from '../errors.ts';
-import { argsOf, bodyOf, boolArg, strArg } from '../http.ts';
+import { bodyOf, boolArg, strArg } from '../http.ts';
 import type { Platform } from '../platform.ts';
 import type { ChatRecord } from '../state.ts';
 import { chatView, messageView } from '../views.ts';
@@ -80,7 +80,7 @@ export function registerChatRoutes(app: FastifyInstance, p: Platform): void {
 
   app.put('/chats/:chat_id/pin', { config: { op: 'pinMessage' } }, async (req) => {
     const chat = pathChat(p, req.params);
-    const args = argsOf(req);
+    const args = bodyOf(req);
     const mid = strArg(args, 'message_id', true);
     boolArg(args, 'notify');
     const msg = p.message(mid);

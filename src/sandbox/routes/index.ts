@@ -3,11 +3,12 @@
  * (429 with Retry-After), the request log, and every endpoint.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidToken, PlatformError } from '../errors.ts';
+import { badRequest, invalidToken, PlatformError } from '../errors.ts';
 import { argsOf } from '../http.ts';
 import { type RateLimiter, wallTime } from '../limits.ts';
 import type { Platform } from '../platform.ts';
 import type { RequestLog } from '../request-log.ts';
+import { QUERY_ONLY } from '../spec-schemas.ts';
 import { registerAnswerRoutes } from './answers.ts';
 import { registerChatRoutes } from './chats.ts';
 import { registerCommentRoutes } from './comments.ts';
@@ -51,12 +52,21 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
 
   app.addHook('onRequest', async (req) => {
     (req as { arrivedAt?: number }).arrivedAt = wallTime();
-    const given = req.headers.authorization ?? (req.query as { access_token?: string }).access_token;
-    if (given !== token) throw invalidToken();
+    // The spec requires the raw token in the Authorization header; the old `?access_token=` is refused.
+    if ((req.query as { access_token?: unknown }).access_token !== undefined) throw invalidToken();
+    if (req.headers.authorization !== token) throw invalidToken();
   });
 
   app.addHook('preHandler', async (req) => {
     const op = opOf(req);
+    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    for (const name of (op && QUERY_ONLY[op]) || []) {
+      if (name in body) {
+        throw badRequest(
+          `Parameter "${name}" belongs in the query string (?${name}=…), not in the JSON body`,
+        );
+      }
+    }
     const scope = op && CHAT_SCOPED.has(op) ? chatScope(p, op, req) : undefined;
     (req as { chatScope?: number }).chatScope = scope;
     if (!limiter) return;

@@ -1,7 +1,7 @@
 /** GET, POST, PUT, DELETE /messages and GET /messages/{messageId}. */
 import type { FastifyInstance } from 'fastify';
 import { accessDenied, badRequest, chatDenied } from '../errors.ts';
-import { argsOf, bodyOf, intArg, listArg, strArg } from '../http.ts';
+import { argsOf, bodyOf, boolArg, intArg, listArg, strArg } from '../http.ts';
 import { applyEdit, messageFields } from '../message-body.ts';
 import type { Platform } from '../platform.ts';
 import type { ChatRecord, MessageRecord } from '../state.ts';
@@ -73,7 +73,9 @@ export function registerMessageRoutes(app: FastifyInstance, p: Platform): void {
   });
 
   app.post('/messages', { config: { op: 'sendMessage' } }, async (req) => {
-    const chat = sendTarget(p, argsOf(req));
+    const args = argsOf(req);
+    boolArg(args, 'disable_link_preview');
+    const chat = sendTarget(p, args);
     checkCanWrite(p, chat);
     const fields = messageFields(p, bodyOf(req), 'send');
     const msg = p.addMessage(chat, p.botId, fields);
@@ -85,9 +87,7 @@ export function registerMessageRoutes(app: FastifyInstance, p: Platform): void {
     const msg = visibleMessage(p, mid);
     if (msg.sender_id !== p.botId)
       throw accessDenied(`The bot can edit only its own messages; ${mid} is not`);
-    const body = { ...bodyOf(req) };
-    delete body.message_id;
-    applyEdit(p, msg, messageFields(p, body, 'edit'));
+    applyEdit(p, msg, messageFields(p, bodyOf(req), 'edit'));
     return { success: true };
   });
 
