@@ -78,9 +78,10 @@ describe('the web chat playground', () => {
     await say(alice, '30');
     await botMessage(alice, 'Age: 30').waitFor();
 
-    // The first summary's keyboard belongs to a step the conversation has left: the bot says so.
+    // The first summary's keyboard belongs to a step the conversation has left: the bot says so, in a
+    // message (a notification-only callback answer is not shown to people on the platform).
     await firstSummary.getByRole('button', { name: 'Confirm' }).click();
-    await alice.getByRole('status').filter({ hasText: 'That button belongs to an older message.' }).waitFor();
+    await botMessage(alice, 'That button belongs to an older message.').waitFor();
 
     await expect.poll(() => currentStep().textContent(), WAIT).toBe('confirm');
     expect(await panel().locator('.graph .node.current').getAttribute('data-step')).toBe('confirm');
