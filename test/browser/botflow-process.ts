@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -126,4 +127,21 @@ export async function openPlayground(botflow: BotflowProcess, timeoutMs = 30_000
   await page.goto(botflow.webChatUrl);
   await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
   return { browser, page, pageErrors };
+}
+
+/**
+ * `botflow run` and the playground open in chromium for the tests of one file: started before them,
+ * stopped after. Read `page` (and the rest) inside the tests.
+ */
+export function usePlayground(timeoutMs = 30_000): OpenPlayground & { botflow: BotflowProcess } {
+  const state = {} as OpenPlayground & { botflow: BotflowProcess };
+  beforeAll(async () => {
+    state.botflow = await startBotflow();
+    Object.assign(state, await openPlayground(state.botflow, timeoutMs));
+  });
+  afterAll(async () => {
+    await state.browser?.close();
+    await state.botflow?.stop();
+  });
+  return state;
 }

@@ -6,33 +6,19 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
-import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
+import { usePlayground } from './botflow-process.ts';
 
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const WAIT = { timeout: 30_000 };
 
-let botflow: BotflowProcess;
-let browser: Browser;
-let page: Page;
-/** Uncaught errors of the page's scripts: there must be none. */
-let pageErrors: string[];
-
-beforeAll(async () => {
-  botflow = await startBotflow();
-  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await botflow?.stop();
-});
+const pg = usePlayground(WAIT.timeout);
 
 describe('failed calls in the playground', () => {
   it('lists a call that failed for good, sends it again on a click, and the person sees it', async () => {
+    const { page, botflow, pageErrors } = pg;
     await page.getByLabel("New person's name").fill('Dana');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     const chat = page.getByRole('article', { name: 'Chat of Dana' });

@@ -5,31 +5,18 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
+import { describe, expect, it } from 'vitest';
+import { usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-let botflow: BotflowProcess;
-let browser: Browser;
-let page: Page;
-let pageErrors: string[];
-
-beforeAll(async () => {
-  botflow = await startBotflow();
-  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await botflow?.stop();
-});
+const pg = usePlayground(WAIT.timeout);
 
 describe('start at a step', () => {
   it('sends the step as the dialog would, with the chosen variables, and arms its reminder', async () => {
+    const { page, pageErrors } = pg;
     await page.getByLabel("New person's name").fill('Kim');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     const chat = page.getByRole('article', { name: 'Chat of Kim' });

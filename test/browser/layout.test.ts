@@ -2,32 +2,19 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
+import { describe, expect, it } from 'vitest';
+import { usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-let botflow: BotflowProcess;
-let browser: Browser;
-let page: Page;
-let pageErrors: string[];
-
-beforeAll(async () => {
-  botflow = await startBotflow();
-  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
-  await page.setViewportSize({ width: 1280, height: 800 });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await botflow?.stop();
-});
+const pg = usePlayground(WAIT.timeout);
 
 describe('the playground at 1280 px', () => {
   it('shows three chats side by side without scrolling, and cuts a long name with an ellipsis', async () => {
+    const { page } = pg;
+    await page.setViewportSize({ width: 1280, height: 800 });
     const long = 'Maximilian-Alexander von Hohenzollern-Sigmaringen';
     for (const name of ['Ann', 'Bob', long]) {
       await page.getByLabel("New person's name").fill(name);
@@ -53,6 +40,7 @@ describe('the playground at 1280 px', () => {
   });
 
   it('says it copied the graph as Mermaid', async () => {
+    const { page, botflow, pageErrors } = pg;
     const context = page.context();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
       origin: new URL(botflow.webChatUrl).origin,

@@ -5,31 +5,17 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BotflowProcess, openPlayground, startBotflow } from './botflow-process.ts';
+import { describe, expect, it } from 'vitest';
+import { usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-let botflow: BotflowProcess;
-let browser: Browser;
-let page: Page;
-let pageErrors: string[];
-
-beforeAll(async () => {
-  botflow = await startBotflow();
-  ({ browser, page, pageErrors } = await openPlayground(botflow, WAIT.timeout));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await botflow?.stop();
-});
+const pg = usePlayground(WAIT.timeout);
 
 async function say(chatName: string, text: string) {
-  const box = page
+  const box = pg.page
     .getByRole('article', { name: `Chat of ${chatName}` })
     .getByRole('textbox', { name: 'Message' });
   await box.fill(text);
@@ -38,6 +24,7 @@ async function say(chatName: string, text: string) {
 
 describe('people in the playground', () => {
   it("speaks each person's language: a person added with ru gets the Russian menu", async () => {
+    const { page, pageErrors } = pg;
     await page.getByLabel("New person's name").fill('Олег');
     await page.getByLabel("New person's language").selectOption('ru');
     await page.getByRole('button', { name: 'Add', exact: true }).click();
@@ -67,6 +54,7 @@ describe('people in the playground', () => {
   });
 
   it('resets a person: the conversation ends and the dialog is cleared', async () => {
+    const { page, pageErrors } = pg;
     const ann = page.getByRole('article', { name: 'Chat of Ann' });
     await ann.click();
     const panel = page.getByRole('complementary', { name: 'Conversation inspector' });
