@@ -25,6 +25,67 @@ export interface Jump {
   locale?: string;
 }
 
+/** `a>b` (a step inside a called flow, as reports write it) → `{ a: 'b' }` (the XState state value). */
+function stateValueOf(step: string): unknown {
+  const parts = step.split('>');
+  let value: unknown = parts.pop();
+  while (parts.length) value = { [parts.pop()!]: value };
+  return value;
+}
+
+/**
+ * Writes the conversation's session on `place.step` with `place.vars`, without entering the step (no
+ * prompt, no timers), over whatever session it had; returns the new revision. Throws StepError for a
+ * step the flow does not have. Transcripts' `start_at` uses it alone; a jump then enters the step.
+ */
+export function placeSession(
+  db: Database.Database,
+  place: Omit<Jump, 'chatId'> & { chatId: number | null },
+  now: number,
+): number {
+  const { flow, conversationKey: key } = place;
+  let snapshot: ReturnType<typeof storeSnapshot>;
+  try {
+    snapshot = storeSnapshot(
+      flow.machine,
+      flow.machine.resolveState({
+        value: stateValueOf(place.step),
+        context: { vars: { ...place.vars }, retries: 0, at: place.step.split('>')[0] },
+      } as never),
+    );
+  } catch (error) {
+    const steps = Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
+      (s) => !s.startsWith('__'),
+    );
+    throw new StepError(
+      `flow "${flow.id}" has no step "${place.step}" (${(error as Error).message}); steps: ${steps.join(', ')}`,
+    );
+  }
+  const sessions = new SessionStore(db);
+  const prior = sessions.get(key);
+  const revision = (prior?.revision ?? 0) + 1;
+  sessions.save(
+    {
+      conversationKey: key,
+      flowId: flow.id,
+      flowVersion: flow.version,
+      status: 'active',
+      stateValue: JSON.stringify(snapshot.value),
+      snapshot: JSON.stringify(snapshot),
+      revision,
+      stepInstance: revision,
+      startedRevision: revision,
+      chatId: place.chatId,
+      userId: place.userId ?? null,
+      locale: place.locale ?? null,
+      startedAt: now,
+      updatedAt: now,
+    },
+    prior?.revision,
+  );
+  return revision;
+}
+
 /** Writes the session at the step and queues the event that enters it; throws StepError for an unknown step. */
 export function jumpToStep(db: Database.Database, jump: Jump, now: number): void {
   const { flow, conversationKey: key } = jump;
@@ -33,41 +94,14 @@ export function jumpToStep(db: Database.Database, jump: Jump, now: number): void
   );
   if (!steps.includes(jump.step))
     throw new StepError(`flow "${flow.id}" has no step "${jump.step}"; steps: ${steps.join(', ')}`);
-  const snapshot = storeSnapshot(
-    flow.machine,
-    flow.machine.resolveState({
-      value: jump.step,
-      context: { vars: {}, retries: 0, at: jump.step },
-    } as never),
-  );
-  const sessions = new SessionStore(db);
   const timers = new TimerStore(db);
   const outbox = new OutboxStore(db);
   const inbox = new EngineInbox(db);
   db.transaction(() => {
-    const prior = sessions.get(key);
-    const revision = (prior?.revision ?? 0) + 1;
     timers.settleAll(key, 'cancelled', `jumped to ${flow.id} › ${jump.step}`, now);
     outbox.dropPending(key, `jumped to ${flow.id} › ${jump.step}`, now);
-    sessions.save(
-      {
-        conversationKey: key,
-        flowId: flow.id,
-        flowVersion: flow.version,
-        status: 'active',
-        stateValue: JSON.stringify(snapshot.value),
-        snapshot: JSON.stringify(snapshot),
-        revision,
-        stepInstance: revision,
-        startedRevision: revision,
-        chatId: jump.chatId,
-        userId: jump.userId ?? null,
-        locale: jump.locale ?? null,
-        startedAt: now,
-        updatedAt: now,
-      },
-      prior?.revision,
-    );
+    // The session starts empty on the step; the jump event brings the variables as it enters it.
+    const revision = placeSession(db, { ...jump, vars: {} }, now);
     inbox.add({
       kind: JUMP_EVENT_KIND,
       dedupeKey: `jump:${key}:${revision}`,

@@ -4,19 +4,10 @@
  * not run: its prompt is not sent and its reminders are not armed; the first turn answers the step.
  */
 import type Database from 'better-sqlite3';
+import { placeSession } from '../engine/jump.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
-import { storeSnapshot } from '../engine/step/step.ts';
 import { conversationKey, updatePlace } from '../inbox/keys.ts';
-import { SessionStore } from '../store/sessions.ts';
 import type { StartAt } from './transcript.ts';
-
-/** `a>b` (the step key in reports) → `{ a: 'b' }` (the XState state value). */
-function stateValueOf(step: string): unknown {
-  const parts = step.split('>');
-  let value: unknown = parts.pop();
-  while (parts.length) value = { [parts.pop()!]: value };
-  return value;
-}
 
 /** Writes the session row; `update` is the person's `bot_started` (held back from the engine). */
 export function placeAtStep(
@@ -29,39 +20,21 @@ export function placeAtStep(
   const key = conversationKey(update);
   const place = updatePlace(update);
   if (!key) throw new Error('start_at: the sandbox produced no conversation for the person');
-  let snapshot: ReturnType<typeof storeSnapshot>;
   try {
-    const resolved = flow.machine.resolveState({
-      value: stateValueOf(at.step) as never,
-      context: { vars: { ...at.context }, retries: 0, at: at.step.split('>')[0] } as never,
-    });
-    snapshot = storeSnapshot(flow.machine, resolved);
+    placeSession(
+      db,
+      {
+        conversationKey: key,
+        flow,
+        step: at.step,
+        vars: { ...at.context },
+        chatId: typeof place.chatId === 'number' ? place.chatId : null,
+        ...(typeof place.userId === 'number' ? { userId: place.userId } : {}),
+      },
+      now,
+    );
   } catch (error) {
-    const steps = Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
-      (s) => !s.startsWith('__'),
-    );
-    throw new Error(
-      `start_at: flow "${flow.id}" has no step "${at.step}" (${(error as Error).message}); steps: ${steps.join(', ')}`,
-    );
+    throw new Error(`start_at: ${(error as Error).message}`);
   }
-  new SessionStore(db).save(
-    {
-      conversationKey: key,
-      flowId: flow.id,
-      flowVersion: flow.version,
-      status: 'active',
-      stateValue: JSON.stringify(snapshot.value),
-      snapshot: JSON.stringify(snapshot),
-      revision: 1,
-      stepInstance: 1,
-      startedRevision: 1,
-      chatId: typeof place.chatId === 'number' ? place.chatId : null,
-      userId: typeof place.userId === 'number' ? place.userId : null,
-      locale: null,
-      startedAt: now,
-      updatedAt: now,
-    },
-    undefined,
-  );
   return { conversationKey: key, step: at.step };
 }
