@@ -90,6 +90,13 @@ export function checkButton(button: unknown, path: string): LimitViolation[] {
     });
   }
   if (button.type === 'callback') {
+    if (button.intent !== undefined) {
+      out.push({
+        field: fieldPath(path, 'intent'),
+        message:
+          "is not part of a callback button in the platform's specification (the platform refuses it): remove it",
+      });
+    }
     if (typeof button.payload !== 'string') {
       out.push({
         field: fieldPath(path, 'payload'),

@@ -16,7 +16,6 @@ export interface CallbackButtonInput {
   type: 'callback';
   text: string;
   payload: string;
-  intent?: 'default' | 'positive' | 'negative';
 }
 /** Opens `url` (≤ 2048 characters). */
 export interface LinkButtonInput {

@@ -138,12 +138,13 @@ describe('strict request checking', () => {
     expect((await send({ text: 'x' }, `user_id=${userId}&disable_link_preview=true`)).status).toBe(200);
   });
 
-  it('the client refuses the same before sending: unknown button types, missing fields, empty keyboards', async () => {
+  it('the client refuses the same before sending: unknown button types and fields, missing fields, empty keyboards', async () => {
     const before = h.sandbox.requestLog.list().length;
     const bad: unknown[][][] = [
       [[{ type: 'magic', text: 'x' }]],
       [[{ type: 'chat', text: 'x' }]],
       [[{ type: 'callback', text: 'x' }]],
+      [[{ type: 'callback', text: 'x', payload: 'p', intent: 'positive' }]],
       [],
     ];
     for (const buttons of bad) {
