@@ -87,6 +87,25 @@ function botTexts(messages: SeenMessage[]): (string | undefined)[] {
   return messages.filter((m) => m.from === 'bot').map((m) => m.text);
 }
 
+/** Ann starts the bot, gives her name, and gets the plan menu: its message. */
+async function reachPlanMenu(control: Sandbox['control'], ann: number) {
+  await control.startBot(ann);
+  await control.waitForView(
+    ann,
+    'dialog',
+    (v) => botTexts(v.messages).includes('What is your name?'),
+    PATIENT,
+  );
+  await control.sendText(ann, 'dialog', 'Ann');
+  const withMenu = await control.waitForView(
+    ann,
+    'dialog',
+    (v) => v.messages.some((m) => m.keyboard),
+    PATIENT,
+  );
+  return withMenu.messages.find((m) => m.keyboard)!;
+}
+
 describe('engine on the sandbox', () => {
   it('runs a dialog with buttons for a person, answering presses and handling a stale one', async () => {
     sandbox = await startSandbox();
@@ -94,21 +113,7 @@ describe('engine on the sandbox', () => {
     const control = sandbox.control;
     const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
 
-    await control.startBot(ann);
-    await control.waitForView(
-      ann,
-      'dialog',
-      (v) => botTexts(v.messages).includes('What is your name?'),
-      PATIENT,
-    );
-    await control.sendText(ann, 'dialog', 'Ann');
-    const withMenu = await control.waitForView(
-      ann,
-      'dialog',
-      (v) => v.messages.some((m) => m.keyboard),
-      PATIENT,
-    );
-    const menu = withMenu.messages.find((m) => m.keyboard)!;
+    const menu = await reachPlanMenu(control, ann);
     expect(menu.text).toBe('Hello Ann! Pick a plan:');
 
     await control.pressButton(ann, menu.message_id, { text: 'Pro' });
@@ -146,21 +151,7 @@ describe('engine on the sandbox', () => {
       const control = sandbox.control;
       await eventuallyTrue(() => bot!.polling?.marker !== undefined);
       const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
-      await control.startBot(ann);
-      await control.waitForView(
-        ann,
-        'dialog',
-        (v) => botTexts(v.messages).includes('What is your name?'),
-        PATIENT,
-      );
-      await control.sendText(ann, 'dialog', 'Ann');
-      const withMenu = await control.waitForView(
-        ann,
-        'dialog',
-        (v) => v.messages.some((m) => m.keyboard),
-        PATIENT,
-      );
-      const menu = withMenu.messages.find((m) => m.keyboard)!;
+      const menu = await reachPlanMenu(control, ann);
       await control.pressButton(ann, menu.message_id, { text: 'Pro' });
       const after = await control.waitForView(
         ann,

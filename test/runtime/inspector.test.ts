@@ -45,6 +45,19 @@ const get = async (app: FastifyInstance, url: string) => {
   return { status: res.statusCode, body: res.json() };
 };
 
+/** Person 7 (Ann) presses Start in chat 5, as intake stores it. */
+function annStarts(db: ConstructorParameters<typeof InboxStore>[0], payload?: string): void {
+  const update = {
+    update_type: 'bot_started',
+    timestamp: Date.now(),
+    chat_id: 5,
+    user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
+    ...(payload ? { payload } : {}),
+    user_locale: 'en',
+  };
+  new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+}
+
 describe('the inspector API', () => {
   it('draws the sign-up flow in step order, without the return plumbing of calls', () => {
     const inspector = new Inspector();
@@ -109,15 +122,7 @@ describe('the inspector API', () => {
       history: [],
     });
 
-    const update = {
-      update_type: 'bot_started',
-      timestamp: Date.now(),
-      chat_id: 5,
-      user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
-      payload: 'from-readme',
-      user_locale: 'en',
-    };
-    new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+    annStarts(db, 'from-readme');
     engine.processPending();
 
     const { status, body } = await get(app, '/_inspector/conversation?user_id=7');
@@ -132,14 +137,7 @@ describe('the inspector API', () => {
   it("moves a conversation's timers for the playground's clock, and fires one now", async () => {
     const { inspector, app, db, engine } = await panelServer();
     inspector.attach({ engine, flows, problems: [] });
-    const update = {
-      update_type: 'bot_started',
-      timestamp: Date.now(),
-      chat_id: 5,
-      user: { user_id: 7, first_name: 'Ann', is_bot: false, last_activity_time: Date.now(), name: 'Ann' },
-      user_locale: 'en',
-    };
-    new InboxStore(db).append([updateEntry(JSON.stringify(update))]);
+    annStarts(db);
     engine.processPending();
     type Timer = { id: number; name: string; fireAt: number };
     const timers = async () => (await get(app, '/_inspector/conversation?user_id=7')).body.timers as Timer[];
