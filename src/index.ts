@@ -1,7 +1,7 @@
 /**
  * botflow-engine, the main entry: what a bot project needs from its own code.
  * - Run a bot inside your service: `createBot()`; mount its webhook on your fastify app.
- * - Give flow files their code: `defineRegistry()` with validators, guards and effects.
+ * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks.
  * - Call the Bot API yourself: `BotApi` and its errors.
  *
  * The rest lives in subpaths: `botflow-engine/flows` (load, check, compile flow files),
@@ -25,10 +25,15 @@ export type {
 export type { Effect } from './engine/step/contract.ts';
 export {
   defineRegistry,
+  defineTask,
   type EffectFactory,
   type FlowScope,
   type Guard,
   type Registry,
+  type TaskContext,
+  type TaskDefinition,
+  TaskError,
+  type TaskSpec,
   type Validator,
 } from './flows/registry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';

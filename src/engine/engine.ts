@@ -9,6 +9,8 @@ import type { OperationName } from '../client/operations.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
 import type { Job } from '../dispatch/scheduler/types.ts';
+import { TaskRunner } from '../dispatch/tasks/runner.ts';
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import type { WriterThread } from './commit/writer-thread.ts';
@@ -77,6 +79,10 @@ export interface EngineOptions {
    * source is missing or no longer builds, they are migrated if the latest version maps them, else warned about.
    */
   rebuildFlow?: (source: string) => FlowDefinition;
+  /** The team's tasks flows start (`do: [{task: …}]`), by name: run by the engine's task runner. */
+  tasks?: Readonly<Record<string, TaskDefinition>>;
+  /** Tasks running at once (default 16); apart from the platform's request budget. */
+  taskConcurrency?: number;
 }
 
 export type { EngineEvents } from './listeners.ts';
@@ -150,6 +156,17 @@ export function createEngine(options: EngineOptions): Engine {
       })
     : undefined;
 
+  const taskRunner = new TaskRunner({
+    db,
+    tasks: options.tasks ?? {},
+    clock,
+    concurrency: options.taskConcurrency ?? 16,
+    gateway,
+    logger,
+    onResult: () => scheduleProcessing(),
+    onOutcome: (outcome) => emit('task', outcome),
+  });
+
   let pipeline: WriterPipeline | undefined = options.writer
     ? new WriterPipeline({
         processor,
@@ -174,11 +191,14 @@ export function createEngine(options: EngineOptions): Engine {
 
   function report(outcomes: EventOutcome[]): void {
     let calls = 0;
+    let tasks = 0;
     for (const outcome of outcomes) {
       calls += outcome.calls;
+      tasks += outcome.tasks ?? 0;
       emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
     }
     if (calls > 0) dispatcher?.wake();
+    if (tasks > 0) taskRunner.wake();
   }
 
   function processPending(): EventOutcome[] {
@@ -295,6 +315,7 @@ export function createEngine(options: EngineOptions): Engine {
       running = true;
       recoverOnce(clock.now());
       dispatcher?.start();
+      taskRunner.start();
       if (!dispatcher)
         logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
       onTimerWakeIfDue();
@@ -308,7 +329,10 @@ export function createEngine(options: EngineOptions): Engine {
       timerWake = undefined;
       pollHandle = undefined;
       await pipeline?.idle(); // batches handed to the writer thread finish (or fail) before the engine stops
-      await dispatcher?.stop(stopOptions.waitMs ?? 10_000);
+      await Promise.all([
+        dispatcher?.stop(stopOptions.waitMs ?? 10_000),
+        taskRunner.stop(stopOptions.waitMs ?? 10_000),
+      ]);
     },
     notify: scheduleProcessing,
     processPending,
@@ -324,7 +348,9 @@ export function createEngine(options: EngineOptions): Engine {
           await pipeline.idle();
         } else processPending();
         await dispatcher?.idle();
-        const busy = (dispatcher?.inFlight ?? 0) > 0 || (pipeline?.inFlight ?? 0) > 0;
+        await taskRunner.idle();
+        const busy =
+          (dispatcher?.inFlight ?? 0) > 0 || (pipeline?.inFlight ?? 0) > 0 || taskRunner.inFlight > 0;
         if (!busy && processor.inbox.pendingCount() === 0) return;
       }
     },

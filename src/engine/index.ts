@@ -37,6 +37,7 @@ export {
   armTimer,
   button,
   type Computed,
+  cancelTask,
   cancelTimer,
   defineFlow,
   type EffectAction,
@@ -47,6 +48,7 @@ export {
   type MessageOptions,
   machineVersion,
   say,
+  startTask,
   uploadAndSend,
 } from './step/helpers.ts';
 export {

@@ -1,6 +1,7 @@
 /** The engine's listeners (`engine.on('step' | 'effect' | 'error', …)`). */
 import type { Logger } from 'pino';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { TaskOutcome } from '../dispatch/tasks/runner.ts';
 import type { EventOutcome } from './lane/outcome.ts';
 
 /** What observers can listen to with `engine.on()`. */
@@ -9,6 +10,8 @@ export interface EngineEvents {
   step: EventOutcome;
   /** An outbox call was settled. */
   effect: DispatchOutcome;
+  /** A task attempt ended: done, failed for good, to be retried, or cancelled. */
+  task: TaskOutcome;
   /** An inbox event failed; its session kept its last good snapshot. */
   error: EventOutcome;
 }
@@ -18,6 +21,7 @@ export class EngineListeners {
   readonly #sets: { [K in keyof EngineEvents]: Set<(p: EngineEvents[K]) => void> } = {
     step: new Set(),
     effect: new Set(),
+    task: new Set(),
     error: new Set(),
   };
   constructor(private readonly logger: Logger | undefined) {}

@@ -16,6 +16,7 @@ import type { Registry } from './registry.ts';
 import { renderingFor } from './render.ts';
 import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
+import { taskParts } from './task-steps.ts';
 import { readVar } from './vars.ts';
 
 export { RENDER_REF } from './render.ts';
@@ -44,11 +45,12 @@ export function actionsFor(
   const runEffects = (
     e: StepEntry,
     c: FlowContext,
-    calls: { effect: string; params?: Record<string, unknown> }[] | undefined,
+    calls: readonly ({ effect: string; params?: Record<string, unknown> } | { task: string })[] | undefined,
     enqueue: Enqueue,
     now: number,
   ) => {
     for (const call of calls ?? []) {
+      if (!('effect' in call)) continue; // a task: started by the step's own `taskStart` (task-steps.ts)
       const factory = registry.effects[call.effect];
       if (!factory) continue;
       const out = factory(scope(c, e, now, call.params));
@@ -126,6 +128,7 @@ export function actionsFor(
   };
 
   type P = StepParams;
+  const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
@@ -150,6 +153,7 @@ export function actionsFor(
       arm(e, enqueue);
     }),
     ...designer.actions,
+    ...tasks.actions,
     leave: enqueueActions(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
@@ -239,7 +243,7 @@ export function actionsFor(
     isLocal,
     nextCondition,
     registry,
-    designer: designer.guards,
+    designer: { ...designer.guards, ...tasks.guards },
   });
   return { actions, guards, say, localeOf };
 }

@@ -31,6 +31,8 @@ export const BUILTIN_TEXT_KEYS = [
   'choices-previous',
   'choices-next',
   'stale',
+  'task-busy',
+  'task-failed',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -63,6 +65,8 @@ const en: BuiltinCatalog = {
   'choices-previous': '‹ Back',
   'choices-next': 'More ›',
   stale: 'This menu is outdated.',
+  'task-busy': 'One moment, please: still working on it…',
+  'task-failed': 'Sorry, something went wrong on our side. Please try again later.',
 };
 
 const ru: BuiltinCatalog = {
@@ -91,6 +95,8 @@ const ru: BuiltinCatalog = {
   'choices-previous': '‹ Назад',
   'choices-next': 'Ещё ›',
   stale: 'Это меню устарело.',
+  'task-busy': 'Минутку, ещё работаем над этим…',
+  'task-failed': 'Извините, у нас что-то пошло не так. Попробуйте позже.',
 };
 
 /** The built-in catalogs by language. */

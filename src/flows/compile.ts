@@ -9,6 +9,7 @@ import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type Step
 import type { Registry } from './registry.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
+import { taskOf, taskTransitions } from './task-steps.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
 import { migrateSnapshot } from './versions.ts';
@@ -144,6 +145,13 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
 
     if (step.type === 'message') {
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
+      const task = taskOf(step);
+      if (task) {
+        // The step waits for its task's result instead of moving on at once (task-steps.ts).
+        for (const [event, ts] of Object.entries(taskTransitions(key, task, next, act)))
+          for (const t of ts) add(event, t);
+        return { entry: [...enter, act('taskStart', s)], exit: leave, on };
+      }
       return {
         entry: enter,
         exit: leave,

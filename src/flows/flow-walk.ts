@@ -1,6 +1,6 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
-import type { Button, Condition, FlowFile, Route } from './schema.ts';
+import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
 export interface TextRef {
@@ -24,6 +24,7 @@ export function walkFlow(flow: FlowFile) {
   const calls: { path: Path; flow: string; from?: string }[] = [];
   const conditions: { path: Path; condition: Condition }[] = [];
   const effects: { path: Path; name: string }[] = [];
+  const tasks: { path: Path; from: string; task: TaskCall }[] = [];
   const text = (path: Path, t: string | undefined, label = false) => {
     if (t !== undefined) texts.push({ path, text: t, label });
   };
@@ -35,6 +36,29 @@ export function walkFlow(flow: FlowFile) {
     (r.do ?? []).forEach((d, i) => {
       effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
     });
+  };
+  /** A task's outcomes are routes out of its step, labelled as the graph shows them. */
+  const taskRoutes = (path: Path, from: string, t: TaskCall) => {
+    tasks.push({ path, from, task: t });
+    const asRoute = (r: string | Route) => (typeof r === 'string' ? { goto: r } : r);
+    const one = (key: string, r: string | Route | undefined, label: string) => {
+      if (r !== undefined) route(typeof r === 'string' ? [...path] : [...path, key], from, asRoute(r), label);
+    };
+    if (typeof t.on_done === 'string')
+      refs.push({ path: [...path, 'on_done'], from, to: t.on_done, label: 'done' });
+    else one('on_done', t.on_done, 'done');
+    if (typeof t.on_timeout === 'string')
+      refs.push({ path: [...path, 'on_timeout'], from, to: t.on_timeout, label: 'timeout' });
+    else one('on_timeout', t.on_timeout, 'timeout');
+    const e = t.on_error;
+    if (typeof e === 'string') refs.push({ path: [...path, 'on_error'], from, to: e, label: 'error' });
+    else if (Array.isArray(e))
+      e.forEach((r, i) => {
+        route([...path, 'on_error', i], from, r, r.code ? `error ${[r.code].flat().join('/')}` : 'error');
+      });
+    else one('on_error', e, 'error');
+    const w = t.while_running;
+    if (w && typeof w === 'object') text([...path, 'while_running', 'ignore'], w.ignore);
   };
   refs.push({ path: ['start'], from: undefined, to: flow.start, label: 'start' });
   for (const [name, cmd] of Object.entries(flow.commands ?? {}))
@@ -51,7 +75,8 @@ export function walkFlow(flow: FlowFile) {
     if ('say' in step) text([...p, 'say'], step.say);
     if ('do' in step)
       (step.do ?? []).forEach((d, i) => {
-        effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });
+        if ('effect' in d) effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });
+        else taskRoutes([...p, 'do', i], id, d);
       });
     if ('remind' in step)
       (step.remind ?? []).forEach((r, i) => {
@@ -126,5 +151,5 @@ export function walkFlow(flow: FlowFile) {
     if (m.otherwise)
       refs.push({ path: ['migrate', i, 'otherwise'], from: undefined, to: m.otherwise, label: 'migrate' });
   });
-  return { texts, refs, calls, conditions, effects };
+  return { texts, refs, calls, conditions, effects, tasks };
 }

@@ -18,10 +18,15 @@ export { formatProblem, hasErrors, type Problem } from './problems.ts';
 export { FlowRebuildError, type RebuildOptions, rebuildFlow } from './rebuild.ts';
 export {
   defineRegistry,
+  defineTask,
   type EffectFactory,
   type FlowScope,
   type Guard,
   type Registry,
+  type TaskContext,
+  type TaskDefinition,
+  TaskError,
+  type TaskSpec,
   type Validator,
 } from './registry.ts';
 export { type FlowFile, flowJsonSchema } from './schema.ts';

@@ -33,6 +33,8 @@ export interface FlowContext {
   choices?: { text: string; value: unknown }[];
   /** The page of `choices` the keyboard shows. */
   page?: number;
+  /** Messages that came while the step's task ran (`while_running: queue`): handled after its result. */
+  queued?: FlowEvent[];
 }
 
 /** A step of a (possibly inlined) flow, with what is needed to run it. */
@@ -47,7 +49,12 @@ export interface StepEntry {
 }
 
 /** XState's `enqueue` inside `enqueueActions`, as the flows' actions use it. */
-export type Enqueue = { (a: { type: string; params: unknown }): void; assign(v: Partial<FlowContext>): void };
+export type Enqueue = {
+  (a: { type: string; params: unknown }): void;
+  assign(v: Partial<FlowContext>): void;
+  /** Sends an event to the machine itself, handled right after the current transition (never delayed). */
+  raise(event: FlowEvent): void;
+};
 /** The arguments of an `enqueueActions` callback. */
 export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
 

@@ -3,7 +3,16 @@
  * effects. All three must be pure: they see data and return data; effects return `Effect`s that the
  * engine's outbox carries out.
  */
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { Effect } from '../engine/step/contract.ts';
+
+export {
+  defineTask,
+  type TaskContext,
+  type TaskDefinition,
+  TaskError,
+  type TaskSpec,
+} from '../dispatch/tasks/task.ts';
 
 /** What a validator, guard or effect can read about the conversation. */
 export interface FlowScope {
@@ -31,11 +40,21 @@ export interface Registry {
   validators: Record<string, Validator>;
   guards: Record<string, Guard>;
   effects: Record<string, EffectFactory>;
+  /**
+   * Async code flows start with `do: [{task: <name>}]`: a function `(input, ctx) => result`, or
+   * `defineTask({input, result, run})` with zod schemas. Run durably, at least once, off the step.
+   */
+  tasks?: Record<string, TaskDefinition>;
 }
 
-/** Declares the validators, guards and effects that flow files may name. */
+/** Declares the validators, guards, effects and tasks that flow files may name. */
 export function defineRegistry(parts: Partial<Registry>): Registry {
-  return { validators: parts.validators ?? {}, guards: parts.guards ?? {}, effects: parts.effects ?? {} };
+  return {
+    validators: parts.validators ?? {},
+    guards: parts.guards ?? {},
+    effects: parts.effects ?? {},
+    tasks: parts.tasks ?? {},
+  };
 }
 
 export const EMPTY_REGISTRY: Registry = defineRegistry({});
@@ -71,5 +90,7 @@ export function budgeted(registry: Registry, budgetMs: number, report: (slow: Sl
     validators: each('validator', registry.validators),
     guards: each('guard', registry.guards),
     effects: each('effect', registry.effects),
+    // Tasks run off the step, under their own deadlines: nothing to time here.
+    tasks: registry.tasks,
   };
 }

@@ -82,7 +82,7 @@ const EffectCall = z.strictObject({
 });
 
 /** What happens on a button, a command, a timer or an exhausted input: say, set, do, then go somewhere. */
-export const Route = z.strictObject({
+const RouteShape = {
   say: Text.optional(),
   set: Vars.optional(),
   do: z.array(EffectCall).optional(),
@@ -92,8 +92,59 @@ export const Route = z.strictObject({
     .literal(true)
     .optional()
     .describe('With goto: after the step gone to takes its answer, return here (edit from a summary)'),
-});
+};
+export const Route = z.strictObject(RouteShape);
 export type Route = z.infer<typeof Route>;
+
+/** Where a task's outcome leads: a step id, or a route (say, set, goto). */
+const TaskRoute = z.union([Id, Route]);
+/** A route for the failures whose code is `code` (one or several); without `code`, every other failure. */
+const ErrorRoute = z.strictObject({
+  code: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+  ...RouteShape,
+});
+export const TaskCall = z
+  .strictObject({
+    task: Id.describe("A task registered in TypeScript (the registry's `tasks`)"),
+    input: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'The task\'s input: "{{var}}" copies a variable, "= expr" computes one, anything else is literal',
+      ),
+    save_as: z.string().optional().describe('Variable that receives the result'),
+    on_done: TaskRoute.optional().describe("Where to go with the result (default: the step's next)"),
+    on_error: z
+      .union([TaskRoute, z.array(ErrorRoute).min(1)])
+      .optional()
+      .describe('Where a failure goes: a step, a route, or [{code: slot_taken, goto: …}, {goto: …}]'),
+    on_timeout: TaskRoute.optional().describe('Where a timeout goes (default: on_error)'),
+    timeout: Duration.optional().describe('Per attempt (default 30s)'),
+    retry: z
+      .strictObject({
+        attempts: z.number().int().min(1).max(20).describe('Attempts in all (default 3)'),
+        backoff: Duration.optional().describe('Wait before the first retry, doubled each time (default 1s)'),
+        on: z
+          .array(z.string())
+          .optional()
+          .describe('Error codes to retry (default: timeouts and unexpected errors)'),
+      })
+      .optional(),
+    while_running: z
+      .union([z.enum(['queue', 'ignore', 'cancel']), z.strictObject({ ignore: Text })], {
+        error: 'while_running is queue, ignore, cancel or { ignore: text }',
+      })
+      .optional()
+      .describe(
+        'What a message sent while the task runs does: queue (default), ignore (with a word), cancel',
+      ),
+  })
+  .describe('Start a task: the step waits for its result, showing "typing…"');
+export type TaskCall = z.infer<typeof TaskCall>;
+const StepDo = z
+  .array(z.union([EffectCall, TaskCall]))
+  .optional()
+  .describe('Registered effects and (on message steps) a task, run when the step is entered');
 
 export const Button = z
   .strictObject({
@@ -126,7 +177,7 @@ const Next = z.union([Id, z.array(z.strictObject({ when: Condition.optional(), g
 const common = {
   say: Text.optional(),
   media: Media.optional(),
-  do: z.array(EffectCall).optional().describe('Registered effects run when the step is entered'),
+  do: StepDo,
   remind: z
     .array(z.strictObject({ after: Duration, say: Text }))
     .optional()

@@ -76,6 +76,8 @@ export interface AppParts {
     flows: FlowDefinition[];
     secret?: string;
     logger: Logger;
+    /** Tasks running at once (`tasks.concurrency`). */
+    taskConcurrency?: number;
   }): Engine;
   startPolling(
     options: Omit<IntakeOptions, 'api'> & {

@@ -168,6 +168,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       flows: loaded.flows,
       ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
+      taskConcurrency: config.tasks.concurrency,
     });
     engine = running;
     sandbox?.attachEngine?.(running, loaded);

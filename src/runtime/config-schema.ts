@@ -71,6 +71,12 @@ export const ConfigSchema = z.strictObject({
       writerThread: z.boolean().default(true),
     })
     .default({ synchronous: 'FULL', writerThread: true }),
+  tasks: z
+    .strictObject({
+      /** Tasks (the registry's `tasks`) running at once; apart from the platform's request budget. */
+      concurrency: z.int().min(1).max(10_000).default(16),
+    })
+    .default({ concurrency: 16 }),
   flows: z
     .strictObject({
       /** Folder of `*.flow.yaml` files. */
@@ -153,6 +159,7 @@ export const KEYS: KeySpec[] = [
   { path: 'database.path', env: ['BOTFLOW_DATABASE_PATH'], flag: 'db', kind: 'string', isPath: true },
   { path: 'database.synchronous', env: ['BOTFLOW_DATABASE_SYNCHRONOUS'], kind: 'string' },
   { path: 'database.writerThread', env: ['BOTFLOW_DATABASE_WRITER_THREAD'], kind: 'boolean' },
+  { path: 'tasks.concurrency', env: ['BOTFLOW_TASKS_CONCURRENCY'], kind: 'int' },
   { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
   { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },
   { path: 'log.level', env: ['BOTFLOW_LOG_LEVEL'], flag: 'log-level', kind: 'string' },

@@ -64,6 +64,7 @@ export interface Config {
   polling: ConfigInput['polling'];
   database: { path: string; synchronous: 'FULL' | 'NORMAL'; writerThread: boolean };
   flows: { dir: string; watch: boolean };
+  tasks: ConfigInput['tasks'];
   log: ConfigInput['log'];
   limits: ConfigInput['limits'];
   shutdown: ConfigInput['shutdown'];
@@ -245,6 +246,7 @@ function finish(
       dir: resolveSettingPath(input.flows.dir, sources['flows.dir'], cwd),
       watch: input.flows.watch ?? embedded,
     },
+    tasks: input.tasks,
     log: input.log,
     limits: input.limits,
     shutdown: input.shutdown,

@@ -11,7 +11,7 @@ import { createEngine } from '../engine/engine.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
-import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
+import { EMPTY_REGISTRY, type Registry, type TaskDefinition } from '../flows/registry.ts';
 import { watchFlows } from '../flows/watch.ts';
 import { startPolling } from '../intake/polling.ts';
 import { ensureSubscription } from '../intake/subscriptions.ts';
@@ -64,6 +64,13 @@ function timedCode(logger: Logger | undefined): Pick<LoadOptions, 'codeBudget'> 
 export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
   // The registry the flows were last loaded with: sessions pinned to older versions are rebuilt with it.
   let programmers: Registry = options.registry ?? EMPTY_REGISTRY;
+  // The tasks the engine runs: one object, refilled when the registry reloads (flows watched).
+  const tasks: Record<string, TaskDefinition> = { ...programmers.tasks };
+  const useRegistry = (registry: Registry | undefined) => {
+    programmers = registry ?? programmers;
+    for (const name of Object.keys(tasks)) delete tasks[name];
+    Object.assign(tasks, programmers.tasks);
+  };
   const given = options.registry ? { registry: options.registry } : {};
   return {
     async startSandbox({ host, port, logger, dbPath }) {
@@ -103,14 +110,14 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         };
       }
       const result = await loadFlows(dir, { ...given, ...timedCode(logger) });
-      programmers = result.registry ?? programmers;
+      useRegistry(result.registry);
       return toLoaded(result);
     },
     watchFlows(dir, onChange, logger) {
       return watchFlows(
         dir,
         (result) => {
-          programmers = result.registry ?? programmers;
+          useRegistry(result.registry);
           onChange(toLoaded(result));
         },
         { ...given, ...timedCode(logger) },
@@ -126,6 +133,8 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.secret ? { secret: options.secret } : {}),
         logger: options.logger,
         rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
+        tasks,
+        ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
       });
     },
     async startPolling(options) {

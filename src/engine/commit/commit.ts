@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { EngineInbox } from '../../store/engine-inbox.ts';
 import { type NewOutboxRow, OutboxStore } from '../../store/outbox.ts';
 import { type SessionRow, SessionStore } from '../../store/sessions.ts';
+import { type NewTaskRow, TaskStore } from '../../store/tasks.ts';
 import { TimerStore, type TimerToArm } from '../../store/timers.ts';
 import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
@@ -24,6 +25,8 @@ export type WriteOp =
   | { kind: 'discard'; key: string; stepInstance: number; reason: string; now: number }
   | { kind: 'settle-timers'; key: string; status: 'cancelled' | 'discarded'; reason: string; now: number }
   | { kind: 'drop-calls'; key: string; reason: string; now: number }
+  | { kind: 'task'; row: NewTaskRow }
+  | { kind: 'cancel-task'; key: string; ref: string; reason: string; now: number }
   | {
       kind: 'settle';
       id: number;
@@ -99,6 +102,7 @@ export class WritePlan {
     result.calls.forEach((call, seq) => {
       this.call(key, result.revision, seq, call, now);
     });
+    if (result.tasks.length > 0) this.#tasks(key, row, result, now);
     // Which timers stay armed, when the prior set is known (or made irrelevant by a discard).
     // A conversation that never had a session has no timers.
     let armed: Set<string> | undefined = !args.prior
@@ -148,6 +152,37 @@ export class WritePlan {
       }
     }
     return { row, armedTimers: armed };
+  }
+
+  /** Records the step's task starts (task outbox rows) and cancellations. */
+  #tasks(key: string, row: SessionRow, result: StepResult, now: number): void {
+    const context = result.snapshot.context as { vars?: unknown; locale?: unknown } | undefined;
+    const vars = context && typeof context.vars === 'object' ? context.vars : (context ?? {});
+    const locale = typeof context?.locale === 'string' ? context.locale : (row.locale ?? undefined);
+    const scope = JSON.stringify({ vars, ...(locale ? { locale } : {}) });
+    result.tasks.forEach((task, seq) => {
+      if (task.kind === 'cancel') {
+        this.ops.push({ kind: 'cancel-task', key, ref: task.ref, reason: 'cancelled by the flow', now });
+        return;
+      }
+      if (row.status !== 'active') return; // a session that ended has nobody to hear the result
+      this.ops.push({
+        kind: 'task',
+        row: {
+          conversationKey: key,
+          revision: result.revision,
+          stepInstance: result.stepInstance,
+          name: task.task,
+          ref: task.ref,
+          input: JSON.stringify(task.input ?? null),
+          scope,
+          policy: JSON.stringify(task.policy),
+          chatId: task.chatId ?? null,
+          idempotencyKey: `task:${key}:${result.revision}:${seq}`,
+          createdAt: now,
+        },
+      });
+    });
   }
 
   /** Records one planned call as an outbox row; `idempotencyKey` overrides `<key>:<revision>:<seq>`. */
@@ -206,8 +241,10 @@ export class WriteStores {
   readonly outbox: OutboxStore;
   readonly timers: TimerStore;
   readonly inbox: EngineInbox;
+  readonly tasks: TaskStore;
 
   constructor(db: Database.Database) {
+    this.tasks = new TaskStore(db);
     this.sessions = new SessionStore(db);
     this.outbox = new OutboxStore(db);
     this.timers = new TimerStore(db);
@@ -247,6 +284,12 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
         break;
       case 'settle':
         stores.inbox.settle(op.id, op.status, op.reason, op.key, op.now);
+        break;
+      case 'task':
+        stores.tasks.insert(op.row);
+        break;
+      case 'cancel-task':
+        stores.tasks.cancel(op.key, op.ref, op.reason, op.now);
         break;
     }
   }

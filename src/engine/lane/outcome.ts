@@ -13,6 +13,8 @@ export interface EventOutcome {
   /** The session after the event, when a step was committed. */
   session?: { flowId: string; revision: number; stateValue: string; status: string };
   calls: number;
+  /** Tasks the step started or cancelled (absent when none). */
+  tasks?: number;
   error?: unknown;
 }
 
@@ -30,8 +32,8 @@ export type Skipped = { ignored: string };
 export const skip = (reason: string): Skipped => ({ ignored: reason });
 
 /** What a step did: the session it left and the calls it planned. */
-export type Ran = Pick<EventOutcome, 'session' | 'calls'>;
-export type Planned = Pick<EventOutcome, 'session' | 'calls' | 'reason'> | Skipped;
+export type Ran = Pick<EventOutcome, 'session' | 'calls' | 'tasks'>;
+export type Planned = Pick<EventOutcome, 'session' | 'calls' | 'tasks' | 'reason'> | Skipped;
 
 /** The outcome's summary of a written session. */
 export function summary(written: WrittenSession): NonNullable<EventOutcome['session']> {

@@ -13,18 +13,19 @@ import type { InboxEvent } from '../../store/engine-inbox.ts';
 import { SessionStore } from '../../store/sessions.ts';
 import { WritePlan, type WrittenSession } from '../commit/commit.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
-import {
-  type EventMeta,
-  type FlowDefinition,
-  type FlowEvent,
-  type FlowInput,
-  JUMP_EVENT_KIND,
-} from '../step/contract.ts';
+import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
-import { type StepCause, type StepOptions, type StoredSnapshot, step } from '../step/step.ts';
+import {
+  type StepCause,
+  type StepOptions,
+  type StepResult,
+  type StoredSnapshot,
+  step,
+} from '../step/step.ts';
 import { withVisibleAnswer } from '../step/visible-answer.ts';
+import { internalEvent } from './internal-events.ts';
 import {
   type EventOutcome,
   type EventPlan,
@@ -165,36 +166,8 @@ export class EventPlanner {
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     const session = this.#session(key);
     if (session?.row.status !== 'active') return skip('the session it belonged to has ended');
-    const meta = sessionMeta(session, now);
-    if (row.kind === 'timer') {
-      if (payload.stepInstance !== session.row.stepInstance)
-        return skip('the step that armed the timer was left');
-      const event: FlowEvent = {
-        type: 'timer',
-        name: String(payload.name),
-        meta: { ...meta, now: Number(payload.fireAt) },
-      };
-      return this.#run(key, session, event, now);
-    }
-    if (row.kind === 'effect_result') {
-      if (Number(payload.revision) < session.row.startedRevision)
-        return skip('it belongs to an earlier session');
-      const ref = String(payload.ref);
-      const event: FlowEvent = payload.ok
-        ? { type: 'effect.done', ref, result: payload.result, meta }
-        : { type: 'effect.failed', ref, error: payload.error as { code: string; message: string }, meta };
-      return this.#run(key, session, event, now);
-    }
-    if (row.kind === JUMP_EVENT_KIND) {
-      const event: FlowEvent = {
-        type: 'botflow.jump',
-        step: String(payload.step),
-        vars: (payload.vars ?? {}) as Record<string, unknown>,
-        meta,
-      };
-      return this.#run(key, session, event, now);
-    }
-    return skip(`unknown inbox event kind "${row.kind}"`);
+    const event = internalEvent(row.kind, payload, session.row, sessionMeta(session, now));
+    return 'skip' in event ? skip(event.skip) : this.#run(key, session, event, now);
   }
 
   #incoming(key: string, session: CachedSession | undefined, incoming: Incoming, now: number): Planned {
@@ -353,7 +326,7 @@ export class EventPlanner {
     });
     if (result.idle) return skip('the current step does not handle this event');
     this.#remember(written, flow, result.machineSnapshot);
-    return { calls: result.calls.length, ...(written ? { session: summary(written) } : {}) };
+    return ranOf(result, written);
   }
 
   #start(
@@ -374,7 +347,7 @@ export class EventPlanner {
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
     this.#remember(written, flow, result.machineSnapshot);
-    return { calls: result.calls.length, ...(written ? { session: summary(written) } : {}) };
+    return ranOf(result, written);
   }
 
   #remember(written: WrittenSession | undefined, flow: FlowDefinition, snapshot: AnyMachineSnapshot): void {
@@ -384,6 +357,15 @@ export class EventPlanner {
   #stepOptions(key: string, callback: Callback | undefined): StepOptions {
     return { conversationKey: key, sign: this.#sign, ...(callback ? { callback } : {}) };
   }
+}
+
+/** What a step did, for its outcome. */
+function ranOf(result: StepResult, written: WrittenSession | undefined): Ran {
+  return {
+    calls: result.calls.length,
+    ...(result.tasks.length > 0 ? { tasks: result.tasks.length } : {}),
+    ...(written ? { session: summary(written) } : {}),
+  };
 }
 
 function sessionMeta(session: CachedSession, now: number): EventMeta {

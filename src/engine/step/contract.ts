@@ -39,6 +39,19 @@ export type FlowEvent =
   | { type: 'effect.done'; ref: string; result: unknown; meta: EventMeta }
   /** An effect with a `ref` failed for good (dead letter). */
   | { type: 'effect.failed'; ref: string; error: { code: string; message: string }; meta: EventMeta }
+  /** A task this session started (`task.start` with this ref) returned a result. */
+  | { type: 'task.done'; task: string; ref: string; result: unknown; meta: EventMeta }
+  /**
+   * A task failed for good (retries spent): `code` is the task's own (`TaskError`), or `timeout`,
+   * `invalid_input`, `invalid_result`, `unknown_task`, `error`, `cancelled`.
+   */
+  | {
+      type: 'task.failed';
+      task: string;
+      ref: string;
+      error: { code: string; message: string };
+      meta: EventMeta;
+    }
   /** A designer's jump to a step (the playground): the step is entered with these variables. */
   | { type: 'botflow.jump'; step: string; vars: Record<string, unknown>; meta: EventMeta }
   /** Any other update (message_edited, user_added, …), as decoded. */
@@ -97,8 +110,37 @@ export interface CancelTimerEffect {
   name: string;
 }
 
-/** What an effect returns, as data: an API call, an upload then send, or a timer armed or cancelled. */
-export type Effect = ApiEffect | UploadAndSendEffect | ArmTimerEffect | CancelTimerEffect;
+/**
+ * Start a task of the registry (the team's own async code). The task runner runs it at least once, with
+ * one idempotency key for every attempt; its result comes back as a `task.done` / `task.failed` event with
+ * `ref`, unless the step that started it has been left by then (the result is then recorded and ignored).
+ */
+export interface StartTaskEffect {
+  kind: 'task.start';
+  task: string;
+  input: unknown;
+  ref: string;
+  /** Per attempt timeout, attempts, backoff and retryable codes; the runner's defaults fill the rest. */
+  policy?: { timeoutMs?: number; attempts?: number; backoffMs?: number; retryOn?: string[] };
+}
+
+/** Cancel this session's running task with `ref`: its signal is aborted and its result never delivered. */
+export interface CancelTaskEffect {
+  kind: 'task.cancel';
+  ref: string;
+}
+
+/** What an effect returns, as data: an API call, an upload then send, a timer armed or cancelled, a task. */
+export type Effect =
+  | ApiEffect
+  | UploadAndSendEffect
+  | ArmTimerEffect
+  | CancelTimerEffect
+  | StartTaskEffect
+  | CancelTaskEffect;
+
+/** The inbox event kind of a task's result (the task runner writes it; the engine turns it into `task.*`). */
+export const TASK_RESULT_KIND = 'task_result';
 
 /** The XState action type whose `params` is an `Effect`: machines emit effects with it. */
 export const EFFECT_ACTION = 'botflow.effect';

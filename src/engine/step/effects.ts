@@ -6,7 +6,7 @@
  */
 import { OPERATIONS, type OperationSpec } from '../../client/operations.ts';
 import type { Priority } from '../../dispatch/scheduler/types.ts';
-import type { Effect, EventMeta } from './contract.ts';
+import type { Effect, EventMeta, StartTaskEffect } from './contract.ts';
 
 /** One API call a committed step will make. */
 export interface PlannedCall {
@@ -25,6 +25,19 @@ export interface PlannedCall {
 
 /** A durable timer to arm (absolute deadline) or cancel. */
 export type TimerChange = { kind: 'arm'; name: string; dueAt: number } | { kind: 'cancel'; name: string };
+
+/** A task to start (the step's task outbox row) or a running one to cancel. */
+export type TaskChange =
+  | {
+      kind: 'start';
+      task: string;
+      input: unknown;
+      ref: string;
+      policy: NonNullable<StartTaskEffect['policy']>;
+      /** Where "typing…" is shown while it runs. */
+      chatId?: number;
+    }
+  | { kind: 'cancel'; ref: string };
 
 /** An effect that cannot be turned into a call: the flow asked for something impossible. */
 export class EffectError extends Error {
@@ -181,9 +194,10 @@ export function planEffects(
   effects: readonly Effect[],
   conversationKey: string,
   ctx: PlanContext,
-): { calls: PlannedCall[]; timers: TimerChange[] } {
+): { calls: PlannedCall[]; timers: TimerChange[]; tasks: TaskChange[] } {
   const calls: PlannedCall[] = [];
   const timers: TimerChange[] = [];
+  const tasks: TaskChange[] = [];
   const signing: SigningContext = { sign: ctx.sign, stepInstance: ctx.stepInstance, conversationKey };
   effects.forEach((effect, index) => {
     const where = `effect #${index + 1} (${describe(effect)})`;
@@ -275,18 +289,41 @@ export function planEffects(
         if (!effect.name) throw new EffectError(`${where}: a timer needs a name`);
         timers.push({ kind: 'cancel', name: effect.name });
         return;
+      case 'task.start': {
+        if (typeof effect.task !== 'string' || !effect.task)
+          throw new EffectError(`${where}: a task needs a name`);
+        if (typeof effect.ref !== 'string' || !effect.ref)
+          throw new EffectError(`${where}: a task needs a ref`);
+        if (tasks.some((t) => t.kind === 'start' && t.ref === effect.ref))
+          throw new EffectError(`${where}: two tasks started with ref "${effect.ref}" in one step`);
+        const chatId = ctx.meta.chatId ?? ctx.callback?.chatId;
+        tasks.push({
+          kind: 'start',
+          task: effect.task,
+          input: effect.input ?? null,
+          ref: effect.ref,
+          policy: effect.policy ?? {},
+          ...(chatId !== undefined ? { chatId } : {}),
+        });
+        return;
+      }
+      case 'task.cancel':
+        if (!effect.ref) throw new EffectError(`${where}: cancelling a task needs its ref`);
+        tasks.push({ kind: 'cancel', ref: effect.ref });
+        return;
       default:
         throw new EffectError(
-          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm or timer.cancel`,
+          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start or task.cancel`,
         );
     }
   });
-  return { calls, timers };
+  return { calls, timers, tasks };
 }
 
 function describe(effect: Effect | undefined): string {
   if (!effect || typeof effect !== 'object') return String(effect);
   if (effect.kind === 'api') return effect.op;
   if (effect.kind === 'timer.arm' || effect.kind === 'timer.cancel') return `${effect.kind} ${effect.name}`;
+  if (effect.kind === 'task.start') return `task ${effect.task}`;
   return String(effect.kind);
 }

@@ -14,6 +14,7 @@ import {
   type FlowEvent,
   type FlowTrigger,
   type StalePolicy,
+  type StartTaskEffect,
   type UploadAndSendEffect,
 } from './contract.ts';
 
@@ -199,6 +200,29 @@ export function armTimer<TContext = unknown>(name: string, ms: Computed<number, 
     'armTimer',
     [name, ms],
   );
+}
+
+/**
+ * Starts the registry task `task` with `input`; its result comes back as a `task.done` / `task.failed`
+ * event with `ref` (while the step that started it is current). `policy`: per attempt timeout, attempts,
+ * backoff, retryable codes.
+ */
+export function startTask<TContext = unknown>(
+  task: string,
+  input: Computed<unknown, TContext>,
+  ref: string,
+  policy?: StartTaskEffect['policy'],
+): EffectAction {
+  return effectAction<TContext>(
+    (args) => ({ kind: 'task.start', task, input: compute(input, args), ref, ...(policy ? { policy } : {}) }),
+    'startTask',
+    [task, ref],
+  );
+}
+
+/** Cancels this session's running task `ref`: its signal is aborted and its result never delivered. */
+export function cancelTask(ref: string): EffectAction {
+  return effectAction(() => ({ kind: 'task.cancel', ref }), 'cancelTask', [ref]);
 }
 
 /** Cancels the durable timer `name`. */

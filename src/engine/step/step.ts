@@ -12,7 +12,14 @@ import {
   type FlowDefinition,
   type FlowInput,
 } from './contract.ts';
-import { EffectError, type PlanContext, type PlannedCall, planEffects, type TimerChange } from './effects.ts';
+import {
+  EffectError,
+  type PlanContext,
+  type PlannedCall,
+  planEffects,
+  type TaskChange,
+  type TimerChange,
+} from './effects.ts';
 import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
@@ -64,6 +71,8 @@ export interface StepResult {
   idle: boolean;
   calls: PlannedCall[];
   timers: TimerChange[];
+  /** Tasks started or cancelled. */
+  tasks: TaskChange[];
 }
 
 /** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
@@ -287,8 +296,10 @@ export function step(
     revision,
     stepInstance,
     stepChanged,
-    idle: previous === next && calls.length === 0 && planned.timers.length === 0,
+    idle:
+      previous === next && calls.length === 0 && planned.timers.length === 0 && planned.tasks.length === 0,
     calls,
     timers: planned.timers,
+    tasks: planned.tasks,
   };
 }

@@ -1,0 +1,149 @@
+/**
+ * One attempt of a task: its input checked against the task's schema, its function run under the attempt's
+ * deadline (the AbortSignal fires at the deadline, on cancel and on shutdown), its result checked, and
+ * anything thrown turned into a failure with a code the flow can route on.
+ */
+import pino, { type Logger } from 'pino';
+import type { TaskRow } from '../../store/tasks.ts';
+import type { CallGateway } from '../dispatcher.ts';
+import type { Job } from '../scheduler/types.ts';
+import {
+  DEFAULT_TASK_POLICY,
+  TASK_CODES,
+  type TaskContext,
+  type TaskDefinition,
+  TaskError,
+  type TaskPolicy,
+  type TaskSpec,
+} from './task.ts';
+
+/** What an attempt needs from the runner. */
+export interface AttemptOptions {
+  tasks: Readonly<Record<string, TaskDefinition>>;
+  clock: { now(): number };
+  gateway?: CallGateway | undefined;
+  typingEveryMs?: number;
+  logger?: Logger | undefined;
+}
+
+type Failure = { code: string; message: string; retryable: boolean };
+/** How an attempt ended. */
+export type Settled = { ok: true; result: unknown } | { ok: false; error: Failure };
+
+const silent = pino({ enabled: false });
+
+/** The task row's policy with the defaults filled in. */
+export function policyOf(row: TaskRow): TaskPolicy {
+  return { ...DEFAULT_TASK_POLICY, ...(JSON.parse(row.policy) as Partial<TaskPolicy>) };
+}
+
+/** One attempt: input checked, the function run under its deadline, the result checked. */
+export async function runAttempt(
+  row: TaskRow,
+  attempt: number,
+  controller: AbortController,
+  o: AttemptOptions,
+): Promise<Settled> {
+  const policy = policyOf(row);
+  const definition = Object.hasOwn(o.tasks, row.name) ? o.tasks[row.name] : undefined;
+  if (!definition) {
+    const known = Object.keys(o.tasks).join(', ') || 'none';
+    return fail(TASK_CODES.unknown, `no task "${row.name}" in the registry (registered: ${known})`, false);
+  }
+  const spec = (typeof definition === 'function' ? { run: definition } : definition) as unknown as TaskSpec;
+  let input: unknown = JSON.parse(row.input);
+  if (spec.input) {
+    const parsed = spec.input.safeParse(input);
+    if (!parsed.success)
+      return fail(TASK_CODES.invalidInput, `input of task "${row.name}": ${parsed.error.message}`, false);
+    input = parsed.data;
+  }
+  const deadline = o.clock.now() + policy.timeoutMs;
+  const timeout = setTimeout(
+    () =>
+      controller.abort(
+        new TaskError(TASK_CODES.timeout, `no result within ${policy.timeoutMs} ms`, { retryable: true }),
+      ),
+    policy.timeoutMs,
+  );
+  const stopTyping = typing(row, o);
+  const scope = JSON.parse(row.scope) as { vars: Record<string, unknown>; locale?: string };
+  const ctx: TaskContext = {
+    signal: controller.signal,
+    deadline,
+    idempotencyKey: row.idempotencyKey,
+    attempt,
+    logger: (o.logger ?? silent).child({
+      task: row.name,
+      taskId: row.id,
+      attempt,
+      conversation: row.conversationKey,
+    }),
+    scope: {
+      conversation: row.conversationKey,
+      vars: scope.vars ?? {},
+      ...(scope.locale ? { locale: scope.locale } : {}),
+    },
+  };
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      if (controller.signal.aborted) reject(controller.signal.reason);
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    const result = await Promise.race([Promise.resolve().then(() => spec.run(input as never, ctx)), aborted]);
+    if (spec.result) {
+      const parsed = spec.result.safeParse(result);
+      if (!parsed.success)
+        return fail(TASK_CODES.invalidResult, `result of task "${row.name}": ${parsed.error.message}`, false);
+      return { ok: true, result: parsed.data };
+    }
+    return { ok: true, result };
+  } catch (error) {
+    if (controller.signal.aborted) return failureOf(controller.signal.reason);
+    return failureOf(error);
+  } finally {
+    clearTimeout(timeout);
+    stopTyping();
+  }
+}
+
+/** Shows "typing…" in the conversation's chat while the task runs; returns the function that stops it. */
+function typing(row: TaskRow, o: AttemptOptions): () => void {
+  const gateway = o.gateway;
+  if (!gateway || row.chatId === null) return () => {};
+  const send = () => {
+    const job = {
+      op: 'sendAction',
+      args: { chat_id: row.chatId, action: 'typing_on' },
+      chatId: row.chatId,
+      priority: 'reply',
+    } as Job;
+    gateway.submit(job).catch(() => {}); // cosmetic: a lost "typing…" loses nothing
+  };
+  send();
+  const every = setInterval(send, o.typingEveryMs ?? 4_000);
+  every.unref?.();
+  return () => clearInterval(every);
+}
+
+function fail(code: string, message: string, retryable: boolean): Settled {
+  return { ok: false, error: { code, message, retryable } };
+}
+
+export function plain(error: { code: string; message: string }): { code: string; message: string } {
+  return { code: error.code, message: error.message };
+}
+
+/** A thrown value as a failure: TaskErrors keep their code; anything else is an unexpected (retryable) `error`. */
+function failureOf(error: unknown): Settled {
+  if (error instanceof TaskError) return fail(error.code, error.message, error.retryable);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return fail(TASK_CODES.error, message, true);
+}
+
+export function retryable(error: Failure | { code: string; message: string }, policy: TaskPolicy): boolean {
+  if (error.code === TASK_CODES.timeout) return true;
+  if (policy.retryOn) return policy.retryOn.includes(error.code);
+  return 'retryable' in error ? error.retryable : false;
+}

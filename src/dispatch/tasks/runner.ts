@@ -1,0 +1,277 @@
+/**
+ * The task runner: runs the task outbox. Pending tasks are started up to `concurrency` at once (a budget
+ * of its own, apart from the platform's 30 requests/s), each attempt under a deadline with an AbortSignal.
+ * A result (or a failure after the last attempt) is recorded on the task row and written to the inbox as a
+ * `task_result` event in ONE transaction, so the conversation hears it exactly once, in its order. A task
+ * left running by a crash runs again at the next start, with the same idempotency key.
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { EngineInbox } from '../../store/engine-inbox.ts';
+import { type TaskRow, TaskStore } from '../../store/tasks.ts';
+import type { CallGateway } from '../dispatcher.ts';
+import { plain, policyOf, retryable, runAttempt, type Settled } from './attempt.ts';
+import { TASK_CODES, type TaskDefinition, TaskError } from './task.ts';
+
+/** Time and waiting, as the engine's clock gives them. */
+export interface RunnerClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/** What happened to one task attempt. */
+export interface TaskOutcome {
+  taskId: number;
+  conversationKey: string;
+  task: string;
+  attempt: number;
+  /** `retry`: the attempt failed and another is planned; `cancelled`: the step cancelled it meanwhile. */
+  status: 'done' | 'failed' | 'retry' | 'cancelled';
+  ms: number;
+  error?: { code: string; message: string };
+}
+
+export interface TaskRunnerOptions {
+  db: Database.Database;
+  tasks: Readonly<Record<string, TaskDefinition>>;
+  clock: RunnerClock;
+  /** Tasks running at once (default 16). */
+  concurrency?: number;
+  /** Where "typing…" goes while a task runs (the scheduler); without it nothing is shown. */
+  gateway?: CallGateway | undefined;
+  /** How often "typing…" is sent again while a task runs (default 4 s; the platform shows it a few seconds). */
+  typingEveryMs?: number;
+  logger?: Logger | undefined;
+  /** A result was written to the inbox: the engine processes it. */
+  onResult(): void;
+  onOutcome?(outcome: TaskOutcome): void;
+}
+
+const CANCEL_CHECK_MS = 250;
+
+/** Runs tasks from the task outbox. */
+export class TaskRunner {
+  readonly #o: TaskRunnerOptions;
+  readonly #store: TaskStore;
+  readonly #inbox: EngineInbox;
+  readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  readonly #settle: Database.Transaction<(row: TaskRow, attempt: number, outcome: Settled) => boolean>;
+  #started = false;
+  #wake: unknown;
+  #wakeAt: number | undefined;
+  #cancelCheck: unknown;
+  #pumpQueued = false;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: TaskRunnerOptions) {
+    this.#o = options;
+    this.#store = new TaskStore(options.db);
+    this.#inbox = new EngineInbox(options.db);
+    this.#settle = options.db.transaction((row: TaskRow, attempt: number, outcome: Settled) => {
+      const now = this.#o.clock.now();
+      const finished = this.#store.finish(
+        row.id,
+        outcome.ok
+          ? { status: 'done', result: JSON.stringify(outcome.result ?? null) }
+          : { status: 'failed', error: JSON.stringify(plain(outcome.error)) },
+        now,
+      );
+      if (!finished) return false; // cancelled meanwhile: nobody hears of it
+      this.#inbox.add({
+        kind: 'task_result',
+        dedupeKey: `task:${row.id}`,
+        conversationKey: row.conversationKey,
+        payload: JSON.stringify({
+          taskId: row.id,
+          task: row.name,
+          ref: row.ref,
+          stepInstance: row.stepInstance,
+          revision: row.revision,
+          attempts: attempt,
+          ok: outcome.ok,
+          ...(outcome.ok ? { result: outcome.result ?? null } : { error: plain(outcome.error) }),
+        }),
+        receivedAt: now,
+      });
+      return true;
+    });
+  }
+
+  /** Starts running tasks; those a stopped process left running are run again (same idempotency key). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const again = this.#store.recover();
+    if (again > 0)
+      this.#o.logger?.warn(
+        { tasks: again },
+        'running again tasks that were running when the process stopped',
+      );
+    this.wake();
+  }
+
+  /** Stops starting tasks; waits up to `waitMs` for running ones, then aborts them (they run again next start). */
+  async stop(waitMs = 10_000): Promise<void> {
+    this.#started = false;
+    this.#clearWake();
+    if (this.#cancelCheck !== undefined) this.#o.clock.clearTimer(this.#cancelCheck);
+    this.#cancelCheck = undefined;
+    if (this.#running.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const all = Promise.allSettled([...this.#running.values()].map((r) => r.done));
+    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, waitMs))))]);
+    clearTimeout(timer);
+    for (const { controller } of this.#running.values())
+      controller.abort(new Error('the process is stopping'));
+    await all;
+  }
+
+  /** New tasks were committed (or a retry came due): look for work soon. */
+  wake(): void {
+    if (!this.#started || this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    setImmediate(() => {
+      this.#pumpQueued = false;
+      this.#pump();
+    });
+  }
+
+  /** Tasks running now. */
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  /** Resolves when no task runs and none is due now (tests, drain). */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #isIdle(): boolean {
+    if (this.#running.size > 0 || this.#pumpQueued) return false;
+    if (!this.#started || !this.#o.db.open) return true;
+    const next = this.#store.nextRunAfter();
+    return next === undefined || next > this.#o.clock.now();
+  }
+
+  #pump(): void {
+    if (!this.#started || !this.#o.db.open) {
+      this.#notifyIdle();
+      return;
+    }
+    const max = this.#o.concurrency ?? 16;
+    const now = this.#o.clock.now();
+    const free = max - this.#running.size;
+    if (free > 0) {
+      for (const row of this.#store.due(now, free)) {
+        if (this.#store.claim(row.id, now)) this.#launch(row, row.attempts + 1);
+      }
+    }
+    this.#armWake();
+    this.#armCancelCheck();
+    this.#notifyIdle();
+  }
+
+  /** Wakes up when the earliest retry comes due. */
+  #armWake(): void {
+    const next = this.#store.nextRunAfter();
+    if (next === undefined || this.#running.size >= (this.#o.concurrency ?? 16)) {
+      this.#clearWake();
+      return;
+    }
+    if (this.#wakeAt === next) return;
+    this.#clearWake();
+    this.#wakeAt = next;
+    this.#wake = this.#o.clock.setTimer(
+      () => {
+        this.#wake = undefined;
+        this.#wakeAt = undefined;
+        this.#pump();
+      },
+      Math.max(0, next - this.#o.clock.now()),
+    );
+  }
+
+  #clearWake(): void {
+    if (this.#wake !== undefined) this.#o.clock.clearTimer(this.#wake);
+    this.#wake = undefined;
+    this.#wakeAt = undefined;
+  }
+
+  /** While tasks run, looks now and then whether their steps cancelled them (the `cancel` input policy). */
+  #armCancelCheck(): void {
+    if (this.#cancelCheck !== undefined || this.#running.size === 0) return;
+    this.#cancelCheck = setTimeout(() => {
+      this.#cancelCheck = undefined;
+      if (!this.#o.db.open) return;
+      for (const [id, { controller }] of this.#running) {
+        if (this.#store.get(id)?.status === 'cancelled')
+          controller.abort(new TaskError(TASK_CODES.cancelled));
+      }
+      this.#armCancelCheck();
+    }, CANCEL_CHECK_MS);
+    (this.#cancelCheck as NodeJS.Timeout).unref?.();
+  }
+
+  #launch(row: TaskRow, attempt: number): void {
+    const controller = new AbortController();
+    const started = this.#o.clock.now();
+    const done = runAttempt(row, attempt, controller, this.#o)
+      .then((outcome) => this.#record(row, attempt, outcome, started))
+      .catch((error: unknown) => {
+        // Recording failed (the database is closing): the row stays running and runs again at the next start.
+        this.#o.logger?.error({ taskId: row.id, err: error }, 'could not record a task outcome');
+      })
+      .finally(() => {
+        this.#running.delete(row.id);
+        if (this.#started) this.wake();
+        else this.#notifyIdle();
+      });
+    this.#running.set(row.id, { controller, done });
+  }
+
+  #record(row: TaskRow, attempt: number, outcome: Settled, started: number): void {
+    if (!this.#o.db.open) return;
+    const ms = this.#o.clock.now() - started;
+    const base = { taskId: row.id, conversationKey: row.conversationKey, task: row.name, attempt, ms };
+    if (!outcome.ok && outcome.error.code === TASK_CODES.cancelled) {
+      this.#o.onOutcome?.({ ...base, status: 'cancelled', error: plain(outcome.error) });
+      return;
+    }
+    const policy = policyOf(row);
+    if (!outcome.ok && attempt < policy.attempts && retryable(outcome.error, policy)) {
+      const runAfter = this.#o.clock.now() + policy.backoffMs * 2 ** (attempt - 1);
+      this.#store.retryLater(row.id, runAfter, JSON.stringify(plain(outcome.error)));
+      this.#o.logger?.warn(
+        { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
+        'task attempt failed; trying again',
+      );
+      this.#o.onOutcome?.({ ...base, status: 'retry', error: plain(outcome.error) });
+      return;
+    }
+    const delivered = this.#settle.immediate(row, attempt, outcome);
+    if (!delivered) {
+      this.#o.onOutcome?.({ ...base, status: 'cancelled' });
+      return;
+    }
+    if (!outcome.ok)
+      this.#o.logger?.warn(
+        { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
+        'task failed for good',
+      );
+    this.#o.onResult();
+    this.#o.onOutcome?.({
+      ...base,
+      status: outcome.ok ? 'done' : 'failed',
+      ...(outcome.ok ? {} : { error: plain(outcome.error) }),
+    });
+  }
+
+  #notifyIdle(): void {
+    if (this.#idleWaiters.length === 0 || !this.#isIdle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The team's own async code, as flows call it: a task is a named function `(input, ctx) => result`,
+ * run durably by the task runner (at least once; the idempotency key stays the same across attempts and
+ * restarts), with optional zod schemas for its input and result.
+ */
+import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
+
+/** What a task run gets besides its input. */
+export interface TaskContext {
+  /** Aborted at the attempt's deadline, when the step cancels the task, or when the process stops. */
+  signal: AbortSignal;
+  /** When this attempt times out (ms since the epoch). */
+  deadline: number;
+  /**
+   * The same for every attempt of this task start, also after a crash: give it to the system you call
+   * (an `Idempotency-Key` header, a unique column) so that a repeated attempt does nothing twice.
+   */
+  idempotencyKey: string;
+  /** 1 for the first attempt, 2 for the first retry (or the first run after a crash), … */
+  attempt: number;
+  logger: Logger;
+  /** The conversation, read-only: its variables and locale when the task was started. */
+  scope: {
+    conversation: string;
+    vars: Readonly<Record<string, unknown>>;
+    locale?: string;
+  };
+}
+
+/** A task's function. */
+export type TaskRun<I = unknown, R = unknown> = (input: I, ctx: TaskContext) => Promise<R> | R;
+
+/** A task with schemas: input is checked before the run, the result after (a mismatch is a failure). */
+export interface TaskSpec<I = unknown, R = unknown> {
+  input?: ZodType<I>;
+  result?: ZodType<R>;
+  run: TaskRun<I, R>;
+}
+
+/** What the registry's `tasks` hold: a bare function or a spec with schemas. */
+export type TaskDefinition = TaskRun<never, unknown> | TaskSpec<never, unknown>;
+
+/** Declares a task with typed input and result (the schemas give the types). */
+export function defineTask<I, R>(spec: TaskSpec<I, R>): TaskSpec<I, R> {
+  return spec;
+}
+
+/**
+ * A failure the flow can route on: `code` picks the flow's `on_error` entry. Business failures
+ * (`slot_taken`) are not retried unless the flow's retry policy names their code; pass
+ * `retryable: true` for passing troubles (a 503 from your system).
+ */
+export class TaskError extends Error {
+  override name = 'TaskError';
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(code: string, message?: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message ?? code, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** How a started task is run: per attempt timeout, and which failures are tried again. */
+export interface TaskPolicy {
+  /** Per attempt (ms). */
+  timeoutMs: number;
+  /** Attempts in all (1: no retry). */
+  attempts: number;
+  /** Wait before the first retry (ms); doubled for each further one. */
+  backoffMs: number;
+  /** Error codes retried besides timeouts and unexpected errors; when given, only these (and `timeout`). */
+  retryOn?: string[];
+}
+
+export const DEFAULT_TASK_POLICY: TaskPolicy = { timeoutMs: 30_000, attempts: 3, backoffMs: 1_000 };
+
+/** The codes the runner itself gives. */
+export const TASK_CODES = {
+  timeout: 'timeout',
+  unknown: 'unknown_task',
+  invalidInput: 'invalid_input',
+  invalidResult: 'invalid_result',
+  error: 'error',
+  cancelled: 'cancelled',
+} as const;

@@ -1,0 +1,164 @@
+/**
+ * The `tasks` table: the task outbox. A committed step's task is `pending` until the runner starts an
+ * attempt (`running`), then `done` or `failed` with its result or error, or `pending` again with a later
+ * `run_after` for a retry. A crash leaves it `running`; the next start makes it pending again, so it runs
+ * again with the same idempotency key (at least once).
+ */
+import type Database from 'better-sqlite3';
+
+/** A task row to insert. JSON columns are texts. */
+export interface NewTaskRow {
+  conversationKey: string;
+  revision: number;
+  stepInstance: number;
+  name: string;
+  ref: string;
+  input: string;
+  scope: string;
+  policy: string;
+  chatId: number | null;
+  idempotencyKey: string;
+  createdAt: number;
+}
+
+/** A task row as stored. */
+export interface TaskRow extends NewTaskRow {
+  id: number;
+  status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+  attempts: number;
+  runAfter: number;
+  result: string | null;
+  error: string | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+const COLUMNS =
+  'id, conversation_key AS conversationKey, revision, step_instance AS stepInstance, name, ref, input, scope, ' +
+  'policy, chat_id AS chatId, idempotency_key AS idempotencyKey, status, attempts, run_after AS runAfter, ' +
+  'result, error, created_at AS createdAt, started_at AS startedAt, finished_at AS finishedAt';
+
+/** Queries of the `tasks` table; statements are prepared once. */
+export class TaskStore {
+  readonly #insert: Database.Statement;
+  readonly #due: Database.Statement<[number, number], TaskRow>;
+  readonly #claim: Database.Statement<[number, number]>;
+  readonly #finish: Database.Statement;
+  readonly #later: Database.Statement;
+  readonly #cancel: Database.Statement<[number, string, string, string]>;
+  readonly #get: Database.Statement<[number], TaskRow>;
+  readonly #nextRunAfter: Database.Statement<[], { at: number | null }>;
+  readonly #recover: Database.Statement<[]>;
+  readonly #forConversation: Database.Statement<[string, number], TaskRow>;
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#insert = db.prepare(
+      'INSERT INTO tasks (conversation_key, revision, step_instance, name, ref, input, scope, policy, chat_id, ' +
+        'idempotency_key, run_after, created_at) VALUES (@conversationKey, @revision, @stepInstance, @name, @ref, ' +
+        '@input, @scope, @policy, @chatId, @idempotencyKey, @createdAt, @createdAt)',
+    );
+    this.#due = db.prepare(
+      `SELECT ${COLUMNS} FROM tasks WHERE status = 'pending' AND run_after <= ? ORDER BY run_after, id LIMIT ?`,
+    );
+    this.#claim = db.prepare(
+      "UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'pending'",
+    );
+    this.#finish = db.prepare(
+      'UPDATE tasks SET status = @status, result = @result, error = @error, finished_at = @now ' +
+        "WHERE id = @id AND status = 'running'",
+    );
+    this.#later = db.prepare(
+      "UPDATE tasks SET status = 'pending', run_after = @runAfter, error = @error WHERE id = @id AND status = 'running'",
+    );
+    this.#cancel = db.prepare(
+      "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE conversation_key = ? AND ref = ? " +
+        "AND status IN ('pending', 'running')",
+    );
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
+    this.#nextRunAfter = db.prepare("SELECT min(run_after) AS at FROM tasks WHERE status = 'pending'");
+    this.#recover = db.prepare("UPDATE tasks SET status = 'pending' WHERE status = 'running'");
+    this.#forConversation = db.prepare(
+      `SELECT ${COLUMNS} FROM tasks WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
+    );
+  }
+
+  insert(row: NewTaskRow): void {
+    this.#insert.run(row);
+  }
+
+  /** Up to `limit` pending tasks whose next attempt may start at `now`, oldest first. */
+  due(now: number, limit: number): TaskRow[] {
+    return this.#due.all(now, limit);
+  }
+
+  /** Starts an attempt (counts it). False when the task was cancelled or taken meanwhile. */
+  claim(id: number, now: number): boolean {
+    return this.#claim.run(now, id).changes === 1;
+  }
+
+  /** Records the outcome of a running task; false when it is no longer running (cancelled meanwhile). */
+  finish(id: number, outcome: { status: 'done' | 'failed'; result?: string; error?: string }, now: number) {
+    return (
+      this.#finish.run({
+        id,
+        status: outcome.status,
+        result: outcome.result ?? null,
+        error: outcome.error ?? null,
+        now,
+      }).changes === 1
+    );
+  }
+
+  /** Puts a failed attempt back in line for a retry at `runAfter`. */
+  retryLater(id: number, runAfter: number, error: string): boolean {
+    return this.#later.run({ id, runAfter, error }).changes === 1;
+  }
+
+  /** Cancels the conversation's open task with `ref` (the step's cancel policy); returns how many. */
+  cancel(conversationKey: string, ref: string, reason: string, now: number): number {
+    return this.#cancel.run(now, JSON.stringify({ code: 'cancelled', message: reason }), conversationKey, ref)
+      .changes;
+  }
+
+  get(id: number): TaskRow | undefined {
+    return this.#get.get(id);
+  }
+
+  /** When the earliest pending task may start, if any. */
+  nextRunAfter(): number | undefined {
+    return this.#nextRunAfter.get()?.at ?? undefined;
+  }
+
+  /** Tasks left running by a process that stopped are pending again (they run again); returns how many. */
+  recover(): number {
+    return this.#recover.run().changes;
+  }
+
+  /** The latest tasks of a conversation, newest first (support, the playground). */
+  forConversation(conversationKey: string, limit = 50): TaskRow[] {
+    return this.#forConversation.all(conversationKey, limit);
+  }
+
+  /** Row counts per status (metrics, tests). */
+  counts(): Record<TaskRow['status'], number> {
+    const out = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+    const rows = this.#db.prepare('SELECT status, count(*) AS n FROM tasks GROUP BY status').all() as {
+      status: TaskRow['status'];
+      n: number;
+    }[];
+    for (const { status, n } of rows) out[status] = n;
+    return out;
+  }
+
+  /** Deletes up to `limit` settled tasks finished before `before`; returns how many. */
+  prune(before: number, limit = 2000): number {
+    return this.#db
+      .prepare(
+        'DELETE FROM tasks WHERE id IN (SELECT id FROM tasks WHERE finished_at < ? ' +
+          "AND status IN ('done', 'failed', 'cancelled') LIMIT ?)",
+      )
+      .run(before, limit).changes;
+  }
+}
