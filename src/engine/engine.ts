@@ -339,6 +339,7 @@ export function createEngine(options: EngineOptions): Engine {
     tick(now = clock.now()) {
       recoverOnce(now);
       fireDueTimers(now);
+      taskRunner.wake(); // retries that came due on a virtual clock
       return processPending();
     },
     async drain() {

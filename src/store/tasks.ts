@@ -141,6 +141,13 @@ export class TaskStore {
     return this.#forConversation.all(conversationKey, limit);
   }
 
+  /** Tasks started after the task `afterId`, in start order (transcripts read a turn's tasks). */
+  after(afterId: number): TaskRow[] {
+    return this.#db
+      .prepare(`SELECT ${COLUMNS} FROM tasks WHERE id > ? ORDER BY id`)
+      .all(afterId) as TaskRow[];
+  }
+
   /** Row counts per status (metrics, tests). */
   counts(): Record<TaskRow['status'], number> {
     const out = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0 };

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BotApi } from '../client/client.ts';
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
 import type { Clock } from '../engine/step/clock.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
@@ -22,6 +23,7 @@ import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { HistoryStore } from '../store/history.ts';
 import { InboxStore } from '../store/inbox.ts';
+import { type TaskRow, TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
 import { placeAtStep } from './start-at.ts';
@@ -66,12 +68,44 @@ export interface HarnessOptions {
   coverage?: CoverageRecorder;
   /** Records the session as `botflow run --record` would (updates and API results), on the virtual clock. */
   recorder?: (now: () => number) => Recorder;
+  /** The tasks flows may start (transcripts: their stubs). Retries run on the virtual clock. */
+  tasks?: Readonly<Record<string, TaskDefinition>>;
 }
 
 /** A person in the harness. */
 export interface HarnessPerson {
   userId: number;
   name: string;
+}
+
+type Collected = {
+  conversationKey: string;
+  revision: number;
+  kind: string;
+  op: string;
+  args: string;
+  status: string;
+  error: string | null;
+};
+
+/** The turn's calls with its tasks put in: a step's tasks come after its calls (prompt sent, then task started). */
+function withTasks(rows: readonly Collected[], tasks: readonly TaskRow[]): Collected[] {
+  const out = [...rows];
+  for (const t of tasks) {
+    let at = out.length;
+    while (at > 0 && out[at - 1]!.conversationKey === t.conversationKey && out[at - 1]!.revision > t.revision)
+      at--;
+    out.splice(at, 0, {
+      conversationKey: t.conversationKey,
+      revision: t.revision,
+      kind: 'task',
+      op: t.name,
+      args: t.input,
+      status: t.status,
+      error: null,
+    });
+  }
+  return out;
 }
 
 /** A virtual clock: time moves only when the harness says so; engine timers never fire on their own. */
@@ -83,6 +117,8 @@ function virtualClock(read: () => number): Clock {
 export class Harness {
   #time: number;
   #lastOutboxId = 0;
+  #lastTaskId = 0;
+  #tasks: Readonly<Record<string, TaskDefinition>> = {};
   #steps: string[] = [];
   #errors: string[] = [];
   #stepOfRevision = new Map<string, string>();
@@ -91,6 +127,7 @@ export class Harness {
   #recorder: Recorder | undefined;
   readonly #inbox: EngineInbox;
   readonly #timers: TimerStore;
+  readonly #taskRows: TaskStore;
   readonly #history: HistoryStore;
   readonly coverage: CoverageRecorder;
   engine!: Engine;
@@ -107,6 +144,7 @@ export class Harness {
     this.coverage = coverage;
     this.#inbox = new EngineInbox(db);
     this.#timers = new TimerStore(db);
+    this.#taskRows = new TaskStore(db);
     this.#history = new HistoryStore(db);
   }
 
@@ -125,6 +163,7 @@ export class Harness {
     const recorder = options.recorder?.(() => h.#time);
     h.#recorder = recorder;
     Object.defineProperty(box, 'time', { get: () => h.#time });
+    h.#tasks = options.tasks ?? {};
     h.#startEngine(options.flows);
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
@@ -148,6 +187,7 @@ export class Harness {
       flows,
       clock: virtualClock(() => this.#time),
       secret: 'botflow-transcripts-0123456789',
+      tasks: this.#tasks,
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
     this.engine.on('error', (o) =>
@@ -282,11 +322,18 @@ export class Harness {
     await this.sandbox.control.pressButton(person.userId, message.message_id, { text: label });
   }
 
-  /** Runs the engine until the inbox is empty and no call is in flight. */
+  /**
+   * Runs the engine until the inbox is empty and no call or task is in flight. A task waiting to be tried
+   * again is run at its time: the virtual clock moves on to it, as the person would wait.
+   */
   async settle(): Promise<void> {
     for (let i = 0; i < 50; i++) {
       await this.engine.drain();
-      if (this.#pendingInbox() === 0) return;
+      if (this.#pendingInbox() > 0) continue;
+      const retry = this.#taskRows.nextRunAfter();
+      if (retry === undefined) return;
+      this.#time = Math.max(this.#time, retry);
+      this.engine.tick(this.#time);
     }
     throw new HarnessError(
       'the engine did not settle after 50 rounds: do two flows keep answering each other?',
@@ -315,7 +362,10 @@ export class Harness {
   #collect(): TurnOutcome {
     const rows = this.#history.outboxAfter(this.#lastOutboxId);
     if (rows.length) this.#lastOutboxId = rows[rows.length - 1]!.id;
-    const calls = rows.map((r): BotCall => {
+    const tasks = this.#taskRows.after(this.#lastTaskId);
+    if (tasks.length) this.#lastTaskId = tasks[tasks.length - 1]!.id;
+    const merged = withTasks(rows, tasks);
+    const calls = merged.map((r): BotCall => {
       const step = this.#stepOfRevision.get(`${r.conversationKey}#${r.revision}`);
       return {
         op: r.op,

@@ -7,7 +7,7 @@ import type { BotExpectation, MessageExpectation, TextPattern } from './transcri
 
 /** A call in the shape transcripts talk about. */
 export interface ActualAction {
-  kind: 'send' | 'edit' | 'answer' | 'upload' | 'delete' | 'action' | 'call';
+  kind: 'send' | 'edit' | 'answer' | 'upload' | 'delete' | 'action' | 'call' | 'task';
   op: string;
   text?: string;
   keyboard?: string[][];
@@ -43,6 +43,7 @@ export function describeCall(call: BotCall): ActualAction {
     ...(typeof m.text === 'string' ? { text: m.text } : {}),
     ...(keyboardOf(m) ? { keyboard: keyboardOf(m)! } : {}),
   });
+  if (call.kind === 'task') return { kind: 'task', ...base };
   if (call.kind === 'upload_and_send') {
     const media = a.media as { type?: string } | undefined;
     return {
@@ -93,7 +94,8 @@ function messageProblems(e: MessageExpectation, a: ActualAction): string[] {
   return out;
 }
 
-function partialMatch(expected: unknown, actual: unknown): boolean {
+/** True when every field `expected` names matches `actual` (texts as patterns). */
+export function partialMatch(expected: unknown, actual: unknown): boolean {
   if (expected && typeof expected === 'object' && !Array.isArray(expected)) {
     if (!actual || typeof actual !== 'object') return false;
     return Object.entries(expected).every(([k, v]) => partialMatch(v, (actual as Obj)[k]));
@@ -132,6 +134,10 @@ export function expectationProblems(expected: BotExpectation, actual: ActualActi
     case 'call':
       if (expected.op !== actual.op) out.push(`called ${actual.op}, not ${expected.op}`);
       else if (expected.args && !partialMatch(expected.args, actual.args)) out.push('arguments differ');
+      break;
+    case 'task':
+      if (expected.task !== actual.op) out.push(`started task ${actual.op}, not ${expected.task}`);
+      else if (expected.input && !partialMatch(expected.input, actual.args)) out.push('task input differs');
       break;
   }
   return out;

@@ -1,7 +1,14 @@
 /** Checking one transcript document by hand, so that every problem says exactly what to write instead. */
 import { durationMs } from '../flows/durations.ts';
 import { closest } from '../flows/problems.ts';
-import type { BotExpectation, MessageExpectation, PersonAction, Transcript, Turn } from './transcript.ts';
+import type {
+  BotExpectation,
+  MessageExpectation,
+  PersonAction,
+  TaskStub,
+  Transcript,
+  Turn,
+} from './transcript.ts';
 
 export type Path = (string | number)[];
 /** A transcript that does not fit the format, with where and what to write instead. */
@@ -16,8 +23,8 @@ export class Invalid extends Error {
 }
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
-const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call'];
-const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'turns'];
+const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call', 'task'];
+const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'turns'];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -92,6 +99,7 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
   } else turns = data.turns.map((t, i) => attempt(() => toTurn(t, ['turns', i], lineOf)));
   const startAt = data.start_at === undefined ? undefined : attempt(() => startAtOf(data.start_at));
   const clock = data.clock === undefined ? undefined : attempt(() => clockOf(data.clock));
+  const tasks = data.tasks === undefined ? undefined : attempt(() => taskStubsOf(data.tasks));
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new InvalidMany(errors);
   return {
@@ -102,6 +110,7 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
     person: person!,
     ...(startAt ? { startAt } : {}),
     ...(clock !== undefined ? { clock } : {}),
+    ...(tasks ? { tasks } : {}),
     turns: turns as Turn[],
   };
 }
@@ -121,6 +130,52 @@ function clockOf(v: unknown): number {
       'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01',
     );
   return ms;
+}
+
+/**
+ * `tasks: { find_slots: { result: [...] }, save: [{ input: {slot: "18:00"}, result: {id: 1} }, { error: slot_taken }] }`:
+ * one stub or a list (tried in order; a stub with `input` answers matching calls, the others answer one
+ * call each, the last one every call after).
+ */
+function taskStubsOf(v: unknown): Record<string, TaskStub[]> {
+  const example = 'e.g. tasks: { find_slots: { result: ["18:00"] }, save_booking: { error: slot_taken } }';
+  if (!isObj(v)) fail(['tasks'], 'tasks maps task names to stubs', example);
+  return Object.fromEntries(
+    Object.entries(v).map(([name, given]) => {
+      const list = Array.isArray(given) ? given : [given];
+      if (list.length === 0) fail(['tasks', name], 'an empty list of stubs', example);
+      return [
+        name,
+        list.map((s, i) => {
+          const at = Array.isArray(given) ? ['tasks', name, i] : ['tasks', name];
+          if (!isObj(s))
+            fail(at, 'a stub is { result } | { error } | { timeout: true }, with an optional input', example);
+          keysOf(s, at, ['input', 'result', 'error', 'timeout']);
+          const outcomes = ['result', 'error', 'timeout'].filter((k) => k in s);
+          if (outcomes.length !== 1)
+            fail(
+              at,
+              'a stub says exactly one of result, error or timeout',
+              'e.g. { result: ["18:00"] } or { error: slot_taken }',
+            );
+          if (s.input !== undefined && !isObj(s.input))
+            fail([...at, 'input'], 'input is a mapping (matched partially)');
+          if ('timeout' in s && s.timeout !== true) fail([...at, 'timeout'], 'write timeout: true');
+          const stub: TaskStub = { ...(s.input ? { input: s.input as Obj } : {}) };
+          if ('result' in s) stub.result = s.result;
+          if ('timeout' in s) stub.timeout = true;
+          if ('error' in s) {
+            const e = s.error;
+            if (typeof e === 'string') stub.error = { code: e };
+            else if (isObj(e) && typeof e.code === 'string')
+              stub.error = { code: e.code, ...(typeof e.message === 'string' ? { message: e.message } : {}) };
+            else fail([...at, 'error'], 'error is a code, or { code, message }', 'e.g. error: slot_taken');
+          }
+          return stub;
+        }),
+      ];
+    }),
+  );
 }
 
 function personOf(v: unknown): Transcript['person'] {
@@ -300,6 +355,18 @@ function toExpectation(v: unknown, path: Path): BotExpectation {
       return { kind };
     case 'action':
       return { kind, action: str(body, at, 'action') };
+    case 'task': {
+      if (typeof body === 'string') return { kind, task: body };
+      if (!isObj(body) || typeof body.name !== 'string')
+        fail(
+          at,
+          'task is a task name, or { name, input }',
+          'e.g. task: { name: find_slots, input: { party: 4 } }',
+        );
+      keysOf(body, at, ['name', 'input']);
+      if (body.input !== undefined && !isObj(body.input)) fail([...at, 'input'], 'task.input is a mapping');
+      return { kind, task: body.name, ...(body.input ? { input: body.input as Obj } : {}) };
+    }
     default: {
       if (!isObj(body) || typeof body.op !== 'string')
         fail(at, 'call is { op, args }', 'e.g. call: { op: pinMessage, args: { notify: false } }');

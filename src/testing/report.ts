@@ -48,6 +48,8 @@ export function describeExpected(e: BotExpectation): string {
       return `action ${e.action}`;
     case 'call':
       return `call ${e.op}${e.args ? ` ${JSON.stringify(e.args)}` : ''}`;
+    case 'task':
+      return `task ${e.task}${e.input ? ` ${JSON.stringify(e.input)}` : ''}`;
     default:
       return e.kind;
   }
@@ -67,6 +69,8 @@ export function describeActual(a: ActualAction): string {
       return `action ${a.action}`;
     case 'call':
       return `call ${a.op} ${JSON.stringify(a.args)}`;
+    case 'task':
+      return `task ${a.op} ${JSON.stringify(a.args)}`;
     default:
       return a.kind;
   }

@@ -10,6 +10,7 @@ import type { CoverageRecorder } from './coverage-recorder.ts';
 import { Harness, HarnessError } from './harness.ts';
 import { type ActualAction, describeCall, expectationProblems } from './match.ts';
 import { describeAction, sideBySide } from './report.ts';
+import { stubTasks, withMissingStubs } from './task-stubs.ts';
 import type { Transcript } from './transcript.ts';
 
 /** The outcome of one transcript. */
@@ -35,6 +36,7 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
     ...(t.clock !== undefined ? { startTime: t.clock } : {}),
     ...(options.coverage ? { coverage: options.coverage } : {}),
     ...(options.recorder ? { recorder: options.recorder } : {}),
+    tasks: withMissingStubs(stubTasks(t.tasks)),
   });
   const title = `${t.flow} › ${t.name}`;
   let turnNo = 0;

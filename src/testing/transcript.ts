@@ -24,7 +24,9 @@ export type BotExpectation =
   | { kind: 'delete' }
   | { kind: 'action'; action: string }
   /** Any other API call: the operation and a partial match of its arguments. */
-  | { kind: 'call'; op: string; args?: Record<string, unknown> };
+  | { kind: 'call'; op: string; args?: Record<string, unknown> }
+  /** A task the bot started: its name and a partial match of its input. */
+  | { kind: 'task'; task: string; input?: Record<string, unknown> };
 
 /** Which message a `press` looks at when several bot messages carry the button. */
 export type PressTarget = 'latest' | 'previous' | 'first';
@@ -55,6 +57,17 @@ export interface StartAt {
   context: Record<string, unknown>;
 }
 
+/**
+ * What a stubbed task does when called: return `result`, fail with `error` (a code, or { code, message }),
+ * or time out. With `input`, the stub answers only calls whose input matches (partially).
+ */
+export interface TaskStub {
+  input?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: string; message?: string };
+  timeout?: true;
+}
+
 /** One transcript. */
 export interface Transcript {
   file: string;
@@ -67,5 +80,7 @@ export interface Transcript {
   /** Where the virtual clock starts (ms since the epoch; `clock:` in the file). Default: HARNESS_EPOCH. */
   clock?: number;
   startAt?: StartAt;
+  /** Stubs of the registry's tasks, by name: the transcript never calls the real systems. */
+  tasks?: Record<string, TaskStub[]>;
   turns: Turn[];
 }

@@ -95,7 +95,12 @@ describe('task steps', () => {
   it('route a failure by its code, any other failure to the catch-all, and a timeout to on_timeout', () => {
     const failed = (code: string) => {
       const d = atFind();
-      d.send({ type: 'task.failed', task: 'find_slots', ref: 'find:task', error: { code, message: code } } as never);
+      d.send({
+        type: 'task.failed',
+        task: 'find_slots',
+        ref: 'find:task',
+        error: { code, message: code },
+      } as never);
       return d;
     };
     expect(failed('slot_taken').step).toBe('taken');
@@ -108,7 +113,12 @@ describe('task steps', () => {
 
   it('without on_error, tell the person and stay (a command still leads out)', () => {
     const d = atFind('');
-    d.send({ type: 'task.failed', task: 'find_slots', ref: 'find:task', error: { code: 'x', message: 'x' } } as never);
+    d.send({
+      type: 'task.failed',
+      task: 'find_slots',
+      ref: 'find:task',
+      error: { code: 'x', message: 'x' },
+    } as never);
     expect(d.step).toBe('find');
     expect(texts(d)).toEqual(['Sorry, something went wrong on our side. Please try again later.']);
     d.command('cancel');
@@ -141,7 +151,10 @@ describe('task steps', () => {
   it('cancel the task under while_running: cancel, taking the error path', () => {
     const d = atFind(`${ON_ERROR}\n        while_running: cancel`);
     d.text('stop');
-    expect(d.effects.find((e) => e.kind === 'task.cancel')).toEqual({ kind: 'task.cancel', ref: 'find:task' });
+    expect(d.effects.find((e) => e.kind === 'task.cancel')).toEqual({
+      kind: 'task.cancel',
+      ref: 'find:task',
+    });
     expect(d.step).toBe('sorry');
     expect(d.vars.task_error).toMatchObject({ code: 'cancelled' });
   });

@@ -49,6 +49,8 @@ export interface TaskRunnerOptions {
 }
 
 const CANCEL_CHECK_MS = 250;
+/** Why a stopping process aborts the attempts still running: they stay `running` and run again at the next start. */
+const STOPPING = new Error('the process is stopping');
 
 /** Runs tasks from the task outbox. */
 export class TaskRunner {
@@ -122,8 +124,7 @@ export class TaskRunner {
     const all = Promise.allSettled([...this.#running.values()].map((r) => r.done));
     await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, waitMs))))]);
     clearTimeout(timer);
-    for (const { controller } of this.#running.values())
-      controller.abort(new Error('the process is stopping'));
+    for (const { controller } of this.#running.values()) controller.abort(STOPPING);
     await all;
   }
 
@@ -218,7 +219,9 @@ export class TaskRunner {
     const controller = new AbortController();
     const started = this.#o.clock.now();
     const done = runAttempt(row, attempt, controller, this.#o)
-      .then((outcome) => this.#record(row, attempt, outcome, started))
+      .then((outcome) => {
+        if (controller.signal.reason !== STOPPING) this.#record(row, attempt, outcome, started);
+      })
       .catch((error: unknown) => {
         // Recording failed (the database is closing): the row stays running and runs again at the next start.
         this.#o.logger?.error({ taskId: row.id, err: error }, 'could not record a task outcome');

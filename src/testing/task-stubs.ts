@@ -1,0 +1,57 @@
+/**
+ * Transcripts' task stubs as registry tasks: a transcript never reaches the team's real systems. A stub
+ * answers with its result, fails with its code, or times out (as the runner's deadline would).
+ */
+import { type TaskDefinition, TaskError } from '../dispatch/tasks/task.ts';
+import { partialMatch } from './match.ts';
+import type { TaskStub } from './transcript.ts';
+
+/** The tasks a transcript's `tasks:` block describes; `names` are the tasks flows may start. */
+export function stubTasks(
+  stubs: Readonly<Record<string, TaskStub[]>> | undefined,
+): Record<string, TaskDefinition> {
+  const out: Record<string, TaskDefinition> = {};
+  for (const [name, list] of Object.entries(stubs ?? {})) {
+    const used = new Set<TaskStub>();
+    out[name] = (input: unknown) => {
+      const last = list.filter((s) => !s.input).at(-1);
+      const stub =
+        list.find((s) => s.input && partialMatch(s.input, input)) ??
+        list.find((s) => !s.input && !used.has(s)) ??
+        last;
+      if (!stub) {
+        throw new TaskError(
+          'no_stub',
+          `no stub of task "${name}" matches the input ${JSON.stringify(input)}: add one without input, or with this input`,
+        );
+      }
+      used.add(stub);
+      if (stub.timeout)
+        throw new TaskError('timeout', `task "${name}" timed out (stubbed)`, { retryable: true });
+      if (stub.error) throw new TaskError(stub.error.code, stub.error.message ?? stub.error.code);
+      return stub.result ?? null;
+    };
+  }
+  return out;
+}
+
+/** Tasks a transcript starts without stubbing them fail with this code and a hint. */
+export function withMissingStubs(tasks: Record<string, TaskDefinition>): Record<string, TaskDefinition> {
+  const missing = (name: string) => () => {
+    throw new TaskError(
+      'no_stub',
+      `the transcript does not stub task "${name}": add tasks: { ${name}: { result: … } } (transcripts never call real systems)`,
+    );
+  };
+  return new Proxy(tasks, {
+    getOwnPropertyDescriptor(target, name) {
+      if (typeof name !== 'string' || Object.hasOwn(target, name))
+        return Reflect.getOwnPropertyDescriptor(target, name);
+      return { value: missing(name), configurable: true, enumerable: false, writable: false };
+    },
+    get(target, name) {
+      if (typeof name !== 'string' || Object.hasOwn(target, name)) return Reflect.get(target, name);
+      return missing(name);
+    },
+  });
+}
