@@ -38,8 +38,12 @@ export interface TaskSpec<I = unknown, R = unknown> {
   run: TaskRun<I, R>;
 }
 
-/** What the registry's `tasks` hold: a bare function or a spec with schemas. */
-export type TaskDefinition = TaskRun<never, unknown> | TaskSpec<never, unknown>;
+/**
+ * What the registry's `tasks` hold: a bare function or a spec with schemas. Each task has input and result
+ * types of its own, so the registry holds them without one common type.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: each task's input and result types are its own (see above)
+export type TaskDefinition = TaskRun<any, unknown> | TaskSpec<any, unknown>;
 
 /** Declares a task with typed input and result (the schemas give the types). */
 export function defineTask<I, R>(spec: TaskSpec<I, R>): TaskSpec<I, R> {
