@@ -30,10 +30,7 @@ export {
   type FlowScope,
   type Guard,
   type Registry,
-  type TaskContext,
-  type TaskDefinition,
   TaskError,
-  type TaskSpec,
   type Validator,
 } from './flows/registry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';

@@ -29,7 +29,9 @@ export function lintComputedValues(flow: FlowFile, report: Report): void {
     }
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'set' && value && typeof value === 'object' && !Array.isArray(value)) {
+      // `set:` values and a task's `input:` values may be computed ("= …").
+      const computed = key === 'set' || (key === 'input' && 'task' in node);
+      if (computed && value && typeof value === 'object' && !Array.isArray(value)) {
         for (const [name, v] of Object.entries(value)) {
           if (!isExpression(v)) continue;
           if (path[0] === 'migrate')

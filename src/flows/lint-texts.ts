@@ -11,7 +11,7 @@ import type { Path } from './yaml-source.ts';
 
 /** Room kept in a callback payload for the engine's signature (`<step instance>.<payload>.<mac8>`, see engine/buttons.ts). */
 export const PAYLOAD_SIGNING_RESERVE = 32;
-const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value']);
+const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value', 'task_error']);
 
 /** Checks every text of a flow: ids in every locale (with i18n), variables and length limits. */
 export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void {
@@ -20,6 +20,13 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   const saved = new Set<string>(RESERVED_VARS);
   for (const s of Object.values(flow.steps)) {
     if (s.type === 'input' && s.save) saved.add(s.save);
+    // A task's result, and whatever its outcome routes set.
+    for (const d of 'do' in s ? (s.do ?? []) : []) {
+      if (!('task' in d)) continue;
+      if (d.save_as) saved.add(d.save_as);
+      for (const r of [d.on_done, d.on_timeout, ...[d.on_error].flat()])
+        if (r && typeof r === 'object') for (const k of Object.keys(r.set ?? {})) saved.add(k);
+    }
     if (s.type === 'call') {
       if (s.save_as) saved.add(s.save_as);
       for (const k of Object.keys(s.with ?? {})) saved.add(k);

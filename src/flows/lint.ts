@@ -14,6 +14,7 @@ import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
@@ -48,6 +49,7 @@ export function lintFlow(x: LintInput): Problem[] {
       unknownName(report, e.path, 'effect', e.name, Object.keys(x.registry.effects));
   }
 
+  lintTasks(x, w, report);
   lintTexts(x, w.texts, report);
   lintKeyboards(flow, report);
   lintDesigner(x, report);

@@ -1,52 +1,15 @@
 /** Checking one transcript document by hand, so that every problem says exactly what to write instead. */
 import { durationMs } from '../flows/durations.ts';
 import { closest } from '../flows/problems.ts';
-import type {
-  BotExpectation,
-  MessageExpectation,
-  PersonAction,
-  TaskStub,
-  Transcript,
-  Turn,
-} from './transcript.ts';
+import { fail, Invalid, isObj, keysOf, type Obj, type Path, str } from './parse-helpers.ts';
+import { taskStubsOf } from './parse-task-stubs.ts';
+import type { BotExpectation, MessageExpectation, PersonAction, Transcript, Turn } from './transcript.ts';
 
-export type Path = (string | number)[];
-/** A transcript that does not fit the format, with where and what to write instead. */
-export class Invalid extends Error {
-  constructor(
-    readonly path: Path,
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-  }
-}
+export { Invalid, type Path } from './parse-helpers.ts';
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call', 'task'];
 const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'turns'];
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-
-function keysOf(v: Obj, path: Path, allowed: string[]): void {
-  for (const k of Object.keys(v)) {
-    if (allowed.includes(k)) continue;
-    const guess = closest(k, allowed);
-    throw new Invalid(
-      [...path, k],
-      `unknown key "${k}"`,
-      guess ? `did you mean "${guess}"?` : `allowed here: ${allowed.join(', ')}`,
-    );
-  }
-}
-
-function str(v: unknown, path: Path, what: string): string {
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (typeof v !== 'string')
-    throw new Invalid(path, `${what} must be a text`, `write it in quotes, e.g. "Ann"`);
-  return v;
-}
 
 /** Several problems of one transcript, reported together. */
 export class InvalidMany extends Error {
@@ -115,10 +78,6 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
   };
 }
 
-function fail(path: Path, message: string, hint?: string): never {
-  throw new Invalid(path, message, hint);
-}
-
 /** `clock: 2026-03-01T09:00:00Z` (or a date): where the transcript's virtual clock starts, in ms. */
 function clockOf(v: unknown): number {
   const text = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : undefined;
@@ -130,52 +89,6 @@ function clockOf(v: unknown): number {
       'e.g. clock: 2026-03-01T09:00:00Z (UTC), or clock: 2026-03-01',
     );
   return ms;
-}
-
-/**
- * `tasks: { find_slots: { result: [...] }, save: [{ input: {slot: "18:00"}, result: {id: 1} }, { error: slot_taken }] }`:
- * one stub or a list (tried in order; a stub with `input` answers matching calls, the others answer one
- * call each, the last one every call after).
- */
-function taskStubsOf(v: unknown): Record<string, TaskStub[]> {
-  const example = 'e.g. tasks: { find_slots: { result: ["18:00"] }, save_booking: { error: slot_taken } }';
-  if (!isObj(v)) fail(['tasks'], 'tasks maps task names to stubs', example);
-  return Object.fromEntries(
-    Object.entries(v).map(([name, given]) => {
-      const list = Array.isArray(given) ? given : [given];
-      if (list.length === 0) fail(['tasks', name], 'an empty list of stubs', example);
-      return [
-        name,
-        list.map((s, i) => {
-          const at = Array.isArray(given) ? ['tasks', name, i] : ['tasks', name];
-          if (!isObj(s))
-            fail(at, 'a stub is { result } | { error } | { timeout: true }, with an optional input', example);
-          keysOf(s, at, ['input', 'result', 'error', 'timeout']);
-          const outcomes = ['result', 'error', 'timeout'].filter((k) => k in s);
-          if (outcomes.length !== 1)
-            fail(
-              at,
-              'a stub says exactly one of result, error or timeout',
-              'e.g. { result: ["18:00"] } or { error: slot_taken }',
-            );
-          if (s.input !== undefined && !isObj(s.input))
-            fail([...at, 'input'], 'input is a mapping (matched partially)');
-          if ('timeout' in s && s.timeout !== true) fail([...at, 'timeout'], 'write timeout: true');
-          const stub: TaskStub = { ...(s.input ? { input: s.input as Obj } : {}) };
-          if ('result' in s) stub.result = s.result;
-          if ('timeout' in s) stub.timeout = true;
-          if ('error' in s) {
-            const e = s.error;
-            if (typeof e === 'string') stub.error = { code: e };
-            else if (isObj(e) && typeof e.code === 'string')
-              stub.error = { code: e.code, ...(typeof e.message === 'string' ? { message: e.message } : {}) };
-            else fail([...at, 'error'], 'error is a code, or { code, message }', 'e.g. error: slot_taken');
-          }
-          return stub;
-        }),
-      ];
-    }),
-  );
 }
 
 function personOf(v: unknown): Transcript['person'] {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
-import { defineTask, EMPTY_REGISTRY, type TaskDefinition, TaskError } from '../../src/flows/registry.ts';
+import { defineRegistry, defineTask, type TaskDefinition, TaskError } from '../../src/flows/registry.ts';
 import { TaskStore } from '../../src/store/tasks.ts';
 import { eventually } from '../support/eventually.ts';
 import { botStarted, textMessage } from './fixtures.ts';
@@ -47,8 +47,9 @@ steps:
   cancelled: { type: end, say: Bye. }
 `;
 
+const REGISTRY = defineRegistry({ tasks: { find_slots: () => [] } });
 const flow = (): FlowDefinition[] => {
-  const r = compileSources([{ file: 'booking.flow.yaml', source: FLOW }], EMPTY_REGISTRY, new Map());
+  const r = compileSources([{ file: 'booking.flow.yaml', source: FLOW }], REGISTRY, new Map());
   expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
   return r.flows;
 };

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
-import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { defineRegistry } from '../../src/flows/registry.ts';
 import { Drive } from './drive.ts';
 
 const FLOW = (task = '', more = '') => `
@@ -45,8 +45,11 @@ steps:
   cancelled: { type: end, say: Bye. }${more}
 `;
 
+/** Flows are checked against the registry: the task they start must exist (its code is the engine's). */
+const REGISTRY = defineRegistry({ tasks: { find_slots: () => [] } });
+
 function compile(source: string): FlowDefinition {
-  const r = compileSources([{ file: 'booking.flow.yaml', source }], EMPTY_REGISTRY, new Map());
+  const r = compileSources([{ file: 'booking.flow.yaml', source }], REGISTRY, new Map());
   expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
   return r.flows[0]!;
 }
@@ -111,8 +114,8 @@ describe('task steps', () => {
     expect(failed('timeout').step).toBe('late');
   });
 
-  it('without on_error, tell the person and stay (a command still leads out)', () => {
-    const d = atFind('');
+  it('for a failure no on_error entry takes, tell the person and stay (a command still leads out)', () => {
+    const d = atFind(`\n        on_error: [{ code: slot_taken, goto: taken }]`);
     d.send({
       type: 'task.failed',
       task: 'find_slots',
@@ -157,5 +160,62 @@ describe('task steps', () => {
     });
     expect(d.step).toBe('sorry');
     expect(d.vars.task_error).toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('botflow check on tasks', () => {
+  const problems = (task: string, more = '') =>
+    compileSources(
+      [{ file: 'booking.flow.yaml', source: FLOW(task, more) }],
+      REGISTRY,
+      new Map(),
+    ).problems.map((p) => `${p.line}: ${p.severity}: ${p.message}`);
+
+  it('passes a complete task step', () => {
+    expect(problems(ON_ERROR)).toEqual([]);
+  });
+
+  it('names an unknown task with the closest registered one', () => {
+    const r = compileSources(
+      [{ file: 'booking.flow.yaml', source: FLOW(ON_ERROR).replace('task: find_slots', 'task: find_slot') }],
+      REGISTRY,
+      new Map(),
+    ).problems;
+    expect(r).toEqual([
+      expect.objectContaining({
+        line: 18,
+        message: 'unknown task "find_slot"',
+        hint: 'did you mean "find_slots"?',
+      }),
+    ]);
+  });
+
+  it('requires an error path, and a message step', () => {
+    expect(problems('').filter((p) => p.includes('error'))).toEqual([
+      '18: error: task "find_slots" has no on_error: when it fails, the person is left on "find"',
+    ]);
+    const onInput = FLOW(ON_ERROR).replace(
+      '    next: find\n',
+      '    next: find\n    do: [{ task: find_slots, on_error: sorry }]\n',
+    );
+    expect(
+      compileSources([{ file: 'booking.flow.yaml', source: onInput }], REGISTRY, new Map()).problems.map(
+        (p) => p.message,
+      ),
+    ).toEqual(['a task runs from a message step, and "party" is a input step']);
+  });
+
+  it('warns of input nobody saves, and of a result read before the task ran', () => {
+    const early = FLOW(ON_ERROR)
+      .replace('party: "{{party}}"', 'party: "{{guests}}"')
+      .replace('say: How many?', 'say: "How many? We have {{slots}}"');
+    expect(
+      compileSources([{ file: 'booking.flow.yaml', source: early }], REGISTRY, new Map()).problems.map(
+        (p) => `${p.severity}: ${p.message}`,
+      ),
+    ).toEqual([
+      'warning: {{slots}} is the result of task "find_slots" (step "find"), which has not run yet here',
+      'warning: input party names {{guests}}, which no step saves',
+    ]);
   });
 });
