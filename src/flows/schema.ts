@@ -386,6 +386,9 @@ export type FlowFile = z.infer<typeof FlowFile>;
 
 /** The format as JSON Schema (draft 2020-12), for `# yaml-language-server: $schema=…`. */
 export function flowJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(FlowFile, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(FlowFile, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as Record<
+    string,
+    unknown
+  >;
   return { ...schema, title: 'botflow flow file', $id: 'https://botflow.dev/flow.schema.json' };
 }

@@ -190,6 +190,10 @@ export class Harness {
       tasks: this.#tasks,
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
+    // A task the transcript did not stub fails the turn with the hint, whatever path the flow takes then.
+    this.engine.on('task', (o) => {
+      if (o.status === 'failed' && o.error?.code === 'no_stub') this.#errors.push(o.error.message);
+    });
     this.engine.on('error', (o) =>
       this.#errors.push(`${o.kind} event failed: ${o.reason ?? 'unknown error'}`),
     );
