@@ -350,6 +350,7 @@ export function createEngine(options: EngineOptions): Engine {
         } else processPending();
         await dispatcher?.idle();
         await taskRunner.idle();
+        await dispatcher?.idle(); // calls planned from task results that came in meanwhile
         const busy =
           (dispatcher?.inFlight ?? 0) > 0 || (pipeline?.inFlight ?? 0) > 0 || taskRunner.inFlight > 0;
         if (!busy && processor.inbox.pendingCount() === 0) return;

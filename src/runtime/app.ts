@@ -171,6 +171,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       taskConcurrency: config.tasks.concurrency,
     });
     engine = running;
+    if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
     sandbox?.attachEngine?.(running, loaded);
     const inbox = new EngineInbox(db);
     if (inbox.pendingCount() >= PROGRESS_THRESHOLD) {

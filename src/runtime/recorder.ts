@@ -8,6 +8,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
+import type { TaskOutcome } from '../dispatch/tasks/runner.ts';
 import { HistoryStore } from '../store/history.ts';
 import type { CallRecord, RecordLine } from './recording.ts';
 
@@ -35,6 +36,8 @@ interface Caller {
 export interface Recorder {
   /** Records an update the bot accepted (the parsed object or its JSON text). */
   update(update: unknown): void;
+  /** Records a task attempt that ended (done, failed, to be retried), with its input and result or error. */
+  task(outcome: TaskOutcome): void;
   /** Records an API call with its result or its failure. */
   call(op: string, args: Record<string, unknown>, outcome: { result: unknown } | { error: unknown }): void;
   /** The same client, recording every `call()` of a write operation (reads pass through unrecorded). */
@@ -132,6 +135,19 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
     update(update) {
       const parsed = typeof update === 'string' ? (JSON.parse(update) as Record<string, unknown>) : update;
       write({ type: 'update', at: now(), update: parsed as Record<string, unknown> });
+    },
+    task(outcome) {
+      if (outcome.status === 'cancelled' && !outcome.error) return; // cancelled meanwhile: nothing ran to its end
+      write({
+        type: 'task',
+        at: now(),
+        task: outcome.task,
+        conversation: outcome.conversationKey,
+        ...(outcome.chatId !== undefined ? { chat: outcome.chatId } : {}),
+        attempt: outcome.attempt,
+        input: outcome.input,
+        ...(outcome.error ? { error: outcome.error } : { result: outcome.result ?? null }),
+      });
     },
     call(op, args, outcome) {
       const record: CallRecord = { type: 'call', at: now(), op, args };

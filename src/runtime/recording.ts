@@ -6,6 +6,7 @@
  *   {"type":"update","at":1767603601000,"update":{"update_type":"bot_started",…}}
  *   {"type":"call","at":1767603601020,"op":"sendMessage","args":{…},"result":{…}}
  *   {"type":"call","at":…,"op":"editMessage","args":{…},"error":{"code":"not.found","message":"…"}}
+ *   {"type":"task","at":…,"task":"find_slots","conversation":"u:7","chat":1007,"attempt":1,"input":{…},"result":[…]}
  *   {"type":"end","at":1767607200000}
  */
 import { readFileSync } from 'node:fs';
@@ -31,13 +32,28 @@ export interface CallRecord {
   result?: unknown;
   error?: { code: string; message: string };
 }
+/**
+ * One attempt of a task (the team's own code a flow started), with its input and its result or error.
+ * Replay answers the task from these instead of calling the real systems.
+ */
+export interface TaskRecord {
+  type: 'task';
+  at: number;
+  task: string;
+  conversation: string;
+  chat?: number;
+  attempt: number;
+  input: unknown;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
 /** The last line, written when the recording is closed cleanly. */
 export interface EndRecord {
   type: 'end';
   at: number;
 }
 
-export type RecordLine = StartRecord | UpdateRecord | CallRecord | EndRecord;
+export type RecordLine = StartRecord | UpdateRecord | CallRecord | TaskRecord | EndRecord;
 
 /** A recording read back. */
 export interface Recording {
@@ -45,6 +61,8 @@ export interface Recording {
   endedAt: number;
   updates: UpdateRecord[];
   calls: CallRecord[];
+  /** Task attempts, in the order they ended (absent in recordings made before tasks). */
+  tasks?: TaskRecord[];
   /** Why the replay may differ for reasons other than the flows (e.g. a pruned inbox). */
   warnings?: string[];
 }
@@ -74,6 +92,7 @@ export function readRecording(path: string): Recording {
     else if (record.type === 'end') recording.endedAt = record.at;
     else if (record.type === 'update') recording.updates.push(record);
     else if (record.type === 'call') recording.calls.push(record);
+    else if (record.type === 'task') (recording.tasks ??= []).push(record);
     else
       throw new RecordingError(
         `${path}:${i + 1}: unknown record type ${JSON.stringify((record as { type?: unknown }).type)}`,

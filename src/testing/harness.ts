@@ -190,6 +190,7 @@ export class Harness {
       tasks: this.#tasks,
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
+    if (recorder) this.engine.on('task', (o) => recorder.task(o));
     // A task the transcript did not stub fails the turn with the hint, whatever path the flow takes then.
     this.engine.on('task', (o) => {
       if (o.status === 'failed' && o.error?.code === 'no_stub') this.#errors.push(o.error.message);

@@ -40,6 +40,8 @@ function normalize(args: unknown, mids: Map<string, string>): unknown {
 }
 
 function line(c: CallRecord): string {
+  if (c.op.startsWith('task '))
+    return `${'task'.padEnd(14)} ${c.op.slice(5)} ${JSON.stringify(c.args)}${c.error ? `  (failed: ${c.error.code})` : ''}`;
   const what = describeActual(
     describeCall({ op: c.op, kind: 'api', args: c.args, status: 'done', conversationKey: '' }),
   );

@@ -9,14 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
 import type { Job } from '../dispatch/scheduler/types.ts';
+import { type TaskContext, type TaskDefinition, TaskError } from '../dispatch/tasks/task.ts';
 import { createEngine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { FlowSet } from '../engine/step/flow-set.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
-import type { CallRecord, Recording } from '../runtime/recording.ts';
+import type { CallRecord, Recording, TaskRecord } from '../runtime/recording.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { InboxStore } from '../store/inbox.ts';
+import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type ConversationDiff, diffCalls } from './replay-diff.ts';
 
@@ -79,6 +81,16 @@ function payloadsOf(args: Obj): string[] {
   return rows.flat().map((b) => (typeof b.payload === 'string' ? b.payload : ''));
 }
 
+const isTyping = (c: CallRecord) => c.op === 'sendAction' && c.args.action === 'typing_on';
+
+/**
+ * "typing…" repeated while a task runs depends on how long it ran (every few seconds): a run of them
+ * counts as one, so a replay (whose tasks answer at once) compares equal.
+ */
+function collapseTyping(calls: CallRecord[]): CallRecord[] {
+  return calls.filter((c, i) => !(isTyping(c) && i > 0 && isTyping(calls[i - 1]!)));
+}
+
 /** Replays `recording` against `options.flows`. */
 export async function replay(recording: Recording, options: ReplayOptions): Promise<ReplayResult> {
   const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-'));
@@ -131,7 +143,43 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     return { success: true };
   };
 
+  // Tasks answer from the recording (never the real systems), in order per conversation and task name; a
+  // task the recording does not have fails with `not_recorded`. Their inputs are compared like calls.
+  // Tasks run beside the calls (a fast task may end before the prompt is sent), so each conversation's task
+  // attempts are compared in a sequence of their own.
+  const taskKey = (chat: number | undefined, conversation: string) =>
+    `${chat !== undefined ? `chat ${chat}` : `conversation ${conversation}`}, tasks`;
+  const taskQueues = new Map<string, TaskRecord[]>();
+  for (const t of recording.tasks ?? []) {
+    const k = `${taskKey(t.chat, t.conversation)}|${t.task}`;
+    taskQueues.set(k, [...(taskQueues.get(k) ?? []), t]);
+  }
+  const tasks = new Proxy({} as Record<string, TaskDefinition>, {
+    getOwnPropertyDescriptor: (_, name) => ({
+      value: recordedTask(String(name)),
+      configurable: true,
+      enumerable: true,
+      writable: false,
+    }),
+    get: (_, name) => recordedTask(String(name)),
+  });
+  function recordedTask(name: string): TaskDefinition {
+    return (input: unknown, ctx: TaskContext) => {
+      const key = taskKey(ctx.scope.chatId, ctx.scope.conversation);
+      replayed.push({ type: 'call', at: time, op: `task ${name}`, args: input as Obj, conversation: key });
+      const match = taskQueues.get(`${key}|${name}`)?.shift();
+      if (!match)
+        throw new TaskError('not_recorded', `the recording has no (further) result of task "${name}" here`);
+      if (match.error)
+        throw new TaskError(match.error.code, match.error.message, {
+          retryable: match.error.code === 'error',
+        });
+      return match.result;
+    };
+  }
+
   const engine = createEngine({
+    tasks,
     db,
     flows: options.flows,
     scheduler: { submit: (job: Job) => serve(job.op, job.args as Obj) },
@@ -141,6 +189,12 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
   const inbox = new InboxStore(db);
   const pending = new EngineInbox(db);
   const timers = new TimerStore(db);
+  const taskRows = new TaskStore(db);
+  /** The next timer or task retry due, whichever is first. */
+  const nextDue = () => {
+    const t = [timers.nextFireAt(), taskRows.nextRunAfter()].filter((x): x is number => x !== undefined);
+    return t.length ? Math.min(...t) : undefined;
+  };
   const settle = async () => {
     for (let i = 0; i < 50; i++) {
       await engine.drain();
@@ -149,7 +203,7 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
   };
   const advanceTo = async (target: number) => {
     for (;;) {
-      const next = timers.nextFireAt();
+      const next = nextDue();
       if (next === undefined || next > target) break;
       time = Math.max(time, next);
       engine.tick(time);
@@ -180,16 +234,30 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
   }
 
   const recordedByKey = new Map<string, CallRecord[]>();
-  for (const c of recordedCalls) {
-    const key = recordedPlaces.of(c.args);
-    recordedByKey.set(key, [...(recordedByKey.get(key) ?? []), c]);
-  }
+  const asCall = (t: TaskRecord): CallRecord & { key: string } => ({
+    type: 'call',
+    at: t.at,
+    op: `task ${t.task}`,
+    args: t.input as Obj,
+    key: taskKey(t.chat, t.conversation),
+  });
+  const recordedAll = [
+    ...recordedCalls.map((c) => ({ ...c, key: recordedPlaces.of(c.args) })),
+    ...(recording.tasks ?? []).map(asCall),
+  ];
+  for (const { key, ...c } of recordedAll) recordedByKey.set(key, [...(recordedByKey.get(key) ?? []), c]);
   const replayedByKey = new Map<string, CallRecord[]>();
   for (const c of replayed)
     replayedByKey.set(c.conversation, [...(replayedByKey.get(c.conversation) ?? []), c]);
   const keys = [...new Set([...recordedByKey.keys(), ...replayedByKey.keys()])].sort();
   const differences = keys
-    .map((key) => diffCalls(key, recordedByKey.get(key) ?? [], replayedByKey.get(key) ?? []))
+    .map((key) =>
+      diffCalls(
+        key,
+        collapseTyping(recordedByKey.get(key) ?? []),
+        collapseTyping(replayedByKey.get(key) ?? []),
+      ),
+    )
     .filter((d): d is ConversationDiff => d !== undefined);
   return {
     updates: recording.updates.length,

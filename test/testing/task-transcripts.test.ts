@@ -2,12 +2,18 @@
  * Transcripts with tasks, over the sandbox: tasks are stubbed by the transcript (never the real systems),
  * asserted with their input, retried on the virtual clock, and a task nobody stubbed fails with a hint.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
+import { createRecorder } from '../../src/runtime/recorder.ts';
+import { readRecording } from '../../src/runtime/recording.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
+import { replay } from '../../src/testing/replay.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 
 const FLOW = `
@@ -39,19 +45,22 @@ steps:
 `;
 
 let flows: FlowDefinition[] | undefined;
-function compiled(): FlowDefinition[] {
-  if (flows) return flows;
+function compiled(source = FLOW): FlowDefinition[] {
+  if (flows && source === FLOW) return flows;
   const registry = defineRegistry({ tasks: { find_slots: () => [] } });
-  const r = compileSources([{ file: 'table.flow.yaml', source: FLOW }], registry, new Map());
+  const r = compileSources([{ file: 'table.flow.yaml', source }], registry, new Map());
   expect(r.problems.map(formatProblem)).toEqual([]);
-  flows = r.flows;
-  return flows;
+  if (source === FLOW) flows = r.flows;
+  return r.flows;
 }
 
-async function run(yaml: string) {
+async function run(yaml: string, recordTo?: string) {
   const parsed = parseTranscripts(yaml, 'table.test.yaml');
   expect(parsed.problems.map(formatProblem)).toEqual([]);
-  return runTranscript(parsed.transcripts[0]!, { flows: compiled() });
+  return runTranscript(parsed.transcripts[0]!, {
+    flows: compiled(),
+    ...(recordTo ? { recorder: (now: () => number) => createRecorder(recordTo, { now }) } : {}),
+  });
 }
 
 const HEAD = 'flow: table\nname: n\n';
@@ -126,5 +135,34 @@ ${BOOK}  - say: "2"
         /^table\.test\.yaml:4:\d+: error: a stub says exactly one of result, error or timeout/,
       ),
     ]);
+  });
+
+  it('are recorded with input and result, and replay answers them from the recording, diffing inputs', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'botflow-task-replay-')), 'r.jsonl');
+    const r = await run(
+      `${HEAD}tasks:
+  find_slots: [{ timeout: true }, { result: ["18:00"] }]
+turns:
+${BOOK}  - say: "4"
+    bot: [{ send: Looking… }, { task: find_slots }, { send: "Free: 18:00" }]
+`,
+      file,
+    );
+    expect(r.failure?.report).toBeUndefined();
+    const recording = readRecording(file);
+    expect(recording.tasks?.map((t) => [t.task, t.attempt, t.input, t.error?.code ?? t.result])).toEqual([
+      ['find_slots', 1, { party: 4 }, 'timeout'],
+      ['find_slots', 2, { party: 4 }, ['18:00']],
+    ]);
+    const same = await replay(recording, { flows: compiled() });
+    expect(same.differences.map((d) => d.text)).toEqual([]);
+    const changed = await replay(recording, {
+      flows: compiled(
+        FLOW.replace('input: { party: "{{party}}" }', 'input: { party: "{{party}}", kids: 0 }'),
+      ),
+    });
+    expect(changed.differences.map((d) => d.text).join('\n')).toContain(
+      '+ task           find_slots {"party":4,"kids":0}',
+    );
   });
 });

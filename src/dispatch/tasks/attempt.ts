@@ -81,6 +81,7 @@ export async function runAttempt(
     }),
     scope: {
       conversation: row.conversationKey,
+      ...(row.chatId !== null ? { chatId: row.chatId } : {}),
       vars: scope.vars ?? {},
       ...(scope.locale ? { locale: scope.locale } : {}),
     },

@@ -29,6 +29,11 @@ export interface TaskOutcome {
   /** `retry`: the attempt failed and another is planned; `cancelled`: the step cancelled it meanwhile. */
   status: 'done' | 'failed' | 'retry' | 'cancelled';
   ms: number;
+  /** The input it ran with, and its result when done (recordings, the playground). */
+  input: unknown;
+  result?: unknown;
+  /** The conversation's chat, when known. */
+  chatId?: number;
   error?: { code: string; message: string };
 }
 
@@ -237,7 +242,15 @@ export class TaskRunner {
   #record(row: TaskRow, attempt: number, outcome: Settled, started: number): void {
     if (!this.#o.db.open) return;
     const ms = this.#o.clock.now() - started;
-    const base = { taskId: row.id, conversationKey: row.conversationKey, task: row.name, attempt, ms };
+    const base = {
+      taskId: row.id,
+      conversationKey: row.conversationKey,
+      task: row.name,
+      attempt,
+      ms,
+      input: JSON.parse(row.input) as unknown,
+      ...(row.chatId !== null ? { chatId: row.chatId } : {}),
+    };
     if (!outcome.ok && outcome.error.code === TASK_CODES.cancelled) {
       this.#o.onOutcome?.({ ...base, status: 'cancelled', error: plain(outcome.error) });
       return;
@@ -267,7 +280,7 @@ export class TaskRunner {
     this.#o.onOutcome?.({
       ...base,
       status: outcome.ok ? 'done' : 'failed',
-      ...(outcome.ok ? {} : { error: plain(outcome.error) }),
+      ...(outcome.ok ? { result: outcome.result } : { error: plain(outcome.error) }),
     });
   }
 

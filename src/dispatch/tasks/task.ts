@@ -23,6 +23,8 @@ export interface TaskContext {
   /** The conversation, read-only: its variables and locale when the task was started. */
   scope: {
     conversation: string;
+    /** The conversation's chat, when known. */
+    chatId?: number;
     vars: Readonly<Record<string, unknown>>;
     locale?: string;
   };
