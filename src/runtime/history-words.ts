@@ -47,6 +47,14 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
   const name = field(p, 'name');
   if (typeof name === 'string' && event.kind.includes('timer')) return timerWords(name);
   if (event.kind === 'jump') return `jumped to ${String(field(p, 'step'))} (playground)`;
+  if (event.kind === 'task_result') {
+    const task = String(field(p, 'task'));
+    const attempts = Number(field(p, 'attempts') ?? 1);
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    if (field(p, 'ok') !== false) return `task ${task} done${tries}`;
+    const code = String(field(p, 'error', 'code') ?? 'error');
+    return code === 'timeout' ? `task ${task} timed out${tries}` : `task ${task} failed (${code})${tries}`;
+  }
   const ref = field(p, 'ref');
   if (typeof ref === 'string') {
     const failed = field(p, 'ok') === false;

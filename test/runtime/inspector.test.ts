@@ -319,5 +319,13 @@ describe('the inspector API', () => {
     expect(describeEvent({ kind: 'jump', updateType: null, payload: { step: 'confirm' } })).toBe(
       'jumped to confirm (playground)',
     );
+    const task = (payload: object) => describeEvent({ kind: 'task_result', updateType: null, payload });
+    expect(task({ task: 'find_slots', ref: 'find:task', ok: true, attempts: 1 })).toBe('task find_slots done');
+    expect(task({ task: 'save', ok: false, attempts: 3, error: { code: 'timeout' } })).toBe(
+      'task save timed out after 3 attempts',
+    );
+    expect(task({ task: 'save', ok: false, attempts: 1, error: { code: 'slot_taken' } })).toBe(
+      'task save failed (slot_taken)',
+    );
   });
 });
