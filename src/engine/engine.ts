@@ -102,10 +102,10 @@ export interface Engine {
   /** Resolves when the inbox is empty and no call is in flight (a started engine). */
   drain(): Promise<void>;
   /**
-   * Deletes settled outbox rows and timers older than `olderThanMs` (default 7 days), in small chunks.
+   * Deletes settled outbox rows, timers and tasks older than `olderThanMs` (default 7 days), in small chunks.
    * The inbox has its own retention (intake's store); sessions are kept.
    */
-  prune(olderThanMs?: number): { outbox: number; timers: number };
+  prune(olderThanMs?: number): { outbox: number; timers: number; tasks: number };
   /** Support: list, inspect and end sessions. */
   sessions: SessionInspector;
   /** The flows this engine runs, every version it was given (add one to hot-reload). */
@@ -358,8 +358,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
     prune(olderThanMs = 7 * 24 * 3_600_000) {
       const before = clock.now() - olderThanMs;
-      const removed = { outbox: 0, timers: 0 };
-      const { outbox, timers: timerRows } = processor.applier.stores;
+      const removed = { outbox: 0, timers: 0, tasks: 0 };
+      const { outbox, timers: timerRows, tasks } = processor.applier.stores;
+      for (let n = tasks.prune(before); n > 0; n = tasks.prune(before)) removed.tasks += n;
       for (let n = outbox.prune(before); n > 0; n = outbox.prune(before)) {
         removed.outbox += n;
       }

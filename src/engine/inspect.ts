@@ -12,6 +12,7 @@ import {
   SessionStore,
   type SessionSummary,
 } from '../store/sessions.ts';
+import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type Jump, jumpToStep } from './jump.ts';
 import type { FlowDefinition } from './step/contract.ts';
@@ -38,6 +39,18 @@ export interface SessionDetail extends SessionListing {
     attempts: number;
     error: string | null;
     createdAt: number;
+  }[];
+  /** The latest tasks this conversation started, newest first: running, waiting to retry, or ended. */
+  tasks: {
+    id: number;
+    name: string;
+    status: string;
+    attempts: number;
+    input: unknown;
+    result?: unknown;
+    error?: unknown;
+    createdAt: number;
+    finishedAt: number | null;
   }[];
 }
 
@@ -135,6 +148,7 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
   const outbox = new OutboxStore(db);
   const timers = new TimerStore(db);
   const inbox = new EngineInbox(db);
+  const tasks = new TaskStore(db);
   const end = db.transaction((key: string, reason: string) => {
     const row = sessions.get(key);
     if (row?.status !== 'active') return false;
@@ -142,6 +156,7 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
     sessions.end(key, 'stopped', row.revision, at);
     timers.settleAll(key, 'cancelled', reason, at);
     outbox.dropPending(key, reason, at);
+    tasks.cancelAll(key, reason, at);
     return true;
   });
   return {
@@ -199,6 +214,17 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
           attempts: c.attempts,
           error: c.error,
           createdAt: c.createdAt,
+        })),
+        tasks: tasks.forConversation(key, 20).map((t) => ({
+          id: t.id,
+          name: t.name,
+          status: t.status,
+          attempts: t.attempts,
+          input: parse(t.input),
+          ...(t.result !== null ? { result: parse(t.result) } : {}),
+          ...(t.error !== null ? { error: parse(t.error) } : {}),
+          createdAt: t.createdAt,
+          finishedAt: t.finishedAt,
         })),
       };
     },

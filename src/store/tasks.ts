@@ -122,6 +122,16 @@ export class TaskStore {
       .changes;
   }
 
+  /** Cancels every open task of a conversation (support ended it); returns how many. */
+  cancelAll(conversationKey: string, reason: string, now: number): number {
+    return this.#db
+      .prepare(
+        "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE conversation_key = ? " +
+          "AND status IN ('pending', 'running')",
+      )
+      .run(now, JSON.stringify({ code: 'cancelled', message: reason }), conversationKey).changes;
+  }
+
   get(id: number): TaskRow | undefined {
     return this.#get.get(id);
   }

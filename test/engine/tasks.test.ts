@@ -107,6 +107,19 @@ describe('tasks on the engine', () => {
       { op: 'sendAction', args: { chat_id: 1007, action: 'typing_on' } },
     ]);
     expect(new TaskStore(e.db).counts()).toMatchObject({ done: 1, pending: 0, running: 0 });
+    // Support (and the playground's side panel) see the conversation's tasks.
+    expect(e.engine.sessions.get(KEY)?.tasks).toEqual([
+      expect.objectContaining({
+        name: 'find_slots',
+        status: 'done',
+        attempts: 1,
+        input: { party: 4 },
+        result: ['18:00', '19:30'],
+      }),
+    ]);
+    expect(e.engine.prune(7 * 24 * 3_600_000)).toMatchObject({ tasks: 0 });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(e.engine.prune(1)).toMatchObject({ tasks: 1 });
   });
 
   it('retry unexpected errors with the same idempotency key, then take the catch-all error path', async () => {

@@ -320,7 +320,9 @@ describe('the inspector API', () => {
       'jumped to confirm (playground)',
     );
     const task = (payload: object) => describeEvent({ kind: 'task_result', updateType: null, payload });
-    expect(task({ task: 'find_slots', ref: 'find:task', ok: true, attempts: 1 })).toBe('task find_slots done');
+    expect(task({ task: 'find_slots', ref: 'find:task', ok: true, attempts: 1 })).toBe(
+      'task find_slots done',
+    );
     expect(task({ task: 'save', ok: false, attempts: 3, error: { code: 'timeout' } })).toBe(
       'task save timed out after 3 attempts',
     );
