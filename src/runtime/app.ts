@@ -248,16 +248,17 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
  * Keeps the database from growing without end: settled inbox rows after intake's retention (72 h), and
- * finished outbox and timer rows after the engine's (7 days). Pending work is never touched.
+ * finished outbox, timer and task rows after the engine's (7 days). Pending work is never touched.
  */
 function startPruning(db: Database.Database, engine: Engine, logger: Logger): () => void {
   const stopInbox = startInboxPruner({ db, intervalMs: PRUNE_EVERY_MS, logger });
   const pruneEngine = () => {
     try {
       const pruned = engine.prune();
-      if (pruned.outbox + pruned.timers > 0) logger.info(pruned, 'outbox and timers pruned');
+      if (pruned.outbox + pruned.timers + pruned.tasks > 0)
+        logger.info(pruned, 'outbox, timers and tasks pruned');
     } catch (error) {
-      logger.error({ err: error }, 'pruning the outbox and timers failed; will try again');
+      logger.error({ err: error }, 'pruning the outbox, timers and tasks failed; will try again');
     }
   };
   pruneEngine();
