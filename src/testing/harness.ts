@@ -21,7 +21,7 @@ import type { Recorder } from '../runtime/recorder.ts';
 import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import { HistoryStore } from '../store/history.ts';
+import { HistoryStore, type OutboxEntry } from '../store/history.ts';
 import { InboxStore } from '../store/inbox.ts';
 import { type TaskRow, TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
@@ -78,15 +78,7 @@ export interface HarnessPerson {
   name: string;
 }
 
-type Collected = {
-  conversationKey: string;
-  revision: number;
-  kind: string;
-  op: string;
-  args: string;
-  status: string;
-  error: string | null;
-};
+type Collected = Omit<OutboxEntry, 'id'>;
 
 /** The turn's calls with its tasks put in: a step's tasks come after its calls (prompt sent, then task started). */
 function withTasks(rows: readonly Collected[], tasks: readonly TaskRow[]): Collected[] {
