@@ -67,7 +67,7 @@ export class TaskRunner {
   #started = false;
   #wake: unknown;
   #wakeAt: number | undefined;
-  #cancelCheck: unknown;
+  #cancelCheck: NodeJS.Timeout | undefined;
   #pumpQueued = false;
   #idleWaiters: (() => void)[] = [];
 
@@ -122,7 +122,7 @@ export class TaskRunner {
   async stop(waitMs = 10_000): Promise<void> {
     this.#started = false;
     this.#clearWake();
-    if (this.#cancelCheck !== undefined) this.#o.clock.clearTimer(this.#cancelCheck);
+    clearTimeout(this.#cancelCheck);
     this.#cancelCheck = undefined;
     if (this.#running.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -217,7 +217,7 @@ export class TaskRunner {
       }
       this.#armCancelCheck();
     }, CANCEL_CHECK_MS);
-    (this.#cancelCheck as NodeJS.Timeout).unref?.();
+    this.#cancelCheck.unref();
   }
 
   #launch(row: TaskRow, attempt: number): void {
