@@ -160,7 +160,7 @@ export class Inspector {
   /** A conversation as the panel shows it, or `session: null` when it never had one. */
   conversation(key: string) {
     const engine = this.#engine;
-    if (!engine) return { key, ready: false, session: null, timers: [], history: [] };
+    if (!engine) return { key, ready: false, session: null, timers: [], tasks: [], history: [] };
     const history = engine.sessions
       .history(key, { limit: 100 })
       .map((e) => ({
@@ -173,7 +173,7 @@ export class Inspector {
       }))
       .sort((a, b) => a.id - b.id);
     const row = engine.sessions.get(key);
-    if (!row) return { key, ready: true, session: null, timers: [], history };
+    if (!row) return { key, ready: true, session: null, timers: [], tasks: [], history };
     return {
       key,
       ready: true,
@@ -188,6 +188,7 @@ export class Inspector {
         updatedAt: row.updatedAt,
       },
       timers: row.timers,
+      tasks: row.tasks,
       history,
     };
   }

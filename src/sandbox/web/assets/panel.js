@@ -7,13 +7,49 @@ import { drawGraph } from './graph.js';
 import { icon } from './icons.js';
 import { jumpSection } from './jump.js';
 
-const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send' };
+const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send', task: 'send' };
 const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
 
 function valueText(value) {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
+}
+
+/** What the step's tasks (the team's own code) are doing: running, waiting to retry, done or failed. */
+function tasksSection(tasks) {
+  const state = (t) =>
+    t.status === 'running'
+      ? `running (attempt ${t.attempts})`
+      : t.status === 'pending'
+        ? t.attempts > 0
+          ? `waiting to try again (${t.attempts} attempt${t.attempts > 1 ? 's' : ''} so far)`
+          : 'waiting to start'
+        : t.status === 'failed'
+          ? `failed: ${t.error?.code ?? 'error'}${t.attempts > 1 ? ` after ${t.attempts} attempts` : ''}`
+          : t.status;
+  return section(
+    `Tasks (${tasks.length})`,
+    h(
+      'ol',
+      { class: 'tasks' },
+      tasks.map((t) =>
+        h(
+          'li',
+          { class: `task task-${t.status}` },
+          h('strong', {}, t.name),
+          h('span', { class: 'task-state' }, ` ${state(t)}`),
+          h('div', { class: 'small' }, h('span', { class: 'muted' }, 'input '), valueText(t.input)),
+          t.status === 'done'
+            ? h('div', { class: 'small' }, h('span', { class: 'muted' }, 'result '), valueText(t.result))
+            : null,
+          t.error && t.status !== 'done'
+            ? h('div', { class: 'ev-error' }, `${t.error.code}: ${t.error.message}`)
+            : null,
+        ),
+      ),
+    ),
+  );
 }
 
 function section(title, ...body) {
@@ -223,6 +259,7 @@ export class Panel {
           : null,
       ),
     );
+    if (conversation.tasks?.length) parts.push(tasksSection(conversation.tasks));
     const history = conversation.history;
     parts.push(
       section(
