@@ -64,7 +64,7 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
       report(
         [...path, 'task'],
         'error',
-        `a task runs from a message step, and "${from}" is a ${step.type} step`,
+        `a task runs from a message step, and "${from}" is ${/^[aeiou]/.test(step.type) ? 'an' : 'a'} ${step.type} step`,
         'put the task in a message step of its own (it waits for the result, then goes to next or on_done)',
       );
     }

@@ -202,7 +202,7 @@ describe('botflow check on tasks', () => {
       compileSources([{ file: 'booking.flow.yaml', source: onInput }], REGISTRY, new Map()).problems.map(
         (p) => p.message,
       ),
-    ).toEqual(['a task runs from a message step, and "party" is a input step']);
+    ).toEqual(['a task runs from a message step, and "party" is an input step']);
   });
 
   it('warns of input nobody saves, and of a result read before the task ran', () => {
