@@ -68,7 +68,11 @@ export async function runReplay(args: string[], print: (line: string) => void): 
   for (const warning of recording.warnings ?? []) print(`warning: ${warning}`);
   const result = await replay(recording, { flows });
   for (const d of result.differences) print(`${d.text}\n`);
-  const summary = `${result.updates} updates replayed; ${result.recordedCalls} calls recorded, ${result.replayedCalls} made now`;
+  const tasks =
+    result.recordedTasks + result.replayedTasks > 0
+      ? `; ${result.recordedTasks} task attempts recorded, ${result.replayedTasks} made now`
+      : '';
+  const summary = `${result.updates} updates replayed; ${result.recordedCalls} calls recorded, ${result.replayedCalls} made now${tasks}`;
   if (!result.differences.length) {
     print(`${summary}: no differences`);
     return 0;

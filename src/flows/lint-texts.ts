@@ -105,7 +105,9 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       const rendered = catalog.bundle.formatPattern(message.value, args, errors);
       for (const error of errors) {
         const unknown = /Unknown variable: \$([\w-]+)/.exec(error.message)?.[1];
-        if (unknown)
+        // A field of a saved object reaches catalogs as `<name>_<field>` (booking.id → $booking_id).
+        const ofObject = unknown && [...saved].some((v) => unknown.startsWith(`${v}_`));
+        if (unknown && !ofObject)
           report(
             t.path,
             'warning',

@@ -66,10 +66,14 @@ export function taskTransitions(
   const failures = errorRoutes(task).map((r, i) => ({
     guard: act('taskFailed', { ...s, index: i }),
     ...(r.route.goto ? { target: r.route.goto } : {}),
-    actions: [act('taskError', { ...s, index: i })],
+    // The label names the route in coverage reports: `task error slot_taken`, `task error`.
+    actions: [
+      act('taskError', { ...s, index: i, label: `task error${r.codes ? ` ${r.codes.join('/')}` : ''}` }),
+    ],
   }));
   // No route for this failure: the person is told, and stays (a global command takes them elsewhere).
-  failures.push({ guard: act('taskFor', s), actions: [act('taskError', s)] });
+  if (errorRoutes(task).every((r) => r.codes))
+    failures.push({ guard: act('taskFor', s), actions: [act('taskError', { ...s, label: 'task failed' })] });
   const policy = task.while_running ?? 'queue';
   const routes = errorRoutes(task);
   const explicit = routes.findIndex((r) => r.codes?.includes(CANCELLED));

@@ -147,6 +147,7 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
         attempt: outcome.attempt,
         input: outcome.input,
         ...(outcome.error ? { error: outcome.error } : { result: outcome.result ?? null }),
+        ...(outcome.status === 'retry' ? { retried: true as const } : {}),
       });
     },
     call(op, args, outcome) {

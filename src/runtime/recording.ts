@@ -46,6 +46,8 @@ export interface TaskRecord {
   input: unknown;
   result?: unknown;
   error?: { code: string; message: string };
+  /** The failure was tried again (replay makes the same decision). */
+  retried?: true;
 }
 /** The last line, written when the recording is closed cleanly. */
 export interface EndRecord {

@@ -50,6 +50,8 @@ export function handlerLabel(type: string, params: Record<string, unknown>): str
   if (type === 'accept') return 'accept';
   if (type === 'reject') return params.last ? 'retries exhausted' : 'invalid answer';
   if (type === 'remind') return `remind ${Number(params.index) + 1}`;
+  if (type === 'taskDone') return 'task done';
+  if (type === 'taskError') return String(params.label ?? 'task failed');
   return undefined;
 }
 
@@ -96,7 +98,9 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
     }
     for (const t of node.always ?? []) {
       const target = t.target?.[0];
-      if (target && !isContainer(node)) add({ from, label: 'next', to: stepOf(target) });
+      // An eventless route of its own (an empty `options_from` list) is named by its handler.
+      const handler = t.actions.map((a) => handlerLabel(a.type, a.params ?? {})).find(Boolean);
+      if (target && !isContainer(node)) add({ from, label: handler ?? 'next', to: stepOf(target) });
     }
   };
   visit(root, '*');

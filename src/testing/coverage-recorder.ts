@@ -7,7 +7,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
-const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind'];
+const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind', 'taskDone', 'taskError'];
 
 /** What the dialogs reached, per flow. */
 export class CoverageRecorder {

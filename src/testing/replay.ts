@@ -32,6 +32,9 @@ export interface ReplayResult {
   updates: number;
   recordedCalls: number;
   replayedCalls: number;
+  /** Task attempts recorded, and made now (answered from the recording). */
+  recordedTasks: number;
+  replayedTasks: number;
   /** Conversations whose calls differ (empty: the change does not touch the recorded dialogs). */
   differences: ConversationDiff[];
 }
@@ -172,7 +175,7 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
         throw new TaskError('not_recorded', `the recording has no (further) result of task "${name}" here`);
       if (match.error)
         throw new TaskError(match.error.code, match.error.message, {
-          retryable: match.error.code === 'error',
+          retryable: match.retried === true,
         });
       return match.result;
     };
@@ -262,7 +265,9 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
   return {
     updates: recording.updates.length,
     recordedCalls: recordedCalls.length,
-    replayedCalls: replayed.length,
+    replayedCalls: replayed.filter((c) => !c.op.startsWith('task ')).length,
+    recordedTasks: recording.tasks?.length ?? 0,
+    replayedTasks: replayed.filter((c) => c.op.startsWith('task ')).length,
     differences,
   };
 }
