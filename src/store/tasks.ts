@@ -33,6 +33,8 @@ export interface TaskRow extends NewTaskRow {
   finishedAt: number | null;
 }
 
+// Queries of open tasks repeat the partial index's predicate (`status IN ('pending', 'running')`): SQLite
+// uses a partial index only when the query names its condition.
 const COLUMNS =
   'id, conversation_key AS conversationKey, revision, step_instance AS stepInstance, name, ref, input, scope, ' +
   'policy, chat_id AS chatId, idempotency_key AS idempotencyKey, status, attempts, run_after AS runAfter, ' +
@@ -41,8 +43,7 @@ const COLUMNS =
 /** Queries of the `tasks` table; statements are prepared once. */
 export class TaskStore {
   readonly #insert: Database.Statement;
-  readonly #due: Database.Statement<[number, number], TaskRow>;
-  readonly #claim: Database.Statement<[number, number]>;
+  readonly #claimDue: Database.Statement<[{ now: number; limit: number }], TaskRow>;
   readonly #finish: Database.Statement;
   readonly #later: Database.Statement;
   readonly #cancel: Database.Statement<[number, string, string, string]>;
@@ -59,11 +60,12 @@ export class TaskStore {
         'idempotency_key, run_after, created_at) VALUES (@conversationKey, @revision, @stepInstance, @name, @ref, ' +
         '@input, @scope, @policy, @chatId, @idempotencyKey, @createdAt, @createdAt)',
     );
-    this.#due = db.prepare(
-      `SELECT ${COLUMNS} FROM tasks WHERE status = 'pending' AND run_after <= ? ORDER BY run_after, id LIMIT ?`,
-    );
-    this.#claim = db.prepare(
-      "UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = ? WHERE id = ? AND status = 'pending'",
+    // One statement (one commit) starts every due task the runner has room for.
+    this.#claimDue = db.prepare(
+      "UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = @now WHERE id IN (" +
+        "SELECT id FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending' AND run_after <= @now " +
+        'ORDER BY run_after, id LIMIT @limit) ' +
+        `RETURNING ${COLUMNS}`,
     );
     this.#finish = db.prepare(
       'UPDATE tasks SET status = @status, result = @result, error = @error, finished_at = @now ' +
@@ -77,8 +79,12 @@ export class TaskStore {
         "AND status IN ('pending', 'running')",
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
-    this.#nextRunAfter = db.prepare("SELECT min(run_after) AS at FROM tasks WHERE status = 'pending'");
-    this.#recover = db.prepare("UPDATE tasks SET status = 'pending' WHERE status = 'running'");
+    this.#nextRunAfter = db.prepare(
+      "SELECT min(run_after) AS at FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending'",
+    );
+    this.#recover = db.prepare(
+      "UPDATE tasks SET status = 'pending' WHERE status IN ('pending', 'running') AND status = 'running'",
+    );
     this.#forConversation = db.prepare(
       `SELECT ${COLUMNS} FROM tasks WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
     );
@@ -88,14 +94,12 @@ export class TaskStore {
     this.#insert.run(row);
   }
 
-  /** Up to `limit` pending tasks whose next attempt may start at `now`, oldest first. */
-  due(now: number, limit: number): TaskRow[] {
-    return this.#due.all(now, limit);
-  }
-
-  /** Starts an attempt (counts it). False when the task was cancelled or taken meanwhile. */
-  claim(id: number, now: number): boolean {
-    return this.#claim.run(now, id).changes === 1;
+  /**
+   * Starts an attempt of up to `limit` pending tasks whose next attempt may start at `now`, oldest first:
+   * each is `running` with its attempt counted. Returns them as they are now.
+   */
+  claimDue(now: number, limit: number): TaskRow[] {
+    return this.#claimDue.all({ now, limit }).sort((a, b) => a.runAfter - b.runAfter || a.id - b.id);
   }
 
   /** Records the outcome of a running task; false when it is no longer running (cancelled meanwhile). */

@@ -73,12 +73,17 @@ export async function runAttempt(
     deadline,
     idempotencyKey: row.idempotencyKey,
     attempt,
-    logger: (o.logger ?? silent).child({
-      task: row.name,
-      taskId: row.id,
-      attempt,
-      conversation: row.conversationKey,
-    }),
+    // Made when the task first logs: most never do, and a child logger is not free.
+    get logger() {
+      const logger = (o.logger ?? silent).child({
+        task: row.name,
+        taskId: row.id,
+        attempt,
+        conversation: row.conversationKey,
+      });
+      Object.defineProperty(this, 'logger', { value: logger });
+      return logger;
+    },
     scope: {
       conversation: row.conversationKey,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
@@ -113,19 +118,28 @@ export async function runAttempt(
 function typing(row: TaskRow, o: AttemptOptions): () => void {
   const gateway = o.gateway;
   if (!gateway || row.chatId === null) return () => {};
+  const every = o.typingEveryMs ?? 4_000;
+  // Cosmetic, so it never holds up a reply: the lowest service class, dropped when it could not go out
+  // before the next one is due, and withdrawn as soon as the task ends.
+  const done = new AbortController();
   const send = () => {
     const job = {
       op: 'sendAction',
       args: { chat_id: row.chatId, action: 'typing_on' },
       chatId: row.chatId,
-      priority: 'reply',
+      priority: 'bulk',
+      ttlMs: every,
+      signal: done.signal,
     } as Job;
-    gateway.submit(job).catch(() => {}); // cosmetic: a lost "typing…" loses nothing
+    gateway.submit(job).catch(() => {}); // a lost "typing…" loses nothing
   };
   send();
-  const every = setInterval(send, o.typingEveryMs ?? 4_000);
-  every.unref?.();
-  return () => clearInterval(every);
+  const timer = setInterval(send, every);
+  timer.unref?.();
+  return () => {
+    clearInterval(timer);
+    done.abort();
+  };
 }
 
 function fail(code: string, message: string, retryable: boolean): Settled {

@@ -4,6 +4,9 @@
  * A result (or a failure after the last attempt) is recorded on the task row and written to the inbox as a
  * `task_result` event in ONE transaction, so the conversation hears it exactly once, in its order. A task
  * left running by a crash runs again at the next start, with the same idempotency key.
+ *
+ * Both ends are group commits: one statement starts every due task there is room for, and the attempts
+ * that ended within one turn of the event loop are recorded in one transaction (one disk sync for many).
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -57,13 +60,23 @@ const CANCEL_CHECK_MS = 250;
 /** Why a stopping process aborts the attempts still running: they stay `running` and run again at the next start. */
 const STOPPING = new Error('the process is stopping');
 
+/** An attempt that ended, to be recorded. */
+type Ended = { row: TaskRow; attempt: number; outcome: Settled; started: number };
+
 /** Runs tasks from the task outbox. */
 export class TaskRunner {
   readonly #o: TaskRunnerOptions;
   readonly #store: TaskStore;
   readonly #inbox: EngineInbox;
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
-  readonly #settle: Database.Transaction<(row: TaskRow, attempt: number, outcome: Settled) => boolean>;
+  readonly #settle: (row: TaskRow, attempt: number, outcome: Settled) => boolean;
+  /** Attempts that ended, waiting for the next group commit; each resolves when recorded. */
+  #ended: (Ended & { recorded: () => void })[] = [];
+  #recordQueued = false;
+  /** Records ended attempts in one transaction; what to tell listeners goes into `after` (run after commit). */
+  readonly #recordAll: Database.Transaction<
+    (ended: readonly Ended[], after: (() => void)[], free: number) => TaskRow[]
+  >;
   #started = false;
   #wake: unknown;
   #wakeAt: number | undefined;
@@ -75,7 +88,8 @@ export class TaskRunner {
     this.#o = options;
     this.#store = new TaskStore(options.db);
     this.#inbox = new EngineInbox(options.db);
-    this.#settle = options.db.transaction((row: TaskRow, attempt: number, outcome: Settled) => {
+    // Runs inside #recordAll's transaction: the task row and its inbox event commit together.
+    this.#settle = (row: TaskRow, attempt: number, outcome: Settled) => {
       const now = this.#o.clock.now();
       const finished = this.#store.finish(
         row.id,
@@ -102,7 +116,15 @@ export class TaskRunner {
         receivedAt: now,
       });
       return true;
-    });
+    };
+    this.#recordAll = options.db.transaction(
+      (ended: readonly Ended[], after: (() => void)[], free: number) => {
+        let results = 0;
+        for (const e of ended) if (this.#record(e.row, e.attempt, e.outcome, e.started, after)) results++;
+        if (results > 0) after.push(() => this.#o.onResult());
+        return free > 0 ? this.#store.claimDue(this.#o.clock.now(), free) : [];
+      },
+    );
   }
 
   /** Starts running tasks; those a stopped process left running are run again (same idempotency key). */
@@ -169,11 +191,10 @@ export class TaskRunner {
     const max = this.#o.concurrency ?? 16;
     const now = this.#o.clock.now();
     const free = max - this.#running.size;
-    if (free > 0) {
-      for (const row of this.#store.due(now, free)) {
-        if (this.#store.claim(row.id, now)) this.#launch(row, row.attempts + 1);
-      }
-    }
+    // A read first: the claim is a write, which would wait for the engine's commits to take the lock.
+    const next = free > 0 ? this.#store.nextRunAfter() : undefined;
+    if (next !== undefined && next <= now)
+      for (const row of this.#store.claimDue(now, free)) this.#launch(row, row.attempts);
     this.#armWake();
     this.#armCancelCheck();
     this.#notifyIdle();
@@ -224,13 +245,14 @@ export class TaskRunner {
     const controller = new AbortController();
     const started = this.#o.clock.now();
     const done = runAttempt(row, attempt, controller, this.#o)
-      .then((outcome) => {
-        if (controller.signal.reason !== STOPPING) this.#record(row, attempt, outcome, started);
-      })
-      .catch((error: unknown) => {
-        // Recording failed (the database is closing): the row stays running and runs again at the next start.
-        this.#o.logger?.error({ taskId: row.id, err: error }, 'could not record a task outcome');
-      })
+      .then((outcome) =>
+        controller.signal.reason === STOPPING
+          ? undefined
+          : new Promise<void>((recorded) => {
+              this.#ended.push({ row, attempt, outcome, started, recorded });
+              this.#queueRecording();
+            }),
+      )
       .finally(() => {
         this.#running.delete(row.id);
         if (this.#started) this.wake();
@@ -239,8 +261,33 @@ export class TaskRunner {
     this.#running.set(row.id, { controller, done });
   }
 
-  #record(row: TaskRow, attempt: number, outcome: Settled, started: number): void {
-    if (!this.#o.db.open) return;
+  #queueRecording(): void {
+    if (this.#recordQueued) return;
+    this.#recordQueued = true;
+    setImmediate(() => {
+      this.#recordQueued = false;
+      const ended = this.#ended;
+      this.#ended = [];
+      const after: (() => void)[] = [];
+      // The slots these attempts free are filled in the same transaction: one disk sync records the
+      // outcomes and starts the next tasks.
+      const free = this.#started ? (this.#o.concurrency ?? 16) - (this.#running.size - ended.length) : 0;
+      let claimed: TaskRow[] = [];
+      try {
+        if (this.#o.db.open) claimed = this.#recordAll.immediate(ended, after, free);
+      } catch (error) {
+        // Recording failed (the database is closing): the rows stay running and run again at the next start.
+        this.#o.logger?.error({ err: error, tasks: ended.length }, 'could not record task outcomes');
+        after.length = 0;
+      }
+      for (const notify of after) notify();
+      for (const row of claimed) this.#launch(row, row.attempts);
+      for (const e of ended) e.recorded();
+    });
+  }
+
+  /** Records one ended attempt; true when its result went to the inbox. */
+  #record(row: TaskRow, attempt: number, outcome: Settled, started: number, after: (() => void)[]): boolean {
     const ms = this.#o.clock.now() - started;
     const base = {
       taskId: row.id,
@@ -252,36 +299,39 @@ export class TaskRunner {
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
     };
     if (!outcome.ok && outcome.error.code === TASK_CODES.cancelled) {
-      this.#o.onOutcome?.({ ...base, status: 'cancelled', error: plain(outcome.error) });
-      return;
+      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: plain(outcome.error) }));
+      return false;
     }
     const policy = policyOf(row);
     if (!outcome.ok && attempt < policy.attempts && retryable(outcome.error, policy)) {
       const runAfter = this.#o.clock.now() + policy.backoffMs * 2 ** (attempt - 1);
       this.#store.retryLater(row.id, runAfter, JSON.stringify(plain(outcome.error)));
-      this.#o.logger?.warn(
-        { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
-        'task attempt failed; trying again',
-      );
-      this.#o.onOutcome?.({ ...base, status: 'retry', error: plain(outcome.error) });
-      return;
+      after.push(() => {
+        this.#o.logger?.warn(
+          { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
+          'task attempt failed; trying again',
+        );
+        this.#o.onOutcome?.({ ...base, status: 'retry', error: plain(outcome.error) });
+      });
+      return false;
     }
-    const delivered = this.#settle.immediate(row, attempt, outcome);
-    if (!delivered) {
-      this.#o.onOutcome?.({ ...base, status: 'cancelled' });
-      return;
+    if (!this.#settle(row, attempt, outcome)) {
+      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled' }));
+      return false;
     }
-    if (!outcome.ok)
-      this.#o.logger?.warn(
-        { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
-        'task failed for good',
-      );
-    this.#o.onResult();
-    this.#o.onOutcome?.({
-      ...base,
-      status: outcome.ok ? 'done' : 'failed',
-      ...(outcome.ok ? { result: outcome.result } : { error: plain(outcome.error) }),
+    after.push(() => {
+      if (!outcome.ok)
+        this.#o.logger?.warn(
+          { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
+          'task failed for good',
+        );
+      this.#o.onOutcome?.({
+        ...base,
+        status: outcome.ok ? 'done' : 'failed',
+        ...(outcome.ok ? { result: outcome.result } : { error: plain(outcome.error) }),
+      });
     });
+    return true;
   }
 
   #notifyIdle(): void {
