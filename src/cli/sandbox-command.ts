@@ -1,5 +1,5 @@
 /**
- * `botflow sandbox [--port N] [--token T] [--no-limits] [--db FILE] [--host H]`: runs the sandbox
+ * `botflow sandbox [--port N] [--token T] [--no-limits] [--db FILE] [--host H] [--realistic] …`: runs the sandbox
  * alone until interrupted. When ready it prints one JSON line `{"baseUrl": …, "token": …}`.
  */
 
@@ -19,6 +19,14 @@ options:
   --no-limits     do not enforce the 30/s and 2/s per chat limits
   --limits-scale X  multiply the limits by X (e.g. 10 for fast tests)
   --db FILE       keep the state in this SQLite file (default: in memory)
+  --realistic     the platform's pace: uploads process for seconds, webhook retries 30 s then 60 s apart
+                  (default: fast, for tests)
+  --show-notification-only-answers
+                  show callback answers that carry only a notification, marked (the platform's
+                  clients do not display them)
+  --callbacks-without-message SHARE, --callbacks-without-chat-id SHARE
+                  this share (0..1) of button presses arrive without their message, or without
+                  recipient.chat_id, as the platform sometimes sends them
 `;
 
 function parse(args: string[]): {
@@ -28,8 +36,21 @@ function parse(args: string[]): {
   noLimits: boolean;
   scale?: number;
   db?: string;
+  realistic: boolean;
+  showNotificationOnlyAnswers: boolean;
+  withoutMessage?: number;
+  withoutChatId?: number;
 } {
-  const out: ReturnType<typeof parse> = { noLimits: false };
+  const out: ReturnType<typeof parse> = {
+    noLimits: false,
+    realistic: false,
+    showNotificationOnlyAnswers: false,
+  };
+  const share = (flag: string, v: string) => {
+    const n = Number(v);
+    if (!(n >= 0 && n <= 1)) throw new Error(`${flag} is a share from 0 to 1, like 0.2`);
+    return n;
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const value = () => {
@@ -48,13 +69,28 @@ function parse(args: string[]): {
       out.scale = Number(value());
       if (!(out.scale > 0)) throw new Error('--limits-scale must be a positive number');
     } else if (a === '--db') out.db = value();
+    else if (a === '--realistic') out.realistic = true;
+    else if (a === '--show-notification-only-answers') out.showNotificationOnlyAnswers = true;
+    else if (a === '--callbacks-without-message') out.withoutMessage = share(a, value());
+    else if (a === '--callbacks-without-chat-id') out.withoutChatId = share(a, value());
     else throw new Error(`unknown option ${a}`);
   }
   return out;
 }
 
 export const command: Command = {
-  options: ['port', 'host', 'token', 'no-limits', 'limits-scale', 'db'],
+  options: [
+    'port',
+    'host',
+    'token',
+    'no-limits',
+    'limits-scale',
+    'db',
+    'realistic',
+    'show-notification-only-answers',
+    'callbacks-without-message',
+    'callbacks-without-chat-id',
+  ],
   summary: 'run the local platform sandbox (Bot API + control API), print {"baseUrl","token"}',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
@@ -75,6 +111,16 @@ export const command: Command = {
       ...(opts.host ? { host: opts.host } : {}),
       ...(opts.token ? { token: opts.token } : {}),
       ...(opts.db ? { dbPath: opts.db } : {}),
+      ...(opts.realistic ? { timing: 'realistic' as const } : {}),
+      ...(opts.showNotificationOnlyAnswers ? { showNotificationOnlyAnswers: true } : {}),
+      ...(opts.withoutMessage !== undefined || opts.withoutChatId !== undefined
+        ? {
+            callbackVariants: {
+              ...(opts.withoutMessage !== undefined ? { withoutMessage: opts.withoutMessage } : {}),
+              ...(opts.withoutChatId !== undefined ? { withoutChatId: opts.withoutChatId } : {}),
+            },
+          }
+        : {}),
       limits: opts.noLimits ? false : { global: 30, perChat: 2, scale: opts.scale ?? 1 },
     });
     process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token })}\n`);

@@ -27,6 +27,12 @@ export interface SandboxOptions {
   token?: string;
   /** The platform's limits (default 30/s overall, 2/s per chat); `false` turns them off; `scale` multiplies them. */
   limits?: false | LimitOptions;
+  /**
+   * `fast` (default): tests stay quick (uploads process in 0.3–2 s, webhook retries 1 s then doubling).
+   * `realistic`: the platform's pace (uploads 2–15 s, webhook retries 30 s then 60 s apart), for slow
+   * end-to-end tests and for trying a bot as people will meet it. Explicit options below still win.
+   */
+  timing?: 'fast' | 'realistic';
   /** How long an upload stays "processing" (ms, sandbox clock). Defaults: image 300, video 2000, audio 1000, file 300. */
   attachmentProcessingMs?: Partial<Record<MediaKind, number>>;
   /** A webhook failing for this long is unsubscribed (default 8 h, as the platform). */
@@ -86,6 +92,18 @@ export const DEFAULT_PROCESSING_MS: Record<MediaKind, number> = {
   file: 300,
 };
 
+/**
+ * The `realistic` timing profile: processing and retry delays of the order the platform shows (a photo
+ * takes seconds to process, a video many; a failed webhook delivery is retried 30 s, then 60 s later).
+ */
+export const REALISTIC_TIMING = {
+  attachmentProcessingMs: { image: 2_000, video: 15_000, audio: 5_000, file: 2_000 } as Record<
+    MediaKind,
+    number
+  >,
+  webhook: { firstRetryDelayMs: 30_000, maxRetryDelayMs: 60_000 },
+};
+
 /** Builds the sandbox app (not listening yet). */
 export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
   const token = options.token ?? generateBotToken();
@@ -102,7 +120,12 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       is_bot: true,
       last_activity_time: now(),
     });
-  const webhookOptions = { ...DEFAULT_WEBHOOK_OPTIONS, ...options.webhook };
+  const realistic = options.timing === 'realistic';
+  const webhookOptions = {
+    ...DEFAULT_WEBHOOK_OPTIONS,
+    ...(realistic ? REALISTIC_TIMING.webhook : {}),
+    ...options.webhook,
+  };
   if (options.webhookGiveUpMs !== undefined) webhookOptions.giveUpMs = options.webhookGiveUpMs;
   let platform: Platform;
   const hub = new UpdateHub(
@@ -119,7 +142,10 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     data,
     {
       now,
-      attachmentProcessingMs: { ...DEFAULT_PROCESSING_MS, ...options.attachmentProcessingMs },
+      attachmentProcessingMs: {
+        ...(realistic ? REALISTIC_TIMING.attachmentProcessingMs : DEFAULT_PROCESSING_MS),
+        ...options.attachmentProcessingMs,
+      },
       legacyPermissionNames: options.legacyPermissionNames ?? true,
       showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
       callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },

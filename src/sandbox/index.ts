@@ -1,5 +1,11 @@
 /** `botflow-engine/sandbox`. The sandbox: a local, faithful emulation of the messenger platform. */
-export { buildSandbox, DEFAULT_PROCESSING_MS, type SandboxInternals, type SandboxOptions } from './app.ts';
+export {
+  buildSandbox,
+  DEFAULT_PROCESSING_MS,
+  REALISTIC_TIMING,
+  type SandboxInternals,
+  type SandboxOptions,
+} from './app.ts';
 export type { PersonFile, PersonMessage, PressResult } from './control/people-messages.ts';
 export type { PersonView, SeenMessage } from './control/view.ts';
 export {
