@@ -52,6 +52,8 @@ export interface EngineOptions {
   logger?: Logger;
   /** What to do with timers that came due while the engine was not running. */
   timerGrace?: TimerGrace;
+  /** The bot's username (`getMe`): in groups, `/start@other_bot` and `@other_bot /start` are not ours. */
+  botUsername?: string;
   /** Answer to a press on a keyboard that no running step owns (default "This menu is no longer active."). */
   staleText?: string;
   /** Inbox events per transaction (default 256). */
@@ -129,6 +131,7 @@ export function createEngine(options: EngineOptions): Engine {
     now: () => clock.now(),
     logger,
     staleText: options.staleText ?? 'This menu is no longer active.',
+    botUsername: options.botUsername,
     batchSize: options.batchSize ?? 256,
   });
   const timers = new TimerService(db, options.timerGrace, logger);

@@ -76,6 +76,8 @@ export interface AppParts {
     flows: FlowDefinition[];
     secret?: string;
     logger: Logger;
+    /** The bot's username, from the self-check (commands addressed to other bots are not ours). */
+    botUsername?: string;
     /** Tasks running at once (`tasks.concurrency`). */
     taskConcurrency?: number;
   }): Engine;

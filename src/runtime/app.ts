@@ -169,6 +169,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
       taskConcurrency: config.tasks.concurrency,
+      ...(check.bot.username ? { botUsername: check.bot.username } : {}),
     });
     engine = running;
     if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));

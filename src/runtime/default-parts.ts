@@ -135,6 +135,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
         tasks,
         ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
+        ...(options.botUsername ? { botUsername: options.botUsername } : {}),
       });
     },
     async startPolling(options) {

@@ -180,6 +180,7 @@ export class Harness {
       clock: virtualClock(() => this.#time),
       secret: 'botflow-transcripts-0123456789',
       tasks: this.#tasks,
+      botUsername: this.sandbox.bot.username,
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
     if (recorder) this.engine.on('task', (o) => recorder.task(o));

@@ -198,6 +198,13 @@ describe('flows and triggers', () => {
     expect(parseCommand('/start ref 42')).toEqual({ name: 'start', args: 'ref 42' });
     expect(parseCommand('/help@my_bot')).toEqual({ name: 'help', args: '' });
     expect(parseCommand('hello /start')).toBeUndefined();
+    // Addressed in a group: by suffix or by mention; with the bot's name known, another bot's is not ours.
+    expect(parseCommand('/help@my_bot', 'My_Bot')).toEqual({ name: 'help', args: '' });
+    expect(parseCommand('@my_bot /book 4 people', 'my_bot')).toEqual({ name: 'book', args: '4 people' });
+    expect(parseCommand('@my_bot, /book', 'my_bot')).toEqual({ name: 'book', args: '' });
+    expect(parseCommand('/help@other_bot', 'my_bot')).toEqual({ otherBot: 'other_bot' });
+    expect(parseCommand('@other_bot /help', 'my_bot')).toEqual({ otherBot: 'other_bot' });
+    expect(parseCommand('@my_bot hello', 'my_bot')).toBeUndefined();
   });
 
   it('keeps pinned versions and refuses clearly when a pinned version is missing', () => {

@@ -47,6 +47,8 @@ export interface PlannerOptions {
   signer: ButtonSigner;
   now: () => number;
   logger?: Logger | undefined;
+  /** The bot's username: commands addressed to another bot in a group (`/start@other`) are not ours. */
+  botUsername?: string | undefined;
   /** Answer to a press on a keyboard nobody can act on any more (no session, or policy `notify` without text). */
   staleText: string;
   /** A session known in memory (planned earlier in the batch, or cached), read before the database. */
@@ -159,7 +161,7 @@ export class EventPlanner {
       setKey(key);
       const session = this.#session(key);
       const meta = metaOf(update, updatePlace(update), key, row.receivedAt, session?.row.chatId);
-      return this.#incoming(key, session, interpretUpdate(update, meta), now);
+      return this.#incoming(key, session, interpretUpdate(update, meta, this.#o.botUsername), now);
     }
     const key = row.conversationKey;
     if (!key) return skip(`a ${row.kind} event without a conversation`);
@@ -173,6 +175,8 @@ export class EventPlanner {
   #incoming(key: string, session: CachedSession | undefined, incoming: Incoming, now: number): Planned {
     const active = session?.row.status === 'active' ? session : undefined;
     switch (incoming.kind) {
+      case 'ignore':
+        return skip(incoming.reason);
       case 'press':
         return this.#press(key, session, incoming.press, now);
       case 'leave': {

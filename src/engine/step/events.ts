@@ -21,24 +21,43 @@ export type Incoming =
   | { kind: 'event'; event: FlowEvent; trigger?: FlowInput['trigger'] }
   /** A callback button was pressed. */
   | { kind: 'press'; press: Press }
+  /** Not for this bot (a command addressed to another bot in a group). */
+  | { kind: 'ignore'; reason: string }
   /** The person stopped the bot or removed the dialog: their timers and unsent calls go. */
   | { kind: 'leave'; reason: 'bot_stopped' | 'dialog_removed'; event: FlowEvent };
 
-/** Splits `/name args` (also `/name@bot args`) into name and args; undefined when `text` is no command. */
-export function parseCommand(text: string | undefined): { name: string; args: string } | undefined {
+/**
+ * Splits `/name args` into name and args; undefined when `text` is no command. In groups a command may
+ * name its bot: `/name@bot args` or `@bot /name args`. With `botUsername` known, a command addressed to
+ * another bot gives `{ otherBot }` (it is not ours to act on); without it, any address is accepted.
+ */
+export function parseCommand(
+  text: string | undefined,
+  botUsername?: string,
+): { name: string; args: string } | { otherBot: string } | undefined {
   if (!text) return undefined;
-  const match = /^\/([^\s@/]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  let t = text.trim();
+  const ours = (name: string) => !botUsername || name.toLowerCase() === botUsername.toLowerCase();
+  const mention = /^@(\w+)[\s,:]+(\/[\s\S]*)$/.exec(t);
+  if (mention) {
+    if (!ours(mention[1]!)) return { otherBot: mention[1]! };
+    t = mention[2]!;
+  }
+  const match = /^\/([^\s@/]+)(?:@(\S+))?(?:\s+([\s\S]*))?$/.exec(t);
   if (!match) return undefined;
-  return { name: match[1]!, args: (match[2] ?? '').trim() };
+  if (match[2] !== undefined && !ours(match[2])) return { otherBot: match[2] };
+  return { name: match[1]!, args: (match[3] ?? '').trim() };
 }
 
 /** Interprets one update of a conversation. */
-export function interpretUpdate(update: Update, meta: EventMeta): Incoming {
+export function interpretUpdate(update: Update, meta: EventMeta, botUsername?: string): Incoming {
   switch (update.update_type) {
     case 'message_created': {
       const message = update.message;
       const text = message.body.text;
-      const command = parseCommand(text);
+      const command = parseCommand(text, botUsername);
+      if (command && 'otherBot' in command)
+        return { kind: 'ignore', reason: `a command addressed to another bot (@${command.otherBot})` };
       if (command) {
         return {
           kind: 'event',
