@@ -63,8 +63,11 @@ export function updatePlace(update: Update | unknown): UpdatePlace {
   const recipient = record(message?.recipient);
   const callback = record(u.callback);
   const chatId = id(recipient?.chat_id) ?? id(u.chat_id);
-  // For a callback the presser counts, not the bot that sent the message carrying the keyboard.
+  // For a callback the presser counts, not the bot that sent the message carrying the keyboard; for a
+  // member joining or leaving, the member (whichever reading the update follows: see membershipChange).
+  const member = type === 'user_added' || type === 'user_removed' ? memberOf(u) : undefined;
   const userId =
+    member ??
     id(record(callback?.user)?.user_id) ??
     id(record(u.user)?.user_id) ??
     id(record(message?.sender)?.user_id) ??
@@ -77,6 +80,13 @@ export function updatePlace(update: Update | unknown): UpdatePlace {
         (typeof chatId === 'number' && chatId > 0) || // dialogs have positive ids, groups negative
         (callback !== undefined && chatId === undefined);
   return { type, chatId, userId, isDialog };
+}
+
+/** The member of a `user_added`/`user_removed` update, by the same rule as `membershipChange`. */
+function memberOf(u: Record<string, unknown>): number | string | undefined {
+  const top = id(u.user_id);
+  const user = id(record(u.user)?.user_id);
+  return top !== undefined && top !== user ? top : user;
 }
 
 /** The id and time fields the spec types as integers, where an update carries them. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeUpdate } from '../../src/client/schemas/index.ts';
+import { decodeUpdate, membershipChange } from '../../src/client/schemas/index.ts';
 import { canonicalUpdateJson, conversationKey, dedupeKey } from '../../src/inbox/keys.ts';
 
 const payloads = new URL('../client/fixtures/payloads/', import.meta.url);
@@ -54,6 +54,25 @@ describe('conversationKey', () => {
     expect(conversationKey(decodeUpdate({ update_type: 'something_new', chat_id: -9, user_id: 3 }))).toBe(
       'c:-9:u:3',
     );
+  });
+});
+
+describe('members joining and leaving', () => {
+  it('reads both shapes of user_added/user_removed without confusing the member and who acted', () => {
+    // Recorded: `user` is the inviter (also inviter_id), the member is the top-level user_id.
+    const recorded = webhook('user_added');
+    expect(membershipChange(decodeUpdate(recorded) as never)).toEqual({ member: 234567890, by: 123456789 });
+    expect(conversationKey(recorded)).toBe(`c:${recorded.chat_id}:u:234567890`);
+    // The OpenAPI text: `user` is the member, inviter_id (or admin_id) who acted.
+    const openapi = { ...recorded, user: { ...recorded.user, user_id: 234567890 }, inviter_id: 123456789 };
+    delete openapi.user_id;
+    expect(membershipChange(decodeUpdate(openapi) as never)).toEqual({ member: 234567890, by: 123456789 });
+    expect(conversationKey(openapi)).toBe(`c:${recorded.chat_id}:u:234567890`);
+    // Someone who joined or left by themselves: no `by`.
+    const left = { ...openapi, update_type: 'user_removed', inviter_id: undefined, admin_id: undefined };
+    expect(membershipChange(decodeUpdate(left) as never)).toEqual({ member: 234567890 });
+    const removed = webhook('user_removed');
+    expect(membershipChange(decodeUpdate(removed) as never)).toEqual({ member: 234567890, by: 123456789 });
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BotApi } from '../../src/client/client.ts';
-import { decodeUpdate } from '../../src/client/schemas/index.ts';
+import { decodeUpdate, membershipChange } from '../../src/client/schemas/index.ts';
 import {
   type FeedEvent,
   SandboxControl,
@@ -273,5 +273,32 @@ describe('running it', () => {
     const update = await personInDialog(h.sandbox);
     expect(decodeUpdate((await h.api.getUpdates({ timeout: 0 })).updates[0]).update_type).toBe('bot_started');
     expect(update.chatId).toBeGreaterThan(0);
+  });
+});
+
+describe('people joining and leaving a group', () => {
+  it('sends user_added and user_removed as recorded: user is who acted, user_id the member', async () => {
+    h = await sandboxClient();
+    const owner = await h.sandbox.control.createUser({ first_name: 'Olga' });
+    const guest = await h.sandbox.control.createUser({ first_name: 'Gleb' });
+    const chat = await h.sandbox.control.createChat({
+      owner_id: owner.user_id,
+      title: 'Club',
+      with_bot: true,
+    });
+    await h.sandbox.control.addUser(owner.user_id, chat.chat_id, guest.user_id);
+    await h.sandbox.control.removeUser(guest.user_id, chat.chat_id); // Gleb leaves by himself
+    const updates = (await h.api.getUpdates({ marker: FIRST_MARKER, timeout: 0 })).updates.filter(
+      (u) => u.update_type === 'user_added' || u.update_type === 'user_removed',
+    );
+    const added = decodeUpdate(updates[0]) as Parameters<typeof membershipChange>[0];
+    expect(added).toMatchObject({
+      user: { user_id: owner.user_id },
+      user_id: guest.user_id,
+      inviter_id: owner.user_id,
+    });
+    expect(membershipChange(added)).toEqual({ member: guest.user_id, by: owner.user_id });
+    const left = decodeUpdate(updates[1]) as Parameters<typeof membershipChange>[0];
+    expect(membershipChange(left)).toEqual({ member: guest.user_id });
   });
 });

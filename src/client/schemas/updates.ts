@@ -65,12 +65,18 @@ export const BotRemovedUpdate = obj({
   ...chatUser,
   is_channel: z.boolean().optional(),
 });
+/**
+ * Two readings exist of `user_added`/`user_removed` (see `membershipChange`): in the OpenAPI text `user`
+ * is the person added or removed; in recorded payloads `user` is the inviter (or admin) and the person is
+ * the top-level `user_id`.
+ */
 export const UserAddedUpdate = obj({
   update_type: z.literal('user_added'),
   ...envelope,
   ...chatUser,
   is_channel: z.boolean().optional(),
   inviter_id: int.optional(),
+  user_id: int.optional(),
 });
 export const UserRemovedUpdate = obj({
   update_type: z.literal('user_removed'),
@@ -78,7 +84,29 @@ export const UserRemovedUpdate = obj({
   ...chatUser,
   is_channel: z.boolean().optional(),
   admin_id: int.optional(),
+  user_id: int.optional(),
 });
+
+/**
+ * Who joined or left a group, and who did it, whichever reading the update follows: a top-level `user_id`
+ * other than `user`'s names the member (then `user` is who added or removed them, as recorded); otherwise
+ * `user` is the member (the OpenAPI text) and `inviter_id`/`admin_id` who did it. `by` is absent when the
+ * member joined or left by themselves.
+ */
+export function membershipChange(update: {
+  user: { user_id: number };
+  user_id?: number | undefined;
+  inviter_id?: number | undefined;
+  admin_id?: number | undefined;
+}): { member: number; by?: number } {
+  const actor = update.inviter_id ?? update.admin_id;
+  if (update.user_id !== undefined && update.user_id !== update.user.user_id) {
+    const by = actor ?? update.user.user_id;
+    return { member: update.user_id, ...(by !== update.user_id ? { by } : {}) };
+  }
+  const member = update.user.user_id;
+  return { member, ...(actor !== undefined && actor !== member ? { by: actor } : {}) };
+}
 /** The person pressed Start; `payload` is the deep-link parameter (≤ 512 characters). */
 export const BotStartedUpdate = obj({
   update_type: z.literal('bot_started'),

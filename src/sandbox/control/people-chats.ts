@@ -239,8 +239,10 @@ export function addUser(p: Platform, actorId: number, chatId: number, userId: nu
     is_admin: false,
     permissions: [],
   };
+  // As the platform's recorded payloads have it: `user` is who added them, `user_id` the member (the
+  // OpenAPI text reads `user` as the member; botflow's membershipChange reads both).
   publishIn(p, chat, 'user_added', {
-    user: p.userJson(userId),
+    user: p.userJson(actorId),
     user_id: userId,
     is_channel: chat.type === 'channel',
     inviter_id: actorId === userId ? undefined : actorId,
@@ -255,7 +257,7 @@ export function removeUser(p: Platform, actorId: number, chatId: number, userId:
   if (!chat.members[String(userId)]) throw conflict(`User ${userId} is not in chat ${chatId}`);
   if (actorId !== userId) requireAdmin(chat, actorId, 'remove people');
   publishIn(p, chat, 'user_removed', {
-    user: p.userJson(userId),
+    user: p.userJson(actorId),
     user_id: userId,
     is_channel: chat.type === 'channel',
     admin_id: actorId === userId ? undefined : actorId,
