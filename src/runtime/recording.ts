@@ -79,6 +79,7 @@ export function readRecording(path: string): Recording {
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n');
   const recording: Recording = { startedAt: 0, endedAt: 0, updates: [], calls: [] };
+  const tasks: TaskRecord[] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     let record: RecordLine;
@@ -94,12 +95,13 @@ export function readRecording(path: string): Recording {
     else if (record.type === 'end') recording.endedAt = record.at;
     else if (record.type === 'update') recording.updates.push(record);
     else if (record.type === 'call') recording.calls.push(record);
-    else if (record.type === 'task') (recording.tasks ??= []).push(record);
+    else if (record.type === 'task') tasks.push(record);
     else
       throw new RecordingError(
         `${path}:${i + 1}: unknown record type ${JSON.stringify((record as { type?: unknown }).type)}`,
       );
   });
+  if (tasks.length > 0) recording.tasks = tasks;
   const last = Math.max(0, ...recording.updates.map((u) => u.at), ...recording.calls.map((c) => c.at));
   recording.endedAt = Math.max(recording.endedAt, last);
   if (!recording.startedAt) recording.startedAt = recording.updates[0]?.at ?? last;
