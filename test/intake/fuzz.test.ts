@@ -1,5 +1,6 @@
 /**
- * Hostile webhook bodies, generated from the platform's recorded payloads with a seeded generator
+ * Hostile webhook bodies, generated from the platform's recorded payloads with a seeded generator (button
+ * presses also without their message or chat, as the platform sometimes sends them)
  * (BOTFLOW_CRASH_SEED repeats a run): real HTTP into the receiver, then the engine with the example flows
  * over everything stored. No answer is a 500, nothing crashes, no database error is logged, and every
  * stored row ends handled, or ignored / failed with a reason.
@@ -70,6 +71,15 @@ function generator(random: () => number) {
       return `{"update_type":"message_created","x":${nested(70 + Math.floor(random() * 5_000))}}`;
     if (roll < 0.08) return pick(['', 'null', '[]', '"text"', '{', '{"update_type":', 'not json', '{}']);
     const update = structuredClone(pick(samples)) as Json;
+    // Presses as the platform sometimes sends them (the sandbox's callbackVariants): a quarter without
+    // their message, a quarter without the message's recipient.chat_id, before any other mutation.
+    const callback = update as { update_type?: string; message?: { recipient?: { chat_id?: number } } };
+    if (callback.update_type === 'message_callback') {
+      const variant = random();
+      if (variant < 0.25) delete callback.message;
+      else if (variant < 0.5) delete callback.message?.recipient?.chat_id;
+      if (variant < 0.5 && random() < 0.5) return JSON.stringify(update); // the variant alone, unmutated
+    }
     const mutations = 1 + Math.floor(random() * 3);
     for (let i = 0; i < mutations; i++) {
       const all = paths(update);
