@@ -58,6 +58,11 @@ export interface SandboxOptions {
    * complete. The shares are exact and deterministic (every 1/share-th press), not random.
    */
   callbackVariants?: { withoutMessage?: number; withoutChatId?: number };
+  /**
+   * In group chats a bot without `read_all_messages` gets only commands, mentions of it and replies to
+   * its messages (default true: the conservative reading where the spec is silent); false delivers all.
+   */
+  groupPrivacy?: boolean;
   /** Report legacy permission names (post_edit_delete_message, …) next to the new ones; default true. */
   legacyPermissionNames?: boolean;
   /** Public origin (scheme://host:port) used in upload and file URLs; `startSandbox` sets it. */
@@ -149,6 +154,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       legacyPermissionNames: options.legacyPermissionNames ?? true,
       showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
       callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },
+      groupPrivacy: options.groupPrivacy ?? true,
       ...(options.logger ? { logger: options.logger } : {}),
     },
     hub,

@@ -19,6 +19,11 @@ export interface PlatformSettings {
   showNotificationOnlyAnswers: boolean;
   /** Shares (0..1) of button presses whose update lacks `message`, or (in dialogs) `message.recipient.chat_id`. */
   callbackVariants: { withoutMessage: number; withoutChatId: number };
+  /**
+   * In group chats a bot without `read_all_messages` gets only commands, messages mentioning it and
+   * replies to its messages (the conservative reading where the spec is silent). False: every message.
+   */
+  groupPrivacy: boolean;
   logger?: Logger;
 }
 
@@ -93,6 +98,23 @@ export class Platform {
   botIsIn(chat: ChatRecord): boolean {
     if (chat.type === 'dialog') return chat.status !== 'removed';
     return Boolean(chat.members[String(this.botId)]);
+  }
+
+  /**
+   * Whether the bot gets a person's message in `chat`: always in dialogs and channels, and in group chats
+   * when it may read everything (`read_all_messages`) or the message is for it: a command, a mention of
+   * the bot, or a reply to one of its messages.
+   */
+  botSees(chat: ChatRecord, msg: MessageRecord): boolean {
+    if (chat.type !== 'chat' || !this.settings.groupPrivacy) return true;
+    if (msg.sender_id === this.botId) return true;
+    if (chat.members[String(this.botId)]?.permissions.includes('read_all_messages')) return true;
+    const text = msg.text ?? '';
+    if (text.trimStart().startsWith('/')) return true;
+    const username = this.data.bot.username;
+    if (username && text.toLowerCase().includes(`@${username.toLowerCase()}`)) return true;
+    const replied = msg.link?.type === 'reply' ? this.data.messages[msg.link.mid] : undefined;
+    return replied?.sender_id === this.botId;
   }
 
   /** The chat as the bot may see it: 404 when unknown, 403 when the bot is not in it. */

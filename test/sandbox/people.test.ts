@@ -302,3 +302,44 @@ describe('people joining and leaving a group', () => {
     expect(membershipChange(left)).toEqual({ member: guest.user_id });
   });
 });
+
+describe('what a bot sees in a group chat', () => {
+  it('without read_all_messages: commands, mentions and replies to it, in updates and in history', async () => {
+    h = await sandboxClient();
+    const ann = await h.sandbox.control.createUser({ first_name: 'Ann' });
+    const plain = await h.sandbox.control.createChat({
+      owner_id: ann.user_id,
+      title: 'Plain',
+      with_bot: true,
+    });
+    const sent = async (text: string) => h!.sandbox.control.sendText(ann.user_id, plain.chat_id, text);
+    await sent('good morning all');
+    await sent('/book 4');
+    await sent(`what do you think, @${h.sandbox.bot.username}?`);
+    const botMessage = await h.api.sendMessage({ chat_id: plain.chat_id, text: 'Tables are free.' });
+    await h.sandbox.control.sendMessage(ann.user_id, plain.chat_id, {
+      text: 'thanks',
+      reply_to: botMessage.message.body.mid,
+    });
+    await sent('lunch?');
+    const texts = (await h.api.getUpdates({ marker: FIRST_MARKER, timeout: 0 })).updates
+      .filter((u) => u.update_type === 'message_created')
+      .map((u) => (u as { message: { body: { text?: string } } }).message.body.text);
+    expect(texts).toEqual(['/book 4', `what do you think, @${h.sandbox.bot.username}?`, 'thanks']);
+    const history = (await h.api.getMessages({ chat_id: plain.chat_id })).messages.map((m) => m.body.text);
+    expect(history).not.toContain('good morning all');
+    expect(history).not.toContain('lunch?');
+    expect(history).toContain('Tables are free.');
+
+    // With read_all_messages (or groupPrivacy: false), everything.
+    const open = await h.sandbox.control.createChat({
+      owner_id: ann.user_id,
+      title: 'Open',
+      with_bot: true,
+      bot_permissions: ['read_all_messages'],
+    });
+    await h.sandbox.control.sendText(ann.user_id, open.chat_id, 'lunch?');
+    const all = (await h.api.getMessages({ chat_id: open.chat_id })).messages.map((m) => m.body.text);
+    expect(all).toContain('lunch?');
+  });
+});

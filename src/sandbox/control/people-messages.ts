@@ -113,6 +113,7 @@ export function personSends(
   });
   // The person's locale comes with a new message in a dialog only (MessageCreatedUpdate in the OpenAPI).
   const userLocale = chat.type === 'dialog' ? locale(p.user(userId)) : undefined;
+  if (!p.botSees(chat, msg)) return msg; // a group message that is not for a bot without read_all_messages
   publishIn(p, chat, 'message_created', {
     chat_id: undefined,
     message: messageView(p.data, msg),

@@ -51,7 +51,9 @@ export function registerMessageRoutes(app: FastifyInstance, p: Platform): void {
     if (ids) {
       const found = ids.map((id) => p.data.messages[id]).filter((m): m is MessageRecord => Boolean(m));
       return {
-        messages: found.filter((m) => p.botIsIn(p.chat(m.chat_id))).map((m) => messageView(p.data, m)),
+        messages: found
+          .filter((m) => p.botIsIn(p.chat(m.chat_id)) && p.botSees(p.chat(m.chat_id), m))
+          .map((m) => messageView(p.data, m)),
       };
     }
     const chat = p.botChat(chatId!);
@@ -61,6 +63,8 @@ export function registerMessageRoutes(app: FastifyInstance, p: Platform): void {
     const to = intArg(args, 'to');
     const list = chat.mids
       .map((mid) => p.data.messages[mid]!)
+      // History too: a bot without read_all_messages reads only what it would have been sent.
+      .filter((m) => p.botSees(chat, m))
       .filter((m) => (from === undefined || m.timestamp <= from) && (to === undefined || m.timestamp >= to))
       .reverse()
       .slice(0, count);
