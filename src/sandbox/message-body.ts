@@ -6,6 +6,7 @@
 import { type AttachmentRequest, TEXT_MAX } from '../client/schemas/index.ts';
 import { resolveAttachments } from './attachments.ts';
 import { badRequest, notFound } from './errors.ts';
+import { formatMessage } from './markup.ts';
 import type { Platform } from './platform.ts';
 import { checkSpec, SpecNewMessageBody } from './spec-schemas.ts';
 import type { MessageRecord } from './state.ts';
@@ -22,7 +23,17 @@ export function messageFields(
     throw badRequest(`${what}.text: at most ${TEXT_MAX} characters (got ${body.text.length})`);
   }
   const fields: Partial<MessageRecord> = {};
-  if (body.text !== undefined) fields.text = body.text;
+  if (body.text !== undefined) {
+    // As the platform stores it: the plain text, and the formatting as markup elements.
+    const usernames = new Set(
+      Object.values(platform.data.users).flatMap((u) => (u.username ? [u.username.toLowerCase()] : [])),
+    );
+    const formatted = formatMessage(body.text, body.format ?? undefined, (name) =>
+      usernames.has(name.toLowerCase()),
+    );
+    fields.text = formatted.text;
+    fields.markup = formatted.markup;
+  }
   if (body.format !== undefined) fields.format = body.format;
   if (body.attachments !== undefined)
     fields.attachments = resolveAttachments(platform, body.attachments as AttachmentRequest[]);
@@ -40,6 +51,7 @@ export function messageFields(
 /** Applies an edit to `msg` (text and attachments) and tells people. */
 export function applyEdit(platform: Platform, msg: MessageRecord, fields: Partial<MessageRecord>): void {
   if (fields.text !== undefined) msg.text = fields.text;
+  if (fields.markup !== undefined) msg.markup = fields.markup;
   if (fields.format !== undefined) msg.format = fields.format;
   if (fields.attachments !== undefined) msg.attachments = fields.attachments;
   msg.edited_at = platform.now();

@@ -5,6 +5,7 @@
  */
 import type { Attachment } from '../client/schemas/index.ts';
 import { type IdCounters, newCounters } from './ids.ts';
+import type { MarkupElement } from './markup.ts';
 
 export type ChatKind = 'dialog' | 'chat' | 'channel';
 
@@ -68,6 +69,8 @@ export interface MessageRecord {
   /** As the platform returns them (tokens resolved to media objects). */
   attachments?: Attachment[];
   link?: { type: string; mid: string };
+  /** Formatting of `text` (from `format: html | markdown`, and @mentions of known people). */
+  markup?: MarkupElement[];
   edited_at?: number;
   views: number;
 }

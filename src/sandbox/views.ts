@@ -93,6 +93,7 @@ function messageBody(m: MessageRecord): Json {
     seq: m.seq,
     text: m.text,
     attachments: m.attachments?.length ? m.attachments : undefined,
+    markup: m.markup?.length ? m.markup : undefined,
   });
 }
 

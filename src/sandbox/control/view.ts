@@ -61,6 +61,7 @@ export function personView(p: Platform, userId: number, chatId: number | undefin
         sender_id: m.sender_id,
         timestamp: m.timestamp,
         text: m.text,
+        ...(m.markup?.length ? { markup: m.markup } : {}),
         edited: m.edited_at !== undefined,
         keyboard: kb?.payload.buttons,
         attachments: (m.attachments ?? []).filter((a) => a.type !== 'inline_keyboard'),

@@ -1,6 +1,6 @@
 // One person's chat with the bot: messages as they see them, keyboards, notifications and the composer.
 import { fileToBase64, sandbox } from './api.js';
-import { avatar, clock, formattedText, h } from './dom.js';
+import { avatar, clock, h, markedText } from './dom.js';
 import { icon } from './icons.js';
 
 const MEDIA_KIND = (file) =>
@@ -382,7 +382,7 @@ export class ChatColumn {
   }
 
   messageView(m) {
-    const text = m.text ? (m.from === 'bot' ? formattedText(m.text) : [m.text]) : [];
+    const text = m.text ? markedText(m.text, m.markup) : [];
     const editKey = m.edited ? `${m.text}|${JSON.stringify(m.keyboard ?? null)}` : undefined;
     const flash =
       editKey !== undefined &&

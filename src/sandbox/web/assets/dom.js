@@ -23,30 +23,56 @@ export function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
-const ALLOWED = new Set(['B', 'STRONG', 'I', 'EM', 'U', 'INS', 'S', 'DEL', 'CODE', 'PRE', 'A', 'BR']);
-
 /**
  * The bot's `format: html` text as DOM, keeping only the platform's formatting tags (links get a safe
  * href); anything else becomes its text. Parsed in an inert document: no script ever runs.
  */
-export function formattedText(text) {
-  const doc = new DOMParser().parseFromString(`<body>${text}</body>`, 'text/html');
-  const copy = (node) => {
-    if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.textContent ?? '');
-    if (node.nodeType !== Node.ELEMENT_NODE) return null;
-    const kids = [...node.childNodes].map(copy).filter(Boolean);
-    if (!ALLOWED.has(node.tagName)) return kids.length === 1 ? kids[0] : h('span', {}, kids);
-    const href = node.getAttribute('href') ?? '';
-    if (node.tagName === 'A') {
-      return h(
-        'a',
-        { href: /^(https?:|mailto:|tel:)/i.test(href) ? href : undefined, target: '_blank', rel: 'noopener' },
-        kids,
-      );
+const MARKUP_TAGS = {
+  strong: 'strong',
+  emphasized: 'em',
+  monospaced: 'code',
+  strikethrough: 's',
+  underline: 'u',
+  highlighted: 'mark',
+  heading: 'strong',
+  quote: 'q',
+};
+
+/**
+ * A message text with its markup (`{type, from, length}` elements, as the platform returns them) as DOM
+ * nodes: the text is never parsed as HTML, so a bot's literal "<b>" shows as written.
+ */
+export function markedText(text, markup = []) {
+  const cuts = new Set([0, text.length]);
+  for (const m of markup) {
+    cuts.add(Math.max(0, m.from));
+    cuts.add(Math.min(text.length, m.from + m.length));
+  }
+  const points = [...cuts].sort((a, b) => a - b);
+  const nodes = [];
+  for (let i = 0; i < points.length - 1; i++) {
+    const [from, to] = [points[i], points[i + 1]];
+    if (to <= from) continue;
+    let node = document.createTextNode(text.slice(from, to));
+    for (const m of markup) {
+      if (m.from > from || m.from + m.length < to) continue;
+      if (m.type === 'link')
+        node = h(
+          'a',
+          {
+            href: /^(https?:|mailto:|tel:)/i.test(m.url ?? '') ? m.url : undefined,
+            target: '_blank',
+            rel: 'noopener',
+          },
+          [node],
+        );
+      else if (m.type === 'user_mention')
+        node = h('span', { class: 'mention', title: m.user_link ?? `user ${m.user_id}` }, [node]);
+      else if (MARKUP_TAGS[m.type]) node = h(MARKUP_TAGS[m.type], {}, [node]);
     }
-    return h(node.tagName.toLowerCase(), {}, kids);
-  };
-  return [...doc.body.childNodes].map(copy).filter(Boolean);
+    nodes.push(node);
+  }
+  return nodes;
 }
 
 /** "just now", "5 s ago", "in 59 min": short relative times for people. */
