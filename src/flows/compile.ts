@@ -311,6 +311,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     version: cx.version,
     machine,
     triggers: triggersOf(flow),
+    ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {
       const e = steps.get(stepKeyOf(stateValue));

@@ -358,6 +358,12 @@ export const FlowFile = z.strictObject({
     .describe('Human version label (the content hash is the real one)'),
   start: Id.describe('The first step'),
   format: z.enum(['html', 'markdown']).optional().describe('Text format of messages (default html)'),
+  group_messages: z
+    .enum(['addressed', 'all'])
+    .optional()
+    .describe(
+      'In group chats: addressed (default) = commands, mentions and replies reach the flow; all = every message (the bot needs the admin right read_all_messages)',
+    ),
   i18n: z
     .strictObject({ default_locale: z.string(), locales: z.array(z.string()).optional() })
     .optional()

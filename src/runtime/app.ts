@@ -20,6 +20,7 @@ import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import type { AppParts, IntakeHandle, IntakeOptions, LoadedFlows, SandboxHandle } from './app-parts.ts';
 import type { Config } from './config.ts';
+import { watchGroupRights } from './group-rights.ts';
 import { trackProgress } from './progress.ts';
 import type { Recorder } from './recorder.ts';
 import { sandboxStatePath } from './sandbox-state.ts';
@@ -173,6 +174,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     });
     engine = running;
     if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
+    watchGroupRights(running, scheduler, logger.child({ component: 'engine' }));
     sandbox?.attachEngine?.(running, loaded);
     const inbox = new EngineInbox(db);
     if (inbox.pendingCount() >= PROGRESS_THRESHOLD) {

@@ -171,6 +171,11 @@ export interface FlowDefinition {
   triggers: FlowTrigger[];
   /** Stale-button policy of the step the session is in (`stateValue` from the snapshot). */
   stalePolicy(stateValue: unknown): StalePolicy;
+  /**
+   * What the flow needs to read in group chats: `addressed` (commands, mentions of the bot, replies to
+   * it: what a bot without admin rights gets) or `all` (every message: the bot needs `read_all_messages`).
+   */
+  groupMessages?: 'addressed' | 'all';
   /** Event sent to the machine to draw the current step again (for the `rerender` stale policy). */
   rerenderEvent?: { type: string };
   /**
