@@ -13,6 +13,9 @@ import type { Path } from './yaml-source.ts';
 export const PAYLOAD_SIGNING_RESERVE = 32;
 const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value', 'task_error']);
 
+/** A `<` that does not open (or close) one of the tags the platform formats: it would be stripped. */
+const STRAY_TAG = /<(?!\/?(?:b|strong|i|em|u|ins|s|del|a|code|pre|mark|h1|br|blockquote)\b)[^\s<>]{1,20}/i;
+
 /** Checks every text of a flow: ids in every locale (with i18n), variables and length limits. */
 export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void {
   const { flow } = x;
@@ -75,6 +78,14 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
           );
       }
       limitCheck(t.label ? t.text.replace(/\{\{[^}]*\}\}/g, 'x') : t.text, t.label, t.path, report, '');
+      const stray = (flow.format ?? 'html') === 'html' && !t.label ? STRAY_TAG.exec(t.text) : null;
+      if (stray)
+        report(
+          t.path,
+          'warning',
+          `"${stray[0]}…" reads as an HTML tag (the flow's format is html), which the platform removes`,
+          'write &lt; for a literal <, or set format: markdown',
+        );
       continue;
     }
     if (/\s/.test(t.text)) {

@@ -87,7 +87,7 @@ function registryProblem(file: string, what: string): Problem {
     col: 1,
     severity: 'error',
     message: `the registry ${what}`,
-    hint: "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects })",
+    hint: "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })",
   };
 }
 

@@ -51,7 +51,7 @@ describe('loadRegistry', () => {
     expect(problems.map((p) => [p.message, p.hint])).toEqual([
       [
         'the registry has no default export made by defineRegistry()',
-        "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects })",
+        "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })",
       ],
     ]);
   });

@@ -47,7 +47,7 @@ steps:
     next: done
   done:
     type: end
-    say: "v1: welcome {{name}} <{{email}}>"
+    say: "v1: welcome {{name}} &lt;{{email}}&gt;"
 `;
 
 const v2 = `flow: signup
@@ -78,7 +78,7 @@ steps:
     next: done
   done:
     type: end
-    say: "v2: welcome {{name}} from {{city}} <{{email}}>"
+    say: "v2: welcome {{name}} from {{city}} &lt;{{email}}&gt;"
 `;
 
 const migration = `migrate:

@@ -28,7 +28,10 @@ describe('example flows through the engine against the sandbox', () => {
     const ann = await person('Ann');
     await bot.sandbox.control.startBot(ann, {});
     await pump();
-    expect((await lastBot(ann)).text).toBe('Welcome! What is your <b>name</b>?');
+    expect(await lastBot(ann)).toMatchObject({
+      text: 'Welcome! What is your name?',
+      markup: [{ type: 'strong', from: 22, length: 4 }],
+    });
     await bot.sandbox.control.sendText(ann, 'dialog', 'Ann');
     await pump();
     expect((await lastBot(ann)).text).toBe('Nice to meet you, Ann. How old are you?');

@@ -219,3 +219,22 @@ describe('botflow check on tasks', () => {
     ]);
   });
 });
+
+describe('botflow check on html texts', () => {
+  it('warns of a < that the platform would read as a tag and remove', () => {
+    const r = compileSources(
+      [
+        {
+          file: 'mail.flow.yaml',
+          source:
+            'flow: mail\nstart: bye\nsteps:\n  bye: { type: end, say: "Write to <help@example.org>, <b>we</b> answer; 3 < 4" }\n',
+        },
+      ],
+      REGISTRY,
+      new Map(),
+    );
+    expect(r.problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
+      `4: "<help@example.org…" reads as an HTML tag (the flow's format is html), which the platform removes`,
+    ]);
+  });
+});
