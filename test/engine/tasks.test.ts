@@ -171,6 +171,12 @@ describe('tasks on the engine', () => {
     });
 
     await e.close();
+    // A result that cannot be stored (not JSON) is a failure too, never a stuck task.
+    const bigint = started({ find_slots: () => [BigInt(1)] });
+    begin(bigint.e);
+    say(bigint.e, '2');
+    await until(() => expect(bigint.e.texts(KEY)).toContain('Our system is down (invalid_result).'));
+    await bigint.e.close();
     const other = started({});
     begin(other.e);
     say(other.e, '2');

@@ -37,6 +37,22 @@ export function policyOf(row: TaskRow): TaskPolicy {
   return { ...DEFAULT_TASK_POLICY, ...(JSON.parse(row.policy) as Partial<TaskPolicy>) };
 }
 
+/** Results are stored with the task and in the conversation's snapshot: JSON, and not too big. */
+export const MAX_RESULT_BYTES = 256 * 1024;
+
+function storableProblem(result: unknown): string | undefined {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result ?? null);
+  } catch (error) {
+    return `is not JSON (${(error as Error).message}): return plain data`;
+  }
+  const bytes = Buffer.byteLength(json ?? 'null');
+  return bytes > MAX_RESULT_BYTES
+    ? `is ${Math.round(bytes / 1024)} KB, over ${MAX_RESULT_BYTES / 1024} KB: it goes into the conversation's snapshot; keep big data in your system and return its id`
+    : undefined;
+}
+
 /** One attempt: input checked, the function run under its deadline, the result checked. */
 export async function runAttempt(
   row: TaskRow,
@@ -97,13 +113,15 @@ export async function runAttempt(
       controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
     });
     aborted.catch(() => {});
-    const result = await Promise.race([Promise.resolve().then(() => spec.run(input as never, ctx)), aborted]);
+    let result = await Promise.race([Promise.resolve().then(() => spec.run(input as never, ctx)), aborted]);
     if (spec.result) {
       const parsed = spec.result.safeParse(result);
       if (!parsed.success)
         return fail(TASK_CODES.invalidResult, `result of task "${row.name}": ${parsed.error.message}`, false);
-      return { ok: true, result: parsed.data };
+      result = parsed.data;
     }
+    const problem = storableProblem(result);
+    if (problem) return fail(TASK_CODES.invalidResult, `result of task "${row.name}" ${problem}`, false);
     return { ok: true, result };
   } catch (error) {
     if (controller.signal.aborted) return failureOf(controller.signal.reason);

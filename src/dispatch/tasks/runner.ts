@@ -261,10 +261,11 @@ export class TaskRunner {
     this.#running.set(row.id, { controller, done });
   }
 
-  #queueRecording(): void {
+  #queueRecording(delayMs = 0): void {
     if (this.#recordQueued) return;
     this.#recordQueued = true;
-    setImmediate(() => {
+    const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs).unref() : setImmediate(fn));
+    later(() => {
       this.#recordQueued = false;
       const ended = this.#ended;
       this.#ended = [];
@@ -276,8 +277,18 @@ export class TaskRunner {
       try {
         if (this.#o.db.open) claimed = this.#recordAll.immediate(ended, after, free);
       } catch (error) {
-        // Recording failed (the database is closing): the rows stay running and run again at the next start.
-        this.#o.logger?.error({ err: error, tasks: ended.length }, 'could not record task outcomes');
+        if (this.#o.db.open) {
+          // The database refused for now (busy, disk full…): the outcomes are kept and recorded again
+          // shortly; nothing is lost and nothing runs twice meanwhile (the rows stay running).
+          this.#o.logger?.error(
+            { err: error, tasks: ended.length },
+            'could not record task outcomes; trying again',
+          );
+          this.#ended.push(...ended);
+          this.#queueRecording(500);
+          return;
+        }
+        // The database is closed: the rows stay running and run again at the next start.
         after.length = 0;
       }
       for (const notify of after) notify();
