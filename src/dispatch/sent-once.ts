@@ -34,6 +34,42 @@ export class ClaimedMessages {
   }
 }
 
+/**
+ * The text of a message as the platform stores it once `format` is applied: HTML tags removed and
+ * entities decoded, or the markdown markers of the platform's description removed. Close enough to
+ * recognise our own message in a read-back; not a renderer.
+ */
+export function plainText(text: string, format: string | undefined): string {
+  if (format === 'html') {
+    const entities: Record<string, string> = {
+      amp: '&',
+      lt: '<',
+      gt: '>',
+      quot: '"',
+      apos: "'",
+      nbsp: '\u00a0',
+    };
+    return text
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/?[a-z][^>]*>/gi, '')
+      .replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (whole, name: string) =>
+        name[0] === '#'
+          ? String.fromCodePoint(
+              name[1]?.toLowerCase() === 'x' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1)),
+            )
+          : (entities[name.toLowerCase()] ?? whole),
+      );
+  }
+  if (format === 'markdown') {
+    return text
+      .replace(/\[([^\]]+)\]\([^)\s]+\)/g, '$1')
+      .replace(/^#\s+/gm, '')
+      .replace(/(```|\*\*|__|~~|\+\+|\^\^)([\s\S]+?)\1/g, '$2')
+      .replace(/([*_`])([^*_`\n]+?)\1/g, '$2');
+  }
+  return text;
+}
+
 interface ReadBack {
   messages?: Array<{
     sender?: { is_bot?: boolean };
@@ -68,8 +104,10 @@ async function sendOrFind(
   checkFirst: boolean,
   claimed: ClaimedMessages,
 ): Promise<unknown> {
-  const text = (job.args as { text?: unknown }).text;
+  const { text, format } = job.args as { text?: unknown; format?: unknown };
   if (typeof text !== 'string' || text === '') return gateway.submit(job);
+  // The platform keeps a formatted text as plain text plus markup: compare with what it stores.
+  const stored = plainText(text, typeof format === 'string' ? format : undefined);
   const readBack = async () => {
     const read = (await gateway.submit({
       op: 'getMessages',
@@ -81,7 +119,7 @@ async function sendOrFind(
     const sent = (read.messages ?? []).findLast(
       (m) =>
         m.sender?.is_bot === true &&
-        m.body?.text === text &&
+        (m.body?.text === stored || m.body?.text === text) &&
         (m.timestamp ?? 0) >= since - CLOCK_SLACK_MS &&
         !(typeof m.body.mid === 'string' && claimed.has(m.body.mid)),
     );

@@ -1,7 +1,7 @@
 /** A message is sent at most once per person: ambiguous failures are resolved by reading the chat back. */
 import { describe, expect, it } from 'vitest';
 import { DeadLetterError, type Job } from '../../src/dispatch/scheduler/types.ts';
-import { ClaimedMessages, sendOnce } from '../../src/dispatch/sent-once.ts';
+import { ClaimedMessages, plainText, sendOnce } from '../../src/dispatch/sent-once.ts';
 
 /** A platform as the scheduler sees it: sends may be stored and still fail; the chat can be read back. */
 class Platform {
@@ -97,5 +97,33 @@ describe('sendOnce', () => {
     };
     expect([one.message.body.mid, two.message.body.mid]).toEqual(['a', 'b']);
     expect(platform.sends).toBe(0);
+  });
+
+  it('recognises a formatted message by the plain text the platform stores', async () => {
+    const platform = new Platform(['stored']);
+    const formatting = {
+      submit: (j: Job) => {
+        const args = j.args as { text?: string; format?: string };
+        // As the platform does: the text is stored without its markers.
+        return platform.submit(
+          j.op === 'sendMessage' ? ({ ...j, args: { ...args, text: 'Welcome, Ann & co!' } } as Job) : j,
+        );
+      },
+    };
+    const html = {
+      op: 'sendMessage',
+      args: { chat_id: 7, text: '<b>Welcome</b>, Ann &amp; co!', format: 'html' },
+    } as Job;
+    const answer = (await sendOnce(formatting, html, 7, 10_000)) as { message: { body: { mid: string } } };
+    expect(answer.message.body.mid).toBe('m1');
+    expect(platform.sends).toBe(1);
+  });
+
+  it('reads formatted texts as the platform stores them', () => {
+    expect(plainText('<b>Hi</b> <a href="https://x.org">you</a>&lt;3<br>bye', 'html')).toBe('Hi you<3\nbye');
+    expect(plainText('**Hi** _you_ [docs](https://x.org) ~~no~~\n# Title', 'markdown')).toBe(
+      'Hi you docs no\nTitle',
+    );
+    expect(plainText('<b>kept</b>', undefined)).toBe('<b>kept</b>');
   });
 });
