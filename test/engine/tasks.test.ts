@@ -11,7 +11,7 @@ import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, defineTask, type TaskDefinition, TaskError } from '../../src/flows/registry.ts';
 import { TaskStore } from '../../src/store/tasks.ts';
 import { eventually } from '../support/eventually.ts';
-import { botStarted, textMessage } from './fixtures.ts';
+import { botStarted, botStopped, textMessage } from './fixtures.ts';
 import { EngineOnDisk, RecordingGateway } from './harness.ts';
 
 const FLOW = `
@@ -228,5 +228,28 @@ describe('tasks on the engine', () => {
     await until(() => expect(d.texts(KEY).at(-1)).toBe('Free: 20:00'));
     expect(keys).toEqual([expect.stringMatching(/^2 task:u:7:\d+:0$/)]);
     expect(d.texts(KEY).filter((t) => t === 'Free: 20:00')).toHaveLength(1);
+  });
+
+  it('cancel the running task when the person stops the bot: its signal aborts, no result is delivered', async () => {
+    let aborted = false;
+    const { e } = started({
+      find_slots: (_input, ctx) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(ctx.signal.reason);
+          });
+        }),
+    });
+    begin(e);
+    say(e, '4');
+    await until(() => expect(new TaskStore(e.db).counts().running).toBe(1));
+    e.deliver(botStopped(7, e.time));
+    e.engine.notify();
+    await until(() => expect(aborted).toBe(true));
+    expect(new TaskStore(e.db).forConversation(KEY)[0]).toMatchObject({ status: 'cancelled' });
+    await e.engine.drain();
+    expect(e.inboxRows().filter((r) => r.kind === 'task_result')).toEqual([]);
+    expect(e.texts(KEY)).toEqual(['How many?', 'Looking…']);
   });
 });

@@ -27,6 +27,7 @@ export type WriteOp =
   | { kind: 'drop-calls'; key: string; reason: string; now: number }
   | { kind: 'task'; row: NewTaskRow }
   | { kind: 'cancel-task'; key: string; ref: string; reason: string; now: number }
+  | { kind: 'cancel-tasks'; key: string; reason: string; now: number }
   | {
       kind: 'settle';
       id: number;
@@ -218,6 +219,11 @@ export class WritePlan {
     this.ops.push({ kind: 'settle-timers', key, status, reason, now });
   }
 
+  /** Records cancelling the conversation's open tasks (their signals abort; no result is delivered). */
+  cancelTasks(key: string, reason: string, now: number): void {
+    this.ops.push({ kind: 'cancel-tasks', key, reason, now });
+  }
+
   /** Records dropping the conversation's unsent calls. */
   dropCalls(key: string, reason: string, now: number): void {
     this.ops.push({ kind: 'drop-calls', key, reason, now });
@@ -290,6 +296,9 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
         break;
       case 'cancel-task':
         stores.tasks.cancel(op.key, op.ref, op.reason, op.now);
+        break;
+      case 'cancel-tasks':
+        stores.tasks.cancelAll(op.key, op.reason, op.now);
         break;
     }
   }

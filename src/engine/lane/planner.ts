@@ -189,6 +189,7 @@ export class EventPlanner {
           incoming.reason === 'bot_stopped' ? 'the person stopped the bot' : 'the person removed the dialog';
         this.#plan.settleTimers(key, 'cancelled', why, now);
         this.#plan.dropCalls(key, why, now);
+        this.#plan.cancelTasks(key, why, now);
         return result;
       }
       case 'event': {
