@@ -7,20 +7,21 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { ApiError } from '../client/errors.ts';
-import type { MediaSource } from '../client/upload.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
-import { DeadLetterError, type Job, type MediaKind } from './scheduler/types.ts';
-import { ClaimedMessages, sendOnce } from './sent-once.ts';
+import { DeadLetterError } from './scheduler/types.ts';
+import {
+  type CallGateway,
+  type CallOutcome,
+  errorInfo,
+  finishOf,
+  type MediaUploader,
+  resultEventOf,
+  sendCall,
+} from './send.ts';
+import { ClaimedMessages, READ_BACK_SLACK_MS, sentMessageIds } from './sent-once.ts';
 
-/** Where calls go: the scheduler (`submit`) or anything with the same shape. */
-export interface CallGateway {
-  submit(job: Job): Promise<unknown>;
-}
-
-/** Uploads a file and resolves with the attachment request to put in a message. */
-export type MediaUploader = (media: MediaSource) => Promise<Record<string, unknown>>;
+export type { CallGateway, MediaUploader } from './send.ts';
 
 /** What happened to one outbox row. */
 export interface DispatchOutcome {
@@ -50,22 +51,6 @@ export interface DispatcherOptions {
 
 const SCAN_PAGE = 500;
 
-function errorInfo(error: unknown): { code: string; message: string } {
-  const e = error as {
-    reason?: string;
-    lastError?: unknown;
-    code?: unknown;
-    message?: string;
-    name?: string;
-  };
-  const last = e?.lastError;
-  if (last instanceof ApiError) return { code: last.code, message: String(e.message) };
-  if (error instanceof ApiError) return { code: error.code, message: error.message };
-  const code =
-    typeof e?.reason === 'string' ? e.reason : typeof e?.code === 'string' ? e.code : (e?.name ?? 'error');
-  return { code, message: String(e?.message ?? error) };
-}
-
 /** Sends the outbox. */
 export class OutboxDispatcher {
   readonly #o: DispatcherOptions;
@@ -75,7 +60,7 @@ export class OutboxDispatcher {
   /** Messages sent or found by read-backs, so that a read-back never takes another call's message. */
   readonly #claimed = new ClaimedMessages();
   readonly #inFlight = new Map<number, Promise<void>>();
-  readonly #settle: Database.Transaction<(row: OutboxRow, outcome: SettleArgs) => void>;
+  readonly #settle: Database.Transaction<(row: OutboxRow, outcome: CallOutcome) => void>;
   #running = false;
   #pumpQueued = false;
   #idleWaiters: (() => void)[] = [];
@@ -84,29 +69,16 @@ export class OutboxDispatcher {
     this.#o = options;
     this.#outbox = new OutboxStore(options.db);
     this.#inbox = new EngineInbox(options.db);
-    this.#settle = options.db.transaction((row: OutboxRow, outcome: SettleArgs) => {
+    this.#settle = options.db.transaction((row: OutboxRow, outcome: CallOutcome) => {
       const now = this.#o.now();
-      this.#outbox.finish(
-        row.id,
-        {
-          status: outcome.ok ? 'done' : 'failed',
-          ...(outcome.ok && row.ref ? { result: JSON.stringify(outcome.result ?? null) } : {}),
-          ...(outcome.ok ? {} : { error: `${outcome.error.code}: ${outcome.error.message}` }),
-        },
-        now,
-      );
-      if (row.ref) {
+      this.#outbox.finish(row.id, finishOf(row, outcome), now);
+      const payload = resultEventOf(row, outcome);
+      if (payload !== undefined) {
         this.#inbox.add({
           kind: 'effect_result',
           dedupeKey: `effect:${row.id}`,
           conversationKey: row.conversationKey,
-          payload: JSON.stringify({
-            outboxId: row.id,
-            revision: row.revision,
-            ref: row.ref,
-            ok: outcome.ok,
-            ...(outcome.ok ? { result: outcome.result ?? null } : { error: outcome.error }),
-          }),
+          payload,
           receivedAt: now,
         });
       }
@@ -185,7 +157,13 @@ export class OutboxDispatcher {
         'resending a call that was in flight when the process stopped',
       );
     }
-    const done = this.#send(row)
+    if (row.attempts > 1 && row.op === 'sendMessage' && row.chatId !== null) {
+      // Messages earlier calls sent just before are theirs, not this one's: the read-back must not take them.
+      const since = (row.sentAt ?? this.#o.now()) - READ_BACK_SLACK_MS;
+      for (const mid of sentMessageIds(this.#outbox.sentResults(row.chatId, since, row.id)))
+        this.#claimed.add(mid);
+    }
+    const done = sendCall(row, this.#o, this.#claimed)
       .then(
         (result) => this.#finish(row, { ok: true, result }),
         (error: unknown) =>
@@ -202,50 +180,13 @@ export class OutboxDispatcher {
     this.#inFlight.set(row.id, done);
   }
 
-  async #send(row: OutboxRow): Promise<unknown> {
-    const args = JSON.parse(row.args) as Record<string, unknown>;
-    const job = {
-      op: row.op,
-      args,
-      priority: row.priority,
-      ...(row.chatId !== null ? { chatId: row.chatId } : {}),
-    } as Job;
-    if (row.kind === 'api') {
-      // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
-      if (row.op === 'sendMessage' && row.chatId !== null)
-        return sendOnce(
-          this.#o.gateway,
-          job,
-          row.chatId,
-          row.sentAt ?? this.#o.now(),
-          row.attempts > 1,
-          this.#claimed,
-        );
-      return this.#o.gateway.submit(job);
-    }
-    const { media, message, ...target } = args as {
-      media: MediaSource;
-      message: Record<string, unknown>;
-    };
-    if (!this.#o.upload)
-      throw new Error('upload_and_send needs an uploader: give createEngine an api client');
-    const attachment = await this.#o.upload(media);
-    const attachments = [...(Array.isArray(message.attachments) ? message.attachments : []), attachment];
-    const result = await this.#o.gateway.submit({
-      ...job,
-      args: { ...target, ...message, attachments },
-      mediaKind: media.type as MediaKind,
-    } as Job);
-    return { ...(result as object), attachment };
-  }
-
   /** The scheduler stopped before the call went out: the row is pending again, sent at the next start. */
   #release(row: OutboxRow): void {
     if (!this.#o.db.open) return; // left `sending`: sent again at the next start, still never sent twice
     this.#outbox.release(row.id);
   }
 
-  #finish(row: OutboxRow, outcome: SettleArgs): void {
+  #finish(row: OutboxRow, outcome: CallOutcome): void {
     if (!this.#o.db.open) {
       // An answer after the database closed: the row stays `sending` and is sent again at the next start.
       this.#o.logger?.info({ outboxId: row.id, op: row.op }, 'a call answered after the database closed');
@@ -281,5 +222,3 @@ export class OutboxDispatcher {
     for (const resolve of waiters) resolve();
   }
 }
-
-type SettleArgs = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };

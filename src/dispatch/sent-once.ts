@@ -12,7 +12,29 @@
 import { DeadLetterError, type Job } from './scheduler/types.ts';
 
 /** How far back a read-back looks: the platform's clock may run a little behind ours. */
-const CLOCK_SLACK_MS = 5_000;
+export const READ_BACK_SLACK_MS = 5_000;
+
+/** The message ids in sent messages' stored results (`finishOf`), for `ClaimedMessages`. */
+export function sentMessageIds(results: readonly (string | null)[]): string[] {
+  const ids: string[] = [];
+  for (const result of results) {
+    if (!result) continue;
+    try {
+      const mid = messageIdOf(JSON.parse(result));
+      if (mid) ids.push(mid);
+    } catch {
+      // not JSON: nothing to learn
+    }
+  }
+  return ids;
+}
+
+/** The id (`mid`) of the message a call's answer names, if it names one. */
+export function messageIdOf(answer: unknown): string | undefined {
+  const mid = (answer as { message?: { body?: { mid?: unknown } } } | undefined)?.message?.body?.mid;
+  return typeof mid === 'string' ? mid : undefined;
+}
+
 /** Latest messages read back per check. */
 const READ_BACK = 20;
 /** Rounds of send, read back, send again, before the outcome is left to the scheduler's usual retries. */
@@ -27,8 +49,11 @@ export class ClaimedMessages {
   }
   /** Remembers the message a call's answer names, if it names one. */
   claim(answer: unknown): void {
-    const mid = (answer as { message?: { body?: { mid?: unknown } } } | undefined)?.message?.body?.mid;
-    if (typeof mid !== 'string') return;
+    const mid = messageIdOf(answer);
+    if (mid) this.add(mid);
+  }
+  /** Remembers a message id (one a finished call recorded, learnt after a restart). */
+  add(mid: string): void {
     this.#mids.add(mid);
     if (this.#mids.size > this.capacity) this.#mids.delete(this.#mids.values().next().value as string);
   }
@@ -120,7 +145,7 @@ async function sendOrFind(
       (m) =>
         m.sender?.is_bot === true &&
         (m.body?.text === stored || m.body?.text === text) &&
-        (m.timestamp ?? 0) >= since - CLOCK_SLACK_MS &&
+        (m.timestamp ?? 0) >= since - READ_BACK_SLACK_MS &&
         !(typeof m.body.mid === 'string' && claimed.has(m.body.mid)),
     );
     return sent ? { message: sent } : undefined;

@@ -174,6 +174,22 @@ export class OutboxStore {
     });
   }
 
+  /**
+   * Stored results of messages sent to `chatId` at or after `since`, among the `scan` rows before `beforeId`
+   * (a resend after a crash learns which messages earlier calls already account for). Reads by primary
+   * key only: no index on the hot path for this rare read.
+   */
+  sentResults(chatId: number, since: number, beforeId: number, scan = 20_000): (string | null)[] {
+    return (
+      this.#db
+        .prepare(
+          "SELECT result FROM outbox WHERE id < ? AND id >= ? AND chat_id = ? AND op = 'sendMessage' " +
+            "AND status = 'done' AND sent_at >= ?",
+        )
+        .all(beforeId, beforeId - scan, chatId, since) as { result: string | null }[]
+    ).map((row) => row.result);
+  }
+
   /** Drops every not-yet-sent row of a conversation, recording `reason`; returns how many. */
   dropPending(conversationKey: string, reason: string, now: number): number {
     return this.#dropConversation.run(reason, now, conversationKey).changes;

@@ -255,4 +255,46 @@ describe('engine on the sandbox', () => {
     expect(note!.text).toBe(`sent as ${file!.message_id}`);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('resends a message that was in flight at a crash even when the same text went out just before', async () => {
+    sandbox = await startSandbox();
+    // Says the same prompt at the start and after every message.
+    const flow = defineFlow({
+      id: 'again',
+      triggers: [{ kind: 'bot_started' }],
+      machine: setup({ types: { events: {} as FlowEvent } }).createMachine({
+        initial: 'asking',
+        states: { asking: { entry: say('Again?'), on: { message: { target: 'asking', reenter: true } } } },
+      }),
+    });
+    bot = new Bot(sandbox, [flow]).up(true);
+    const kim = (await sandbox.control.createUser({ first_name: 'Kim' })).user_id;
+    await sandbox.control.startBot(kim);
+    await sandbox.control.waitForView(kim, 'dialog', (v) => botTexts(v.messages).length === 1, PATIENT);
+    await bot.down();
+
+    // The next prompt is committed, claimed by the dispatcher, and the process dies before it reaches the
+    // platform: the row is left `sending`.
+    bot.up(false);
+    await sandbox.control.sendText(kim, 'dialog', 'more');
+    await eventuallyTrue(() => bot!.engine.processPending().length > 0);
+    bot.db
+      .prepare("UPDATE outbox SET status = 'sending', attempts = 1, sent_at = ? WHERE status = 'pending'")
+      .run(Date.now());
+    await bot.down();
+
+    // After the restart the read-back sees the first "Again?" (seconds old): it is the start's, not this call's.
+    bot.up(true);
+    const view = await sandbox.control.waitForView(
+      kim,
+      'dialog',
+      (v) => botTexts(v.messages).length === 2,
+      PATIENT,
+    );
+    expect(botTexts(view.messages)).toEqual(['Again?', 'Again?']);
+    expect(bot.db.prepare('SELECT status, attempts FROM outbox ORDER BY id').all()).toEqual([
+      { status: 'done', attempts: 1 },
+      { status: 'done', attempts: 2 },
+    ]);
+  });
 });

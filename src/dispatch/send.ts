@@ -1,0 +1,104 @@
+/**
+ * Sending one outbox row, whichever dispatcher took it (the single process's, or the elected one of
+ * several processes on PostgreSQL): the call through the gateway (a message through the send-once read-back,
+ * media uploaded first), and what its outcome writes back (the row's settlement, the flow's result event).
+ */
+import { ApiError } from '../client/errors.ts';
+import type { MediaSource } from '../client/upload.ts';
+import type { OutboxRow } from '../store/outbox.ts';
+import type { Job, MediaKind } from './scheduler/types.ts';
+import { type ClaimedMessages, messageIdOf, sendOnce } from './sent-once.ts';
+
+/** Where calls go: the scheduler (`submit`) or anything with the same shape. */
+export interface CallGateway {
+  submit(job: Job): Promise<unknown>;
+}
+
+/** Uploads a file and resolves with the attachment request to put in a message. */
+export type MediaUploader = (media: MediaSource) => Promise<Record<string, unknown>>;
+
+/** What a call came to. */
+export type CallOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; error: { code: string; message: string } };
+
+/** The error code and message a failed call is recorded with. */
+export function errorInfo(error: unknown): { code: string; message: string } {
+  const e = error as {
+    reason?: string;
+    lastError?: unknown;
+    code?: unknown;
+    message?: string;
+    name?: string;
+  };
+  const last = e?.lastError;
+  if (last instanceof ApiError) return { code: last.code, message: String(e.message) };
+  if (error instanceof ApiError) return { code: error.code, message: error.message };
+  const code =
+    typeof e?.reason === 'string' ? e.reason : typeof e?.code === 'string' ? e.code : (e?.name ?? 'error');
+  return { code, message: String(e?.message ?? error) };
+}
+
+/** Sends `row`: its answer, or a rejection with the reason. */
+export async function sendCall(
+  row: OutboxRow,
+  via: { gateway: CallGateway; upload?: MediaUploader | undefined; now(): number },
+  claimed: ClaimedMessages,
+): Promise<unknown> {
+  const args = JSON.parse(row.args) as Record<string, unknown>;
+  const job = {
+    op: row.op,
+    args,
+    priority: row.priority,
+    ...(row.chatId !== null ? { chatId: row.chatId } : {}),
+  } as Job;
+  if (row.kind === 'api') {
+    // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
+    if (row.op === 'sendMessage' && row.chatId !== null)
+      return sendOnce(via.gateway, job, row.chatId, row.sentAt ?? via.now(), row.attempts > 1, claimed);
+    return via.gateway.submit(job);
+  }
+  const { media, message, ...target } = args as {
+    media: MediaSource;
+    message: Record<string, unknown>;
+  };
+  if (!via.upload) throw new Error('upload_and_send needs an uploader: give createEngine an api client');
+  const attachment = await via.upload(media);
+  const attachments = [...(Array.isArray(message.attachments) ? message.attachments : []), attachment];
+  const result = await via.gateway.submit({
+    ...job,
+    args: { ...target, ...message, attachments },
+    mediaKind: media.type as MediaKind,
+  } as Job);
+  return { ...(result as object), attachment };
+}
+
+/**
+ * The row's settlement: done (with the result when the flow wants it) or failed with the reason. A sent
+ * message's id is kept even when the flow does not want the result: after a crash, the read-back of a
+ * resent message must not take an earlier identical message for it (see `sentMessageIds`).
+ */
+export function finishOf(
+  row: Pick<OutboxRow, 'ref' | 'op'>,
+  outcome: CallOutcome,
+): { status: 'done' | 'failed'; result?: string; error?: string } {
+  if (!outcome.ok) return { status: 'failed', error: `${outcome.error.code}: ${outcome.error.message}` };
+  if (row.ref) return { status: 'done', result: JSON.stringify(outcome.result ?? null) };
+  const mid = row.op === 'sendMessage' ? messageIdOf(outcome.result) : undefined;
+  return { status: 'done', ...(mid ? { result: JSON.stringify({ message: { body: { mid } } }) } : {}) };
+}
+
+/** The `effect_result` event the flow hears (JSON), when it asked for the result (`ref`). */
+export function resultEventOf(
+  row: Pick<OutboxRow, 'id' | 'revision' | 'ref'>,
+  outcome: CallOutcome,
+): string | undefined {
+  if (!row.ref) return undefined;
+  return JSON.stringify({
+    outboxId: row.id,
+    revision: row.revision,
+    ref: row.ref,
+    ok: outcome.ok,
+    ...(outcome.ok ? { result: outcome.result ?? null } : { error: outcome.error }),
+  });
+}
