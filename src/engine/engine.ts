@@ -377,7 +377,10 @@ export function createEngine(options: EngineOptions): Engine {
 }
 
 /** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */
-function callsOf(options: EngineOptions): { gateway?: CallGateway; upload?: MediaUploader } {
+export function callsOf(options: Pick<EngineOptions, 'api' | 'scheduler' | 'upload'>): {
+  gateway?: CallGateway;
+  upload?: MediaUploader;
+} {
   const api = options.api;
   const gateway: CallGateway | undefined =
     options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);

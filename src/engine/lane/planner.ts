@@ -5,12 +5,11 @@
  * session cache. Flow code runs here, so a throwing flow fails only its own event, before anything of it
  * is written.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
 import { updatePlace } from '../../inbox/keys.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
-import { SessionStore } from '../../store/sessions.ts';
+import type { SessionRow } from '../../store/sessions.ts';
 import { WritePlan, type WrittenSession } from '../commit/commit.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
@@ -42,7 +41,8 @@ export type { EventOutcome, EventPlan } from './outcome.ts';
 
 /** What the planner needs. */
 export interface PlannerOptions {
-  db: Database.Database;
+  /** The stored session of a conversation (SQLite reads it; PostgreSQL reads a batch's sessions beforehand). */
+  load(conversationKey: string): SessionRow | undefined;
   flows: FlowSet;
   signer: ButtonSigner;
   now: () => number;
@@ -64,7 +64,6 @@ type Callback = { id: string; messageId?: string; chatId?: number };
 /** Plans inbox events, one at a time, in arrival order. */
 export class EventPlanner {
   readonly #o: PlannerOptions;
-  readonly #sessions: SessionStore;
   readonly #plan = new WritePlan();
   readonly #sign: StepOptions['sign'];
   /** The session the event being planned leaves behind, when it wrote one. */
@@ -72,7 +71,6 @@ export class EventPlanner {
 
   constructor(options: PlannerOptions) {
     this.#o = options;
-    this.#sessions = new SessionStore(options.db);
     const signer = options.signer;
     this.#sign = (instance, payload, conversationKey) => signer.sign(conversationKey, instance, payload);
   }
@@ -146,7 +144,7 @@ export class EventPlanner {
   #session(key: string): CachedSession | undefined {
     const cached = this.#o.session(key);
     if (cached) return cached;
-    const row = this.#sessions.get(key);
+    const row = this.#o.load(key);
     return row ? { row, armedTimers: undefined } : undefined;
   }
 

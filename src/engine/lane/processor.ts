@@ -1,4 +1,6 @@
+import type Database from 'better-sqlite3';
 import { EngineInbox, type InboxEvent } from '../../store/engine-inbox.ts';
+import { SessionStore } from '../../store/sessions.ts';
 import { type ApplyResult, BatchApplier, type PlannedWrites } from '../commit/apply.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
@@ -6,11 +8,10 @@ import type { CachedSession, SessionCache } from './session-cache.ts';
 export type { EventOutcome } from './planner.ts';
 
 /** What the processor needs: the planner's needs (it reads sessions through the cache), and the batch size. */
-export interface ProcessorOptions extends Omit<PlannerOptions, 'session'> {
+export interface ProcessorOptions extends Omit<BatchPlannerOptions, 'load'> {
+  db: Database.Database;
   /** Events per transaction. */
   batchSize: number;
-  /** Sessions this process committed, read before the database. */
-  cache: SessionCache;
 }
 
 /** The writes of `plans`, as the applier (here or in the writer thread) takes them. */
@@ -23,23 +24,93 @@ export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
   }));
 }
 
-/** Consumes the inbox. */
-export class InboxProcessor {
-  readonly inbox: EngineInbox;
-  readonly applier: BatchApplier;
-  readonly #o: ProcessorOptions;
+/** What planning needs: the planner's needs but the session lookup, which goes through the cache. */
+export interface BatchPlannerOptions extends Omit<PlannerOptions, 'session'> {
+  /** Sessions this process committed, read before the database. */
+  cache: SessionCache;
+}
+
+/**
+ * Plans batches of inbox events on top of each other (a conversation's next event starts from the session
+ * its previous one left, committed or not) and takes the results of applying them. Either store applies.
+ */
+export class BatchPlanner {
+  readonly #cache: SessionCache;
+  readonly #logger: PlannerOptions['logger'];
   readonly #planner: EventPlanner;
   /** Sessions planned but not committed yet: later events of their conversations start from them. */
   readonly #planned = new Map<string, CachedSession>();
 
-  constructor(options: ProcessorOptions) {
-    this.#o = options;
-    this.inbox = new EngineInbox(options.db);
-    this.applier = new BatchApplier(options.db, options.now);
+  constructor(options: BatchPlannerOptions) {
+    this.#cache = options.cache;
+    this.#logger = options.logger;
     this.#planner = new EventPlanner({
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
     });
+  }
+
+  /** Plans `rows` in order, each on the session its predecessor in the conversation left. */
+  plan(rows: readonly InboxEvent[]): EventPlan[] {
+    return rows.map((row) => {
+      const plan = this.#planner.plan(row);
+      const key = plan.outcome.conversationKey;
+      if (plan.written && key !== null) this.#planned.set(key, plan.written);
+      return plan;
+    });
+  }
+
+  /**
+   * Takes the results of applying `plans`: committed sessions go to the cache, failures are logged, held
+   * events are left for a later batch. Returns the outcomes of the events that were applied or failed.
+   */
+  settle(plans: readonly EventPlan[], results: readonly ApplyResult[]): EventOutcome[] {
+    const outcomes: EventOutcome[] = [];
+    plans.forEach((plan, i) => {
+      const result = results[i]!;
+      const key = plan.outcome.conversationKey;
+      if (key !== null && plan.written && this.#planned.get(key) === plan.written) this.#planned.delete(key);
+      if (result.status === 'held') {
+        if (key !== null) this.#cache.delete(key); // possibly stale (written by another process)
+        this.#logger?.info(
+          { conversation: key, inboxId: plan.row.id },
+          'event held back: its session moved on meanwhile, or an earlier event of it failed; planned again',
+        );
+        return;
+      }
+      if (result.status === 'failed') {
+        if (key !== null) this.#cache.delete(key);
+        outcomes.push(this.#planner.failed(plan.row, key, result.error, result.reason).outcome);
+        return;
+      }
+      if (key !== null && plan.written) this.#cache.set(key, plan.written);
+      if (result.dropped > 0) {
+        const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
+        this.#logger?.info({ conversation: key, dropped: result.dropped }, `unsent calls dropped: ${why}`);
+      }
+      outcomes.push(plan.outcome);
+    });
+    return outcomes;
+  }
+
+  /** Forgets every planned, uncommitted session (after a batch could not be applied at all). */
+  forgetPlanned(): void {
+    this.#planned.clear();
+  }
+}
+
+/** Consumes the inbox of a SQLite database. */
+export class InboxProcessor extends BatchPlanner {
+  readonly inbox: EngineInbox;
+  readonly applier: BatchApplier;
+  readonly #batchSize: number;
+
+  constructor(options: ProcessorOptions) {
+    const sessions = new SessionStore(options.db);
+    super({ ...options, load: (key) => sessions.get(key) });
+    this.inbox = new EngineInbox(options.db);
+    this.applier = new BatchApplier(options.db, options.now);
+    this.#batchSize = options.batchSize;
   }
 
   /**
@@ -66,54 +137,6 @@ export class InboxProcessor {
    * applier (here or the writer thread). Their sessions count as planned until `settle()` or `forgetPlanned()`.
    */
   planNext(afterId: number): EventPlan[] {
-    return this.#plan(this.inbox.pending(afterId, this.#o.batchSize));
-  }
-
-  /**
-   * Takes the results of applying `plans`: committed sessions go to the cache, failures are logged, held
-   * events are left for a later batch. Returns the outcomes of the events that were applied or failed.
-   */
-  settle(plans: readonly EventPlan[], results: readonly ApplyResult[]): EventOutcome[] {
-    const outcomes: EventOutcome[] = [];
-    plans.forEach((plan, i) => {
-      const result = results[i]!;
-      const key = plan.outcome.conversationKey;
-      if (key !== null && plan.written && this.#planned.get(key) === plan.written) this.#planned.delete(key);
-      if (result.status === 'held') {
-        if (key !== null) this.#o.cache.delete(key); // possibly stale (written by another process)
-        this.#o.logger?.info(
-          { conversation: key, inboxId: plan.row.id },
-          'event held back: its session moved on meanwhile, or an earlier event of it failed; planned again',
-        );
-        return;
-      }
-      if (result.status === 'failed') {
-        if (key !== null) this.#o.cache.delete(key);
-        outcomes.push(this.#planner.failed(plan.row, key, result.error, result.reason).outcome);
-        return;
-      }
-      if (key !== null && plan.written) this.#o.cache.set(key, plan.written);
-      if (result.dropped > 0) {
-        const why = plan.ops.find((op) => op.kind === 'drop-calls')?.reason;
-        this.#o.logger?.info({ conversation: key, dropped: result.dropped }, `unsent calls dropped: ${why}`);
-      }
-      outcomes.push(plan.outcome);
-    });
-    return outcomes;
-  }
-
-  /** Forgets every planned, uncommitted session (after a batch could not be applied at all). */
-  forgetPlanned(): void {
-    this.#planned.clear();
-  }
-
-  /** Plans `rows` in order, each on the session its predecessor in the conversation left. */
-  #plan(rows: readonly InboxEvent[]): EventPlan[] {
-    return rows.map((row) => {
-      const plan = this.#planner.plan(row);
-      const key = plan.outcome.conversationKey;
-      if (plan.written && key !== null) this.#planned.set(key, plan.written);
-      return plan;
-    });
+    return this.plan(this.inbox.pending(afterId, this.#batchSize));
   }
 }
