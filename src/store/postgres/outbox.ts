@@ -1,0 +1,104 @@
+/**
+ * The outbox on PostgreSQL, for the elected dispatcher: claiming the head call of each order key (the
+ * first open row of a chat or callback), settling calls with their result event in one transaction, and
+ * giving back calls never sent. Claims check the dispatcher lease in the same statement, so a process that
+ * lost the lease claims nothing more.
+ */
+import type pg from 'pg';
+import type { OutboxRow } from '../outbox.ts';
+
+const COLUMNS =
+  'o.id, o.conversation_key AS "conversationKey", o.revision, o.seq, o.order_key AS "orderKey", ' +
+  'o.chat_id AS "chatId", o.kind, o.op, o.args, o.ref, o.priority, o.idempotency_key AS "idempotencyKey", ' +
+  'o.status, o.attempts, o.result, o.error, o.created_at AS "createdAt", o.sent_at AS "sentAt", ' +
+  'o.finished_at AS "finishedAt", o.partition';
+
+/** An outbox row with the partition of its conversation. */
+export type PgOutboxRow = OutboxRow & { partition: number };
+
+/** The dispatcher's outbox queries over a pool. */
+export class PgOutbox {
+  constructor(readonly pool: pg.Pool) {}
+
+  /**
+   * Marks in flight (attempt counted) the head row of up to `limit` order keys not in `busy`, oldest first,
+   * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died are claimed again
+   * (their attempts say so). Returns the claimed rows.
+   */
+  async claimHeads(
+    owner: string,
+    busy: readonly string[],
+    limit: number,
+    now: number,
+  ): Promise<PgOutboxRow[]> {
+    const { rows } = await this.pool.query<PgOutboxRow>(
+      'WITH heads AS (SELECT * FROM (SELECT DISTINCT ON (order_key) id, order_key FROM outbox ' +
+        "WHERE status IN ('pending', 'sending') ORDER BY order_key, id) h " +
+        'WHERE NOT (order_key = ANY ($2::text[])) ORDER BY id LIMIT $3) ' +
+        "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, sent_at = coalesce(o.sent_at, $4) " +
+        "FROM heads WHERE o.id = heads.id AND o.status IN ('pending', 'sending') AND EXISTS (SELECT 1 FROM leases " +
+        "WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
+        `RETURNING ${COLUMNS}`,
+      [owner, busy, limit, now],
+    );
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Records the outcome of an in-flight row and, when the flow asked for the result (`ref`), its
+   * `effect_result` event, in one transaction.
+   */
+  async finish(
+    row: PgOutboxRow,
+    outcome: { status: 'done' | 'failed'; result?: string; error?: string },
+    resultEvent: string | undefined,
+    now: number,
+  ): Promise<void> {
+    await this.pool.query(
+      'WITH settled AS (UPDATE outbox SET status = $2, result = $3, error = $4, finished_at = $5 ' +
+        "WHERE id = $1 AND status = 'sending' RETURNING id) " +
+        'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
+        "SELECT $6, 'effect_result', 'effect:' || $1, $7, $8, $5 FROM settled WHERE $8::text IS NOT NULL " +
+        'ON CONFLICT (dedupe_key) DO NOTHING',
+      [
+        row.id,
+        outcome.status,
+        outcome.result ?? null,
+        outcome.error ?? null,
+        now,
+        row.partition,
+        row.conversationKey,
+        resultEvent ?? null,
+      ],
+    );
+    if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify('botflow_inbox', '')");
+  }
+
+  /** Stored results of messages sent to `chatId` at or after `since` by rows before `beforeId` (see OutboxStore). */
+  async sentResults(chatId: number, since: number, beforeId: number): Promise<(string | null)[]> {
+    const { rows } = await this.pool.query<{ result: string | null }>(
+      "SELECT result FROM outbox WHERE chat_id = $1 AND op = 'sendMessage' AND status = 'done' AND sent_at >= $2 " +
+        'AND id < $3',
+      [chatId, since, beforeId],
+    );
+    return rows.map((row) => row.result);
+  }
+
+  /** Gives back a claimed row that was never sent: pending again, attempt not counted. */
+  async release(id: number): Promise<void> {
+    await this.pool.query(
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL WHERE id = $1 AND status = 'sending'",
+      [id],
+    );
+  }
+
+  /** Row counts per status. */
+  async counts(): Promise<Record<OutboxRow['status'], number>> {
+    const out = { pending: 0, sending: 0, done: 0, failed: 0, dropped: 0 };
+    const { rows } = await this.pool.query<{ status: OutboxRow['status']; n: number }>(
+      'SELECT status, count(*)::bigint AS n FROM outbox GROUP BY status',
+    );
+    for (const { status, n } of rows) out[status] = n;
+    return out;
+  }
+}

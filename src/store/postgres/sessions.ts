@@ -1,0 +1,25 @@
+/** Sessions on PostgreSQL: the engine reads a batch's sessions in one query before planning it. */
+import type pg from 'pg';
+import type { SessionRow } from '../sessions.ts';
+
+/** A session row's columns, named as `SessionRow`. */
+export const SESSION_COLUMNS =
+  'conversation_key AS "conversationKey", flow_id AS "flowId", flow_version AS "flowVersion", status, ' +
+  'state_value AS "stateValue", snapshot, revision, step_instance AS "stepInstance", ' +
+  'started_revision AS "startedRevision", chat_id AS "chatId", user_id AS "userId", locale, ' +
+  'started_at AS "startedAt", updated_at AS "updatedAt"';
+
+/** The stored sessions of `keys` (keys without one are absent from the map). */
+export async function pgSessions(pool: pg.Pool, keys: readonly string[]): Promise<Map<string, SessionRow>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await pool.query<SessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE conversation_key = ANY ($1::text[])`,
+    [keys],
+  );
+  return new Map(rows.map((row) => [row.conversationKey, row]));
+}
+
+/** One session. */
+export async function pgSession(pool: pg.Pool, key: string): Promise<SessionRow | undefined> {
+  return (await pgSessions(pool, [key])).get(key);
+}

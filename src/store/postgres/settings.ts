@@ -1,0 +1,48 @@
+/**
+ * Small durable things on PostgreSQL: the button-signing secret (created once, shared by every process),
+ * the flow versions seen (with their source, so a restart can rebuild pinned versions), the kv table.
+ */
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+
+const BUTTON_SECRET_KEY = 'engine.button_secret';
+
+/** The shared button-signing secret, created on first use (whoever writes first wins). */
+export async function pgButtonSecret(pool: pg.Pool, now: number): Promise<string> {
+  await pool.query(
+    'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING',
+    [BUTTON_SECRET_KEY, randomBytes(32).toString('base64url'), now],
+  );
+  return (await pgKvGet(pool, BUTTON_SECRET_KEY))!;
+}
+
+/** A kv value. */
+export async function pgKvGet(pool: pg.Pool, key: string): Promise<string | undefined> {
+  const { rows } = await pool.query<{ value: string }>('SELECT value FROM kv WHERE key = $1', [key]);
+  return rows[0]?.value;
+}
+
+/** Sets a kv value. */
+export async function pgKvSet(pool: pg.Pool, key: string, value: string, now = Date.now()): Promise<void> {
+  await pool.query(
+    'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET ' +
+      'value = excluded.value, updated_at = excluded.updated_at',
+    [key, value, now],
+  );
+}
+
+/** Records that a flow version was loaded (with the source it can be rebuilt from). */
+export async function pgRecordFlowVersion(
+  pool: pg.Pool,
+  flowId: string,
+  version: string,
+  now: number,
+  source: string | undefined,
+): Promise<void> {
+  await pool.query(
+    'INSERT INTO flow_versions (flow_id, version, first_loaded_at, last_loaded_at, source) VALUES ($1, $2, $3, $3, $4) ' +
+      'ON CONFLICT (flow_id, version) DO UPDATE SET last_loaded_at = excluded.last_loaded_at, ' +
+      'source = coalesce(excluded.source, flow_versions.source)',
+    [flowId, version, now, source ?? null],
+  );
+}
