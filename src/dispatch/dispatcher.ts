@@ -19,7 +19,7 @@ import {
   resultEventOf,
   sendCall,
 } from './send.ts';
-import { ClaimedMessages, READ_BACK_SLACK_MS, sentMessageIds } from './sent-once.ts';
+import { ClaimedMessages, LEARN_WINDOW_MS, sentMessageIds } from './sent-once.ts';
 
 export type { CallGateway, MediaUploader } from './send.ts';
 
@@ -158,8 +158,8 @@ export class OutboxDispatcher {
       );
     }
     if (row.attempts > 1 && row.op === 'sendMessage' && row.chatId !== null) {
-      // Messages earlier calls sent just before are theirs, not this one's: the read-back must not take them.
-      const since = (row.sentAt ?? this.#o.now()) - READ_BACK_SLACK_MS;
+      // Messages earlier calls sent before are theirs, not this one's: the read-back must not take them.
+      const since = (row.sentAt ?? this.#o.now()) - LEARN_WINDOW_MS;
       for (const mid of sentMessageIds(this.#outbox.sentResults(row.chatId, since, row.id)))
         this.#claimed.add(mid);
     }

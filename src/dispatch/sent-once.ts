@@ -14,6 +14,13 @@ import { DeadLetterError, type Job } from './scheduler/types.ts';
 /** How far back a read-back looks: the platform's clock may run a little behind ours. */
 export const READ_BACK_SLACK_MS = 5_000;
 
+/**
+ * Before a resend, the messages of calls to the same chat that finished from this long before the resent
+ * call was first claimed are marked as theirs. By finish time, not claim time: a call claimed earlier may
+ * have waited behind the rate limits and delivered its message well within the read-back's window.
+ */
+export const LEARN_WINDOW_MS = 60_000;
+
 /** The message ids in sent messages' stored results (`finishOf`), for `ClaimedMessages`. */
 export function sentMessageIds(results: readonly (string | null)[]): string[] {
   const ids: string[] = [];

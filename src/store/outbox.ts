@@ -175,7 +175,7 @@ export class OutboxStore {
   }
 
   /**
-   * Stored results of messages sent to `chatId` at or after `since`, among the `scan` rows before `beforeId`
+   * Stored results of messages sent to `chatId` by calls finished at or after `since`, among the `scan` rows before `beforeId`
    * (a resend after a crash learns which messages earlier calls already account for). Reads by primary
    * key only: no index on the hot path for this rare read.
    */
@@ -184,7 +184,7 @@ export class OutboxStore {
       this.#db
         .prepare(
           "SELECT result FROM outbox WHERE id < ? AND id >= ? AND chat_id = ? AND op = 'sendMessage' " +
-            "AND status = 'done' AND sent_at >= ?",
+            "AND status = 'done' AND finished_at >= ?",
         )
         .all(beforeId, beforeId - scan, chatId, since) as { result: string | null }[]
     ).map((row) => row.result);
