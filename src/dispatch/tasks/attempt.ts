@@ -180,3 +180,43 @@ export function retryable(error: Failure | { code: string; message: string }, po
   if (policy.retryOn) return policy.retryOn.includes(error.code);
   return 'retryable' in error ? error.retryable : false;
 }
+
+/** What to do with an ended attempt: nothing (cancelled), run it again later, or settle the task. */
+export type Verdict =
+  | { kind: 'cancelled'; error: { code: string; message: string } }
+  | { kind: 'retry'; runAfter: number; error: { code: string; message: string } }
+  | {
+      kind: 'settle';
+      finish: { status: 'done'; result: string } | { status: 'failed'; error: string };
+      /** The `task_result` event's payload, for the conversation's inbox. */
+      payload: string;
+    };
+
+/** Decides what an ended attempt leads to (the same rules on SQLite and PostgreSQL). */
+export function verdictOf(row: TaskRow, attempt: number, outcome: Settled, now: number): Verdict {
+  if (!outcome.ok && outcome.error.code === TASK_CODES.cancelled)
+    return { kind: 'cancelled', error: plain(outcome.error) };
+  const policy = policyOf(row);
+  if (!outcome.ok && attempt < policy.attempts && retryable(outcome.error, policy))
+    return {
+      kind: 'retry',
+      runAfter: now + policy.backoffMs * 2 ** (attempt - 1),
+      error: plain(outcome.error),
+    };
+  return {
+    kind: 'settle',
+    finish: outcome.ok
+      ? { status: 'done', result: JSON.stringify(outcome.result ?? null) }
+      : { status: 'failed', error: JSON.stringify(plain(outcome.error)) },
+    payload: JSON.stringify({
+      taskId: row.id,
+      task: row.name,
+      ref: row.ref,
+      stepInstance: row.stepInstance,
+      revision: row.revision,
+      attempts: attempt,
+      ok: outcome.ok,
+      ...(outcome.ok ? { result: outcome.result ?? null } : { error: plain(outcome.error) }),
+    }),
+  };
+}

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { EngineInbox } from '../../store/engine-inbox.ts';
 import { type TaskRow, TaskStore } from '../../store/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
-import { plain, policyOf, retryable, runAttempt, type Settled } from './attempt.ts';
+import { plain, runAttempt, type Settled, type Verdict, verdictOf } from './attempt.ts';
 import { TASK_CODES, type TaskDefinition, TaskError } from './task.ts';
 
 /** Time and waiting, as the engine's clock gives them. */
@@ -69,7 +69,11 @@ export class TaskRunner {
   readonly #store: TaskStore;
   readonly #inbox: EngineInbox;
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
-  readonly #settle: (row: TaskRow, attempt: number, outcome: Settled) => boolean;
+  readonly #settle: (
+    row: TaskRow,
+    finish: Extract<Verdict, { kind: 'settle' }>['finish'],
+    payload: string,
+  ) => boolean;
   /** Attempts that ended, waiting for the next group commit; each resolves when recorded. */
   #ended: (Ended & { recorded: () => void })[] = [];
   #recordQueued = false;
@@ -89,30 +93,14 @@ export class TaskRunner {
     this.#store = new TaskStore(options.db);
     this.#inbox = new EngineInbox(options.db);
     // Runs inside #recordAll's transaction: the task row and its inbox event commit together.
-    this.#settle = (row: TaskRow, attempt: number, outcome: Settled) => {
+    this.#settle = (row, finish, payload) => {
       const now = this.#o.clock.now();
-      const finished = this.#store.finish(
-        row.id,
-        outcome.ok
-          ? { status: 'done', result: JSON.stringify(outcome.result ?? null) }
-          : { status: 'failed', error: JSON.stringify(plain(outcome.error)) },
-        now,
-      );
-      if (!finished) return false; // cancelled meanwhile: nobody hears of it
+      if (!this.#store.finish(row.id, finish, now)) return false; // cancelled meanwhile: nobody hears of it
       this.#inbox.add({
         kind: 'task_result',
         dedupeKey: `task:${row.id}`,
         conversationKey: row.conversationKey,
-        payload: JSON.stringify({
-          taskId: row.id,
-          task: row.name,
-          ref: row.ref,
-          stepInstance: row.stepInstance,
-          revision: row.revision,
-          attempts: attempt,
-          ok: outcome.ok,
-          ...(outcome.ok ? { result: outcome.result ?? null } : { error: plain(outcome.error) }),
-        }),
+        payload,
         receivedAt: now,
       });
       return true;
@@ -309,24 +297,23 @@ export class TaskRunner {
       input: JSON.parse(row.input) as unknown,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
     };
-    if (!outcome.ok && outcome.error.code === TASK_CODES.cancelled) {
-      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: plain(outcome.error) }));
+    const verdict = verdictOf(row, attempt, outcome, this.#o.clock.now());
+    if (verdict.kind === 'cancelled') {
+      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error }));
       return false;
     }
-    const policy = policyOf(row);
-    if (!outcome.ok && attempt < policy.attempts && retryable(outcome.error, policy)) {
-      const runAfter = this.#o.clock.now() + policy.backoffMs * 2 ** (attempt - 1);
-      this.#store.retryLater(row.id, runAfter, JSON.stringify(plain(outcome.error)));
+    if (verdict.kind === 'retry') {
+      this.#store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error));
       after.push(() => {
         this.#o.logger?.warn(
-          { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
+          { taskId: row.id, task: row.name, attempt, error: verdict.error },
           'task attempt failed; trying again',
         );
-        this.#o.onOutcome?.({ ...base, status: 'retry', error: plain(outcome.error) });
+        this.#o.onOutcome?.({ ...base, status: 'retry', error: verdict.error });
       });
       return false;
     }
-    if (!this.#settle(row, attempt, outcome)) {
+    if (!this.#settle(row, verdict.finish, verdict.payload)) {
       after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled' }));
       return false;
     }
