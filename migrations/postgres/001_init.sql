@@ -68,6 +68,7 @@ CREATE TABLE outbox (
   status           text    NOT NULL DEFAULT 'pending'
                    CHECK (status IN ('pending', 'sending', 'done', 'failed', 'dropped')),
   attempts         integer NOT NULL DEFAULT 0,
+  claimed_by       text,                                 -- the member sending it (status 'sending')
   result           text,
   error            text,
   created_at       bigint  NOT NULL,
@@ -77,7 +78,7 @@ CREATE TABLE outbox (
 CREATE INDEX outbox_open ON outbox (id) WHERE status IN ('pending', 'sending');
 CREATE INDEX outbox_open_by_conversation ON outbox (conversation_key, id) WHERE status IN ('pending', 'sending');
 -- A message resent after a crash reads back its chat; the messages sent there just before are found here.
-CREATE INDEX outbox_sent_by_chat ON outbox (chat_id, sent_at) WHERE op = 'sendMessage';
+CREATE INDEX outbox_sent_by_chat ON outbox (chat_id, finished_at) WHERE op = 'sendMessage';
 
 CREATE TABLE timers (
   id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -12,6 +12,7 @@ import {
 } from '../../src/store/postgres/database.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
+import { PgOutbox } from '../../src/store/postgres/outbox.ts';
 import { pgSession } from '../../src/store/postgres/sessions.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
@@ -164,6 +165,29 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     expect(lease).toMatchObject({ owner: 'b', epoch: 2 });
     await leases.release('b', ['role:x']);
     expect(await leases.acquire('a', ['role:x'], 300)).toEqual(['role:x']);
+  });
+
+  it('leaves a call in flight with a live process that lost the dispatcher lease; takes it over once that process is gone', async () => {
+    const leases = new PgLeases(pg.pool);
+    const outbox = new PgOutbox(pg.pool);
+    await pg.pool.query(
+      'INSERT INTO outbox (partition, conversation_key, revision, seq, order_key, chat_id, kind, op, args, ' +
+        "priority, idempotency_key, created_at) SELECT 0, 'ob:1', 1, s, 'chat:42', 42, 'api', 'sendMessage', " +
+        "'{}', 'interactive', 'ob:1:' || s, 1 FROM generate_series(1, 2) s",
+    );
+    await leases.heartbeat('a', 300, {});
+    await leases.acquire('a', ['dispatcher'], 5000);
+    expect(await outbox.claimHeads('b', [], 10, 1)).toEqual([]); // not the dispatcher: claims nothing
+    const [first] = await outbox.claimHeads('a', [], 10, 1);
+    expect(first).toMatchObject({ orderKey: 'chat:42', seq: 1, attempts: 1, status: 'sending' });
+    await leases.release('a', ['dispatcher']);
+    await leases.heartbeat('b', 5000, {});
+    await leases.acquire('b', ['dispatcher'], 5000);
+    // 'a' lives on and may still be sending it: the head stays its own, and the call after it waits.
+    expect(await outbox.claimHeads('b', [], 10, 2)).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 400)); // 'a' missed its heartbeat: gone
+    const [again] = await outbox.claimHeads('b', [], 10, 3);
+    expect(again).toMatchObject({ id: first!.id, attempts: 2 });
   });
 
   it('gives every partition to exactly one member, and moves few when one joins', () => {

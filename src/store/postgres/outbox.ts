@@ -22,8 +22,9 @@ export class PgOutbox {
 
   /**
    * Marks in flight (attempt counted) the head row of up to `limit` order keys not in `busy`, oldest first,
-   * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died are claimed again
-   * (their attempts say so). Returns the claimed rows.
+   * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died (no live member of
+   * that id) are claimed again (their attempts say so); those of a live process that lost the lease stay
+   * with it until it settles them. Returns the claimed rows.
    */
   async claimHeads(
     owner: string,
@@ -35,9 +36,11 @@ export class PgOutbox {
       'WITH heads AS (SELECT * FROM (SELECT DISTINCT ON (order_key) id, order_key FROM outbox ' +
         "WHERE status IN ('pending', 'sending') ORDER BY order_key, id) h " +
         'WHERE NOT (order_key = ANY ($2::text[])) ORDER BY id LIMIT $3) ' +
-        "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, sent_at = coalesce(o.sent_at, $4) " +
-        "FROM heads WHERE o.id = heads.id AND o.status IN ('pending', 'sending') AND EXISTS (SELECT 1 FROM leases " +
-        "WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
+        "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, sent_at = coalesce(o.sent_at, $4), " +
+        "claimed_by = $1 FROM heads WHERE o.id = heads.id AND (o.status = 'pending' OR (o.status = 'sending' AND " +
+        'NOT EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.id <> $1 ' +
+        'AND m.expires_at > botflow_now_ms()))) ' +
+        "AND EXISTS (SELECT 1 FROM leases WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
         `RETURNING ${COLUMNS}`,
       [owner, busy, limit, now],
     );
@@ -74,10 +77,10 @@ export class PgOutbox {
     if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify('botflow_inbox', '')");
   }
 
-  /** Stored results of messages sent to `chatId` at or after `since` by rows before `beforeId` (see OutboxStore). */
+  /** Stored results of messages sent to `chatId` by rows before `beforeId` finished since `since` (see OutboxStore). */
   async sentResults(chatId: number, since: number, beforeId: number): Promise<(string | null)[]> {
     const { rows } = await this.pool.query<{ result: string | null }>(
-      "SELECT result FROM outbox WHERE chat_id = $1 AND op = 'sendMessage' AND status = 'done' AND sent_at >= $2 " +
+      "SELECT result FROM outbox WHERE chat_id = $1 AND op = 'sendMessage' AND status = 'done' AND finished_at >= $2 " +
         'AND id < $3',
       [chatId, since, beforeId],
     );
@@ -87,7 +90,8 @@ export class PgOutbox {
   /** Gives back a claimed row that was never sent: pending again, attempt not counted. */
   async release(id: number): Promise<void> {
     await this.pool.query(
-      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL WHERE id = $1 AND status = 'sending'",
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL, claimed_by = NULL WHERE id = $1 " +
+        "AND status = 'sending'",
       [id],
     );
   }
