@@ -1,0 +1,328 @@
+/**
+ * `createClusterEngine`: the engine of one process among several on one PostgreSQL database. The same
+ * planning and steps as `createEngine`; what changes is where events come from and how they are committed:
+ *
+ * - the process handles the conversations of the partitions it owns (lane/ownership.ts: leases with
+ *   heartbeats, rendezvous hashing, takeover of a dead process's partitions within the lease time);
+ * - it reads a batch of their pending events and their sessions (one query each), plans the batch as the
+ *   single-process engine does, and commits it in ONE transaction through `botflow_apply_batch`, which
+ *   checks the partitions' leases in the same transaction (a process that lost one writes nothing);
+ * - it fires the due timers of its partitions (a timer fires once, from its partition's owner);
+ * - one process, the holder of the `dispatcher` lease, sends the outbox of all of them, so the platform
+ *   never sees more than the bot's limits.
+ *
+ *   const pg = await openPostgres({ url });
+ *   const engine = createClusterEngine({ pg, flows, scheduler, api });
+ *   await engine.start();
+ *   …
+ *   await engine.stop();
+ */
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
+import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
+import { applyBatch, LeaseLostError } from '../store/postgres/commit.ts';
+import type { PostgresDatabase } from '../store/postgres/database.ts';
+import { INBOX_CHANNEL, PgInbox } from '../store/postgres/inbox.ts';
+import { PgLeases } from '../store/postgres/leases.ts';
+import { PgOutbox } from '../store/postgres/outbox.ts';
+import { pgSessions } from '../store/postgres/sessions.ts';
+import { pgButtonSecret, pgRecordFlowVersion } from '../store/postgres/settings.ts';
+import { fireDueTimers } from '../store/postgres/timers.ts';
+import type { SessionRow } from '../store/sessions.ts';
+import { callsOf, type EngineApi } from './engine.ts';
+import { Ownership, type Role } from './lane/ownership.ts';
+import { BatchPlanner, type EventOutcome, writesOf } from './lane/processor.ts';
+import { SessionCache } from './lane/session-cache.ts';
+import { type EngineEvents, EngineListeners } from './listeners.ts';
+import { ButtonSigner } from './step/buttons.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import { FlowSet } from './step/flow-set.ts';
+
+/** The channel on which committed calls are announced to the dispatcher. */
+const OUTBOX_CHANNEL = 'botflow_outbox';
+
+/** How to build a cluster engine. */
+export interface ClusterEngineOptions {
+  /** The shared database (`openPostgres`): migrations applied. */
+  pg: PostgresDatabase;
+  /** The flows to run (every process of the bot runs the same flow files). */
+  flows: FlowSet | FlowDefinition[];
+  /** The throttled scheduler (recommended) or the bare client. */
+  scheduler?: CallGateway & { run?: unknown };
+  api?: EngineApi;
+  upload?: MediaUploader;
+  /** Button-signing secret; by default created once in the database and shared by every process. */
+  secret?: string;
+  logger?: Logger;
+  botUsername?: string;
+  staleText?: string;
+  /** Events per transaction (default 256). */
+  batchSize?: number;
+  /** Sessions kept in memory (default 10,000). */
+  sessionCacheSize?: number;
+  /** Calls handed to the scheduler at once while this process is the dispatcher (default 256). */
+  maxInFlight?: number;
+  /** This process's name among the others (default host:pid:random). */
+  member?: string;
+  /** Heartbeat and lease renewal (default 1000 ms). */
+  tickMs?: number;
+  /** Lease time (default 3000 ms): a dead process's partitions and dispatcher role move after it. */
+  leaseMs?: number;
+  /** Take part in the dispatcher election (default true). */
+  dispatcher?: boolean;
+  /** Hears every tick's role (after it changed): start or stop polling, report. */
+  onRole?: (role: Role) => void;
+}
+
+/** A process's engine among several. */
+export interface ClusterEngine {
+  /** This process's member id. */
+  readonly member: string;
+  /** The flows it runs (add a version to hot-reload). */
+  flows: FlowSet;
+  /** Joins the others: takes its share of partitions, maybe the dispatcher role, and starts processing. */
+  start(): Promise<void>;
+  /** Stops processing, gives its leases back (the others take over at once) and waits for calls in flight. */
+  stop(options?: { waitMs?: number }): Promise<void>;
+  /** Intake committed events: look now. */
+  notify(): void;
+  /** What this process holds now. */
+  role(): Role;
+  /** True once it has joined and its last tick is recent (readiness). */
+  ready(): boolean;
+  /** True while its loop runs (liveness). */
+  alive(): boolean;
+  /** Resolves when no event waits in this process's partitions and no call is in flight here. */
+  drain(): Promise<void>;
+  on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
+}
+
+/** Builds a cluster engine; nothing runs until `start()`. */
+export function createClusterEngine(options: ClusterEngineOptions): ClusterEngine {
+  const { pool } = options.pg;
+  const logger = options.logger;
+  const member = options.member ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const flows = options.flows instanceof FlowSet ? options.flows : new FlowSet(options.flows);
+  const tickMs = options.tickMs ?? 1000;
+  const inbox = new PgInbox(pool);
+  const leases = new PgLeases(pool);
+  const ownership = new Ownership({
+    leases,
+    member,
+    leaseMs: options.leaseMs ?? 3000,
+    dispatcher: options.dispatcher ?? true,
+    info: { host: hostname(), pid: process.pid },
+    logger,
+  });
+  const cache = new SessionCache(options.sessionCacheSize ?? 10_000);
+  const events = new EngineListeners(logger);
+  const now = () => Date.now();
+  let loaded = new Map<string, SessionRow>();
+  let planner: BatchPlanner | undefined;
+
+  const { gateway, upload } = callsOf(options);
+  const dispatcher = gateway
+    ? new SharedDispatcher({
+        outbox: new PgOutbox(pool),
+        member,
+        gateway,
+        upload,
+        now,
+        logger,
+        maxInFlight: options.maxInFlight ?? 256,
+        onOutcome: (outcome) => events.emit('effect', outcome),
+      })
+    : undefined;
+
+  let running = false;
+  let looping: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let woken = false;
+  let listener: pg.Client | undefined;
+  let lastLoopAt = 0;
+  let nextTickAt = 0;
+  let nextTimersAt = 0;
+
+  function wake(): void {
+    woken = true;
+    wakeUp?.();
+  }
+
+  function sleep(ms: number): Promise<void> {
+    if (woken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  async function tick(): Promise<void> {
+    const before = ownership.role;
+    const { role, gained, lost } = await ownership.tick();
+    // Sessions cached from an earlier time of ownership may have moved on under another process.
+    if (gained.length > 0) cache.clear();
+    if (dispatcher) {
+      if (role.dispatcher) {
+        dispatcher.lead();
+        dispatcher.wake(); // every tick too: a notification lost with the LISTEN connection delays a call by a tick at most
+      } else dispatcher.follow();
+    }
+    nextTickAt = Date.now() + tickMs;
+    const changed = gained.length + lost.length > 0 || role.dispatcher !== before.dispatcher;
+    if (changed) options.onRole?.(role);
+  }
+
+  /** One batch of the owned partitions' pending events; returns how many were read. */
+  async function processBatch(partitions: number[]): Promise<number> {
+    const rows = await inbox.pending(partitions, options.batchSize ?? 256);
+    if (rows.length === 0) return 0;
+    const keys = new Set<string>();
+    for (const row of rows)
+      if (row.conversationKey && !cache.get(row.conversationKey)) keys.add(row.conversationKey);
+    loaded = await pgSessions(pool, [...keys]);
+    const plans = planner!.plan(rows);
+    loaded = new Map();
+    let results: Awaited<ReturnType<typeof applyBatch>>;
+    try {
+      results = await applyBatch(pool, member, writesOf(plans), now());
+    } catch (error) {
+      planner!.forgetPlanned();
+      if (error instanceof LeaseLostError) {
+        logger?.warn('a partition of the batch moved to another process; nothing of it was written');
+        nextTickAt = 0;
+        return 0;
+      }
+      throw error;
+    }
+    const outcomes = planner!.settle(plans, results);
+    report(outcomes);
+    return rows.length;
+  }
+
+  function report(outcomes: EventOutcome[]): void {
+    let calls = 0;
+    for (const outcome of outcomes) {
+      calls += outcome.calls;
+      events.emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
+    }
+    if (calls === 0) return;
+    if (dispatcher?.leading) dispatcher.wake();
+    else void pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`).catch(() => {});
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      lastLoopAt = Date.now();
+      woken = false;
+      try {
+        if (Date.now() >= nextTickAt) await tick();
+        const { partitions } = ownership.role;
+        let worked = 0;
+        if (partitions.length > 0 && Date.now() >= nextTimersAt) {
+          worked += await fireDueTimers(pool, partitions, now());
+          nextTimersAt = Date.now() + 200;
+        }
+        if (partitions.length > 0) worked += await processBatch(partitions);
+        if (worked === 0 && running) await sleep(Math.max(0, Math.min(200, nextTickAt - Date.now())));
+      } catch (error) {
+        logger?.error({ err: error }, 'cluster engine: a round failed; trying again shortly');
+        await sleep(500);
+      }
+    }
+  }
+
+  async function listen(): Promise<void> {
+    if (!running) return;
+    const client = new pg.Client({ connectionString: connectionStringOf(options.pg) });
+    client.on('error', () => {});
+    client.on('end', () => {
+      if (listener === client) listener = undefined;
+      if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+    });
+    client.on('notification', (message) => {
+      if (message.channel === INBOX_CHANNEL) wake();
+      else if (message.channel === OUTBOX_CHANNEL) dispatcher?.wake();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${INBOX_CHANNEL}; LISTEN ${OUTBOX_CHANNEL}`);
+      listener = client;
+    } catch {
+      await client.end().catch(() => {});
+    }
+  }
+
+  return {
+    member,
+    flows,
+    async start() {
+      if (running) return;
+      const secret = options.secret ?? (await pgButtonSecret(pool, now()));
+      planner = new BatchPlanner({
+        cache,
+        load: (key) => loaded.get(key),
+        flows,
+        signer: new ButtonSigner(secret),
+        now,
+        logger,
+        staleText: options.staleText ?? 'This menu is no longer active.',
+        botUsername: options.botUsername,
+      });
+      for (const flow of flows.all())
+        await pgRecordFlowVersion(pool, flow.id, flow.version, now(), flow.source);
+      flows.onAdd((flow) => {
+        void pgRecordFlowVersion(pool, flow.id, flow.version, now(), flow.source).catch(() => {});
+      });
+      running = true;
+      await tick();
+      void listen().catch(() => {});
+      looping = loop();
+      if (!gateway)
+        logger?.warn('cluster engine started without an api client or scheduler: calls stay in the outbox');
+    },
+    async stop(stopOptions = {}) {
+      if (!running) return;
+      running = false;
+      wake();
+      await looping;
+      dispatcher?.follow();
+      await dispatcher?.stop(stopOptions.waitMs ?? 10_000);
+      options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
+      await ownership.leave().catch((error: unknown) => {
+        logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
+      });
+      const client = listener;
+      listener = undefined;
+      await client?.end().catch(() => {});
+    },
+    notify: wake,
+    role: () => ownership.role,
+    ready: () => running && ownership.role.lastTickAt > 0 && Date.now() - nextTickAt < 3 * tickMs,
+    alive: () => running && Date.now() - lastLoopAt < 10_000,
+    async drain() {
+      for (;;) {
+        const { partitions } = ownership.role;
+        const waiting = partitions.length > 0 ? await inbox.pendingCount(partitions) : 0;
+        await dispatcher?.idle();
+        if (waiting === 0 && (dispatcher?.inFlight ?? 0) === 0) return;
+        wake();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    on: events.on,
+  };
+}
+
+/** The URL the pool connects with (for the LISTEN connection). */
+function connectionStringOf(database: PostgresDatabase): string {
+  return (database.pool.options as { connectionString?: string }).connectionString ?? '';
+}
