@@ -1,27 +1,45 @@
 /**
- * `botflow migrate [--status] [--db file]`: applies pending migrations to the bot's database (the same
- * file `botflow run` uses), or with `--status` only lists applied and pending ones.
+ * `botflow migrate [--status] [--db file | --database-url postgres://…]`: applies pending migrations to the
+ * bot's database (the one `botflow run` uses: SQLite, or PostgreSQL with `database.url`), or with
+ * `--status` only lists applied and pending ones. `--from sqlite:<file> --to postgres://…` moves a bot's
+ * data from SQLite to a new PostgreSQL database.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
 import { MigrationError, readMigrations, recordedMigrations } from '../store/migrate.ts';
+import { copyFromSqlite } from '../store/postgres/copy-from-sqlite.ts';
+import { openPostgres, POSTGRES_MIGRATIONS_DIR, type PostgresDatabase } from '../store/postgres/database.ts';
 import { SQLite } from '../store/sqlite.ts';
 import type { Command } from './command.ts';
 
-const HELP = `usage: botflow migrate [--status] [--db <file>] [--config <file>]
+const HELP = `usage: botflow migrate [--status] [--db <file> | --database-url <postgres://…>] [--config <file>]
+       botflow migrate --from sqlite:<file> --to <postgres://…>
 
-Applies the pending migrations of ${DEFAULT_MIGRATIONS_DIR} to the bot's database (database.path,
-BOTFLOW_DATABASE_PATH, or --db), each in its own transaction. \`botflow run\` does the same at start;
-run this to migrate ahead of a deployment. --status lists applied and pending migrations, changing nothing.
-A database migrated by a newer botflow is refused.`;
+Applies the pending migrations to the bot's database, each in its own transaction: the SQLite file
+(database.path, BOTFLOW_DATABASE_PATH, or --db), or PostgreSQL (database.url, BOTFLOW_DATABASE_URL, or
+--database-url). \`botflow run\` does the same at start; run this to migrate ahead of a deployment.
+--status lists applied and pending migrations, changing nothing. A database migrated by a newer botflow
+is refused.
+
+--from sqlite:<file> --to <postgres://…> copies a SQLite bot's data (sessions, inbox, outbox, timers,
+tasks, flow versions, settings) into a new PostgreSQL database, in one transaction; the SQLite file is
+only read. Stop the bot first; then start its processes with database.url.`;
 
 export const command: Command = {
-  options: ['status', 'db', 'config'],
+  options: ['status', 'db', 'config', 'database-url', 'from', 'to'],
   summary: 'apply pending database migrations (--status: list them)',
   async run(args) {
-    let values: { status?: boolean; db?: string; config?: string; help?: boolean };
+    let values: {
+      status?: boolean;
+      db?: string;
+      config?: string;
+      help?: boolean;
+      'database-url'?: string;
+      from?: string;
+      to?: string;
+    };
     try {
       ({ values } = parseArgs({
         args,
@@ -30,6 +48,9 @@ export const command: Command = {
           status: { type: 'boolean' },
           db: { type: 'string' },
           config: { type: 'string' },
+          'database-url': { type: 'string' },
+          from: { type: 'string' },
+          to: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
       }));
@@ -41,22 +62,27 @@ export const command: Command = {
       console.log(HELP);
       return 0;
     }
+    if (values.from !== undefined || values.to !== undefined) return copy(values.from, values.to);
     let path: string;
     let synchronous: 'FULL' | 'NORMAL';
+    let url: string | undefined;
     try {
       const config = loadConfig({
         argv: [
           ...(values.db ? ['--db', values.db] : []),
+          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
           ...(values.config ? ['--config', values.config] : []),
         ],
       });
       path = config.database.path;
       synchronous = config.database.synchronous;
+      url = config.database.url?.reveal();
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow migrate: ${error.message}`);
       return 2;
     }
+    if (url !== undefined) return values.status ? postgresStatus(url) : migrateTo(url);
     try {
       if (values.status) return status(path);
       const db = openDatabase({
@@ -93,5 +119,81 @@ function status(path: string): number {
     return applied.size > 0 ? 1 : 0;
   } finally {
     db.close();
+  }
+}
+
+/** Applies PostgreSQL migrations; prints them and where (password masked). */
+async function migrateTo(url: string): Promise<number> {
+  try {
+    const pg = await openPostgres({ url, logger: { info: (o) => console.log(`applied ${o.migration}`) } });
+    console.log(`${pg.where}: up to date`);
+    await pg.close();
+    return 0;
+  } catch (error) {
+    console.error(`botflow migrate: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+async function postgresStatus(url: string): Promise<number> {
+  let pg: PostgresDatabase;
+  try {
+    pg = await openPostgres({ url, migrate: false });
+  } catch (error) {
+    console.error(`botflow migrate: ${(error as Error).message}`);
+    return 1;
+  }
+  try {
+    const files = readMigrations(POSTGRES_MIGRATIONS_DIR);
+    const { rows } = await pg.pool
+      .query<{ name: string; applied_at: number }>('SELECT name, applied_at FROM schema_migrations')
+      .catch(() => ({ rows: [] as { name: string; applied_at: number }[] }));
+    const applied = new Map(rows.map((r) => [r.name, r.applied_at]));
+    for (const f of files) {
+      const at = applied.get(f.name);
+      console.log(`${at ? 'applied' : 'pending'}  ${f.name}${at ? `  ${new Date(at).toISOString()}` : ''}`);
+      applied.delete(f.name);
+    }
+    for (const name of applied.keys()) console.log(`unknown  ${name}  (applied by a newer botflow)`);
+    return applied.size > 0 ? 1 : 0;
+  } finally {
+    await pg.close();
+  }
+}
+
+/** `--from sqlite:<file> --to postgres://…`: copies a SQLite bot into a new PostgreSQL database. */
+async function copy(from: string | undefined, to: string | undefined): Promise<number> {
+  if (!from?.startsWith('sqlite:') || !to || !/^postgres(ql)?:\/\//.test(to)) {
+    console.error('botflow migrate: --from sqlite:<file> and --to postgres://… go together\n\n' + HELP);
+    return 2;
+  }
+  const file = from.slice('sqlite:'.length);
+  if (!existsSync(file)) {
+    console.error(`botflow migrate: ${file}: no such SQLite database`);
+    return 2;
+  }
+  const sqlite = new SQLite(file, { readonly: true });
+  let pg: PostgresDatabase | undefined;
+  try {
+    const files = readMigrations(DEFAULT_MIGRATIONS_DIR).map((f) => f.name);
+    const recorded = recordedMigrations(sqlite).map((m) => m.name);
+    const missing = files.filter((name) => !recorded.includes(name));
+    if (missing.length > 0) {
+      console.error(
+        `botflow migrate: ${file} is not up to date (${missing.join(', ')} pending): run botflow migrate --db ${file} first`,
+      );
+      return 1;
+    }
+    pg = await openPostgres({ url: to });
+    const report = await copyFromSqlite(sqlite, pg.pool);
+    const lines = Object.entries(report).map(([table, n]) => `${table} ${n}`);
+    console.log(`copied ${file} to ${pg.where}: ${lines.join(', ')}`);
+    return 0;
+  } catch (error) {
+    console.error(`botflow migrate: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    sqlite.close();
+    await pg?.close();
   }
 }

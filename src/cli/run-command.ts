@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type RunningApp, startApp } from '../runtime/app.ts';
 import type { AppParts } from '../runtime/app-parts.ts';
-import { type Config, ConfigError, HelpRequested, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError, HelpRequested, loadConfig, secretsOf } from '../runtime/config.ts';
 import { KEYS } from '../runtime/config-schema.ts';
 import { createLogger, scrub } from '../runtime/logger.ts';
 import { createRecorder, type Recorder } from '../runtime/recorder.ts';
@@ -65,8 +65,7 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
     }
     throw error;
   }
-  for (const secret of [config.token, config.webhook.secret, config.buttonSecret])
-    if (secret) secrets.push(secret.reveal());
+  secrets.push(...secretsOf(config));
   const logger = createLogger({ level: config.log.level, secrets });
   for (const warning of config.warnings) logger.warn(warning);
 
@@ -77,8 +76,7 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
       environment.print(`botflow: --record ${record.file}: the folder ${dirname(file)} does not exist`);
       return 2;
     }
-    const secrets = [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()];
-    recorder = createRecorder(file, { secrets });
+    recorder = createRecorder(file, { secrets: secretsOf(config) });
     environment.print(`recording updates and API results to ${file}`);
   }
 

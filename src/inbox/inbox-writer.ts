@@ -22,10 +22,12 @@ export type InboxCommit = (entries: InboxEntry[]) => Promise<AppendResult[]>;
 
 /** Options of `InboxWriter`. */
 export interface InboxWriterOptions {
-  inbox: InboxStore;
+  /** The SQLite inbox appended to on this thread; not needed with `commit`. */
+  inbox?: InboxStore;
   /**
    * Commits batches instead of `inbox.append` on this thread: the engine's writer thread
-   * (`writer.append`), so intake never waits for the engine's write lock. Batches stay in order.
+   * (`writer.append`), so intake never waits for the engine's write lock, or PostgreSQL
+   * (`PgInbox.append`). Batches stay in order.
    */
   commit?: InboxCommit;
   /** Commit at once when this many entries are waiting, without waiting for the end of the turn (default 500). */
@@ -79,6 +81,7 @@ export class InboxWriter {
     const entries = batch.map((w) => w.entry);
     let results: AppendResult[];
     try {
+      if (!this.options.inbox) throw new Error('InboxWriter needs an inbox or a commit function');
       results = this.options.inbox.append(entries);
     } catch (error) {
       this.#fail(batch, error);

@@ -12,7 +12,7 @@ import type { UpdateType } from '../client/schemas/index.ts';
 import type { OnAccepted } from '../inbox/inbox-writer.ts';
 import { type ConversationKeyStrategy, dedupeKey } from '../inbox/keys.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
-import { type InboxEntry, InboxStore } from '../store/inbox.ts';
+import { type AppendResult, type InboxEntry, InboxStore } from '../store/inbox.ts';
 import { KV_KEYS, KvStore } from '../store/kv.ts';
 
 /** Polling cannot go on: a webhook subscription blocks it, the token is refused, or the request is wrong. */
@@ -24,8 +24,10 @@ export class PollingError extends Error {
 export interface PollingOptions {
   /** The client; only `getUpdates` and `getSubscriptions` are used. */
   api: Pick<BotApi, 'getUpdates' | 'getSubscriptions'>;
-  /** The database the inbox and the marker live in. */
-  db: Database.Database;
+  /** The SQLite database the inbox and the marker live in; or `store` for another one. */
+  db?: Database.Database;
+  /** Where batches and the marker are committed instead of `db` (PostgreSQL: see src/runtime/cluster-app.ts). */
+  store?: PollingStore;
   /** Update types to receive (default: all). */
   types?: UpdateType[];
   /** Updates per request, 1..1000 (default 100). */
@@ -42,6 +44,34 @@ export interface PollingOptions {
   maxBackoffMs?: number;
   /** The `kv` key of the stored marker (default `KV_KEYS.pollingMarker`); one per bot sharing a database. */
   markerKey?: string;
+}
+
+/** Where a poller commits: the inbox entries of a batch and the next marker, together. */
+export interface PollingStore {
+  /** The marker of the last committed batch, read before polling starts (undefined: never polled). */
+  marker: number | undefined;
+  /** Commits `entries` and `next` in one transaction (`next` undefined: keep the stored marker). */
+  commit(entries: InboxEntry[], next: number | undefined): AppendResult[] | Promise<AppendResult[]>;
+}
+
+/** The poller's store over a SQLite database: the inbox and the `kv` marker in one transaction. */
+export function sqlitePollingStore(
+  db: Database.Database,
+  markerKey: string = KV_KEYS.pollingMarker,
+): PollingStore {
+  const inbox = new InboxStore(db);
+  const kv = new KvStore(db);
+  const stored = kv.get(markerKey);
+  const commit = db.transaction((entries: InboxEntry[], next: number | undefined) => {
+    const results = inbox.append(entries);
+    // An answer without a marker acknowledges nothing: keep the old one (never reset it to 0).
+    if (next !== undefined) kv.set(markerKey, String(next));
+    return results;
+  });
+  return {
+    marker: stored === undefined ? undefined : Number(stored),
+    commit: (entries, next) => commit.immediate(entries, next),
+  };
 }
 
 /** A running poller. */
@@ -106,28 +136,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * subscription exists, naming it and saying how to remove it.
  */
 export function startPolling(options: PollingOptions): PollingHandle {
-  const inbox = new InboxStore(options.db);
-  const kv = new KvStore(options.db);
-  const markerKey = options.markerKey ?? KV_KEYS.pollingMarker;
+  if (!options.store && !options.db) throw new Error('startPolling: give it a database (db) or a store');
+  const store = options.store ?? sqlitePollingStore(options.db!, options.markerKey);
   const strategy = options.conversationKey ?? 'user-in-chat';
   const initialBackoff = options.initialBackoffMs ?? 500;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
   const log = options.logger;
   const stopping = new AbortController();
-  const stored = kv.get(markerKey);
-  let marker = stored === undefined ? undefined : Number(stored);
+  let marker = store.marker;
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
   if (marker !== undefined) markReady();
-
-  const commit = options.db.transaction((entries: InboxEntry[], next: number | undefined) => {
-    const results = inbox.append(entries);
-    // An answer without a marker acknowledges nothing: keep the old one (never reset it to 0).
-    if (next !== undefined) kv.set(markerKey, String(next));
-    return results;
-  });
 
   async function refuseIfSubscribed(signal: AbortSignal): Promise<void> {
     const { subscriptions } = await options.api.getSubscriptions({ signal });
@@ -169,9 +190,9 @@ export function startPolling(options: PollingOptions): PollingHandle {
         await sleep(delay, signal);
         continue;
       }
-      let results: ReturnType<typeof commit>;
+      let results: AppendResult[];
       try {
-        results = commit.immediate(entriesOf(result, strategy), result.marker);
+        results = await store.commit(entriesOf(result, strategy), result.marker);
       } catch (error) {
         // Nothing committed and the marker did not move: the same batch is fetched again.
         const delay = Math.min(maxBackoff, initialBackoff * 2 ** failures++);

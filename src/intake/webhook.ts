@@ -26,8 +26,8 @@ export const SECRET_PATTERN = /^[A-Za-z0-9_-]{5,256}$/;
 
 /** Options of `buildWebhook` and `webhookIntake`. */
 export interface WebhookReceiverOptions {
-  /** The database the inbox lives in (opened with `openDatabase`). */
-  db: Database.Database;
+  /** The SQLite database the inbox lives in (`openDatabase`); not needed when `commit` stores the updates. */
+  db?: Database.Database;
   /**
    * The subscription secret. When set, every request must carry it in `X-Svc-Bot-Api-Secret` (or
    * `X-Max-Bot-Api-Secret`). Leave it unset only behind something else that authenticates the platform.
@@ -41,7 +41,10 @@ export interface WebhookReceiverOptions {
   conversationKey?: ConversationKeyStrategy;
   /** Called after each commit that added rows: the engine's wake-up call. */
   onAccepted?: OnAccepted;
-  /** Commits on the engine's writer thread (`(entries) => writer.append(entries)`) instead of this thread. */
+  /**
+   * Commits elsewhere than `db` on this thread: the engine's writer thread (`(entries) =>
+   * writer.append(entries)`) or PostgreSQL (`(entries) => new PgInbox(pool).append(entries)`).
+   */
   commit?: InboxCommit;
   /** Commit at once when this many updates wait (default 500); otherwise once per event-loop turn. */
   maxBatch?: number;
@@ -99,8 +102,10 @@ export function webhookIntake(options: WebhookReceiverOptions): WebhookIntake {
       'webhook secret: must be 5..256 characters of A-Z, a-z, 0-9, "_" and "-" (the platform refuses others)',
     );
   }
+  if (!options.db && !options.commit)
+    throw new Error('webhook receiver: give it a database (db) or a commit function');
   const writer = new InboxWriter({
-    inbox: new InboxStore(options.db),
+    ...(options.db ? { inbox: new InboxStore(options.db) } : {}),
     maxBatch: options.maxBatch,
     ...(options.commit ? { commit: options.commit } : {}),
     onAccepted: options.onAccepted,

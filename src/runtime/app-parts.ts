@@ -7,11 +7,18 @@ import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import type { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import type { ClusterEngine } from '../engine/cluster-engine.ts';
 import type { WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { Role } from '../engine/lane/ownership.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
+import type { PollingStore } from '../intake/polling.ts';
+import type { PostgresDatabase } from '../store/postgres/database.ts';
+import type { Recorder } from './recorder.ts';
+import type { BotIdentity } from './self-check.ts';
+import type { StepOutcome } from './shutdown.ts';
 
 /** A running sandbox (embedded default). */
 export interface SandboxHandle {
@@ -48,7 +55,8 @@ export interface LoadedFlows {
 /** What every intake needs. */
 export interface IntakeOptions {
   api: BotApi;
-  db: Database.Database;
+  /** The SQLite database (absent on PostgreSQL: intake commits through `commit` or `store`). */
+  db?: Database.Database;
   /** How updates are grouped into conversations (the `conversationKey` setting). */
   conversationKey: ConversationKeyStrategy;
   /** The engine's wake-up call after each commit, with the new inbox ids (`botflow run --record` records them). */
@@ -88,6 +96,8 @@ export interface AppParts {
       timeoutSeconds: number;
       limit: number;
       types?: string[];
+      /** Commits batches and the marker elsewhere than `db` (PostgreSQL). */
+      store?: PollingStore;
     },
   ): Promise<IntakeHandle>;
   startWebhook(
@@ -104,6 +114,63 @@ export interface AppParts {
       types?: string[];
       /** Open no port: return the receiver as a plugin (`IntakeHandle.plugin`) for the embedding app. */
       mount?: boolean;
+      /** More routes on the receiver's own app (health checks). */
+      routes?: FastifyPluginCallback;
     },
   ): Promise<IntakeHandle>;
+  /** The engine of one process among several on PostgreSQL (`database.url`). */
+  createClusterEngine(options: {
+    pg: PostgresDatabase;
+    api: BotApi;
+    scheduler: Scheduler;
+    flows: FlowDefinition[];
+    secret?: string;
+    logger: Logger;
+    botUsername?: string;
+    /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
+    onRole(role: Role): void;
+  }): ClusterEngine;
+}
+
+/** Where the running parts can be reached. */
+export interface AppAddresses {
+  /** The Bot API in use (the sandbox's in the embedded default). */
+  api: string;
+  /** The sandbox, in the embedded default. */
+  sandbox?: string;
+  /** The page to open to chat with the flows, in the embedded default. */
+  webChat?: string;
+  /** Where the webhook receiver listens, in webhook mode. */
+  webhook?: string;
+  /** Where `GET /healthz` and `GET /readyz` answer (`health.port`). */
+  health?: string;
+}
+
+/** A started bot. */
+export interface RunningApp {
+  addresses: AppAddresses;
+  bot: BotIdentity;
+  /** Flows loaded at start. */
+  flowCount: number;
+  /** The engine, for tools and tests (SQLite; on PostgreSQL see `cluster`). */
+  engine?: Engine;
+  /** The cluster engine, when the database is PostgreSQL. */
+  cluster?: ClusterEngine;
+  /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
+  failed: Promise<Error>;
+  /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
+  webhook?: FastifyPluginCallback;
+  /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
+  close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
+}
+
+/** What `startApp` needs besides the configuration. */
+export interface StartAppOptions {
+  /** With `addSecret`, the embedded sandbox's token is scrubbed from log lines too. */
+  logger: Logger & { addSecret?(value: string): void };
+  parts: AppParts;
+  /** `botflow run --record <file>`: records every accepted update and every API result (src/testing/recorder.ts). */
+  recorder?: Recorder;
+  /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
+  mountWebhook?: boolean;
 }

@@ -18,60 +18,32 @@ import type { Engine } from '../engine/engine.ts';
 import { startInboxPruner } from '../inbox/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import type { AppParts, IntakeHandle, IntakeOptions, LoadedFlows, SandboxHandle } from './app-parts.ts';
+import { loadFlowsOrRefuse, reloadFlows, startEmbeddedSandbox } from './app-common.ts';
+import type {
+  AppParts,
+  IntakeHandle,
+  IntakeOptions,
+  RunningApp,
+  SandboxHandle,
+  StartAppOptions,
+} from './app-parts.ts';
+import { startClusterApp } from './cluster-app.ts';
 import type { Config } from './config.ts';
 import { watchGroupRights } from './group-rights.ts';
+import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
 import { trackProgress } from './progress.ts';
-import type { Recorder } from './recorder.ts';
-import { sandboxStatePath } from './sandbox-state.ts';
-import { type BotIdentity, selfCheck } from './self-check.ts';
+import { selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
 import { describeListenError, StartupError } from './startup-error.ts';
 
-/** Where the running parts can be reached. */
-export interface AppAddresses {
-  /** The Bot API in use (the sandbox's in the embedded default). */
-  api: string;
-  /** The sandbox, in the embedded default. */
-  sandbox?: string;
-  /** The page to open to chat with the flows, in the embedded default. */
-  webChat?: string;
-  /** Where the webhook receiver listens, in webhook mode. */
-  webhook?: string;
-}
-
-/** A started bot. */
-export interface RunningApp {
-  addresses: AppAddresses;
-  bot: BotIdentity;
-  /** Flows loaded at start. */
-  flowCount: number;
-  /** The engine, for tools and tests. */
-  engine: Engine;
-  /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
-  failed: Promise<Error>;
-  /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
-  webhook?: FastifyPluginCallback;
-  /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
-  close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
-}
-
-/** What `startApp` needs besides the configuration. */
-export interface StartAppOptions {
-  /** With `addSecret`, the embedded sandbox's token is scrubbed from log lines too. */
-  logger: Logger & { addSecret?(value: string): void };
-  parts: AppParts;
-  /** `botflow run --record <file>`: records every accepted update and every API result (src/testing/recorder.ts). */
-  recorder?: Recorder;
-  /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
-  mountWebhook?: boolean;
-}
+export type { AppAddresses, RunningApp, StartAppOptions } from './app-parts.ts';
 
 /** Backlogs smaller than this are processed without a progress line. */
 const PROGRESS_THRESHOLD = 500;
 
 /** Starts every part the configuration asks for. Throws `StartupError` (after closing what started) on failure. */
 export async function startApp(config: Config, options: StartAppOptions): Promise<RunningApp> {
+  if (config.database.url) return startClusterApp(config, options);
   const { logger, parts } = options;
   let sandbox: SandboxHandle | undefined;
   let api: BotApi | undefined;
@@ -83,6 +55,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
   let stopPruning: (() => void) | undefined;
+  let stopHealth: (() => void | Promise<void>) | undefined;
+  let healthAddress: string | undefined;
 
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
@@ -90,6 +64,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
     { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
     { name: 'stop pruning', started: () => !!stopPruning, run: () => stopPruning?.() },
+    { name: 'stop health checks', started: () => !!stopHealth, run: () => stopHealth?.() },
     {
       name: 'finish current steps and sends in flight',
       started: () => !!engine,
@@ -185,6 +160,31 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       });
     }
     running.start();
+    let engineRunning = true;
+    const probe: HealthProbe = {
+      alive: () => engineRunning && !!db?.open,
+      ready: () => engineRunning && !!db?.open,
+      details: () => ({ database: 'sqlite' }),
+    };
+    stopHealth = () => {
+      engineRunning = false;
+    };
+    if (config.health.port !== undefined) {
+      const server = await startHealthServer({
+        host: config.health.host,
+        port: config.health.port,
+        probe,
+      }).catch((error: unknown) => {
+        const where = `the health checks cannot listen on ${config.health.host}:${config.health.port}`;
+        throw describeListenError(error, where, 'health.port or BOTFLOW_HEALTH_PORT') ?? error;
+      });
+      healthAddress = server.address;
+      const stopChecks = stopHealth;
+      stopHealth = () => {
+        stopChecks();
+        return server.close();
+      };
+    }
     stopPruning = startPruning(db, running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
@@ -206,7 +206,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
       logger: logger.child({ component: 'intake' }),
     };
-    intake = await startIntake(config, parts, common, scheduler, writer, options);
+    intake = await startIntake(config, parts, common, scheduler, writer, options, healthRoutes(probe));
     const failed = new Promise<Error>((resolve) => {
       intake?.done?.catch((error: unknown) =>
         resolve(error instanceof Error ? error : new Error(String(error))),
@@ -221,6 +221,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` }
           : {}),
         ...(intake.address ? { webhook: intake.address } : {}),
+        ...(healthAddress ? { health: healthAddress } : {}),
       },
       bot: check.bot,
       flowCount: loaded.flows.length,
@@ -273,53 +274,6 @@ function startPruning(db: Database.Database, engine: Engine, logger: Logger): ()
   };
 }
 
-/** The local platform of the embedded default, its state kept beside the database. */
-async function startEmbeddedSandbox(config: Config, parts: AppParts, logger: StartAppOptions['logger']) {
-  const sandboxState = sandboxStatePath(config.database.path);
-  if (sandboxState) mkdirSync(dirname(sandboxState), { recursive: true });
-  try {
-    return await parts.startSandbox({
-      host: config.sandbox.host,
-      port: config.sandbox.port,
-      ...(sandboxState ? { dbPath: sandboxState } : {}),
-      logger: logger.child({ component: 'sandbox' }),
-    });
-  } catch (error) {
-    const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
-    throw describeListenError(error, where, '--port or BOTFLOW_PORT') ?? error;
-  }
-}
-
-/** The flows of `flows.dir`; a flow with problems refuses the start (exit code 4) with every problem listed. */
-async function loadFlowsOrRefuse(config: Config, parts: AppParts, flowLogger: Logger): Promise<LoadedFlows> {
-  const loaded = await parts.loadFlows(config.flows.dir, flowLogger);
-  if (loaded.problems.length > 0) {
-    throw new StartupError(
-      `the flows in ${config.flows.dir} have ${loaded.problems.length} problem(s):\n` +
-        loaded.problems.map((p) => `  ${p}`).join('\n') +
-        `\nFix them (botflow check ${config.flows.dir} lists them) and start again.`,
-      4,
-    );
-  }
-  if (loaded.flows.length === 0)
-    flowLogger.warn({ dir: config.flows.dir }, 'no flows found: the bot will not answer');
-  return loaded;
-}
-
-/** A saved flow file: new sessions start on the new version, unless it has problems (then kept as it was). */
-function reloadFlows(engine: Engine, next: LoadedFlows, flowLogger: Logger, sandbox?: SandboxHandle): void {
-  sandbox?.flowsChanged?.(next);
-  if (next.problems.length > 0) {
-    flowLogger.warn(
-      { problems: next.problems },
-      'flows changed but have problems: keeping the previous version',
-    );
-    return;
-  }
-  for (const flow of next.flows) engine.flows.add(flow);
-  flowLogger.info({ count: next.flows.length }, 'flows reloaded: new sessions start on the new version');
-}
-
 /** Webhook receiver or long polling, as configured; every call to the platform goes through the scheduler. */
 async function startIntake(
   config: Config,
@@ -328,6 +282,7 @@ async function startIntake(
   scheduler: Scheduler,
   writer: WriterThread | undefined,
   options: StartAppOptions,
+  routes: FastifyPluginCallback,
 ): Promise<IntakeHandle> {
   // The subscription check and the polls count in the same 30-per-second window as everything else.
   const api = throttledClient(scheduler);
@@ -346,6 +301,7 @@ async function startIntake(
         secret: secret!.reveal(),
         ...(updateTypes ? { types: updateTypes } : {}),
         ...(options.mountWebhook ? { mount: true } : {}),
+        routes,
       });
     } catch (error) {
       const where = `the webhook receiver cannot listen on ${host}:${port}`;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Registry } from '../flows/registry.ts';
 import { startApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, secretsOf } from './config.ts';
 import type { ConfigSchema } from './config-schema.ts';
 import { defaultParts } from './default-parts.ts';
 import { createLogger } from './logger.ts';
@@ -87,8 +87,7 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     cwd: options.cwd ?? process.cwd(),
     ...(options.config ? { values: options.config as Record<string, unknown> } : {}),
   });
-  const secrets = [config.token?.reveal(), config.webhook.secret?.reveal(), config.buttonSecret?.reveal()];
-  const logger = options.logger ?? createLogger({ level: config.log.level, secrets });
+  const logger = options.logger ?? createLogger({ level: config.log.level, secrets: secretsOf(config) });
   for (const warning of config.warnings) logger.warn(warning);
   const app = await startApp(config, {
     logger,

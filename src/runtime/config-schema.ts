@@ -69,8 +69,23 @@ export const ConfigSchema = z.strictObject({
       synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
       /** Commit on a second thread (a second core) while the main thread plans and serves HTTP. */
       writerThread: z.boolean().default(true),
+      /**
+       * PostgreSQL instead of SQLite (`postgres://user:password@host:5432/db`): several `botflow run`
+       * processes share it (docs/scaling.md). Kept secret in logs.
+       */
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// URL, e.g. postgres://bot:password@db:5432/bot')
+        .optional(),
     })
     .default({ synchronous: 'FULL', writerThread: true }),
+  health: z
+    .strictObject({
+      /** A port for `GET /healthz` and `GET /readyz` (webhook mode serves them on the webhook port too). */
+      port: port.optional(),
+      host: z.string().min(1).default('0.0.0.0'),
+    })
+    .default({ host: '0.0.0.0' }),
   tasks: z
     .strictObject({
       /** Tasks (the registry's `tasks`) running at once; apart from the platform's request budget. */
@@ -159,6 +174,15 @@ export const KEYS: KeySpec[] = [
   { path: 'database.path', env: ['BOTFLOW_DATABASE_PATH'], flag: 'db', kind: 'string', isPath: true },
   { path: 'database.synchronous', env: ['BOTFLOW_DATABASE_SYNCHRONOUS'], kind: 'string' },
   { path: 'database.writerThread', env: ['BOTFLOW_DATABASE_WRITER_THREAD'], kind: 'boolean' },
+  {
+    path: 'database.url',
+    env: ['BOTFLOW_DATABASE_URL'],
+    flag: 'database-url',
+    kind: 'string',
+    secret: true,
+  },
+  { path: 'health.port', env: ['BOTFLOW_HEALTH_PORT'], kind: 'int' },
+  { path: 'health.host', env: ['BOTFLOW_HEALTH_HOST'], kind: 'string' },
   { path: 'tasks.concurrency', env: ['BOTFLOW_TASKS_CONCURRENCY'], kind: 'int' },
   { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
   { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },

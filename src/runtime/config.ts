@@ -62,7 +62,14 @@ export interface Config {
     updateTypes?: string[];
   };
   polling: ConfigInput['polling'];
-  database: { path: string; synchronous: 'FULL' | 'NORMAL'; writerThread: boolean };
+  database: {
+    path: string;
+    synchronous: 'FULL' | 'NORMAL';
+    writerThread: boolean;
+    /** PostgreSQL: several processes share it (the SQLite settings are then unused). */
+    url?: Secret;
+  };
+  health: ConfigInput['health'];
   flows: { dir: string; watch: boolean };
   tasks: ConfigInput['tasks'];
   log: ConfigInput['log'];
@@ -241,7 +248,9 @@ function finish(
           : resolveSettingPath(databasePath, sources['database.path'], cwd),
       synchronous: input.database.synchronous,
       writerThread: input.database.writerThread,
+      ...(input.database.url ? { url: new Secret(input.database.url) } : {}),
     },
+    health: input.health,
     flows: {
       dir: resolveSettingPath(input.flows.dir, sources['flows.dir'], cwd),
       watch: input.flows.watch ?? embedded,
@@ -344,4 +353,22 @@ function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {
       const guess = closest(name, [...known]);
       return `${name} is not a botflow setting and is ignored${guess ? `; did you mean ${guess}?` : ''}`;
     });
+}
+
+/**
+ * Every secret of `config` as text, for scrubbing logs, printed lines and recordings: the token, the
+ * webhook and button secrets, the database URL and its password alone.
+ */
+export function secretsOf(config: Config): string[] {
+  const url = config.database.url?.reveal();
+  let password: string | undefined;
+  try {
+    password = url ? decodeURIComponent(new URL(url).password) || undefined : undefined;
+  } catch {
+    password = undefined;
+  }
+  return [config.token, config.webhook.secret, config.buttonSecret]
+    .map((secret) => secret?.reveal())
+    .concat(url, password)
+    .filter((value): value is string => value !== undefined && value !== '');
 }

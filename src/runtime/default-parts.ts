@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { UpdateType } from '../client/schemas/index.ts';
+import { createClusterEngine } from '../engine/cluster-engine.ts';
 import { createEngine } from '../engine/engine.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
@@ -138,10 +139,23 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
       });
     },
+    createClusterEngine(options) {
+      return createClusterEngine({
+        pg: options.pg,
+        api: options.api,
+        scheduler: options.scheduler,
+        flows: options.flows,
+        ...(options.secret ? { secret: options.secret } : {}),
+        logger: options.logger,
+        ...(options.botUsername ? { botUsername: options.botUsername } : {}),
+        onRole: options.onRole,
+      });
+    },
     async startPolling(options) {
       const handle = startPolling({
         api: options.api,
-        db: options.db,
+        ...(options.db ? { db: options.db } : {}),
+        ...(options.store ? { store: options.store } : {}),
         ...(options.types ? { types: options.types as UpdateType[] } : {}),
         limit: options.limit,
         timeout: options.timeoutSeconds,
@@ -155,7 +169,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
     },
     async startWebhook(options) {
       const receiver = {
-        db: options.db,
+        ...(options.db ? { db: options.db } : {}),
         secret: options.secret,
         path: options.path,
         conversationKey: options.conversationKey,
@@ -172,6 +186,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         stop = () => intake.stop();
       } else {
         const own = buildWebhook(receiver);
+        if (options.routes) own.register(options.routes);
         await own.listen({ host: options.host, port: options.port });
         app = own;
         stop = () => own.close();

@@ -1,0 +1,258 @@
+/**
+ * The bot as one process among several on one PostgreSQL database (`database.url`): the same parts as
+ * `startApp`, composed around the cluster engine. Any process may receive webhook deliveries (behind a
+ * load balancer); in polling mode only the dispatcher polls, so that every call to the platform goes
+ * through one scheduler. The process reports its role (partitions, dispatcher) in its log and on
+ * `GET /healthz` / `GET /readyz`.
+ *
+ * Stopping: intake stops accepting, the engine finishes its batch, gives its leases back (the others take
+ * its partitions at their next tick) and waits for its calls in flight; the pool closes last.
+ */
+import type { Logger } from 'pino';
+import { BotApi } from '../client/client.ts';
+import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
+import type { ClusterEngine } from '../engine/cluster-engine.ts';
+import type { Role } from '../engine/lane/ownership.ts';
+import { KV_KEYS } from '../store/kv.ts';
+import { openPostgres, type PostgresDatabase } from '../store/postgres/database.ts';
+import { PgInbox } from '../store/postgres/inbox.ts';
+import { pgKvGet } from '../store/postgres/settings.ts';
+
+import { loadFlowsOrRefuse, reloadFlows, startEmbeddedSandbox } from './app-common.ts';
+import type { IntakeHandle, RunningApp, SandboxHandle, StartAppOptions } from './app-parts.ts';
+import type { Config } from './config.ts';
+import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
+import { selfCheck } from './self-check.ts';
+import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
+import { describeListenError, StartupError } from './startup-error.ts';
+
+/** Requests per second the dispatcher leaves for the other processes' own calls (start-up checks). */
+export const CLUSTER_RESERVE_PER_SECOND = 2;
+
+/** Starts a process of the bot on PostgreSQL. Throws `StartupError` (after closing what started) on failure. */
+export async function startClusterApp(config: Config, options: StartAppOptions): Promise<RunningApp> {
+  const { logger, parts } = options;
+  let sandbox: SandboxHandle | undefined;
+  let api: BotApi | undefined;
+  let pg: PostgresDatabase | undefined;
+  let scheduler: Scheduler | undefined;
+  let engine: ClusterEngine | undefined;
+  let intake: IntakeHandle | undefined;
+  let poller: IntakeHandle | undefined;
+  let health: { address: string; close(): Promise<void> } | undefined;
+  let watcher: { close(): void } | undefined;
+  let onRole: (role: Role) => void = () => {};
+
+  const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
+    { name: 'stop polling', started: () => !!poller, run: () => poller?.stop() },
+    { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
+    {
+      name: 'finish current steps, give the leases back and finish sends in flight',
+      started: () => !!engine,
+      run: async (deadline) => {
+        scheduler?.close();
+        const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
+        await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
+      },
+    },
+    { name: 'stop health checks', always: true, started: () => !!health, run: () => health?.close() },
+    { name: 'close the recording', always: true, run: () => options.recorder?.close() },
+    { name: 'close database', always: true, started: () => !!pg, run: () => pg?.close() },
+    { name: 'stop scheduler', always: true, started: () => !!scheduler, run: () => scheduler?.close() },
+    { name: 'close API client', started: () => !!api, run: () => api?.close() },
+    { name: 'stop sandbox', always: true, started: () => !!sandbox, run: () => sandbox?.close() },
+  ];
+
+  try {
+    let token = config.token?.reveal();
+    let baseUrl = config.baseUrl;
+    if (config.embedded) {
+      sandbox = await startEmbeddedSandbox(config, parts, logger);
+      token = sandbox.token;
+      baseUrl = sandbox.baseUrl;
+      logger.addSecret?.(token);
+      options.recorder?.addSecret(token);
+    }
+    if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
+    api = new BotApi({
+      token,
+      baseUrl,
+      caFiles: config.caFiles,
+      timeoutMs: config.limits.requestTimeoutMs,
+      logger,
+    });
+    const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
+    if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);
+    logger.info({ bot: check.bot }, check.message);
+
+    try {
+      pg = await openPostgres({
+        url: config.database.url!.reveal(),
+        logger: logger.child({ component: 'store' }),
+      });
+    } catch (error) {
+      throw new StartupError((error as Error).message, 5);
+    }
+    const database = pg;
+    const flowLogger = logger.child({ component: 'flows' });
+    const loaded = await loadFlowsOrRefuse(config, parts, flowLogger);
+    scheduler = new Scheduler({
+      api: options.recorder ? options.recorder.wrapApi(api) : api,
+      // The dispatcher sends for every process; the others' few calls (self-check and subscription at start)
+      // come out of a reserve of 2 per second, so all of them together stay within the bot's limit.
+      limits: {
+        global: Math.max(1, config.limits.requestsPerSecond - CLUSTER_RESERVE_PER_SECOND),
+        perChat: config.limits.perChatPerSecond,
+      },
+      startPausedMs: 1_000,
+      logger: logger.child({ component: 'scheduler' }),
+    });
+    const polling = config.mode === 'polling';
+    const running = parts.createClusterEngine({
+      pg: database,
+      api,
+      scheduler,
+      flows: loaded.flows,
+      ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
+      logger: logger.child({ component: 'engine' }),
+      ...(check.bot.username ? { botUsername: check.bot.username } : {}),
+      onRole: (role) => onRole(role),
+    });
+    engine = running;
+
+    const probe: HealthProbe = {
+      alive: () => running.alive(),
+      ready: () => running.ready(),
+      details: () => {
+        const role = running.role();
+        return {
+          member: role.member,
+          partitions: role.partitions.length,
+          dispatcher: role.dispatcher,
+          ...(polling ? { poller: role.dispatcher } : {}),
+          members: role.members,
+        };
+      },
+    };
+    if (config.health.port !== undefined) {
+      health = await startHealthServer({ host: config.health.host, port: config.health.port, probe }).catch(
+        (error: unknown) => {
+          const where = `the health checks cannot listen on ${config.health.host}:${config.health.port}`;
+          throw describeListenError(error, where, 'health.port or BOTFLOW_HEALTH_PORT') ?? error;
+        },
+      );
+    }
+
+    const inbox = new PgInbox(database.pool);
+    const intakeLogger = logger.child({ component: 'intake' });
+    const accepted = () => running.notify();
+    const throttled = throttledClient(scheduler);
+    if (polling) {
+      // Only the dispatcher polls (one scheduler for every call); it starts from the marker the last one committed.
+      let switching = Promise.resolve();
+      onRole = (role) => {
+        switching = switching.then(async () => {
+          if (role.dispatcher && !poller && engine) {
+            const stored = await pgKvGet(database.pool, KV_KEYS.pollingMarker);
+            poller = await parts.startPolling({
+              api: throttled,
+              conversationKey: config.conversationKey,
+              onAccepted: accepted,
+              logger: intakeLogger,
+              timeoutSeconds: config.polling.timeoutSeconds,
+              limit: config.polling.limit,
+              ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
+              store: {
+                marker: stored === undefined ? undefined : Number(stored),
+                commit: (entries, next) => inbox.appendWithMarker(entries, KV_KEYS.pollingMarker, next),
+              },
+            });
+          } else if (!role.dispatcher && poller) {
+            const stopping = poller;
+            poller = undefined;
+            await stopping.stop();
+          }
+        });
+        switching.catch((error: unknown) => logger.error({ err: error }, 'polling could not start or stop'));
+      };
+    }
+    await running.start();
+    onRole(running.role());
+
+    if (config.flows.watch && parts.watchFlows) {
+      const shown = sandbox;
+      watcher = parts.watchFlows(
+        config.flows.dir,
+        (next) => reloadFlows(running, next, flowLogger, shown),
+        flowLogger,
+      );
+    }
+
+    if (!polling) {
+      const { host, port, path, url, secret, updateTypes } = config.webhook;
+      try {
+        intake = await parts.startWebhook({
+          api: throttled,
+          conversationKey: config.conversationKey,
+          onAccepted: accepted,
+          logger: intakeLogger,
+          commit: (entries) => inbox.append(entries),
+          host,
+          port,
+          path,
+          url: url!,
+          secret: secret!.reveal(),
+          ...(updateTypes ? { types: updateTypes } : {}),
+          ...(options.mountWebhook ? { mount: true } : {}),
+          routes: healthRoutes(probe),
+        });
+      } catch (error) {
+        const where = `the webhook receiver cannot listen on ${host}:${port}`;
+        throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
+      }
+    }
+    const failed = new Promise<Error>((resolve) => {
+      intake?.done?.catch((error: unknown) =>
+        resolve(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+
+    let closing: Promise<{ clean: boolean; steps: StepOutcome[] }> | undefined;
+    return {
+      addresses: {
+        api: baseUrl,
+        ...(sandbox
+          ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` }
+          : {}),
+        ...(intake?.address ? { webhook: intake.address } : {}),
+        ...(health ? { health: health.address } : {}),
+      },
+      bot: check.bot,
+      flowCount: loaded.flows.length,
+      cluster: running,
+      failed,
+      ...(intake?.plugin ? { webhook: intake.plugin } : {}),
+      close(reason = 'close') {
+        closing ??= (async () => {
+          logger.info(
+            { reason },
+            'stopping: no new updates are accepted; handing over to the other processes',
+          );
+          const deadline = Date.now() + config.shutdown.timeoutMs - 1000;
+          const result = await runShutdown(shutdownSteps(), { deadline, logger });
+          logger.info(
+            { clean: result.clean },
+            result.clean ? 'stopped' : 'stopped; some steps ran out of time',
+          );
+          return result;
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await runShutdown(shutdownSteps(), { deadline: Date.now() + 5000, logger: logger as Logger });
+    throw error;
+  }
+}
