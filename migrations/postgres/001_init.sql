@@ -123,6 +123,7 @@ CREATE TABLE tasks (
   status           text    NOT NULL DEFAULT 'pending'
                    CHECK (status IN ('pending', 'running', 'done', 'failed', 'cancelled')),
   attempts         integer NOT NULL DEFAULT 0,
+  claimed_by       text,                                 -- the member running it (status 'running')
   run_after        bigint  NOT NULL,
   result           text,
   error            text,

@@ -24,6 +24,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
+import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { applyBatch, LeaseLostError } from '../store/postgres/commit.ts';
 import type { PostgresDatabase } from '../store/postgres/database.ts';
 import { INBOX_CHANNEL, PgInbox } from '../store/postgres/inbox.ts';
@@ -31,6 +33,7 @@ import { PgLeases } from '../store/postgres/leases.ts';
 import { PgOutbox } from '../store/postgres/outbox.ts';
 import { pgSessions } from '../store/postgres/sessions.ts';
 import { pgButtonSecret, pgRecordFlowVersion } from '../store/postgres/settings.ts';
+import { PgTasks } from '../store/postgres/tasks.ts';
 import { fireDueTimers } from '../store/postgres/timers.ts';
 import type { SessionRow } from '../store/sessions.ts';
 import { callsOf, type EngineApi } from './engine.ts';
@@ -72,6 +75,10 @@ export interface ClusterEngineOptions {
   tickMs?: number;
   /** Lease time (default 3000 ms): a dead process's partitions and dispatcher role move after it. */
   leaseMs?: number;
+  /** The team's tasks, by name: each runs in the process owning its conversation's partition. */
+  tasks?: Readonly<Record<string, TaskDefinition>>;
+  /** Tasks running at once in this process (default 16). */
+  taskConcurrency?: number;
   /** Take part in the dispatcher election (default true). */
   dispatcher?: boolean;
   /** Hears every tick's role (after it changed): start or stop polling, report. */
@@ -138,6 +145,18 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       })
     : undefined;
 
+  const taskRunner = new SharedTaskRunner({
+    store: new PgTasks(pool),
+    member,
+    tasks: options.tasks ?? {},
+    clock: { now },
+    concurrency: options.taskConcurrency ?? 16,
+    gateway,
+    logger,
+    onResult: () => wake(),
+    onOutcome: (outcome) => events.emit('task', outcome),
+  });
+
   let running = false;
   let looping: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -170,6 +189,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     const { role, gained, lost } = await ownership.tick();
     // Sessions cached from an earlier time of ownership may have moved on under another process.
     if (gained.length > 0) cache.clear();
+    if (gained.length + lost.length > 0) taskRunner.setPartitions(role.partitions);
     if (dispatcher) {
       if (role.dispatcher) {
         dispatcher.lead();
@@ -210,10 +230,13 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
 
   function report(outcomes: EventOutcome[]): void {
     let calls = 0;
+    let tasks = 0;
     for (const outcome of outcomes) {
       calls += outcome.calls;
+      tasks += outcome.tasks ?? 0;
       events.emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
     }
+    if (tasks > 0) taskRunner.wake();
     if (calls === 0) return;
     if (dispatcher?.leading) dispatcher.wake();
     else void pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`).catch(() => {});
@@ -283,7 +306,9 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
         void pgRecordFlowVersion(pool, flow.id, flow.version, now(), flow.source).catch(() => {});
       });
       running = true;
+      taskRunner.start();
       await tick();
+      taskRunner.setPartitions(ownership.role.partitions);
       void listen().catch(() => {});
       looping = loop();
       if (!gateway)
@@ -295,7 +320,10 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       wake();
       await looping;
       dispatcher?.follow();
-      await dispatcher?.stop(stopOptions.waitMs ?? 10_000);
+      await Promise.all([
+        dispatcher?.stop(stopOptions.waitMs ?? 10_000),
+        taskRunner.stop(stopOptions.waitMs ?? 10_000),
+      ]);
       options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
       await ownership.leave().catch((error: unknown) => {
         logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
@@ -312,8 +340,9 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       for (;;) {
         const { partitions } = ownership.role;
         const waiting = partitions.length > 0 ? await inbox.pendingCount(partitions) : 0;
+        await taskRunner.idle();
         await dispatcher?.idle();
-        if (waiting === 0 && (dispatcher?.inFlight ?? 0) === 0) return;
+        if (waiting === 0 && (dispatcher?.inFlight ?? 0) === 0 && taskRunner.inFlight === 0) return;
         wake();
         await new Promise((resolve) => setTimeout(resolve, 20));
       }

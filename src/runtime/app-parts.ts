@@ -127,6 +127,7 @@ export interface AppParts {
     secret?: string;
     logger: Logger;
     botUsername?: string;
+    taskConcurrency?: number;
     /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
     onRole(role: Role): void;
   }): ClusterEngine;

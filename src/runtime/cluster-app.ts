@@ -118,9 +118,11 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
       ...(config.buttonSecret ? { secret: config.buttonSecret.reveal() } : {}),
       logger: logger.child({ component: 'engine' }),
       ...(check.bot.username ? { botUsername: check.bot.username } : {}),
+      taskConcurrency: config.tasks.concurrency,
       onRole: (role) => onRole(role),
     });
     engine = running;
+    if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
 
     const probe: HealthProbe = {
       alive: () => running.alive(),

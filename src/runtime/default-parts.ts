@@ -148,6 +148,8 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.secret ? { secret: options.secret } : {}),
         logger: options.logger,
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
+        tasks,
+        ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
         onRole: options.onRole,
       });
     },
