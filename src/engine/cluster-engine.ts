@@ -32,7 +32,7 @@ import { INBOX_CHANNEL, PgInbox } from '../store/postgres/inbox.ts';
 import { PgLeases } from '../store/postgres/leases.ts';
 import { PgOutbox } from '../store/postgres/outbox.ts';
 import { pgSessions } from '../store/postgres/sessions.ts';
-import { pgButtonSecret, pgRecordFlowVersion } from '../store/postgres/settings.ts';
+import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../store/postgres/settings.ts';
 import { PgTasks } from '../store/postgres/tasks.ts';
 import { fireDueTimers } from '../store/postgres/timers.ts';
 import type { SessionRow } from '../store/sessions.ts';
@@ -41,6 +41,7 @@ import { Ownership, type Role } from './lane/ownership.ts';
 import { BatchPlanner, type EventOutcome, writesOf } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
 import { type EngineEvents, EngineListeners } from './listeners.ts';
+import { restorePinned } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { FlowSet } from './step/flow-set.ts';
@@ -79,6 +80,12 @@ export interface ClusterEngineOptions {
   tasks?: Readonly<Record<string, TaskDefinition>>;
   /** Tasks running at once in this process (default 16). */
   taskConcurrency?: number;
+  /**
+   * Rebuilds a flow version from its stored source (flow files: `rebuildFlow` of src/flows): a session
+   * pinned to a version this process did not load (an older one, or a newer one during a rolling deploy)
+   * gets it back the first time this process meets it.
+   */
+  rebuildFlow?: (source: string) => FlowDefinition;
   /** Take part in the dispatcher election (default true). */
   dispatcher?: boolean;
   /** Hears every tick's role (after it changed): start or stop polling, report. */
@@ -209,6 +216,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     for (const row of rows)
       if (row.conversationKey && !cache.get(row.conversationKey)) keys.add(row.conversationKey);
     loaded = await pgSessions(pool, [...keys]);
+    await restoreVersions(loaded.values());
     const plans = planner!.plan(rows);
     loaded = new Map();
     let results: Awaited<ReturnType<typeof applyBatch>>;
@@ -226,6 +234,26 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     const outcomes = planner!.settle(plans, results);
     report(outcomes);
     return rows.length;
+  }
+
+  /** Versions tried once already (rebuilt, or warned about). */
+  const triedVersions = new Set<string>();
+
+  /** Sessions pinned to a version this process lacks: rebuild it from its stored source (once per version). */
+  async function restoreVersions(sessions: Iterable<SessionRow>): Promise<void> {
+    const missing = new Map<string, { flowId: string; flowVersion: string; n: number }>();
+    for (const { flowId, flowVersion, status } of sessions) {
+      const key = `${flowId}@${flowVersion}`;
+      if (status !== 'active' || triedVersions.has(key) || flows.get(flowId, flowVersion)) continue;
+      const entry = missing.get(key) ?? { flowId, flowVersion, n: 0 };
+      entry.n++;
+      missing.set(key, entry);
+    }
+    if (missing.size === 0) return;
+    const wanted = [...missing.values()];
+    const sources = await pgFlowSources(pool, wanted);
+    for (const key of missing.keys()) triedVersions.add(key);
+    restorePinned(wanted, sources, flows, logger, options.rebuildFlow);
   }
 
   function report(outcomes: EventOutcome[]): void {

@@ -31,6 +31,23 @@ export function recordFlowVersions(
       .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
       .map((s) => [`${s.flowId}@${s.version}`, s.source]),
   );
+  for (const flow of restorePinned(missing, sources, flows, logger, rebuild))
+    versions.record(flow.id, flow.version, now);
+}
+
+/**
+ * Adds to `flows` every version in `missing` (pinned by running sessions, not loaded) that its stored
+ * source (in `sources`, by `flowId@version`) rebuilds; warns, with what to do, about the others. Returns
+ * the versions rebuilt. The same on SQLite (at start) and PostgreSQL (whenever a process meets one).
+ */
+export function restorePinned(
+  missing: readonly { flowId: string; flowVersion: string; n: number }[],
+  sources: ReadonlyMap<string, string>,
+  flows: FlowSet,
+  logger?: Logger,
+  rebuild?: (source: string) => FlowDefinition,
+): FlowDefinition[] {
+  const rebuilt: FlowDefinition[] = [];
   for (const { flowId, flowVersion, n } of missing) {
     const source = sources.get(`${flowId}@${flowVersion}`);
     let why = source === undefined ? 'no source of it is stored' : 'no rebuildFlow was given to the engine';
@@ -41,7 +58,7 @@ export function recordFlowVersions(
           throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
         }
         flows.addPinned(flow);
-        versions.record(flowId, flowVersion, now);
+        rebuilt.push(flow);
         logger?.info(
           { flow: flowId, version: flowVersion, sessions: n },
           `flow "${flowId}" version ${flowVersion} rebuilt from its stored source for ${n} running session(s)`,
@@ -60,4 +77,5 @@ export function recordFlowVersions(
         'add a migrate: block for it to the flow file, or end them with engine.sessions.end()',
     );
   }
+  return rebuilt;
 }

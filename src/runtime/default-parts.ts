@@ -150,6 +150,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
         tasks,
         ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
+        rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
         onRole: options.onRole,
       });
     },

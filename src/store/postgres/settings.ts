@@ -46,3 +46,17 @@ export async function pgRecordFlowVersion(
     [flowId, version, now, source ?? null],
   );
 }
+
+/** The stored sources of these flow versions, by `flowId@version` (versions without a source are absent). */
+export async function pgFlowSources(
+  pool: pg.Pool,
+  versions: readonly { flowId: string; flowVersion: string }[],
+): Promise<Map<string, string>> {
+  if (versions.length === 0) return new Map();
+  const { rows } = await pool.query<{ key: string; source: string }>(
+    "SELECT flow_id || '@' || version AS key, source FROM flow_versions WHERE source IS NOT NULL AND " +
+      '(flow_id, version) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+    [versions.map((v) => v.flowId), versions.map((v) => v.flowVersion)],
+  );
+  return new Map(rows.map((row) => [row.key, row.source]));
+}
