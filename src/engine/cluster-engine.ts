@@ -34,17 +34,18 @@ import { PgOutbox } from '../store/postgres/outbox.ts';
 import { pgSessions } from '../store/postgres/sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../store/postgres/settings.ts';
 import { PgTasks } from '../store/postgres/tasks.ts';
-import { fireDueTimers } from '../store/postgres/timers.ts';
+import { applyTimerGrace, fireDueTimers } from '../store/postgres/timers.ts';
 import type { SessionRow } from '../store/sessions.ts';
 import { callsOf, type EngineApi } from './engine.ts';
 import { Ownership, type Role } from './lane/ownership.ts';
 import { BatchPlanner, type EventOutcome, writesOf } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
 import { type EngineEvents, EngineListeners } from './listeners.ts';
-import { restorePinned } from './pinned-versions.ts';
+import { versionRestorer } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { FlowSet } from './step/flow-set.ts';
+import type { TimerGrace } from './timers.ts';
 
 /** The channel on which committed calls are announced to the dispatcher. */
 const OUTBOX_CHANNEL = 'botflow_outbox';
@@ -86,6 +87,8 @@ export interface ClusterEngineOptions {
    * gets it back the first time this process meets it.
    */
   rebuildFlow?: (source: string) => FlowDefinition;
+  /** The grace rule for timers that came due while no process ran (applied to partitions a process takes). */
+  timerGrace?: TimerGrace;
   /** Take part in the dispatcher election (default true). */
   dispatcher?: boolean;
   /** Hears every tick's role (after it changed): start or stop polling, report. */
@@ -136,6 +139,12 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
   const events = new EngineListeners(logger);
   const now = () => Date.now();
   let loaded = new Map<string, SessionRow>();
+  const restoreVersions = versionRestorer(
+    (versions) => pgFlowSources(pool, versions),
+    flows,
+    logger,
+    options.rebuildFlow,
+  );
   let planner: BatchPlanner | undefined;
 
   const { gateway, upload } = callsOf(options);
@@ -197,6 +206,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     // Sessions cached from an earlier time of ownership may have moved on under another process.
     if (gained.length > 0) cache.clear();
     if (gained.length + lost.length > 0) taskRunner.setPartitions(role.partitions);
+    if (gained.length > 0) await graceFor(gained);
     if (dispatcher) {
       if (role.dispatcher) {
         dispatcher.lead();
@@ -236,24 +246,19 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     return rows.length;
   }
 
-  /** Versions tried once already (rebuilt, or warned about). */
-  const triedVersions = new Set<string>();
-
-  /** Sessions pinned to a version this process lacks: rebuild it from its stored source (once per version). */
-  async function restoreVersions(sessions: Iterable<SessionRow>): Promise<void> {
-    const missing = new Map<string, { flowId: string; flowVersion: string; n: number }>();
-    for (const { flowId, flowVersion, status } of sessions) {
-      const key = `${flowId}@${flowVersion}`;
-      if (status !== 'active' || triedVersions.has(key) || flows.get(flowId, flowVersion)) continue;
-      const entry = missing.get(key) ?? { flowId, flowVersion, n: 0 };
-      entry.n++;
-      missing.set(key, entry);
-    }
-    if (missing.size === 0) return;
-    const wanted = [...missing.values()];
-    const sources = await pgFlowSources(pool, wanted);
-    for (const key of missing.keys()) triedVersions.add(key);
-    restorePinned(wanted, sources, flows, logger, options.rebuildFlow);
+  /** Timers of partitions just taken that came due long ago (the whole bot was down): spread out or expired. */
+  async function graceFor(partitions: number[]): Promise<void> {
+    const grace = options.timerGrace ?? {};
+    const report = await applyTimerGrace(pool, partitions, now(), {
+      toleranceMs: grace.toleranceMs ?? 60_000,
+      maxLateMs: grace.maxLateMs ?? 6 * 3_600_000,
+      perSecond: Math.max(0.001, grace.perSecond ?? 10),
+    }).catch((error: unknown) => {
+      logger?.warn({ err: error }, 'could not apply the grace rule to overdue timers; they fire as they are');
+      return { postponed: 0, expired: 0 };
+    });
+    if (report.postponed + report.expired > 0)
+      logger?.info(report, 'timers that came due while no process ran them: spread out or expired');
   }
 
   function report(outcomes: EventOutcome[]): void {

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { FlowVersionStore } from '../store/flow-versions.ts';
-import { SessionStore } from '../store/sessions.ts';
+import { type SessionRow, SessionStore } from '../store/sessions.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import type { FlowSet } from './step/flow-set.ts';
 
@@ -78,4 +78,33 @@ export function restorePinned(
     );
   }
   return rebuilt;
+}
+
+/**
+ * For several processes: a function that, given the sessions a batch loaded, rebuilds the versions they
+ * are pinned to that `flows` lacks (an older one, or a newer one during a rolling deploy), from the sources
+ * `sourcesOf` reads; each version is tried once per process.
+ */
+export function versionRestorer(
+  sourcesOf: (versions: { flowId: string; flowVersion: string }[]) => Promise<ReadonlyMap<string, string>>,
+  flows: FlowSet,
+  logger?: Logger,
+  rebuild?: (source: string) => FlowDefinition,
+): (sessions: Iterable<SessionRow>) => Promise<void> {
+  const tried = new Set<string>();
+  return async (sessions) => {
+    const missing = new Map<string, { flowId: string; flowVersion: string; n: number }>();
+    for (const { flowId, flowVersion, status } of sessions) {
+      const key = `${flowId}@${flowVersion}`;
+      if (status !== 'active' || tried.has(key) || flows.get(flowId, flowVersion)) continue;
+      const entry = missing.get(key) ?? { flowId, flowVersion, n: 0 };
+      entry.n++;
+      missing.set(key, entry);
+    }
+    if (missing.size === 0) return;
+    const wanted = [...missing.values()];
+    const sources = await sourcesOf(wanted);
+    for (const key of missing.keys()) tried.add(key);
+    restorePinned(wanted, sources, flows, logger, rebuild);
+  };
 }

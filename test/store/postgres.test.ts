@@ -14,6 +14,7 @@ import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgOutbox } from '../../src/store/postgres/outbox.ts';
 import { pgSession } from '../../src/store/postgres/sessions.ts';
+import { applyTimerGrace } from '../../src/store/postgres/timers.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
@@ -188,6 +189,36 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     await new Promise((resolve) => setTimeout(resolve, 400)); // 'a' missed its heartbeat: gone
     const [again] = await outbox.claimHeads('b', [], 10, 3);
     expect(again).toMatchObject({ id: first!.id, attempts: 2 });
+  });
+
+  it('applies the grace rule to timers of partitions taken after downtime: a little late fire, later spread, very old expire', async () => {
+    const now = 10 * 3_600_000;
+    const at = (lateMs: number, name: string) =>
+      pg.pool.query(
+        'INSERT INTO timers (partition, conversation_key, name, due_at, fire_at, step_instance, armed_revision, ' +
+          "armed_at) VALUES (9, 'grace:' || $2, $2, $1, $1, 1, 1, 0)",
+        [now - lateMs, name],
+      );
+    await at(10_000, 'on-time');
+    await at(300_000, 'late-1');
+    await at(200_000, 'late-2');
+    await at(7 * 3_600_000, 'ancient');
+    const report = await applyTimerGrace(pg.pool, [9], now, {
+      toleranceMs: 60_000,
+      maxLateMs: 6 * 3_600_000,
+      perSecond: 10,
+    });
+    expect(report).toEqual({ postponed: 2, expired: 1 });
+    const { rows } = await pg.pool.query(
+      "SELECT name, status, fire_at - $1 AS due_in FROM timers WHERE conversation_key LIKE 'grace:%' ORDER BY name",
+      [now],
+    );
+    expect(rows).toEqual([
+      { name: 'ancient', status: 'expired', due_in: -7 * 3_600_000 },
+      { name: 'late-1', status: 'armed', due_in: 0 },
+      { name: 'late-2', status: 'armed', due_in: 100 },
+      { name: 'on-time', status: 'armed', due_in: -10_000 },
+    ]);
   });
 
   it('gives every partition to exactly one member, and moves few when one joins', () => {
