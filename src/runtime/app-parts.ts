@@ -28,6 +28,8 @@ export interface SandboxHandle {
   webChatUrl?: string;
   /** Lets the web chat's side panel show the engine, once it runs. */
   attachEngine?(engine: Engine, loaded: LoadedFlows): void;
+  /** On PostgreSQL: the side panel shows the process's role and events. */
+  attachCluster?(cluster: ClusterEngine, loaded: LoadedFlows): void;
   /** Tells the side panel that flows were reloaded (or failed to). */
   flowsChanged?(loaded: LoadedFlows): void;
   close(): Promise<void>;

@@ -123,6 +123,7 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
     });
     engine = running;
     if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
+    sandbox?.attachCluster?.(running, loaded);
 
     const probe: HealthProbe = {
       alive: () => running.alive(),

@@ -94,6 +94,8 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
             flows: loaded.flows,
             problems: loaded.problems,
           }),
+        attachCluster: (cluster, loaded) =>
+          inspector.attachCluster({ cluster, flows: loaded.flows, problems: loaded.problems }),
         flowsChanged: (loaded) => inspector.setFlows(loaded.flows, loaded.problems),
         close: async () => {
           inspector.close();

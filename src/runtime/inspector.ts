@@ -80,6 +80,18 @@ export function statePath(value: unknown): string[] {
 }
 
 const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };
+const ON_POSTGRES = {
+  code: 'engine.on.postgres',
+  message:
+    'This bot runs on PostgreSQL (several instances): the panel shows its role and events, not conversations. ' +
+    'Run it without database.url (SQLite) to inspect, rewind or fire timers',
+};
+
+/** What the panel shows of a process among several on PostgreSQL. */
+export interface InspectedCluster {
+  on: InspectedEngine['on'];
+  role(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
+}
 
 /** The conversation a request names: `key`, or `user_id` for a person's dialog with the bot. */
 function conversationKeyOf(body: { user_id?: unknown; key?: unknown }): string | undefined {
@@ -99,6 +111,7 @@ type Listener = (event: string, data: unknown) => void;
 /** Read-only view of the engine and flows for the playground's side panel. */
 export class Inspector {
   #engine: InspectedEngine | undefined;
+  #cluster: InspectedCluster | undefined;
   #flows: FlowsState = { flows: [], problems: [], loadedAt: 0 };
   #listeners = new Set<Listener>();
   #detach: (() => void)[] = [];
@@ -112,6 +125,19 @@ export class Inspector {
     this.#engine = options.engine;
     for (const kind of ['step', 'effect', 'error'] as const) {
       this.#detach.push(options.engine.on(kind, (event) => this.#emit(kind, summarize(event))));
+    }
+    this.setFlows(options.flows, options.problems ?? []);
+  }
+
+  /** Connects a cluster engine (PostgreSQL): its role and events; conversations stay on the server. */
+  attachCluster(options: {
+    cluster: InspectedCluster;
+    flows: readonly FlowDefinition[];
+    problems?: readonly unknown[];
+  }): void {
+    this.#cluster = options.cluster;
+    for (const kind of ['step', 'effect', 'error'] as const) {
+      this.#detach.push(options.cluster.on(kind, (event) => this.#emit(kind, summarize(event))));
     }
     this.setFlows(options.flows, options.problems ?? []);
   }
@@ -154,7 +180,21 @@ export class Inspector {
 
   /** The state the page starts from. */
   state() {
-    return { ready: this.#engine !== undefined, ...this.#flows };
+    const role = this.#cluster?.role();
+    return {
+      ready: this.#engine !== undefined,
+      ...(role
+        ? {
+            cluster: {
+              member: role.member,
+              partitions: role.partitions.length,
+              dispatcher: role.dispatcher,
+              members: role.members,
+            },
+          }
+        : {}),
+      ...this.#flows,
+    };
   }
 
   /** A conversation as the panel shows it, or `session: null` when it never had one. */
@@ -217,7 +257,7 @@ export class Inspector {
           message: 'POST /_inspector/timers/advance takes { user_id (or key), ms: a positive duration }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
       const moved = sessions.advanceTimers(key, body.ms);
       this.#emit('step', { conversationKey: key });
       return { moved };
@@ -231,7 +271,7 @@ export class Inspector {
           message: 'POST /_inspector/timers/fire takes { user_id (or key), timer_id }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
       if (!sessions.fireTimerNow(key, body.timer_id as number))
         return reply
           .code(404)
@@ -247,7 +287,7 @@ export class Inspector {
           .code(400)
           .send({ code: 'proto.payload', message: 'POST /_inspector/reset takes { user_id } (or { key })' });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
       const ended = sessions.end(key, 'reset from the playground');
       this.#emit('step', { conversationKey: key });
       return { ended };
@@ -270,7 +310,7 @@ export class Inspector {
           message: 'POST /_inspector/jump takes { user_id, chat_id, flow, step, vars: { name: value } }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
       try {
         sessions.jump({
           conversationKey: key,
@@ -305,7 +345,7 @@ export class Inspector {
           });
         }
         const sessions = this.#engine?.sessions;
-        if (!sessions) return reply.code(409).send(NO_ENGINE);
+        if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
         const which = body.all === true ? undefined : (ids as number[]);
         const changed =
           action === 'retry' ? sessions.retryDeadLetters(which) : sessions.dropDeadLetters(which);

@@ -38,8 +38,11 @@ function copyExampleFlows(dir: string): void {
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
 }
 
-/** Starts `botflow run --port 0` and resolves once it prints the web chat's address. */
-export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> {
+/** Starts `botflow run --port 0` (with `env` added) and resolves once it prints the web chat's address. */
+export async function startBotflow(
+  timeoutMs = 60_000,
+  env: Record<string, string> = {},
+): Promise<BotflowProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'botflow-playground-'));
   copyExampleFlows(dir);
   const child: ChildProcess = spawn(
@@ -48,7 +51,10 @@ export async function startBotflow(timeoutMs = 60_000): Promise<BotflowProcess> 
     {
       cwd: dir,
       // No BOTFLOW_* setting from the caller's shell: the defaults are what is under test.
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BOTFLOW_'))),
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BOTFLOW_'))),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -133,10 +139,13 @@ export async function openPlayground(botflow: BotflowProcess, timeoutMs = 30_000
  * `botflow run` and the playground open in chromium for the tests of one file: started before them,
  * stopped after. Read `page` (and the rest) inside the tests.
  */
-export function usePlayground(timeoutMs = 30_000): OpenPlayground & { botflow: BotflowProcess } {
+export function usePlayground(
+  timeoutMs = 30_000,
+  env?: () => Promise<Record<string, string>>,
+): OpenPlayground & { botflow: BotflowProcess } {
   const state = {} as OpenPlayground & { botflow: BotflowProcess };
   beforeAll(async () => {
-    state.botflow = await startBotflow();
+    state.botflow = await startBotflow(60_000, (await env?.()) ?? {});
     Object.assign(state, await openPlayground(state.botflow, timeoutMs));
   });
   afterAll(async () => {

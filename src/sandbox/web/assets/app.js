@@ -180,6 +180,10 @@ async function followInspector() {
   if (!state) return panel.setState(undefined);
   panel.setState(state);
   showProblems(state.problems);
+  if (state.cluster) {
+    // On PostgreSQL the instance's role changes as others join and leave: look again now and then.
+    setInterval(async () => panel.setState(await inspector.state()), 5000);
+  }
   const events = new EventSource('/_inspector/events');
   events.addEventListener('flows', async () => {
     const next = await inspector.state();

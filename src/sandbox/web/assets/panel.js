@@ -98,6 +98,33 @@ export class Panel {
   }
 
   async draw() {
+    const cluster = this.state?.cluster;
+    if (cluster) {
+      // On PostgreSQL (several instances): this process's role; conversations are read on the server.
+      this.el.replaceChildren(
+        h('header', { class: 'panel-head' }, h('h2', {}, 'Instance')),
+        h(
+          'div',
+          { class: 'flow-card cluster-role' },
+          h('strong', { class: 'member' }, cluster.member),
+          h(
+            'ul',
+            {},
+            h('li', {}, `${cluster.partitions} of 64 partitions`),
+            h('li', {}, cluster.dispatcher ? 'dispatcher (sends for all)' : 'not the dispatcher'),
+            h('li', {}, `${cluster.members} live instance${cluster.members === 1 ? '' : 's'}`),
+          ),
+        ),
+        h(
+          'p',
+          { class: 'hint' },
+          'This bot runs on PostgreSQL. To inspect, rewind or fire timers of a conversation, run it without ',
+          h('code', {}, 'database.url'),
+          ' (SQLite).',
+        ),
+      );
+      return;
+    }
     if (!this.state?.ready) {
       this.el.replaceChildren(
         this.header(),

@@ -1,0 +1,42 @@
+/**
+ * The playground of a bot on PostgreSQL (`botflow run` with database.url and the embedded sandbox): the
+ * chat works as on SQLite, and the side panel shows this instance's role (partitions, dispatcher, live
+ * instances) instead of conversations. Real server, real chromium; a screenshot goes to test-results/.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { usePlayground } from './botflow-process.ts';
+
+const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
+const up = await postgresAvailable();
+
+describe.skipIf(!up)('the playground of a bot on PostgreSQL', () => {
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  const pg = usePlayground(30_000, async () => {
+    db = await freshDatabase();
+    return { BOTFLOW_DATABASE_URL: db.url };
+  });
+  afterAll(async () => {
+    await pg.botflow?.stop();
+    await db?.drop();
+  });
+
+  it('chats as usual and shows the instance’s role in the side panel', async () => {
+    const { page, pageErrors } = pg;
+    await page.getByLabel("New person's name").fill('Rosa');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const chat = page.getByRole('article', { name: 'Chat of Rosa' });
+    await chat.waitFor();
+    await chat.getByRole('button', { name: 'Start' }).click();
+    await chat.locator('.msg-bot').first().waitFor();
+    const role = page.locator('.cluster-role');
+    await role.waitFor();
+    await expect.poll(() => role.textContent(), { timeout: 15_000 }).toContain('64 of 64 partitions');
+    expect(await role.textContent()).toContain('dispatcher (sends for all)');
+    expect(await role.textContent()).toContain('1 live instance');
+    expect(await page.getByText('This bot runs on PostgreSQL').isVisible()).toBe(true);
+    await page.screenshot({ path: `${RESULTS}playground-postgres.png` });
+    expect(pageErrors).toEqual([]);
+  });
+});
