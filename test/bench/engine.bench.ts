@@ -2,6 +2,8 @@
 // transition, snapshot, timer and outbox rows, synchronous=FULL on a real file), as `botflow run` runs
 // (writer thread) and on one connection; snapshot sizes; and the process's memory with 10,000 versus
 // 1,000,000 persisted conversations. Prints figures, then ONE JSON line.
+// `npm run bench -- engine --store postgres`: the same workload through the cluster engine on PostgreSQL, in
+// one and in two processes, next to SQLite's writer-thread figure for the same workload (engine-postgres.ts).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { engineChild, postgresThroughput } from './engine-postgres.ts';
 
 interface Ctx {
   answers: number;
@@ -279,6 +282,54 @@ async function main(): Promise<void> {
   }
 }
 
+/** `--store postgres`: PostgreSQL with one and two engine processes, and SQLite on the same workload. */
+async function mainPostgres(): Promise<void> {
+  const people = 5_000;
+  const rounds = 10;
+  const one = await postgresThroughput(import.meta.url, workload(people, rounds), 1);
+  const two = await postgresThroughput(import.meta.url, workload(people, rounds), 2);
+  const dir = mkdtempSync(join(tmpdir(), 'botflow-engine-bench-'));
+  let sqlite: Throughput;
+  try {
+    sqlite = await throughputWithWriterThread(join(dir, 'threaded.db'), workload(people, rounds));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`updates: ${people * (rounds + 1)} from ${people} people; PostgreSQL, synchronous_commit on`);
+  console.log(
+    `PostgreSQL, one engine process      ${one.updatesPerSecond} updates/s (${one.seconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `PostgreSQL, two engine processes    ${two.updatesPerSecond} updates/s (${two.seconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `SQLite, writer thread (same load)   ${sqlite.updatesPerSecond} updates/s (${sqlite.seconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (PostgreSQL on the same machine)`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'engine',
+      store: 'postgres',
+      updates_per_s: one.updatesPerSecond,
+      two_process_updates_per_s: two.updatesPerSecond,
+      sqlite_updates_per_s: sqlite.updatesPerSecond,
+    }),
+  );
+}
+
 const childIndex = process.argv.indexOf('--rss-child');
+const pgChild = process.argv.indexOf('--pg-child');
+const storeIndex = process.argv.findIndex((a) => a === '--store' || a.startsWith('--store='));
+const store =
+  storeIndex < 0 ? 'sqlite' : (process.argv[storeIndex]!.split('=')[1] ?? process.argv[storeIndex + 1]);
 if (childIndex >= 0) rssChild(process.argv[childIndex + 1]!, Number(process.argv[childIndex + 2]));
-else await main();
+else if (pgChild >= 0)
+  await engineChild(process.argv[pgChild + 1]!, process.argv[pgChild + 2]!, [menuFlow], SECRET);
+else if (store === 'postgres') await mainPostgres();
+else if (store === 'sqlite') await main();
+else {
+  console.error(`unknown --store ${store}: sqlite (default) or postgres`);
+  process.exit(2);
+}
