@@ -13,6 +13,7 @@ import { createLogger, scrub } from '../runtime/logger.ts';
 import { createRecorder, type Recorder } from '../runtime/recorder.ts';
 import { handleSignals } from '../runtime/shutdown.ts';
 import { StartupError } from '../runtime/startup-error.ts';
+import { redactUrl } from '../store/postgres/database.ts';
 import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow run [options]
@@ -96,7 +97,12 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
 
   const { addresses } = app;
   logger.info(
-    { addresses, flows: app.flowCount, mode: config.mode, db: config.database.path },
+    {
+      addresses,
+      flows: app.flowCount,
+      mode: config.mode,
+      db: config.database.url ? redactUrl(config.database.url.reveal()) : config.database.path,
+    },
     'botflow is running',
   );
   // Printed once Ctrl+C is handled: whoever reads this line may stop the process at once.
