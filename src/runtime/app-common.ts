@@ -1,14 +1,16 @@
 /**
  * Steps both compositions take (`startApp` on SQLite, `startClusterApp` on PostgreSQL): the embedded
- * sandbox, loading the flows (refusing a start with problems), and hot-reloading them.
+ * sandbox and the self-check, loading the flows (refusing a start with problems), and hot-reloading them.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { BotApi } from '../client/client.ts';
 import type { Engine } from '../engine/engine.ts';
-import type { AppParts, LoadedFlows, SandboxHandle } from './app-parts.ts';
+import type { AppParts, LoadedFlows, SandboxHandle, StartAppOptions } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { sandboxStatePath } from './sandbox-state.ts';
+import { type BotIdentity, selfCheck } from './self-check.ts';
 import { describeListenError, StartupError } from './startup-error.ts';
 
 /** The local platform of the embedded default, its state kept beside the database. */
@@ -26,6 +28,44 @@ export async function startEmbeddedSandbox(config: Config, parts: AppParts, logg
     const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
     throw describeListenError(error, where, '--port or BOTFLOW_PORT') ?? error;
   }
+}
+
+/**
+ * The platform to talk to: the embedded sandbox (started here) or the configured one, and a client that
+ * passed the self-check (`GET /me`; exit code 3 when it fails). `started` hears each part as soon as it
+ * exists, so that a failure further on still closes it.
+ */
+export async function connectToPlatform(
+  config: Config,
+  parts: AppParts,
+  options: Pick<StartAppOptions, 'logger' | 'recorder'>,
+  started: { sandbox(sandbox: SandboxHandle): void; api(api: BotApi): void },
+): Promise<{ api: BotApi; baseUrl: string; bot: BotIdentity; sandbox?: SandboxHandle }> {
+  const { logger } = options;
+  let token = config.token?.reveal();
+  let baseUrl = config.baseUrl;
+  let sandbox: SandboxHandle | undefined;
+  if (config.embedded) {
+    sandbox = await startEmbeddedSandbox(config, parts, logger);
+    started.sandbox(sandbox);
+    token = sandbox.token;
+    baseUrl = sandbox.baseUrl;
+    logger.addSecret?.(token);
+    options.recorder?.addSecret(token);
+  }
+  if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
+  const api = new BotApi({
+    token,
+    baseUrl,
+    caFiles: config.caFiles,
+    timeoutMs: config.limits.requestTimeoutMs,
+    logger,
+  });
+  started.api(api);
+  const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
+  if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);
+  logger.info({ bot: check.bot }, check.message);
+  return { api, baseUrl, bot: check.bot, ...(sandbox ? { sandbox } : {}) };
 }
 
 /** The flows of `flows.dir`; a flow with problems refuses the start (exit code 4) with every problem listed. */

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
-import { BotApi } from '../client/client.ts';
+import type { BotApi } from '../client/client.ts';
 import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
 import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
 import { startWriterThread, type WriterThread } from '../engine/commit/writer-thread.ts';
@@ -18,7 +18,7 @@ import type { Engine } from '../engine/engine.ts';
 import { startInboxPruner } from '../inbox/pruner.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import { loadFlowsOrRefuse, reloadFlows, startEmbeddedSandbox } from './app-common.ts';
+import { connectToPlatform, loadFlowsOrRefuse, reloadFlows } from './app-common.ts';
 import type {
   AppParts,
   IntakeHandle,
@@ -32,9 +32,8 @@ import type { Config } from './config.ts';
 import { watchGroupRights } from './group-rights.ts';
 import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
 import { trackProgress } from './progress.ts';
-import { selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
-import { describeListenError, StartupError } from './startup-error.ts';
+import { describeListenError } from './startup-error.ts';
 
 export type { AppAddresses, RunningApp, StartAppOptions } from './app-parts.ts';
 
@@ -91,27 +90,17 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   ];
 
   try {
-    let token = config.token?.reveal();
-    let baseUrl = config.baseUrl;
-    if (config.embedded) {
-      sandbox = await startEmbeddedSandbox(config, parts, logger);
-      token = sandbox.token;
-      baseUrl = sandbox.baseUrl;
-      logger.addSecret?.(token);
-      options.recorder?.addSecret(token);
-    }
-    if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
-
-    api = new BotApi({
-      token,
-      baseUrl,
-      caFiles: config.caFiles,
-      timeoutMs: config.limits.requestTimeoutMs,
-      logger,
+    const connected = await connectToPlatform(config, parts, options, {
+      sandbox: (started) => {
+        sandbox = started;
+      },
+      api: (started) => {
+        api = started;
+      },
     });
-    const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
-    if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);
-    logger.info({ bot: check.bot }, check.message);
+    api = connected.api;
+    const { baseUrl } = connected;
+    const check = { bot: connected.bot };
 
     if (config.database.path !== ':memory:') mkdirSync(dirname(config.database.path), { recursive: true });
     db = openDatabase({

@@ -9,7 +9,7 @@
  * its partitions at their next tick) and waits for its calls in flight; the pool closes last.
  */
 import type { Logger } from 'pino';
-import { BotApi } from '../client/client.ts';
+import type { BotApi } from '../client/client.ts';
 import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
 import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
 import type { ClusterEngine } from '../engine/cluster-engine.ts';
@@ -19,11 +19,10 @@ import { openPostgres, type PostgresDatabase } from '../store/postgres/database.
 import { PgInbox } from '../store/postgres/inbox.ts';
 import { pgKvGet } from '../store/postgres/settings.ts';
 
-import { loadFlowsOrRefuse, reloadFlows, startEmbeddedSandbox } from './app-common.ts';
+import { connectToPlatform, loadFlowsOrRefuse, reloadFlows } from './app-common.ts';
 import type { IntakeHandle, RunningApp, SandboxHandle, StartAppOptions } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
-import { selfCheck } from './self-check.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
 import { describeListenError, StartupError } from './startup-error.ts';
 
@@ -66,26 +65,17 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
   ];
 
   try {
-    let token = config.token?.reveal();
-    let baseUrl = config.baseUrl;
-    if (config.embedded) {
-      sandbox = await startEmbeddedSandbox(config, parts, logger);
-      token = sandbox.token;
-      baseUrl = sandbox.baseUrl;
-      logger.addSecret?.(token);
-      options.recorder?.addSecret(token);
-    }
-    if (!token || !baseUrl) throw new StartupError('no token and no sandbox: this is a bug in botflow');
-    api = new BotApi({
-      token,
-      baseUrl,
-      caFiles: config.caFiles,
-      timeoutMs: config.limits.requestTimeoutMs,
-      logger,
+    const connected = await connectToPlatform(config, parts, options, {
+      sandbox: (started) => {
+        sandbox = started;
+      },
+      api: (started) => {
+        api = started;
+      },
     });
-    const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
-    if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);
-    logger.info({ bot: check.bot }, check.message);
+    api = connected.api;
+    const { baseUrl } = connected;
+    const check = { bot: connected.bot };
 
     try {
       pg = await openPostgres({

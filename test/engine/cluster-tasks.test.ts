@@ -2,20 +2,13 @@
 // runs in the process owning its conversation, once per attempt; a task running in a process that stops is
 // run again by the process that takes its partition over, with the same idempotency key, and the dialog
 // goes on exactly once.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import { type ClusterEngine, createClusterEngine } from '../../src/engine/cluster-engine.ts';
-import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { describe, expect, it } from 'vitest';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, type TaskDefinition } from '../../src/flows/registry.ts';
-import { buildWebhook } from '../../src/intake/webhook.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
-import { PgInbox } from '../../src/store/postgres/inbox.ts';
+import { openPostgres } from '../../src/store/postgres/database.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgTasks } from '../../src/store/postgres/tasks.ts';
+import { type ClusterProcess, useClusterHarness } from '../support/cluster-harness.ts';
 import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
@@ -52,34 +45,13 @@ steps:
 type Run = { member: string; key: string; attempt: number; party: number };
 
 describe.skipIf(!up)('durable tasks with several engines on PostgreSQL', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let sandbox: Sandbox;
-  let webhook: ReturnType<typeof buildWebhook>;
+  const cluster = useClusterHarness();
+  const processes = cluster.processes;
   const runs: Run[] = [];
-  /** Parties whose task waits until the process stops (or this resolves). */
+  /** Parties whose first attempt waits until its process stops. */
   const hold = new Set<number>();
-  const processes: {
-    name: string;
-    pg: PostgresDatabase;
-    api: BotApi;
-    scheduler: Scheduler;
-    engine: ClusterEngine;
-  }[] = [];
 
-  function flows(tasks: Record<string, TaskDefinition>): FlowDefinition[] {
-    const compiled = compileSources(
-      [{ file: 'booking.flow.yaml', source: FLOW }],
-      defineRegistry({ tasks }),
-      new Map(),
-    );
-    expect(compiled.problems.filter((p) => p.severity === 'error')).toEqual([]);
-    return compiled.flows;
-  }
-
-  async function startProcess(name: string) {
-    const pg = await openPostgres({ url: db.url, max: 3 });
-    const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
-    const scheduler = new Scheduler({ api });
+  function startProcess(name: string) {
     const tasks: Record<string, TaskDefinition> = {
       find_slots: async (input, ctx) => {
         const party = (input as { party: number }).party;
@@ -91,60 +63,22 @@ describe.skipIf(!up)('durable tasks with several engines on PostgreSQL', () => {
         return `${party} at 18:00`;
       },
     };
-    const engine = createClusterEngine({
-      pg,
-      flows: flows(tasks),
-      tasks,
-      api,
-      scheduler,
-      member: name,
-      tickMs: 100,
-      leaseMs: 500,
-    });
-    await engine.start();
-    const process = { name, pg, api, scheduler, engine };
-    processes.push(process);
-    return process;
+    const compiled = compileSources(
+      [{ file: 'booking.flow.yaml', source: FLOW }],
+      defineRegistry({ tasks }),
+      new Map(),
+    );
+    expect(compiled.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    return cluster.start(name, { flows: compiled.flows, tasks });
   }
-
-  async function stopProcess(process: (typeof processes)[number]) {
-    await process.engine.stop({ waitMs: 200 });
-    process.scheduler.close();
-    await process.api.close();
-    await process.pg.close();
-    processes.splice(processes.indexOf(process), 1);
-  }
-
-  beforeAll(async () => {
-    db = await freshDatabase();
-    sandbox = await startSandbox({ limits: false });
-    const intakeDb = await openPostgres({ url: db.url, max: 2 });
-    const inbox = new PgInbox(intakeDb.pool);
-    webhook = buildWebhook({ commit: (entries) => inbox.append(entries) });
-    webhook.addHook('onClose', () => intakeDb.close());
-    await webhook.listen({ port: 0, host: '127.0.0.1' });
-    const admin = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
-    await admin.subscribe({
-      url: `http://127.0.0.1:${(webhook.server.address() as AddressInfo).port}/webhook`,
-    });
-    await admin.close();
-  });
-
-  afterAll(async () => {
-    for (const process of [...processes]) await stopProcess(process);
-    await webhook?.close();
-    await sandbox?.close();
-    await db?.drop();
-  });
-
-  const botTexts = async (userId: number) =>
-    (await sandbox.control.view(userId)).messages.filter((m) => m.from === 'bot').map((m) => m.text);
+  const stopProcess = (process: ClusterProcess) => cluster.stop(process, 200);
+  const botTexts = (userId: number) => cluster.botTexts(userId);
 
   async function ask(party: number) {
-    const person = await sandbox.control.createUser({ first_name: `P${party}` });
-    await sandbox.control.startBot(person.user_id);
+    const person = await cluster.sandbox.control.createUser({ first_name: `P${party}` });
+    await cluster.sandbox.control.startBot(person.user_id);
     await eventually('the first question', async () => (await botTexts(person.user_id)).length === 1, 20_000);
-    await sandbox.control.sendMessage(person.user_id, 'dialog', { text: String(party) });
+    await cluster.sandbox.control.sendMessage(person.user_id, 'dialog', { text: String(party) });
     return person.user_id;
   }
 

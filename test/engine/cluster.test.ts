@@ -1,87 +1,33 @@
 // Several engines on one PostgreSQL database, on real parts: the sandbox over HTTP delivering to a webhook
 // receiver that commits to PostgreSQL, and two or three cluster engines sharing the partitions, one of
 // them the dispatcher. People act through the sandbox; assertions read what they see.
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import { type ClusterEngine, createClusterEngine } from '../../src/engine/cluster-engine.ts';
-import { buildWebhook } from '../../src/intake/webhook.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { openPostgres, PARTITIONS, type PostgresDatabase } from '../../src/store/postgres/database.ts';
-import { PgInbox } from '../../src/store/postgres/inbox.ts';
+import { describe, expect, it } from 'vitest';
+import { openPostgres, PARTITIONS } from '../../src/store/postgres/database.ts';
+import { type ClusterProcess, useClusterHarness } from '../support/cluster-harness.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { postgresAvailable } from '../support/postgres.ts';
 import { signupFlow } from './fixtures.ts';
 
 const up = await postgresAvailable();
 const PATIENT = { timeoutMs: 20_000, tolerateThrows: true };
 
 describe.skipIf(!up)('several engines on one PostgreSQL database', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let sandbox: Sandbox;
-  let webhook: ReturnType<typeof buildWebhook>;
-  const processes: { pg: PostgresDatabase; api: BotApi; scheduler: Scheduler; engine: ClusterEngine }[] = [];
-
-  async function startProcess(name: string) {
-    const pg = await openPostgres({ url: db.url, max: 3 });
-    const api = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
-    const scheduler = new Scheduler({ api });
-    const engine = createClusterEngine({
-      pg,
-      flows: [signupFlow],
-      api,
-      scheduler,
-      member: name,
-      tickMs: 100,
-      leaseMs: 500,
-    });
-    await engine.start();
-    const process = { pg, api, scheduler, engine };
-    processes.push(process);
-    return process;
-  }
-
-  async function stopProcess(process: (typeof processes)[number]) {
-    await process.engine.stop({ waitMs: 5000 });
-    process.scheduler.close();
-    await process.api.close();
-    await process.pg.close();
-    processes.splice(processes.indexOf(process), 1);
-  }
-
+  const cluster = useClusterHarness();
+  const processes = cluster.processes;
+  const startProcess = (name: string) => cluster.start(name, { flows: [signupFlow] });
+  const stopProcess = (process: ClusterProcess) => cluster.stop(process);
   const roles = () => processes.map((p) => p.engine.role());
-
-  beforeAll(async () => {
-    db = await freshDatabase();
-    sandbox = await startSandbox({ limits: false });
-    const intakeDb = await openPostgres({ url: db.url, max: 2 });
-    const inbox = new PgInbox(intakeDb.pool);
-    webhook = buildWebhook({ commit: (entries) => inbox.append(entries) });
-    webhook.addHook('onClose', () => intakeDb.close());
-    await webhook.listen({ port: 0, host: '127.0.0.1' });
-    const admin = new BotApi({ token: sandbox.token, baseUrl: sandbox.baseUrl });
-    await admin.subscribe({
-      url: `http://127.0.0.1:${(webhook.server.address() as AddressInfo).port}/webhook`,
-    });
-    await admin.close();
-  });
-
-  afterAll(async () => {
-    for (const process of [...processes]) await stopProcess(process);
-    await webhook?.close();
-    await sandbox?.close();
-    await db?.drop();
-  });
 
   async function converse(count: number, from: number) {
     const people = await Promise.all(
-      Array.from({ length: count }, (_, i) => sandbox.control.createUser({ first_name: `P${from + i}` })),
+      Array.from({ length: count }, (_, i) =>
+        cluster.sandbox.control.createUser({ first_name: `P${from + i}` }),
+      ),
     );
-    await Promise.all(people.map((p) => sandbox.control.startBot(p.user_id)));
+    await Promise.all(people.map((p) => cluster.sandbox.control.startBot(p.user_id)));
     await hear(people, ['What is your name?']);
     await Promise.all(
-      people.map((p) => sandbox.control.sendMessage(p.user_id, 'dialog', { text: `N${p.user_id}` })),
+      people.map((p) => cluster.sandbox.control.sendMessage(p.user_id, 'dialog', { text: `N${p.user_id}` })),
     );
     await hear(people, ['What is your name?', (id) => `Hello N${id}! Pick a plan:`]);
   }
@@ -92,7 +38,9 @@ describe.skipIf(!up)('several engines on one PostgreSQL database', () => {
       `everyone hears ${lines.length} message(s) once`,
       async () => {
         for (const p of people) {
-          const texts = (await sandbox.control.view(p.user_id)).messages.filter((m) => m.from === 'bot');
+          const texts = (await cluster.sandbox.control.view(p.user_id)).messages.filter(
+            (m) => m.from === 'bot',
+          );
           expect(texts.map((m) => m.text)).toEqual(
             lines.map((l) => (typeof l === 'string' ? l : l(p.user_id))),
           );
@@ -101,7 +49,7 @@ describe.skipIf(!up)('several engines on one PostgreSQL database', () => {
       },
       PATIENT,
     ).catch(async (error: unknown) => {
-      const admin = await openPostgres({ url: db.url, max: 1 });
+      const admin = await openPostgres({ url: cluster.url, max: 1 });
       const state = await admin.pool.query(
         "SELECT 'inbox' AS t, status, count(*)::int AS n FROM inbox GROUP BY status UNION ALL " +
           "SELECT 'outbox', status, count(*)::int FROM outbox GROUP BY status UNION ALL " +
