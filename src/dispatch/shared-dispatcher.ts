@@ -20,6 +20,7 @@ import {
   sendCall,
 } from './send.ts';
 import { ClaimedMessages, LEARN_WINDOW_MS, sentMessageIds } from './sent-once.ts';
+import { settledWithin } from './wait.ts';
 
 /** What the shared dispatcher needs. */
 export interface SharedDispatcherOptions {
@@ -89,14 +90,7 @@ export class SharedDispatcher {
   async stop(waitMs = 10_000): Promise<void> {
     this.#leading = false;
     if (this.#inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.#inFlight.values()]),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, Math.min(waitMs, 2_147_483_647)));
-      }),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(this.#inFlight.values(), waitMs);
   }
 
   /** New rows may be there: look soon. */

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { EngineInbox } from '../../store/engine-inbox.ts';
 import { type TaskRow, TaskStore } from '../../store/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
+import { settledWithin } from '../wait.ts';
 import { plain, runAttempt, type Settled, type Verdict, verdictOf } from './attempt.ts';
 import { TASK_CODES, type TaskDefinition, TaskError } from './task.ts';
 
@@ -135,12 +136,10 @@ export class TaskRunner {
     clearTimeout(this.#cancelCheck);
     this.#cancelCheck = undefined;
     if (this.#running.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const all = Promise.allSettled([...this.#running.values()].map((r) => r.done));
-    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, waitMs))))]);
-    clearTimeout(timer);
+    const all = [...this.#running.values()].map((r) => r.done);
+    await settledWithin(all, waitMs);
     for (const { controller } of this.#running.values()) controller.abort(STOPPING);
-    await all;
+    await Promise.allSettled(all);
   }
 
   /** New tasks were committed (or a retry came due): look for work soon. */

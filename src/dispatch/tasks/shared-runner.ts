@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { PgTasks } from '../../store/postgres/tasks.ts';
 import type { TaskRow } from '../../store/tasks.ts';
+import { settledWithin } from '../wait.ts';
 import { type AttemptOptions, plain, runAttempt, type Settled, verdictOf } from './attempt.ts';
 import type { TaskOutcome } from './runner.ts';
 import { TASK_CODES, TaskError } from './task.ts';
@@ -69,12 +70,10 @@ export class SharedTaskRunner {
     clearTimeout(this.#cancelCheck);
     this.#cancelCheck = undefined;
     if (this.#running.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const all = Promise.allSettled([...this.#running.values()].map((r) => r.done));
-    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, waitMs))))]);
-    clearTimeout(timer);
+    const all = [...this.#running.values()].map((r) => r.done);
+    await settledWithin(all, waitMs);
     for (const { controller } of this.#running.values()) controller.abort(STOPPING);
-    await all;
+    await Promise.allSettled(all);
   }
 
   /** Tasks running now. */
