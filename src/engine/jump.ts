@@ -50,7 +50,13 @@ export function placeSession(
       flow.machine,
       flow.machine.resolveState({
         value: stateValueOf(place.step),
-        context: { vars: { ...place.vars }, retries: 0, at: place.step.split('>')[0] },
+        context: {
+          vars: { ...place.vars },
+          retries: 0,
+          at: place.step.split('>')[0],
+          // The person's locale, as a flow started by their update would have it: texts in their language.
+          ...(place.locale ? { locale: place.locale } : {}),
+        },
       } as never),
     );
   } catch (error) {
