@@ -42,6 +42,10 @@ const commands: Record<string, CommandLoader> = {
   },
   sandbox: { summary: 'run the local platform sandbox', load: () => import('./cli/sandbox-command.ts') },
   schema: { summary: 'print the JSON Schema of flow files', load: () => import('./cli/schema-command.ts') },
+  storyboard: {
+    summary: 'write every step of the flows as the person sees it, in every locale, as one HTML file',
+    load: () => import('./cli/storyboard-command.ts'),
+  },
   test: {
     summary: 'run transcripts (*.test.yaml) against the flows (--coverage: what none reached)',
     load: () => import('./cli/test-command.ts'),

@@ -16,6 +16,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { type DiagramItem, flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { describeEvent } from './history-words.ts';
+import { storyboardRoutes } from './storyboard-routes.ts';
 
 export { describeEvent } from './history-words.ts';
 
@@ -113,6 +114,8 @@ export class Inspector {
   #engine: InspectedEngine | undefined;
   #cluster: InspectedCluster | undefined;
   #flows: FlowsState = { flows: [], problems: [], loadedAt: 0 };
+  /** The flows served now, for storyboards. */
+  #definitions: readonly FlowDefinition[] = [];
   #listeners = new Set<Listener>();
   #detach: (() => void)[] = [];
 
@@ -148,6 +151,7 @@ export class Inspector {
    */
   setFlows(flows: readonly FlowDefinition[], problems: readonly unknown[]): void {
     const keepPrevious = problems.length > 0 && this.#flows.flows.length > 0;
+    if (!keepPrevious) this.#definitions = flows;
     this.#flows = {
       flows: keepPrevious
         ? this.#flows.flows
@@ -236,6 +240,7 @@ export class Inspector {
   /** The fastify plugin with the routes; register it on the sandbox app (before it listens). */
   readonly plugin: FastifyPluginAsync = async (app) => {
     app.get('/_inspector/state', async () => this.state());
+    await app.register(storyboardRoutes(() => this.#definitions));
     app.get('/_inspector/conversation', async (req, reply) => {
       const q = req.query as { key?: string; user_id?: string };
       const key = q.key ?? (q.user_id && /^\d+$/.test(q.user_id) ? `u:${q.user_id}` : undefined);

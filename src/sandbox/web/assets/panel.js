@@ -207,7 +207,24 @@ export class Panel {
           },
           copied ? 'copied ✓' : 'copy as Mermaid',
         );
-        parts.push(section('Graph', h('div', { class: 'graph-box' }, drawGraph(flow.graph, current)), copy));
+        const storyboard = h(
+          'a',
+          {
+            class: 'link-btn',
+            href: `/_inspector/storyboard?flow=${encodeURIComponent(flow.id)}#${encodeURIComponent(flow.id)}--${encodeURIComponent(current ?? '')}`,
+            target: '_blank',
+            rel: 'noopener',
+            title: 'Every step as the person sees it, in every locale, on one page',
+          },
+          'storyboard',
+        );
+        parts.push(
+          section(
+            'Graph',
+            h('div', { class: 'graph-box' }, drawGraph(flow.graph, current)),
+            h('div', { class: 'graph-actions' }, storyboard, copy),
+          ),
+        );
       }
       const vars = s.context?.vars ?? {};
       const rows = Object.entries(vars).map(([k, v]) =>

@@ -1,0 +1,93 @@
+/**
+ * The storyboard from the playground: a designer opens it from the side panel's graph, sees every step
+ * of the flow as the person would (in each locale), follows a transition to the step it leads to, and
+ * downloads the page as one HTML file. A screenshot goes to test-results/ (docs/ with
+ * BOTFLOW_UPDATE_SCREENSHOT).
+ */
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { usePlayground } from './botflow-process.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const RESULTS = join(REPO, 'test-results');
+const WAIT = { timeout: 30_000 };
+
+const pg = usePlayground(WAIT.timeout);
+
+describe('the storyboard', () => {
+  it('opens from the graph, shows each step in each locale, follows transitions and downloads as HTML', async () => {
+    const { page, pageErrors } = pg;
+    await page.getByLabel("New person's name").fill('Noor');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const chat = page.getByRole('article', { name: 'Chat of Noor' });
+    await chat.getByRole('button', { name: 'Start' }).click();
+    const say = async (text: string) => {
+      await chat.getByRole('textbox', { name: 'Message' }).fill(text);
+      await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
+    };
+    // Start begins the sign-up; leave it, then book.
+    await chat.locator('.msg-bot', { hasText: 'What is your' }).waitFor(WAIT);
+    await say('/cancel');
+    await chat.locator('.msg-bot').nth(1).waitFor(WAIT);
+    await say('/book');
+    await chat.locator('.msg-bot', { hasText: 'Which day?' }).waitFor();
+    const panel = page.getByRole('complementary', { name: 'Conversation inspector' });
+
+    mkdirSync(RESULTS, { recursive: true });
+    // The panel redraws as the conversation's events arrive: wait for the step, then retry a detached shot.
+    await expect
+      .poll(() => panel.getByLabel('Current step', { exact: true }).textContent(), WAIT)
+      .toBe('ask_day');
+    await expect
+      .poll(
+        () =>
+          panel
+            .getByRole('region', { name: 'Graph' })
+            .screenshot({ path: join(RESULTS, 'panel-graph.png'), timeout: 2000 })
+            .then(
+              () => true,
+              () => false,
+            ),
+        WAIT,
+      )
+      .toBe(true);
+    const [board] = await Promise.all([
+      page.context().waitForEvent('page'),
+      panel.getByRole('link', { name: 'storyboard' }).click(),
+    ]);
+    await board.waitForLoadState();
+    expect(await board.title()).toBe('booking: storyboard');
+    const time = board.locator('article[data-step="ask_time"]');
+    await expect.poll(() => time.locator('.frame h4').allTextContents()).toEqual(['en', 'ru']);
+    expect(await time.locator('.frame[data-locale="ru"] .text').first().textContent()).toBe(
+      'На какое время?',
+    );
+    expect(await time.locator('.frame[data-locale="en"] .button').count()).toBe(2);
+    // The link opened on the step the person is at.
+    expect(await board.evaluate(() => location.hash)).toBe('#booking--ask_day');
+
+    await time.getByRole('link', { name: '→ ask_extras' }).click();
+    expect(await board.evaluate(() => location.hash)).toBe('#booking--ask_extras');
+    const extras = board.locator('article[data-step="ask_extras"]');
+    expect(await extras.evaluate((el) => el.matches(':target'))).toBe(true);
+    await board.screenshot({ path: join(RESULTS, 'playground-storyboard.png') });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+      copyFileSync(
+        join(RESULTS, 'playground-storyboard.png'),
+        join(REPO, 'docs', 'playground-storyboard.png'),
+      );
+
+    const [download] = await Promise.all([
+      board.waitForEvent('download'),
+      board.getByRole('link', { name: 'Download as HTML' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('booking.storyboard.html');
+    const saved = readFileSync((await download.path())!, 'utf8');
+    expect(saved).toContain('id="booking--confirm"');
+    expect(saved).not.toContain('Download as HTML');
+    await board.close();
+    expect(pageErrors).toEqual([]);
+  });
+});
