@@ -29,6 +29,7 @@ import { parse as parseYaml } from 'yaml';
 import { main as cli } from '../../src/cli.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
+import { KEYS } from '../../src/runtime/config-schema.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
 import { eventually } from '../support/eventually.ts';
@@ -329,8 +330,18 @@ describe('YAML samples', () => {
         expect(problems).toEqual([]);
         return;
       }
-      const doc = parseYaml(s.code) as Record<string, unknown>;
-      if ('flow' in doc) {
+      const doc = parseYaml(s.code, { merge: true }) as Record<string, unknown>;
+      if ('services' in doc) {
+        // A deployment sample (compose file): every BOTFLOW_* variable it sets is one botflow reads.
+        const known = new Set(KEYS.flatMap((k) => k.env));
+        const services = Object.values(doc.services as Record<string, { environment?: object }>);
+        expect(services.length).toBeGreaterThan(0);
+        for (const service of services) {
+          const names = Object.keys(service.environment ?? {}).filter((n) => n.startsWith('BOTFLOW_'));
+          expect(names.length).toBeGreaterThan(0);
+          expect(names.filter((n) => !known.has(n))).toEqual([]);
+        }
+      } else if ('flow' in doc) {
         const { steps: _steps, migrate: _migrate, ...header } = doc;
         const parsed = FlowFile.safeParse({ ...header, steps: { [String(doc.start)]: { type: 'end' } } });
         expect(parsed.error?.issues ?? []).toEqual([]);
