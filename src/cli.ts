@@ -16,6 +16,10 @@ const commands: Record<string, CommandLoader> = {
     summary: 'check flow files (schema, references, i18n, limits)',
     load: () => import('./cli/check-command.ts'),
   },
+  flows: {
+    summary: 'flows plan: before a deploy, what changed flows would do to the conversations running now',
+    load: () => import('./cli/flows-command.ts'),
+  },
   graph: {
     summary: 'print a flow as a Mermaid state diagram',
     load: () => import('./cli/graph-command.ts'),

@@ -182,6 +182,19 @@ export class SessionStore {
     return this.#db.prepare(sql).all(...params, limit) as SessionSummary[];
   }
 
+  /** The snapshots of the active sessions on one flow version, one at a time (a deploy's plan reads them). */
+  *activeSnapshots(
+    flowId: string,
+    flowVersion: string,
+  ): Generator<{ conversationKey: string; snapshot: string }> {
+    yield* this.#db
+      .prepare(
+        "SELECT conversation_key AS conversationKey, snapshot FROM sessions WHERE status = 'active' " +
+          'AND flow_id = ? AND flow_version = ?',
+      )
+      .iterate(flowId, flowVersion) as Iterable<{ conversationKey: string; snapshot: string }>;
+  }
+
   /** How many active sessions run on each flow version (which versions must stay loadable). */
   activeByVersion(): { flowId: string; flowVersion: string; n: number }[] {
     return this.#countActiveByVersion.all();

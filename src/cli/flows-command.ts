@@ -1,0 +1,107 @@
+/**
+ * `botflow flows plan [<flows dir>] [--db <file>]`: before deploying changed flow files, what would become
+ * of the conversations running now (runtime/flows-plan.ts): which stay on their version, which a
+ * `migrate:` block moves and to which step, which would be stranded. Opens the database read-only.
+ * Exit code 1 when a conversation would be stranded (a deploy pipeline can stop on it).
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import SQLite from 'better-sqlite3';
+import { loadFlows, loadRegistry } from '../flows/load.ts';
+import { formatProblem } from '../flows/problems.ts';
+import { rebuildFlow } from '../flows/rebuild.ts';
+import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { describePlan, planFlowChange } from '../runtime/flows-plan.ts';
+import { FlowVersionStore } from '../store/flow-versions.ts';
+import { SessionStore } from '../store/sessions.ts';
+import type { Command } from './command.ts';
+
+const HELP = `usage: botflow flows plan [<flows dir>] [--db <file>] [--config <file>] [--json]
+
+Before deploying changed flow files: for every flow version that running conversations are on, whether
+they stay on it (rebuilt from the source stored with it), move to the new version through its migrate:
+block (to which step), or would be stranded. Reads the database (default: database.path) read-only.
+Exit code 1 when any conversation would be stranded.`;
+
+export const command: Command = {
+  options: ['db', 'config', 'json'],
+  summary: 'before a deploy: what changed flows would do to the conversations running now',
+  async run(args) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      console.error(`botflow flows: ${(error as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    const [action, dirArg] = positionals;
+    if (action !== 'plan') {
+      console.error(`botflow flows: ${action ? `unknown action "${action}"` : 'say plan'}\n\n${HELP}`);
+      return 2;
+    }
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig({
+        argv: [
+          ...(values.db ? ['--db', values.db] : []),
+          ...(values.config ? ['--config', values.config] : []),
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`botflow flows: ${error.message}`);
+      return 2;
+    }
+    const dir = dirArg ?? config.flows.dir;
+    const path = config.database.path;
+    if (!existsSync(path)) {
+      console.error(`botflow flows plan: no database at ${path}: give --db, or run from the bot's folder`);
+      return 2;
+    }
+    const { flows, problems } = await loadFlows(dir);
+    const errors = problems.filter((p) => p.severity === 'error');
+    if (errors.length > 0) {
+      for (const p of errors) console.error(formatProblem(p));
+      console.error(`botflow flows plan: the flows in ${dir} have problems (above): fix them first`);
+      return 2;
+    }
+    const { registry } = await loadRegistry(dir);
+    const db = new SQLite(path, { readonly: true, fileMustExist: true });
+    try {
+      const rows = planFlowChange({
+        flows,
+        sessions: new SessionStore(db),
+        versions: new FlowVersionStore(db),
+        rebuild: (source) => rebuildFlow(source, { registry }),
+      });
+      if (values.json) console.log(JSON.stringify(rows, null, 2));
+      else for (const line of describePlan(rows)) console.log(line);
+      return rows.some((r) => r.stranded > 0) ? 1 : 0;
+    } catch (error) {
+      console.error(
+        `botflow flows plan: could not read ${path}: ${(error as Error).message} (run botflow migrate --db ${path} first?)`,
+      );
+      return 2;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      db: { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
