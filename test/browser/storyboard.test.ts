@@ -53,6 +53,20 @@ describe('the storyboard', () => {
         WAIT,
       )
       .toBe(true);
+    // The graph's edge labels never sit on one another (the booking graph has several near its end steps).
+    const overlaps = await panel.locator('.graph').evaluate((graph) => {
+      const boxes = [...graph.querySelectorAll('.edge-label')].map((t) => {
+        const b = (t as SVGGraphicsElement).getBBox();
+        return { text: t.textContent, x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height };
+      });
+      const out: string[] = [];
+      for (const [i, a] of boxes.entries())
+        for (const b of boxes.slice(i + 1))
+          if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) out.push(`${a.text} / ${b.text}`);
+      return { count: boxes.length, out };
+    });
+    expect(overlaps.count).toBeGreaterThan(5);
+    expect(overlaps.out).toEqual([]);
     const [board] = await Promise.all([
       page.context().waitForEvent('page'),
       panel.getByRole('link', { name: 'storyboard' }).click(),

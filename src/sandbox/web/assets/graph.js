@@ -82,11 +82,29 @@ const at = (p0, p1, p2, p3, t) => {
   return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
 };
 
+/** Label boxes (9.5 px text: about 5.2 px a character) moved down until none overlaps an earlier one. */
+export function unclash(labels) {
+  const box = (l) => {
+    const w = l.text.length * 5.2;
+    const x0 = l.anchor === 'middle' ? l.x - w / 2 : l.anchor === 'end' ? l.x - w : l.x;
+    return { x0, x1: x0 + w, y0: l.y - 9, y1: l.y + 2 };
+  };
+  const hits = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  const done = [];
+  for (const label of labels) {
+    const l = { ...label };
+    for (let tries = 0; tries < 12 && done.some((d) => hits(box(d), box(l))); tries++) l.y += 11;
+    done.push(l);
+  }
+  return done;
+}
+
 /** The SVG of `graph` with `current` (a node id, or undefined) highlighted. */
 export function drawGraph(graph, current) {
   const { pos, width, height } = layout(graph);
   const edges = [];
   const labels = [];
+  const placed = [];
   const lanes = { left: 0, right: 0 };
   const extent = {
     left: Math.min(...[...pos.values()].map((p) => p.x - p.w / 2)),
@@ -147,9 +165,10 @@ export function drawGraph(graph, current) {
     // A plain answer is the expected way on: labelled only beside other ways (e.g. "answer · exhausted").
     const shown = [...new Set(e.labels.map(shortLabel).filter(Boolean))];
     const label = shown.length === 1 && shown[0] === 'answer' ? '' : shown.join(' · ');
-    if (label)
-      labels.push(svg('text', { x: mid.x, y: mid.y + 3, class: 'edge-label', 'text-anchor': anchor }, label));
+    if (label) placed.push({ x: mid.x, y: mid.y + 3, anchor, text: label });
   }
+  for (const l of unclash(placed))
+    labels.push(svg('text', { x: l.x, y: l.y, class: 'edge-label', 'text-anchor': l.anchor }, l.text));
   const nodes = graph.nodes.map((n) => {
     const p = pos.get(n.id);
     const cls = [
