@@ -178,6 +178,11 @@ export const command: Command = {
       env: process.env,
       cwd: process.cwd(),
       print: (line) => process.stderr.write(`${line}\n`),
-      loadParts: async () => (await import('../runtime/default-parts.ts')).defaultParts(),
+      loadParts: async () => {
+        const { defaultParts } = await import('../runtime/default-parts.ts');
+        // The playground's "save as test" lives with the transcript harness (src/testing).
+        const { saveChatExtension } = await import('../testing/save-chat.ts');
+        return defaultParts({ playground: [saveChatExtension()] });
+      },
     }),
 };

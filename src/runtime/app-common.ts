@@ -22,6 +22,7 @@ export async function startEmbeddedSandbox(config: Config, parts: AppParts, logg
       host: config.sandbox.host,
       port: config.sandbox.port,
       ...(sandboxState ? { dbPath: sandboxState } : {}),
+      flowsDir: config.flows.dir,
       logger: logger.child({ component: 'sandbox' }),
     });
   } catch (error) {

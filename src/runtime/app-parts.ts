@@ -3,7 +3,7 @@
  * the full interfaces). `defaultParts()` (default-parts.ts) returns the real ones.
  */
 import type Database from 'better-sqlite3';
-import type { FastifyPluginCallback } from 'fastify';
+import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import type { Scheduler } from '../dispatch/scheduler/scheduler.ts';
@@ -19,6 +19,16 @@ import type { PostgresDatabase } from '../store/postgres/database.ts';
 import type { Recorder } from './recorder.ts';
 import type { BotIdentity } from './self-check.ts';
 import type { StepOutcome } from './shutdown.ts';
+
+/**
+ * More of the playground, from a layer above the runtime (the CLI wires it): routes on the sandbox, and the
+ * engine and flows once they run (e.g. "save this chat as a transcript test", src/testing).
+ */
+export interface PlaygroundExtension {
+  plugin: FastifyPluginAsync;
+  attach(engine: Engine, loaded: LoadedFlows, flowsDir: string): void;
+  flowsChanged?(loaded: LoadedFlows): void;
+}
 
 /** A running sandbox (embedded default). */
 export interface SandboxHandle {
@@ -73,6 +83,8 @@ export interface AppParts {
     port: number;
     logger: Logger;
     dbPath?: string;
+    /** The flows folder (the playground saves transcript tests under `<dir>/tests`). */
+    flowsDir?: string;
   }): Promise<SandboxHandle>;
   /** `logger` hears about slow validators, guards and effects. */
   loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;

@@ -19,7 +19,7 @@ import { ensureSubscription } from '../intake/subscriptions.ts';
 import { buildWebhook, webhookIntake } from '../intake/webhook.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
-import type { AppParts, LoadedFlows } from './app-parts.ts';
+import type { AppParts, LoadedFlows, PlaygroundExtension } from './app-parts.ts';
 import { Inspector } from './inspector.ts';
 
 function toLoaded(result: LoadResult): LoadedFlows {
@@ -33,6 +33,8 @@ function toLoaded(result: LoadResult): LoadedFlows {
 export interface DefaultPartsOptions {
   /** The programmers' validators, guards, effects: instead of `<flows dir>/registry.ts`. */
   registry?: Registry;
+  /** More of the playground (the CLI adds "save as test"). */
+  playground?: readonly PlaygroundExtension[];
 }
 
 /** A validator, guard or effect slower than this holds up every conversation: it is logged. */
@@ -74,29 +76,35 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
   };
   const given = options.registry ? { registry: options.registry } : {};
   return {
-    async startSandbox({ host, port, logger, dbPath }) {
+    async startSandbox({ host, port, logger, dbPath, flowsDir }) {
+      const extensions = options.playground ?? [];
       const inspector = new Inspector();
       const sandbox = await startSandbox({
         host,
         port,
         logger,
         ...(dbPath ? { dbPath } : {}),
-        plugins: [webChat, inspector.plugin],
+        plugins: [webChat, inspector.plugin, ...extensions.map((e) => e.plugin)],
       });
       return {
         baseUrl: sandbox.baseUrl,
         token: sandbox.token,
         webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
-        attachEngine: (engine, loaded) =>
+        attachEngine: (engine, loaded) => {
           inspector.attach({
             // The side panel reads a subset of the engine; its types are still settling (see inspector.ts).
             engine: engine as unknown as Parameters<Inspector['attach']>[0]['engine'],
             flows: loaded.flows,
             problems: loaded.problems,
-          }),
+          });
+          for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
+        },
         attachCluster: (cluster, loaded) =>
           inspector.attachCluster({ cluster, flows: loaded.flows, problems: loaded.problems }),
-        flowsChanged: (loaded) => inspector.setFlows(loaded.flows, loaded.problems),
+        flowsChanged: (loaded) => {
+          inspector.setFlows(loaded.flows, loaded.problems);
+          for (const e of extensions) e.flowsChanged?.(loaded);
+        },
         close: async () => {
           inspector.close();
           await sandbox.close();

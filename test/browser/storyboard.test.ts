@@ -55,7 +55,7 @@ describe('the storyboard', () => {
       .toBe(true);
     // The graph's edge labels never sit on one another (the booking graph has several near its end steps).
     const overlaps = await panel.locator('.graph').evaluate((graph) => {
-      const boxes = [...graph.querySelectorAll('.edge-label')].map((t) => {
+      const boxes = Array.from(graph.querySelectorAll('.edge-label')).map((t) => {
         const b = (t as SVGGraphicsElement).getBBox();
         return { text: t.textContent, x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height };
       });

@@ -63,6 +63,8 @@ export const inspector = {
   jump: (request) => call('POST', '/_inspector/jump', request),
   /** Ends the person's conversation with the bot: the next message or Start begins afresh. */
   reset: (userId) => call('POST', '/_inspector/reset', { user_id: userId }),
+  /** Writes the person's chat as a transcript test under the flows folder; resolves with `{ file, yaml }`. */
+  saveTranscript: (userId) => call('POST', '/_inspector/transcript', { user_id: userId }),
   deadLetters: () => call('GET', '/_inspector/dead-letters').then((r) => r.deadLetters),
   /** `action`: 'retry' or 'drop'; `ids`: outbox ids, or undefined for all of them. */
   redrive: (action, ids) => call('POST', `/_inspector/dead-letters/${action}`, ids ? { ids } : { all: true }),

@@ -350,6 +350,36 @@ export class Panel {
       },
       'Reset',
     );
-    this.el.replaceChildren(this.header(reset), ...[failed].flat(), ...parts);
+    const save = s
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'btn btn-small',
+            title: 'Write this chat (since the last Start) as a transcript test in the flows folder',
+            onclick: async (event) => {
+              event.target.disabled = true;
+              try {
+                const { file } = await inspector.saveTranscript(userId);
+                this.saved = { userId, text: `Saved as ${file}: npx botflow test runs it.`, error: false };
+              } catch (error) {
+                this.saved = { userId, text: `Not saved: ${error.message}`, error: true };
+              }
+              this.refresh();
+            },
+          },
+          'Save as test',
+        )
+      : null;
+    const note =
+      this.saved?.userId === userId
+        ? h('p', { class: this.saved.error ? 'error' : 'hint saved-note', role: 'status' }, this.saved.text)
+        : null;
+    this.el.replaceChildren(
+      this.header(h('span', { class: 'head-actions' }, save, reset)),
+      note,
+      ...[failed].flat(),
+      ...parts,
+    );
   }
 }
