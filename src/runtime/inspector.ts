@@ -14,61 +14,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Engine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
-import { type DiagramItem, flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
+import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
+import { type StepLines, stepLines } from '../flows/step-lines.ts';
 import { describeEvent } from './history-words.ts';
+import { type PanelGraph, panelGraph } from './panel-graph.ts';
 import { storyboardRoutes } from './storyboard-routes.ts';
 
 export { describeEvent } from './history-words.ts';
 
+export { type PanelGraph, panelGraph } from './panel-graph.ts';
+
 /** What the inspector reads of the engine: its support API and its notifications. */
 export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
-
-/** A flow's graph, for drawing: top-level steps and the transitions between them. */
-export interface PanelGraph {
-  initial?: string;
-  nodes: { id: string; final: boolean; compound: boolean; note?: string }[];
-  edges: { from: string; to: string; label: string }[];
-}
-
-/** The compiler's state that sends a finished call back to its caller: drawn as the call's note instead. */
-const RETURN_STATE = '__return';
-
-/**
- * The panel's graph of a flow: the top level of the diagram `botflow graph` prints (flows/mermaid.ts), so
- * the panel draws exactly that. Steps inside a called flow's block belong to the block's state; the return
- * plumbing of calls is left out (a call goes back to where the conversation was).
- */
-export function panelGraph(diagram: readonly DiagramItem[], stepOrder: readonly string[] = []): PanelGraph {
-  const graph: PanelGraph = { nodes: [], edges: [] };
-  const nodes = new Map<string, PanelGraph['nodes'][number]>();
-  const node = (id: string) => {
-    let n = nodes.get(id);
-    if (!n) {
-      n = { id, final: false, compound: false };
-      nodes.set(id, n);
-      graph.nodes.push(n);
-    }
-    return n;
-  };
-  for (const item of diagram) {
-    if (item.kind === 'initial') graph.initial = node(item.to).id;
-    else if (item.kind === 'final') node(item.state).final = true;
-    else if (item.kind === 'block') node(item.state).compound = true;
-    else if (item.kind === 'note') {
-      const n = node(item.state);
-      n.note = n.note ? `${n.note}; ${item.text}` : item.text;
-    } else if (item.from !== RETURN_STATE && item.to !== RETURN_STATE) {
-      graph.edges.push({ from: node(item.from).id, to: node(item.to).id, label: item.label });
-    }
-  }
-  // In the flow file's step order: the page reads it as the designer's reading order.
-  const position = (id: string) => {
-    const i = stepOrder.indexOf(id);
-    return i < 0 ? stepOrder.length : i;
-  };
-  graph.nodes.sort((a, b) => position(a.id) - position(b.id));
-  return graph;
-}
 
 /** The state value's path of step names: `'ask_name'` → `['ask_name']`, `{__call_help: 'explain'}` → both. */
 export function statePath(value: unknown): string[] {
@@ -102,7 +59,14 @@ function conversationKeyOf(body: { user_id?: unknown; key?: unknown }): string |
 
 /** The flows the engine serves now and the problems of the last load (as `file:line:col: message`). */
 interface FlowsState {
-  flows: { id: string; version: string; mermaid: string; graph: PanelGraph }[];
+  flows: {
+    id: string;
+    version: string;
+    mermaid: string;
+    graph: PanelGraph;
+    /** Where each step is written (file, line, lines), for "click a step to see its source". */
+    steps: Record<string, StepLines>;
+  }[];
   problems: string[];
   loadedAt: number;
 }
@@ -158,7 +122,8 @@ export class Inspector {
         : flows.map((def) => {
             const stepOrder = Object.keys((def.machine.root as { states: Record<string, unknown> }).states);
             const graph = panelGraph(flowDiagram(def), stepOrder);
-            return { id: def.id, version: def.version, mermaid: flowToMermaid(def), graph };
+            const steps = stepLines(def.source);
+            return { id: def.id, version: def.version, mermaid: flowToMermaid(def), graph, steps };
           }),
       problems: problems.map(String),
       loadedAt: Date.now(),

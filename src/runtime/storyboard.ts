@@ -182,7 +182,9 @@ export function sampleVars(texts: string): Record<string, unknown> {
         if (!(part in at)) at[part] = `‹${name}›`;
       } else {
         const inner = at[part];
-        at = (at[part] = inner && typeof inner === 'object' ? inner : {}) as Record<string, unknown>;
+        const next = (inner && typeof inner === 'object' ? inner : {}) as Record<string, unknown>;
+        at[part] = next;
+        at = next;
       }
     }
   }

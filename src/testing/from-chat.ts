@@ -133,7 +133,7 @@ export function chatLogFrom(
       const stub: TaskStub = payload.ok
         ? { result: payload.result }
         : { error: { code: String(obj(payload.error).code ?? 'error') } };
-      (log.tasks[name] ??= []).push(stub);
+      log.tasks[name] = [...(log.tasks[name] ?? []), stub];
     }
   }
   return log;

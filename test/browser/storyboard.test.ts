@@ -67,6 +67,26 @@ describe('the storyboard', () => {
     });
     expect(overlaps.count).toBeGreaterThan(5);
     expect(overlaps.out).toEqual([]);
+    // A click on a step of the graph shows where it is written.
+    await panel.locator('.graph g.node[data-step="ask_guests"]').click();
+    const lines = panel.getByRole('figure', { name: 'Lines of step ask_guests' });
+    await expect
+      .poll(() => lines.locator('figcaption').textContent(), WAIT)
+      .toMatch(/booking\.flow\.yaml:\d+$/);
+    expect(await lines.locator('pre').textContent()).toMatch(/^ {2}ask_guests:\n {4}type: input/);
+    await expect
+      .poll(
+        () =>
+          panel
+            .getByRole('region', { name: 'Graph' })
+            .screenshot({ path: join(RESULTS, 'panel-step-source.png'), timeout: 2000 })
+            .then(
+              () => true,
+              () => false,
+            ),
+        WAIT,
+      )
+      .toBe(true);
     const [board] = await Promise.all([
       page.context().waitForEvent('page'),
       panel.getByRole('link', { name: 'storyboard' }).click(),

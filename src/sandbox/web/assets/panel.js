@@ -218,11 +218,41 @@ export class Panel {
           },
           'storyboard',
         );
+        // A click on a step (or Enter on it) shows where the step is written, below the graph.
+        const graphEl = drawGraph(flow.graph, current);
+        for (const node of graphEl.querySelectorAll('g.node')) {
+          const id = node.getAttribute('data-step');
+          if (!flow.steps?.[id]) continue;
+          node.setAttribute('tabindex', '0');
+          node.setAttribute('role', 'button');
+          node.setAttribute('aria-label', `Step ${id}: show its lines`);
+          const show = () => {
+            this.sourceOf = this.sourceOf?.step === id ? undefined : { flow: flow.id, step: id };
+            this.refresh();
+          };
+          node.addEventListener('click', show);
+          node.addEventListener('keydown', (event) => {
+            if (event.key === 'Enter' || event.key === ' ') {
+              event.preventDefault();
+              show();
+            }
+          });
+        }
+        const shown = this.sourceOf?.flow === flow.id ? flow.steps?.[this.sourceOf.step] : undefined;
+        const source = shown
+          ? h(
+              'figure',
+              { class: 'step-source', 'aria-label': `Lines of step ${this.sourceOf.step}` },
+              h('figcaption', {}, `${shown.file}:${shown.line}`),
+              h('pre', {}, shown.text),
+            )
+          : null;
         parts.push(
           section(
             'Graph',
-            h('div', { class: 'graph-box' }, drawGraph(flow.graph, current)),
+            h('div', { class: 'graph-box' }, graphEl),
             h('div', { class: 'graph-actions' }, storyboard, copy),
+            source,
           ),
         );
       }
