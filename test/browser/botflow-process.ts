@@ -154,3 +154,28 @@ export function usePlayground(
   });
   return state;
 }
+
+/** Adds a person, presses Start, and gives a way to type into their chat. */
+export async function personChat(page: Page, name: string, timeoutMs = 30_000) {
+  await page.getByLabel("New person's name").fill(name);
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  const chat = page.getByRole('article', { name: `Chat of ${name}` });
+  await chat.getByRole('button', { name: 'Start' }).click();
+  const say = async (text: string) => {
+    await chat.getByRole('textbox', { name: 'Message' }).fill(text);
+    await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
+  };
+  // Start begins the example sign-up.
+  await chat.locator('.msg-bot', { hasText: 'What is your' }).waitFor({ timeout: timeoutMs });
+  return { chat, say };
+}
+
+/** A person who left the sign-up and asked for a booking: the booking flow's first question is shown. */
+export async function bookingChat(page: Page, name: string, timeoutMs = 30_000) {
+  const { chat, say } = await personChat(page, name, timeoutMs);
+  await say('/cancel');
+  await chat.locator('.msg-bot').nth(1).waitFor({ timeout: timeoutMs });
+  await say('/book');
+  await chat.locator('.msg-bot', { hasText: 'Which day?' }).waitFor({ timeout: timeoutMs });
+  return { chat, say };
+}

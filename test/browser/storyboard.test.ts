@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { usePlayground } from './botflow-process.ts';
+import { bookingChat, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -19,20 +19,7 @@ const pg = usePlayground(WAIT.timeout);
 describe('the storyboard', () => {
   it('opens from the graph, shows each step in each locale, follows transitions and downloads as HTML', async () => {
     const { page, pageErrors } = pg;
-    await page.getByLabel("New person's name").fill('Noor');
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    const chat = page.getByRole('article', { name: 'Chat of Noor' });
-    await chat.getByRole('button', { name: 'Start' }).click();
-    const say = async (text: string) => {
-      await chat.getByRole('textbox', { name: 'Message' }).fill(text);
-      await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
-    };
-    // Start begins the sign-up; leave it, then book.
-    await chat.locator('.msg-bot', { hasText: 'What is your' }).waitFor(WAIT);
-    await say('/cancel');
-    await chat.locator('.msg-bot').nth(1).waitFor(WAIT);
-    await say('/book');
-    await chat.locator('.msg-bot', { hasText: 'Which day?' }).waitFor();
+    await bookingChat(page, 'Noor', WAIT.timeout);
     const panel = page.getByRole('complementary', { name: 'Conversation inspector' });
 
     mkdirSync(RESULTS, { recursive: true });

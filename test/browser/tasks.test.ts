@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { usePlayground } from './botflow-process.ts';
+import { bookingChat, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -18,20 +18,7 @@ const pg = usePlayground(WAIT.timeout);
 describe('tasks in the playground', () => {
   it('shows the free times from the find_slots task, and the task in the side panel', async () => {
     const { page, pageErrors } = pg;
-    await page.getByLabel("New person's name").fill('Tess');
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    const chat = page.getByRole('article', { name: 'Chat of Tess' });
-    await chat.getByRole('button', { name: 'Start' }).click();
-    const say = async (text: string) => {
-      await chat.getByRole('textbox', { name: 'Message' }).fill(text);
-      await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
-    };
-    // Start begins the sign-up; leave it, then book.
-    await chat.locator('.msg-bot', { hasText: 'What is your' }).waitFor(WAIT);
-    await say('/cancel');
-    await chat.locator('.msg-bot').nth(1).waitFor(WAIT);
-    await say('/book');
-    await chat.locator('.msg-bot', { hasText: 'Which day?' }).waitFor();
+    const { chat, say } = await bookingChat(page, 'Tess', WAIT.timeout);
     await say('+2d');
     await chat.locator('.msg-bot', { hasText: 'For how many people?' }).waitFor();
     await say('4');
