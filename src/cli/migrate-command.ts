@@ -10,7 +10,12 @@ import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
 import { MigrationError, readMigrations, recordedMigrations } from '../store/migrate.ts';
 import { copyFromSqlite } from '../store/postgres/copy-from-sqlite.ts';
-import { openPostgres, POSTGRES_MIGRATIONS_DIR, type PostgresDatabase } from '../store/postgres/database.ts';
+import {
+  openPostgres,
+  POSTGRES_MIGRATIONS_DIR,
+  type PostgresDatabase,
+  pgAppliedMigrations,
+} from '../store/postgres/database.ts';
 import { SQLite } from '../store/sqlite.ts';
 import type { Command } from './command.ts';
 
@@ -145,10 +150,7 @@ async function postgresStatus(url: string): Promise<number> {
   }
   try {
     const files = readMigrations(POSTGRES_MIGRATIONS_DIR);
-    const { rows } = await pg.pool
-      .query<{ name: string; applied_at: number }>('SELECT name, applied_at FROM schema_migrations')
-      .catch(() => ({ rows: [] as { name: string; applied_at: number }[] }));
-    const applied = new Map(rows.map((r) => [r.name, r.applied_at]));
+    const applied = new Map((await pgAppliedMigrations(pg.pool)).map((r) => [r.name, r.appliedAt]));
     for (const f of files) {
       const at = applied.get(f.name);
       console.log(`${at ? 'applied' : 'pending'}  ${f.name}${at ? `  ${new Date(at).toISOString()}` : ''}`);

@@ -20,17 +20,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
 import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { applyBatch, LeaseLostError } from '../store/postgres/commit.ts';
-import type { PostgresDatabase } from '../store/postgres/database.ts';
+import { type PostgresDatabase, pgListen } from '../store/postgres/database.ts';
 import { INBOX_CHANNEL, PgInbox } from '../store/postgres/inbox.ts';
 import { PgLeases } from '../store/postgres/leases.ts';
-import { PgOutbox } from '../store/postgres/outbox.ts';
+import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from '../store/postgres/outbox.ts';
 import { pgSessions } from '../store/postgres/sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../store/postgres/settings.ts';
 import { PgTasks } from '../store/postgres/tasks.ts';
@@ -46,9 +45,6 @@ import { ButtonSigner } from './step/buttons.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { FlowSet } from './step/flow-set.ts';
 import type { TimerGrace } from './timers.ts';
-
-/** The channel on which committed calls are announced to the dispatcher. */
-const OUTBOX_CHANNEL = 'botflow_outbox';
 
 /** How to build a cluster engine. */
 export interface ClusterEngineOptions {
@@ -177,7 +173,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
   let looping: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
-  let listener: pg.Client | undefined;
+  let listener: { close(): Promise<void> } | undefined;
   let lastLoopAt = 0;
   let nextTickAt = 0;
   let nextTimersAt = 0;
@@ -272,7 +268,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     if (tasks > 0) taskRunner.wake();
     if (calls === 0) return;
     if (dispatcher?.leading) dispatcher.wake();
-    else void pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`).catch(() => {});
+    else void notifyOutbox(pool).catch(() => {});
   }
 
   async function loop(): Promise<void> {
@@ -298,23 +294,20 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
 
   async function listen(): Promise<void> {
     if (!running) return;
-    const client = new pg.Client({ connectionString: connectionStringOf(options.pg) });
-    client.on('error', () => {});
-    client.on('end', () => {
-      if (listener === client) listener = undefined;
-      if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
-    });
-    client.on('notification', (message) => {
-      if (message.channel === INBOX_CHANNEL) wake();
-      else if (message.channel === OUTBOX_CHANNEL) dispatcher?.wake();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${INBOX_CHANNEL}; LISTEN ${OUTBOX_CHANNEL}`);
-      listener = client;
-    } catch {
-      await client.end().catch(() => {});
-    }
+    const heard = await pgListen(
+      options.pg,
+      [INBOX_CHANNEL, OUTBOX_CHANNEL],
+      (channel) => {
+        if (channel === INBOX_CHANNEL) wake();
+        else if (channel === OUTBOX_CHANNEL) dispatcher?.wake();
+      },
+      () => {
+        listener = undefined;
+        if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+      },
+    );
+    if (heard && !running) await heard.close().catch(() => {});
+    else listener = heard;
   }
 
   return {
@@ -363,7 +356,7 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       });
       const client = listener;
       listener = undefined;
-      await client?.end().catch(() => {});
+      await client?.close().catch(() => {});
     },
     notify: wake,
     role: () => ownership.role,
@@ -382,9 +375,4 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
     },
     on: events.on,
   };
-}
-
-/** The URL the pool connects with (for the LISTEN connection). */
-function connectionStringOf(database: PostgresDatabase): string {
-  return (database.pool.options as { connectionString?: string }).connectionString ?? '';
 }

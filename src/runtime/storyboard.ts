@@ -16,6 +16,7 @@ import { parseFlowSourceRecord } from '../flows/flow-source.ts';
 import { flowDiagram } from '../flows/mermaid.ts';
 import { formatMessage, type MarkupElement } from '../sandbox/markup.ts';
 import { openDatabase } from '../store/database.ts';
+import { OutboxStore } from '../store/outbox.ts';
 
 /** A message as the person sees it. */
 export interface StoryboardMessage {
@@ -91,24 +92,19 @@ export function buildStoryboard(flow: FlowDefinition, options: { locales?: strin
       }
     }
     engine.processPending();
-    const failed = db
-      .prepare("SELECT conversation_key AS key, error FROM inbox WHERE status = 'failed'")
-      .all() as { key: string; error: string | null }[];
-    for (const { key, error } of failed) {
-      const frame = frames.get(key);
-      if (frame) frame.error = error ?? 'the step could not be entered';
-    }
-    const rows = db
-      .prepare(
-        "SELECT conversation_key AS key, chat_id AS chatId, op, args FROM outbox WHERE op IN ('sendMessage', 'editMessage') ORDER BY id",
-      )
-      .all() as { key: string; chatId: number | null; op: string; args: string }[];
-    for (const row of rows) {
-      const args = JSON.parse(row.args) as Record<string, unknown>;
-      const to = (args.chat_id ?? args.user_id) as number | undefined;
-      const own = Number(row.key.slice(2));
-      if (to !== undefined && to !== own && to !== PERSON) continue; // an effect writing to someone else
-      frames.get(row.key)?.messages.push(messageOf(args));
+    const outbox = new OutboxStore(db);
+    for (const [key, frame] of frames) {
+      const failed = engine.sessions.history(key).find((e) => e.status === 'failed');
+      if (failed) frame.error = failed.error ?? 'the step could not be entered';
+      const own = Number(key.slice(2));
+      const rows = outbox.forConversation(key).sort((a, b) => a.id - b.id);
+      for (const row of rows) {
+        if (row.op !== 'sendMessage' && row.op !== 'editMessage') continue;
+        const args = JSON.parse(row.args) as Record<string, unknown>;
+        const to = (args.chat_id ?? args.user_id) as number | undefined;
+        if (to !== undefined && to !== own && to !== PERSON) continue; // an effect writing to someone else
+        frame.messages.push(messageOf(args));
+      }
     }
     const diagram = flowDiagram(flow);
     const edges = diagram.flatMap((item) => (item.kind === 'edge' ? [item] : []));

@@ -170,3 +170,35 @@ export function hash32(text: string): number {
 export function partitionOf(conversationKey: string | null | undefined): number {
   return conversationKey ? hash32(conversationKey) % PARTITIONS : 0;
 }
+
+/** The migrations recorded in the database, with when they were applied (none before the first). */
+export async function pgAppliedMigrations(pool: pg.Pool): Promise<{ name: string; appliedAt: number }[]> {
+  const { rows } = await pool
+    .query<{ name: string; appliedAt: number }>(
+      'SELECT name, applied_at AS "appliedAt" FROM schema_migrations ORDER BY version',
+    )
+    .catch(() => ({ rows: [] as { name: string; appliedAt: number }[] }));
+  return rows;
+}
+
+/** A connection of its own that hears `channels` (LISTEN); `onEnd` when it drops. Undefined: could not connect. */
+export async function pgListen(
+  database: PostgresDatabase,
+  channels: readonly string[],
+  onNotify: (channel: string) => void,
+  onEnd: () => void,
+): Promise<{ close(): Promise<void> } | undefined> {
+  const connectionString = (database.pool.options as { connectionString?: string }).connectionString;
+  const client = new pg.Client({ connectionString });
+  client.on('error', () => {});
+  client.on('end', onEnd);
+  client.on('notification', (message) => onNotify(message.channel));
+  try {
+    await client.connect();
+    await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
+    return { close: () => client.end() };
+  } catch {
+    await client.end().catch(() => {});
+    return undefined;
+  }
+}

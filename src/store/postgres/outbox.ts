@@ -13,6 +13,14 @@ const COLUMNS =
   'o.status, o.attempts, o.result, o.error, o.created_at AS "createdAt", o.sent_at AS "sentAt", ' +
   'o.finished_at AS "finishedAt", o.partition';
 
+/** The channel on which committed calls are announced to the dispatcher. */
+export const OUTBOX_CHANNEL = 'botflow_outbox';
+
+/** Tells the dispatcher (whichever process holds the lease) that calls were committed. */
+export async function notifyOutbox(pool: pg.Pool): Promise<void> {
+  await pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+}
+
 /** An outbox row with the partition of its conversation. */
 export type PgOutboxRow = OutboxRow & { partition: number };
 
