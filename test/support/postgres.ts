@@ -16,6 +16,9 @@ let checked: Promise<boolean> | undefined;
 
 /** True when the server answers; false (with one line on stderr) when it does not, outside CI. */
 export function postgresAvailable(): Promise<boolean> {
+  // Asked once for the whole run by the global setup (postgres-setup.ts), which printed the one line.
+  if (process.env.TEST_POSTGRES_STATE === 'up') return Promise.resolve(true);
+  if (process.env.TEST_POSTGRES_STATE === 'skip') return Promise.resolve(false);
   checked ??= (async () => {
     const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
     try {
