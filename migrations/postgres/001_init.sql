@@ -107,6 +107,20 @@ CREATE TABLE flow_versions (
   PRIMARY KEY (flow_id, version)
 );
 
+-- Where conversations went, for the funnel: an append-only log of the step transactions (see the SQLite 006).
+CREATE TABLE step_log (
+  id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  conversation_key text    NOT NULL,
+  step_instance    bigint  NOT NULL,
+  session_revision bigint  NOT NULL,
+  flow_id          text    NOT NULL,
+  flow_version     text    NOT NULL,
+  step             text    NOT NULL,
+  event            text    NOT NULL CHECK (event IN ('enter', 'finish', 'retry', 'stop')),
+  n                integer NOT NULL DEFAULT 1,
+  at               bigint  NOT NULL
+);
+
 CREATE TABLE tasks (
   id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   partition        integer NOT NULL,
@@ -221,6 +235,11 @@ BEGIN
       UPDATE inbox SET status = op->>'status', error = op->>'reason', processed_at = (op->>'now')::bigint,
         conversation_key = coalesce(conversation_key, op->>'key'), attempts = attempts + 1
       WHERE id = (op->>'id')::bigint AND status = 'pending';
+    WHEN 'step-log' THEN
+      r := op->'row';
+      INSERT INTO step_log (conversation_key, step_instance, session_revision, flow_id, flow_version, step, event, n, at)
+      VALUES (r->>'conversationKey', (r->>'stepInstance')::bigint, (r->>'sessionRevision')::bigint, r->>'flowId',
+        r->>'flowVersion', r->>'step', r->>'event', (r->>'n')::integer, (r->>'at')::bigint);
     WHEN 'task' THEN
       r := op->'row';
       INSERT INTO tasks (partition, conversation_key, revision, step_instance, name, ref, input, scope, policy,

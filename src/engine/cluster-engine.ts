@@ -25,17 +25,20 @@ import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
 import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import { applyBatch, LeaseLostError } from '../store/postgres/commit.ts';
 import { type PostgresDatabase, pgListen } from '../store/postgres/database.ts';
 import { INBOX_CHANNEL, PgInbox } from '../store/postgres/inbox.ts';
 import { PgLeases } from '../store/postgres/leases.ts';
 import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from '../store/postgres/outbox.ts';
-import { pgSessions } from '../store/postgres/sessions.ts';
+import { pgPrune } from '../store/postgres/prune.ts';
+import { pgSessions, pgStepLog } from '../store/postgres/sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../store/postgres/settings.ts';
 import { PgTasks } from '../store/postgres/tasks.ts';
 import { applyTimerGrace, fireDueTimers } from '../store/postgres/timers.ts';
 import type { SessionRow } from '../store/sessions.ts';
-import { callsOf, type EngineApi } from './engine.ts';
+import type { StepLogRow } from '../store/step-log.ts';
+import { callsOf, type EngineApi, STEP_LOG_KEPT_MS } from './engine.ts';
 import { Ownership, type Role } from './lane/ownership.ts';
 import { BatchPlanner, type EventOutcome, writesOf } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
@@ -112,6 +115,13 @@ export interface ClusterEngine {
   /** Resolves when no event waits in this process's partitions and no call is in flight here. */
   drain(): Promise<void>;
   on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
+  /** The funnel's step log of a flow (or all) since `since` (runtime/funnel.ts tallies it). */
+  stepLog(query?: { flowId?: string; since?: number }): Promise<StepLogRow[]>;
+  /**
+   * Deletes settled inbox rows after 72 h, finished outbox rows, timers and tasks after `olderThanMs`
+   * (7 days) and the step log after `stepLogOlderThanMs` (90 days). Any process may run it.
+   */
+  prune(olderThanMs?: number, stepLogOlderThanMs?: number): Promise<Record<string, number>>;
 }
 
 /** Builds a cluster engine; nothing runs until `start()`. */
@@ -359,6 +369,15 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       await client?.close().catch(() => {});
     },
     notify: wake,
+    stepLog: (query = {}) => pgStepLog(pool, query),
+    prune(olderThanMs = 7 * 24 * 3_600_000, stepLogOlderThanMs = STEP_LOG_KEPT_MS) {
+      const now = Date.now();
+      return pgPrune(pool, {
+        inbox: now - DEFAULT_INBOX_RETENTION_MS,
+        settled: now - olderThanMs,
+        stepLog: now - stepLogOlderThanMs,
+      });
+    },
     role: () => ownership.role,
     ready: () => running && ownership.role.lastTickAt > 0 && Date.now() - nextTickAt < 3 * tickMs,
     alive: () => running && Date.now() - lastLoopAt < 10_000,

@@ -104,10 +104,14 @@ export interface Engine {
   /** Resolves when the inbox is empty and no call is in flight (a started engine). */
   drain(): Promise<void>;
   /**
-   * Deletes settled outbox rows, timers and tasks older than `olderThanMs` (default 7 days), in small chunks.
-   * The inbox has its own retention (intake's store); sessions are kept.
+   * Deletes settled outbox rows, timers and tasks older than `olderThanMs` (default 7 days), and the funnel's
+   * step log older than `stepLogOlderThanMs` (default 90 days), in small chunks. The inbox has its own
+   * retention (intake's store); sessions are kept.
    */
-  prune(olderThanMs?: number): { outbox: number; timers: number; tasks: number };
+  prune(
+    olderThanMs?: number,
+    stepLogOlderThanMs?: number,
+  ): { outbox: number; timers: number; tasks: number; stepLog: number };
   /** Support: list, inspect and end sessions. */
   sessions: SessionInspector;
   /** The flows this engine runs, every version it was given (add one to hot-reload). */
@@ -115,6 +119,9 @@ export interface Engine {
   /** Listens to engine events; returns a function that stops listening. */
   on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
 }
+
+/** How long the funnel's step log is kept (`botflow stats` looks back at most this far). */
+export const STEP_LOG_KEPT_MS = 90 * 24 * 3_600_000;
 
 /** Builds an engine over `options.db`. Nothing runs until `start()`, `processPending()` or `tick()`. */
 export function createEngine(options: EngineOptions): Engine {
@@ -359,18 +366,9 @@ export function createEngine(options: EngineOptions): Engine {
         if (!busy && processor.inbox.pendingCount() === 0) return;
       }
     },
-    prune(olderThanMs = 7 * 24 * 3_600_000) {
-      const before = clock.now() - olderThanMs;
-      const removed = { outbox: 0, timers: 0, tasks: 0 };
-      const { outbox, timers: timerRows, tasks } = processor.applier.stores;
-      for (let n = tasks.prune(before); n > 0; n = tasks.prune(before)) removed.tasks += n;
-      for (let n = outbox.prune(before); n > 0; n = outbox.prune(before)) {
-        removed.outbox += n;
-      }
-      for (let n = timerRows.prune(before); n > 0; n = timerRows.prune(before)) {
-        removed.timers += n;
-      }
-      return removed;
+    prune(olderThanMs = 7 * 24 * 3_600_000, stepLogOlderThanMs = STEP_LOG_KEPT_MS) {
+      const now = clock.now();
+      return processor.applier.stores.prune(now - olderThanMs, now - stepLogOlderThanMs);
     },
     on: events.on,
   };

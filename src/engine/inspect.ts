@@ -12,6 +12,7 @@ import {
   SessionStore,
   type SessionSummary,
 } from '../store/sessions.ts';
+import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
 import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type Jump, jumpToStep } from './jump.ts';
@@ -99,6 +100,8 @@ export interface SessionInspector {
    * flow or step.
    */
   jump(jump: Omit<Jump, 'flow'> & { flowId: string }): void;
+  /** The funnel's step log of a flow (or all) since `since` (runtime/funnel.ts tallies it). */
+  stepLog(query?: { flowId?: string; since?: number }): StepLogRow[];
 }
 
 /** A call that failed for good. */
@@ -149,6 +152,7 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
   const timers = new TimerStore(db);
   const inbox = new EngineInbox(db);
   const tasks = new TaskStore(db);
+  const stepLog = new StepLogStore(db);
   const end = db.transaction((key: string, reason: string) => {
     const row = sessions.get(key);
     if (row?.status !== 'active') return false;
@@ -160,6 +164,7 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
     return true;
   });
   return {
+    stepLog: (query = {}) => stepLog.rows(query),
     deadLetters: (limit = 100) =>
       outbox.failed(limit).map((r) => ({
         outboxId: r.id,

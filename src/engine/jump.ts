@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { OutboxStore } from '../store/outbox.ts';
 import { SessionStore } from '../store/sessions.ts';
+import { StepLogStore } from '../store/step-log.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type FlowDefinition, JUMP_EVENT_KIND } from './step/contract.ts';
 import { StepError, storeSnapshot } from './step/step.ts';
@@ -89,6 +90,18 @@ export function placeSession(
     },
     prior?.revision,
   );
+  // The funnel sees a new session on the step (a jump is a session of its own).
+  new StepLogStore(db).append({
+    conversationKey: key,
+    stepInstance: revision,
+    sessionRevision: revision,
+    flowId: flow.id,
+    flowVersion: flow.version,
+    step: place.step,
+    event: 'enter',
+    n: 1,
+    at: now,
+  });
   return revision;
 }
 

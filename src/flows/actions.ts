@@ -207,6 +207,7 @@ export function actionsFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok) return;
+      effect(enqueue, { kind: 'input.rejected' });
       enqueue.assign({
         retries: context.retries + 1,
         ...(event.type !== 'button' ? { mid: undefined } : {}),

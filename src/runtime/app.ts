@@ -241,15 +241,16 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
  * Keeps the database from growing without end: settled inbox rows after intake's retention (72 h), and
- * finished outbox, timer and task rows after the engine's (7 days). Pending work is never touched.
+ * finished outbox, timer and task rows after the engine's (7 days), the funnel's step log after 90 days.
+ * Pending work is never touched.
  */
 function startPruning(db: Database.Database, engine: Engine, logger: Logger): () => void {
   const stopInbox = startInboxPruner({ db, intervalMs: PRUNE_EVERY_MS, logger });
   const pruneEngine = () => {
     try {
       const pruned = engine.prune();
-      if (pruned.outbox + pruned.timers + pruned.tasks > 0)
-        logger.info(pruned, 'outbox, timers and tasks pruned');
+      if (pruned.outbox + pruned.timers + pruned.tasks + pruned.stepLog > 0)
+        logger.info(pruned, 'outbox, timers, tasks and step log pruned');
     } catch (error) {
       logger.error({ err: error }, 'pruning the outbox, timers and tasks failed; will try again');
     }

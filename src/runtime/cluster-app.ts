@@ -42,11 +42,13 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
   let health: { address: string; close(): Promise<void> } | undefined;
   let watcher: { close(): void } | undefined;
   let onRole: (role: Role) => void = () => {};
+  let pruning: ReturnType<typeof setInterval> | undefined;
 
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
     { name: 'stop polling', started: () => !!poller, run: () => poller?.stop() },
     { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
+    { name: 'stop pruning', started: () => !!pruning, run: () => clearInterval(pruning) },
     {
       name: 'finish current steps, give the leases back and finish sends in flight',
       started: () => !!engine,
@@ -173,6 +175,7 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
     }
     await running.start();
     onRole(running.role());
+    pruning = startPruning(running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
       const shown = sandbox;
@@ -248,4 +251,25 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
     await runShutdown(shutdownSteps(), { deadline: Date.now() + 5000, logger: logger as Logger });
     throw error;
   }
+}
+
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/**
+ * Keeps the shared database from growing without end, as a single process does (runtime/app.ts): settled
+ * inbox rows after 72 h, finished calls, timers and tasks after 7 days, step visits after 90 days.
+ */
+function startPruning(engine: ClusterEngine, logger: Logger): ReturnType<typeof setInterval> {
+  const prune = () => {
+    engine.prune().then(
+      (pruned) => {
+        if (Object.values(pruned).some((n) => n > 0)) logger.info(pruned, 'old rows pruned');
+      },
+      (error: unknown) => logger.error({ err: error }, 'pruning failed; will try again'),
+    );
+  };
+  prune();
+  const timer = setInterval(prune, PRUNE_EVERY_MS);
+  timer.unref();
+  return timer;
 }

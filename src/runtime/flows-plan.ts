@@ -10,6 +10,7 @@
  * Reads the database only; `botflow flows plan` prints it.
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { stepName } from '../engine/step/step.ts';
 import type { FlowVersionStore } from '../store/flow-versions.ts';
 import type { SessionStore } from '../store/sessions.ts';
 
@@ -28,19 +29,7 @@ export interface PlanRow {
 }
 
 /** The step a snapshot is on: `ask_name`, or `pay>card` inside a called flow. */
-function stepOf(snapshot: unknown): string {
-  const value = (snapshot as { value?: unknown } | null)?.value;
-  const parts: string[] = [];
-  let v = value;
-  while (v && typeof v === 'object') {
-    const [key, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
-    if (key === undefined) break;
-    parts.push(key);
-    v = inner;
-  }
-  if (typeof v === 'string') parts.push(v);
-  return parts.join('>') || '?';
-}
+const stepOf = (snapshot: unknown): string => stepName((snapshot as { value?: unknown } | null)?.value);
 
 export function planFlowChange(options: {
   flows: readonly FlowDefinition[];

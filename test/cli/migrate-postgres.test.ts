@@ -48,7 +48,7 @@ describe.skipIf(!up)('botflow migrate with PostgreSQL', { timeout: 60_000 }, () 
     const target = await freshDatabase();
     try {
       const copied = await botflow('--from', `sqlite:${sqlite.path}`, '--to', target.url);
-      expect(copied.stdout).toMatch(/copied .* sessions 2, inbox 3, outbox 3, timers 2/);
+      expect(copied.stdout).toMatch(/copied .* sessions 2, inbox 3, outbox 3, timers 2, tasks 0, step_log 3/);
       // Into a database that holds data already: refused, nothing changed.
       const again = await botflow('--from', `sqlite:${sqlite.path}`, '--to', target.url).catch((e) => e);
       expect(again.stderr).toContain('already holds sessions');

@@ -211,7 +211,9 @@ describe('engine over SQLite', () => {
     h.advance(8 * 24 * 3_600_000);
     h.deliver(press(1, h.time, h.lastKeyboard('u:1').Pro!)); // a recent call, not settled yet
     h.engine.processPending();
-    expect(h.engine.prune()).toEqual({ outbox: 2, timers: 1, tasks: 0 });
+    expect(h.engine.prune()).toEqual({ outbox: 2, timers: 1, tasks: 0, stepLog: 0 });
+    // The funnel's step log is kept 90 days: ask_name and ask_plan were entered 8 days ago, confirm now.
+    expect(h.engine.prune(undefined, 24 * 3_600_000).stepLog).toBe(2);
     expect(h.outbox('u:1').map((r) => r.op)).toEqual(['answerCallback', 'editMessage', 'sendMessage']);
     expect(h.engine.sessions.get('u:1')!.step).toBe('confirm');
   });

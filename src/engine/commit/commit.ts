@@ -9,11 +9,12 @@ import type Database from 'better-sqlite3';
 import { EngineInbox } from '../../store/engine-inbox.ts';
 import { type NewOutboxRow, OutboxStore } from '../../store/outbox.ts';
 import { type SessionRow, SessionStore } from '../../store/sessions.ts';
+import { type StepLogEntry, StepLogStore } from '../../store/step-log.ts';
 import { type NewTaskRow, TaskStore } from '../../store/tasks.ts';
 import { TimerStore, type TimerToArm } from '../../store/timers.ts';
 import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
-import type { StepResult } from '../step/step.ts';
+import { type StepResult, stepName } from '../step/step.ts';
 
 /** One write of a planned event. */
 export type WriteOp =
@@ -28,6 +29,8 @@ export type WriteOp =
   | { kind: 'task'; row: NewTaskRow }
   | { kind: 'cancel-task'; key: string; ref: string; reason: string; now: number }
   | { kind: 'cancel-tasks'; key: string; reason: string; now: number }
+  /** A line of the funnel's step log: a step entered or finished at, answers refused, a session stopped. */
+  | { kind: 'step-log'; row: StepLogEntry }
   | {
       kind: 'settle';
       id: number;
@@ -100,6 +103,7 @@ export class WritePlan {
       prior.userId === row.userId &&
       prior.locale === row.locale;
     this.ops.push({ kind: 'session', row, expected: prior?.revision, sameShape });
+    this.#stepLog(row, prior, result, started || !prior);
     result.calls.forEach((call, seq) => {
       this.call(key, result.revision, seq, call, now);
     });
@@ -153,6 +157,42 @@ export class WritePlan {
       }
     }
     return { row, armedTimers: armed };
+  }
+
+  /**
+   * Records the funnel's step log: the step entered (or finished at), the answers the step refused, the
+   * session stopped. Most events write one line (a step entered) or none (an event at the same step).
+   */
+  #stepLog(row: SessionRow, prior: SessionRow | undefined, result: StepResult, started: boolean): void {
+    const line = (event: StepLogEntry['event'], stepInstance: number, step: string, n = 1) =>
+      this.ops.push({
+        kind: 'step-log',
+        row: {
+          conversationKey: row.conversationKey,
+          stepInstance,
+          sessionRevision: row.startedRevision,
+          flowId: row.flowId,
+          flowVersion: row.flowVersion,
+          step,
+          event,
+          n,
+          at: row.updatedAt,
+        },
+      });
+    if (started || result.stepChanged) {
+      // Answers refused by the event that left a step (its retries ran out) count for the step left.
+      if (!started && prior && result.rejected > 0)
+        line('retry', prior.stepInstance, stepName(JSON.parse(prior.stateValue)), result.rejected);
+      const step = stepName(result.snapshot.value);
+      line(row.status === 'done' ? 'finish' : 'enter', row.stepInstance, step);
+      if (row.status === 'stopped') line('stop', row.stepInstance, step);
+      else if (started && result.rejected > 0) line('retry', row.stepInstance, step, result.rejected);
+      return;
+    }
+    if (result.rejected > 0)
+      line('retry', row.stepInstance, stepName(result.snapshot.value), result.rejected);
+    if (prior?.status === 'active' && row.status !== 'active')
+      line(row.status === 'done' ? 'finish' : 'stop', row.stepInstance, stepName(result.snapshot.value));
   }
 
   /** Records the step's task starts (task outbox rows) and cancellations. */
@@ -248,13 +288,33 @@ export class WriteStores {
   readonly timers: TimerStore;
   readonly inbox: EngineInbox;
   readonly tasks: TaskStore;
+  readonly stepLog: StepLogStore;
 
   constructor(db: Database.Database) {
     this.tasks = new TaskStore(db);
+    this.stepLog = new StepLogStore(db);
     this.sessions = new SessionStore(db);
     this.outbox = new OutboxStore(db);
     this.timers = new TimerStore(db);
     this.inbox = new EngineInbox(db);
+  }
+
+  /** Deletes, in small chunks, settled rows finished before `before` and step log lines before `logBefore`. */
+  prune(
+    before: number,
+    logBefore: number,
+  ): { outbox: number; timers: number; tasks: number; stepLog: number } {
+    const all = (prune: () => number) => {
+      let removed = 0;
+      for (let n = prune(); n > 0; n = prune()) removed += n;
+      return removed;
+    };
+    return {
+      outbox: all(() => this.outbox.prune(before)),
+      timers: all(() => this.timers.prune(before)),
+      tasks: all(() => this.tasks.prune(before)),
+      stepLog: all(() => this.stepLog.prune(logBefore)),
+    };
   }
 }
 
@@ -299,6 +359,9 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
         break;
       case 'cancel-tasks':
         stores.tasks.cancelAll(op.key, op.reason, op.now);
+        break;
+      case 'step-log':
+        stores.stepLog.append(op.row);
         break;
     }
   }

@@ -130,6 +130,15 @@ export interface CancelTaskEffect {
   ref: string;
 }
 
+/**
+ * The step refused what the person sent (an input that did not validate): nothing is sent by it; it is
+ * counted as a retry of the step in the funnel (`botflow stats`). Flow files emit it for every rejected
+ * answer; hand-written machines may emit it from their own validation.
+ */
+export interface InputRejectedEffect {
+  kind: 'input.rejected';
+}
+
 /** What an effect returns, as data: an API call, an upload then send, a timer armed or cancelled, a task. */
 export type Effect =
   | ApiEffect
@@ -137,7 +146,8 @@ export type Effect =
   | ArmTimerEffect
   | CancelTimerEffect
   | StartTaskEffect
-  | CancelTaskEffect;
+  | CancelTaskEffect
+  | InputRejectedEffect;
 
 /** The inbox event kind of a task's result (the task runner writes it; the engine turns it into `task.*`). */
 export const TASK_RESULT_KIND = 'task_result';

@@ -194,7 +194,8 @@ export function planEffects(
   effects: readonly Effect[],
   conversationKey: string,
   ctx: PlanContext,
-): { calls: PlannedCall[]; timers: TimerChange[]; tasks: TaskChange[] } {
+): { calls: PlannedCall[]; timers: TimerChange[]; tasks: TaskChange[]; rejected: number } {
+  let rejected = 0;
   const calls: PlannedCall[] = [];
   const timers: TimerChange[] = [];
   const tasks: TaskChange[] = [];
@@ -311,13 +312,16 @@ export function planEffects(
         if (!effect.ref) throw new EffectError(`${where}: cancelling a task needs its ref`);
         tasks.push({ kind: 'cancel', ref: effect.ref });
         return;
+      case 'input.rejected':
+        rejected += 1;
+        return;
       default:
         throw new EffectError(
-          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start or task.cancel`,
+          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel or input.rejected`,
         );
     }
   });
-  return { calls, timers, tasks };
+  return { calls, timers, tasks, rejected };
 }
 
 function describe(effect: Effect | undefined): string {

@@ -73,6 +73,8 @@ export interface StepResult {
   timers: TimerChange[];
   /** Tasks started or cancelled. */
   tasks: TaskChange[];
+  /** Answers the step refused (`input.rejected` effects): retries, for the funnel. */
+  rejected: number;
 }
 
 /** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
@@ -301,5 +303,20 @@ export function step(
     calls,
     timers: planned.timers,
     tasks: planned.tasks,
+    rejected: planned.rejected,
   };
+}
+
+/** The step a state value names: `ask_name`, or `pay>card` inside a called flow. */
+export function stepName(value: unknown): string {
+  const parts: string[] = [];
+  let v = value;
+  while (v && typeof v === 'object') {
+    const [key, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
+    if (key === undefined) break;
+    parts.push(key);
+    v = inner;
+  }
+  if (typeof v === 'string') parts.push(v);
+  return parts.join('>') || '?';
 }

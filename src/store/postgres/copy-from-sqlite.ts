@@ -17,6 +17,7 @@ const TABLES: { name: string; partitioned: boolean; identity: boolean }[] = [
   { name: 'outbox', partitioned: true, identity: true },
   { name: 'timers', partitioned: true, identity: true },
   { name: 'tasks', partitioned: true, identity: true },
+  { name: 'step_log', partitioned: false, identity: true },
 ];
 
 const CHUNK = 2000;

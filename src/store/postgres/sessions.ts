@@ -1,6 +1,7 @@
 /** Sessions on PostgreSQL: the engine reads a batch's sessions in one query before planning it. */
 import type pg from 'pg';
 import type { SessionRow } from '../sessions.ts';
+import { type StepLogRow, stepLogSql } from '../step-log.ts';
 
 /** A session row's columns, named as `SessionRow`. */
 export const SESSION_COLUMNS =
@@ -22,4 +23,18 @@ export async function pgSessions(pool: pg.Pool, keys: readonly string[]): Promis
 /** One session. */
 export async function pgSession(pool: pg.Pool, key: string): Promise<SessionRow | undefined> {
   return (await pgSessions(pool, [key])).get(key);
+}
+
+/** The funnel's step log of `flowId` (or every flow) since `since`, in conversation order (store/step-log.ts). */
+export async function pgStepLog(
+  pool: pg.Pool,
+  options: { flowId?: string; since?: number } = {},
+): Promise<StepLogRow[]> {
+  const params: (string | number)[] = [options.since ?? 0];
+  if (options.flowId !== undefined) params.push(options.flowId);
+  const { rows } = await pool.query<Omit<StepLogRow, 'sessionActive'> & { sessionActive: number }>(
+    stepLogSql((n) => `$${n}`, options.flowId !== undefined),
+    params,
+  );
+  return rows.map((r) => ({ ...r, sessionActive: r.sessionActive === 1 }));
 }
