@@ -46,6 +46,10 @@ const commands: Record<string, CommandLoader> = {
   },
   sandbox: { summary: 'run the local platform sandbox', load: () => import('./cli/sandbox-command.ts') },
   schema: { summary: 'print the JSON Schema of flow files', load: () => import('./cli/schema-command.ts') },
+  stats: {
+    summary: 'each flow’s funnel: how far conversations got, where they stopped, retries, time per step',
+    load: () => import('./cli/stats-command.ts'),
+  },
   storyboard: {
     summary: 'write every step of the flows as the person sees it, in every locale, as one HTML file',
     load: () => import('./cli/storyboard-command.ts'),

@@ -1,0 +1,134 @@
+/**
+ * `botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>] [--json]`:
+ * each flow's funnel (runtime/funnel.ts) from the step log a database holds: how many conversations
+ * reached each step, where they stopped, retries per input step, median time per step. Opens a SQLite file
+ * read-only; on PostgreSQL it only reads.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import SQLite from 'better-sqlite3';
+import type { FlowDefinition } from '../engine/step/contract.ts';
+import { loadFlows } from '../flows/load.ts';
+import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { describeFunnel, type FlowFunnel, funnelOf } from '../runtime/funnel.ts';
+import { openPostgres } from '../store/postgres/database.ts';
+import { pgStepLog } from '../store/postgres/sessions.ts';
+import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
+import type { Command } from './command.ts';
+
+const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
+                    [--config <file>] [--json]
+
+Each flow's funnel, from the conversations a database holds (default: database.path or database.url of
+the configuration): how many reached each step, how many are there now, how many stopped there, how many
+ended there, the answers each input step refused, and the median time spent on each step. Steps are listed
+in the order of the flow files in <flows dir> (default: flows.dir). --days: only conversations of the
+last n days (the step log is kept 90 days). The database is only read.`;
+
+export const command: Command = {
+  options: ['flow', 'days', 'db', 'database-url', 'config', 'json'],
+  summary: 'each flow’s funnel: how far conversations got, where they stopped, retries, time per step',
+  async run(args) {
+    let values: ReturnType<typeof parse>['values'];
+    let positionals: string[];
+    try {
+      ({ values, positionals } = parse(args));
+    } catch (error) {
+      console.error(`botflow stats: ${(error as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    const days = values.days === undefined ? undefined : Number(values.days);
+    if (days !== undefined && !(days > 0)) {
+      console.error(`botflow stats: --days takes a number of days above 0, got "${values.days}"`);
+      return 2;
+    }
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig({
+        argv: [
+          ...(values.db ? ['--db', values.db] : []),
+          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
+          ...(values.config ? ['--config', values.config] : []),
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`botflow stats: ${error.message}`);
+      return 2;
+    }
+    const dir = positionals[0] ?? config.flows.dir;
+    // The flow files only order the steps and list those nobody reached: problems there are not fatal.
+    const flows: readonly FlowDefinition[] = existsSync(dir) ? (await loadFlows(dir)).flows : [];
+    const since = days === undefined ? 0 : Date.now() - days * 86_400_000;
+    const query = { since, ...(values.flow ? { flowId: values.flow } : {}) };
+    let rows: StepLogRow[];
+    const url = config.database.url?.reveal();
+    try {
+      rows = url !== undefined ? await readPostgres(url, query) : readSqlite(config.database.path, query);
+    } catch (error) {
+      console.error(`botflow stats: ${(error as Error).message}`);
+      return 1;
+    }
+    let funnels: FlowFunnel[] = funnelOf(
+      rows,
+      flows.filter((f) => !values.flow || f.id === values.flow),
+    );
+    if (values.flow && funnels.length === 0) {
+      const known = flows.map((f) => f.id).join(', ') || 'none in the flow files';
+      console.error(`botflow stats: no flow "${values.flow}" (flows: ${known})`);
+      return 2;
+    }
+    funnels = funnels.filter((f) => f.sessions > 0 || values.flow);
+    if (values.json) console.log(JSON.stringify(funnels, null, 2));
+    else console.log(describeFunnel(funnels, days ? { since: `last ${days} days` } : {}));
+    return 0;
+  },
+};
+
+function readSqlite(path: string, query: { since: number; flowId?: string }): StepLogRow[] {
+  if (!existsSync(path))
+    throw new Error(`no database at ${path}: give --db <file>, or run from the bot's folder`);
+  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+  try {
+    return new StepLogStore(db).rows(query);
+  } catch (error) {
+    if (/no such table: step_log/.test((error as Error).message))
+      throw new Error(
+        `${path} has no step log yet: botflow run (or botflow migrate --db ${path}) adds them; conversations are counted from then on`,
+      );
+    throw new Error(`could not read ${path}: ${(error as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+async function readPostgres(url: string, query: { since: number; flowId?: string }): Promise<StepLogRow[]> {
+  const pg = await openPostgres({ url, migrate: false });
+  try {
+    return await pgStepLog(pg.pool, query);
+  } catch (error) {
+    throw new Error(`could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`);
+  } finally {
+    await pg.close();
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      flow: { type: 'string' },
+      days: { type: 'string' },
+      db: { type: 'string' },
+      'database-url': { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
