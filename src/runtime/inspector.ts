@@ -6,16 +6,20 @@
  *   GET /_inspector/conversation?user_id=N       a person's dialog: session, step, context, timers, history
  *   GET /_inspector/conversation?key=K           any conversation by key
  *   GET /_inspector/events                       server-sent events: `flows` (reloaded), `step`, `error`
+ *   GET /_inspector/storyboard[?flow=id]         every step as the person sees it (storyboard-routes.ts)
+ *   GET /_inspector/funnel[?flow=id][&days=n]    how far conversations got (funnel-page.ts)
  *
  * The sandbox starts before the engine, so the routes are registered first and the engine is attached
  * later: `new Inspector()` → `startSandbox({ plugins: [webChatPlugin(), inspector.plugin] })` → … →
  * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { ClusterEngine } from '../engine/cluster-engine.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { type StepLines, stepLines } from '../flows/step-lines.ts';
+import { funnelRoutes } from './funnel-page.ts';
 import { describeEvent } from './history-words.ts';
 import { type PanelGraph, panelGraph } from './panel-graph.ts';
 import { storyboardRoutes } from './storyboard-routes.ts';
@@ -48,6 +52,7 @@ const ON_POSTGRES = {
 /** What the panel shows of a process among several on PostgreSQL. */
 export interface InspectedCluster {
   on: InspectedEngine['on'];
+  stepLog: ClusterEngine['stepLog'];
   role(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
 }
 
@@ -206,6 +211,12 @@ export class Inspector {
   readonly plugin: FastifyPluginAsync = async (app) => {
     app.get('/_inspector/state', async () => this.state());
     await app.register(storyboardRoutes(() => this.#definitions));
+    await app.register(
+      funnelRoutes(
+        () => this.#definitions,
+        (query) => this.#engine?.sessions.stepLog(query) ?? this.#cluster?.stepLog(query),
+      ),
+    );
     app.get('/_inspector/conversation', async (req, reply) => {
       const q = req.query as { key?: string; user_id?: string };
       const key = q.key ?? (q.user_id && /^\d+$/.test(q.user_id) ? `u:${q.user_id}` : undefined);

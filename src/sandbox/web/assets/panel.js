@@ -218,6 +218,17 @@ export class Panel {
           },
           'storyboard',
         );
+        const funnel = h(
+          'a',
+          {
+            class: 'link-btn',
+            href: `/_inspector/funnel?flow=${encodeURIComponent(flow.id)}`,
+            target: '_blank',
+            rel: 'noopener',
+            title: 'How far conversations got: reached, stopped, retries and time per step',
+          },
+          'funnel',
+        );
         // A click on a step (or Enter on it) shows where the step is written, below the graph.
         const graphEl = drawGraph(flow.graph, current);
         for (const node of graphEl.querySelectorAll('g.node')) {
@@ -251,7 +262,7 @@ export class Panel {
           section(
             'Graph',
             h('div', { class: 'graph-box' }, graphEl),
-            h('div', { class: 'graph-actions' }, storyboard, copy),
+            h('div', { class: 'graph-actions' }, storyboard, funnel, copy),
             source,
           ),
         );
