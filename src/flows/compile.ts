@@ -6,6 +6,7 @@
 import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
+import { conditionText } from './conditions.ts';
 import type { Registry } from './registry.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -115,7 +116,10 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         // Nothing to draw, but entering is recorded (coverage counts branch steps and their routes).
         entry: enter,
         always: [
-          ...step.cases.map((c, i) => ({ guard: guard('cond', { ...s, index: i }), target: c.goto })),
+          ...step.cases.map((c, i) => ({
+            guard: guard('cond', { ...s, index: i, when: conditionText(c.when) }),
+            target: c.goto,
+          })),
           { target: step.else },
         ],
       };
@@ -159,7 +163,10 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         always:
           typeof step.next === 'string'
             ? [{ target: step.next }]
-            : next.map((n, i) => ({ guard: guard('cond', { ...s, index: i }), target: n.goto })),
+            : next.map((n, i) => ({
+                guard: guard('cond', { ...s, index: i, when: n.when ? conditionText(n.when) : undefined }),
+                target: n.goto,
+              })),
       };
     }
     if (step.type === 'input') {
@@ -179,7 +186,12 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
             ]
           : []),
         ...next.map((n, i) => ({
-          guard: guard('answer', typeof step.next === 'string' ? s : { ...s, index: i }),
+          guard: guard(
+            'answer',
+            typeof step.next === 'string'
+              ? s
+              : { ...s, index: i, ...('when' in n && n.when ? { when: conditionText(n.when) } : {}) },
+          ),
           target: n.goto,
           actions: [act('accept', s)],
         })),

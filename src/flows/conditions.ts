@@ -69,3 +69,27 @@ export function guardsOf(c: Condition): string[] {
     ...(c.not ? guardsOf(c.not) : []),
   ];
 }
+
+const SIGNS = { eq: '=', ne: '≠', lt: '<', le: '≤', gt: '>', ge: '≥' } as const;
+
+/** A condition as people read it, for graphs and storyboards: `age < 18`, `plan = "pro" or vip`. */
+export function conditionText(c: Condition): string {
+  const inner = (x: Condition) => {
+    const text = conditionText(x);
+    return (x.all && x.all.length > 1) || (x.any && x.any.length > 1) ? `(${text})` : text;
+  };
+  if (c.all) return c.all.map(inner).join(' and ');
+  if (c.any) return c.any.map(inner).join(' or ');
+  if (c.not) return `not ${inner(c.not)}`;
+  if (c.guard) return c.guard;
+  if (c.expr !== undefined) return c.expr;
+  const name = c.var ?? '?';
+  const value = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+  const parts: string[] = [];
+  for (const op of ['eq', 'ne', 'gt', 'ge', 'lt', 'le'] as const)
+    if (c[op] !== undefined) parts.push(`${name} ${SIGNS[op]} ${value(c[op])}`);
+  if (c.in !== undefined) parts.push(`${name} in ${c.in.map(value).join(', ')}`);
+  if (c.matches !== undefined) parts.push(`${name} matches /${c.matches}/`);
+  if (c.exists !== undefined) parts.push(`${name} ${c.exists ? 'is set' : 'is not set'}`);
+  return parts.join(' and ') || name;
+}

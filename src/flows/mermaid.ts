@@ -22,13 +22,25 @@ function label(event: string, guard: Guard): string {
       return String(p.name).endsWith(':idle') ? 'idle' : 'reminder';
     case 'answer':
       if (p.back) return 'valid answer (come back)';
-      return p.index === undefined ? 'valid answer' : `valid answer [${String(p.index)}]`;
+      if (typeof p.when === 'string') return `valid answer, ${p.when}`;
+      return Number(p.index) > 0 ? 'valid answer, otherwise' : 'valid answer';
+    case 'taskFor':
+      return event === 'task.done' ? 'done' : 'failed';
+    case 'taskNext':
+      return typeof p.when === 'string'
+        ? `done, ${p.when}`
+        : Number(p.index) > 0
+          ? 'done, otherwise'
+          : 'done';
+    case 'taskFailed':
+      return String(p.label ?? 'failed');
     case 'exhausted':
       return 'retries exhausted';
     case 'noChoices':
       return 'empty list';
     case 'cond':
-      return p.index === undefined ? '' : `case ${String(p.index)}`;
+      if (typeof p.when === 'string') return p.when;
+      return Number(p.index) > 0 ? 'otherwise' : '';
     case 'returnTo':
       return `return to ${String(p.step)}`;
     default:

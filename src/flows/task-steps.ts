@@ -7,7 +7,7 @@
  */
 import { enqueueActions } from 'xstate';
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
-import { evaluateCondition } from './conditions.ts';
+import { conditionText, evaluateCondition } from './conditions.ts';
 import { durationMs } from './durations.ts';
 import { computeSet, isExpression } from './expressions.ts';
 import type { SayText } from './inputs.ts';
@@ -59,12 +59,12 @@ export function taskTransitions(
   const onDone = done?.goto
     ? [{ guard: act('taskFor', s), target: done.goto, actions: [act('taskDone', s)] }]
     : next.map((n, i) => ({
-        guard: act('taskNext', { ...s, index: i }),
+        guard: act('taskNext', { ...s, index: i, ...(n.when ? { when: conditionText(n.when) } : {}) }),
         target: n.goto,
         actions: [act('taskDone', s)],
       }));
   const failures = errorRoutes(task).map((r, i) => ({
-    guard: act('taskFailed', { ...s, index: i }),
+    guard: act('taskFailed', { ...s, index: i, label: r.codes ? `failed: ${r.codes.join('/')}` : 'failed' }),
     ...(r.route.goto ? { target: r.route.goto } : {}),
     // The label names the route in coverage reports: `task error slot_taken`, `task error`.
     actions: [

@@ -50,10 +50,16 @@ describe('the storyboard', () => {
       for (const [i, a] of boxes.entries())
         for (const b of boxes.slice(i + 1))
           if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) out.push(`${a.text} / ${b.text}`);
-      return { count: boxes.length, out };
+      // …and none is cut off by the drawing's edges.
+      const vb = (graph as SVGSVGElement).viewBox.baseVal;
+      const clipped = boxes
+        .filter((b) => b.x0 < vb.x || b.x1 > vb.x + vb.width || b.y0 < vb.y || b.y1 > vb.y + vb.height)
+        .map((b) => b.text);
+      return { count: boxes.length, out, clipped };
     });
     expect(overlaps.count).toBeGreaterThan(5);
     expect(overlaps.out).toEqual([]);
+    expect(overlaps.clipped).toEqual([]);
     // A click on a step of the graph shows where it is written.
     await panel.locator('.graph g.node[data-step="ask_guests"]').click();
     const lines = panel.getByRole('figure', { name: 'Lines of step ask_guests' });

@@ -145,10 +145,15 @@ steps:
     const { flows } = await loadFlows('flows');
     const text = flowToMermaid(flows.find((f) => f.id === 'signup')!);
     expect(text.startsWith('stateDiagram-v2\n')).toBe(true);
-    expect(text).toContain('ask_age --> minor : valid answer [0]');
+    expect(text).toContain('ask_age --> minor : valid answer, age < 18');
+    expect(text).toContain('ask_age --> ask_email : valid answer, otherwise');
     expect(text).toContain('confirm --> done : button ok');
     expect(text).toContain('ask_name --> abandoned : idle');
     expect(text).toContain('cancelled : reachable by /cancel from any step');
+    const booking = flowToMermaid(flows.find((f) => f.id === 'booking')!);
+    expect(booking).toContain('find_slots --> ask_time : done');
+    expect(booking).toContain('save --> find_slots : failed: slot_taken');
+    expect(booking).toContain('save --> cancelled : failed');
     const cli = spawnSync(process.execPath, ['bin/botflow.js', 'graph', 'flows/settings.flow.yaml'], {
       encoding: 'utf8',
     });

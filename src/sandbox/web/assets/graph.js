@@ -8,15 +8,20 @@ const NODE_GAP = 18;
 const CHAR_W = 7.2;
 const MARGIN = 16;
 
-/** Edge labels as the graph shows them: `button ok` → `ok`, `valid answer [1]` → `answer`, `case 2` → none. */
-const shortLabel = (label) =>
-  label
+/**
+ * Edge labels as the graph shows them: `button ok` → `ok`, `valid answer, age < 18` → `age < 18`,
+ * `valid answer` → `answer`; long conditions are cut (the edge's tooltip has them whole).
+ */
+const shortLabel = (label) => {
+  const text = label
     .replace(/^button /, '')
+    .replace(/^valid answer, /, '')
     .replace(/^valid answer.*/, 'answer')
-    .replace(/^retries exhausted$/, 'exhausted')
-    .replace(/^case \d+$/, '');
+    .replace(/^retries exhausted$/, 'exhausted');
+  return text.length > 26 ? `${text.slice(0, 25)}…` : text;
+};
 
-const display = (id) => (id.startsWith('__call_') ? `↪ ${id.slice(7)}` : id);
+export const display = (id) => (id.startsWith('__call_') ? `↪ ${id.slice(7)}` : id);
 
 /**
  * Ranks by longest path over forward edges. Nodes come in the flow file's step order (the designer's
@@ -82,13 +87,16 @@ const at = (p0, p1, p2, p3, t) => {
   return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
 };
 
-/** Label boxes (9.5 px text: about 5.2 px a character) moved down until none overlaps an earlier one. */
+/** The box of a label (9.5 px text: about 5.2 px a character). */
+const labelBox = (l) => {
+  const w = l.text.length * 5.2;
+  const x0 = l.anchor === 'middle' ? l.x - w / 2 : l.anchor === 'end' ? l.x - w : l.x;
+  return { x0, x1: x0 + w, y0: l.y - 9, y1: l.y + 2 };
+};
+
+/** Label boxes moved down until none overlaps an earlier one. */
 export function unclash(labels) {
-  const box = (l) => {
-    const w = l.text.length * 5.2;
-    const x0 = l.anchor === 'middle' ? l.x - w / 2 : l.anchor === 'end' ? l.x - w : l.x;
-    return { x0, x1: x0 + w, y0: l.y - 9, y1: l.y + 2 };
-  };
+  const box = labelBox;
   const hits = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
   const done = [];
   for (const label of labels) {
@@ -167,8 +175,14 @@ export function drawGraph(graph, current) {
     const label = shown.length === 1 && shown[0] === 'answer' ? '' : shown.join(' · ');
     if (label) placed.push({ x: mid.x, y: mid.y + 3, anchor, text: label });
   }
-  for (const l of unclash(placed))
+  const spread = { x0: 0, x1: width, y1: height };
+  for (const l of unclash(placed)) {
     labels.push(svg('text', { x: l.x, y: l.y, class: 'edge-label', 'text-anchor': l.anchor }, l.text));
+    const b = labelBox(l);
+    spread.x0 = Math.min(spread.x0, b.x0 - 6);
+    spread.x1 = Math.max(spread.x1, b.x1 + 6);
+    spread.y1 = Math.max(spread.y1, b.y1 + 6);
+  }
   const nodes = graph.nodes.map((n) => {
     const p = pos.get(n.id);
     const cls = [
@@ -189,14 +203,15 @@ export function drawGraph(graph, current) {
     );
   });
   const start = graph.initial && pos.get(graph.initial);
-  const left = 14 + lanes.left * 12 + 30;
-  const right = 14 + lanes.right * 12 + 30;
+  // Wide enough for the arcs' lanes and for every label (none is clipped).
+  const left = Math.max(14 + lanes.left * 12 + 30, -spread.x0);
+  const right = Math.max(14 + lanes.right * 12 + 30, spread.x1 - width);
   return svg(
     'svg',
     {
       class: 'graph',
-      viewBox: `${-left} 0 ${width + left + right} ${height}`,
-      width: width + left + right,
+      viewBox: `${-left} 0 ${width + left + right} ${spread.y1}`,
+      width: Math.round(width + left + right),
       role: 'img',
       'aria-label': `Flow graph${current ? `, current step ${current}` : ''}`,
     },

@@ -3,7 +3,7 @@
 import { inspector, sandbox } from './api.js';
 import { deadLettersSection } from './dead-letters.js';
 import { clock, h, relativeTime } from './dom.js';
-import { drawGraph } from './graph.js';
+import { graphParts } from './graph-view.js';
 import { icon } from './icons.js';
 import { jumpSection } from './jump.js';
 
@@ -185,88 +185,7 @@ export class Panel {
           ),
         ),
       );
-      if (flow) {
-        // The answer outlives the panel's redraws (a step event may redraw it right after the click).
-        const copied = Date.now() - (this.copiedAt ?? 0) < 1500;
-        const copy = h(
-          'button',
-          {
-            type: 'button',
-            class: 'link-btn',
-            onclick: async (event) => {
-              const button = event.currentTarget;
-              try {
-                await navigator.clipboard.writeText(flow.mermaid);
-                this.copiedAt = Date.now();
-                button.textContent = 'copied ✓';
-                setTimeout(() => this.refresh(), 1600);
-              } catch {
-                button.textContent = 'copy failed: botflow graph prints the same text';
-              }
-            },
-          },
-          copied ? 'copied ✓' : 'copy as Mermaid',
-        );
-        const storyboard = h(
-          'a',
-          {
-            class: 'link-btn',
-            href: `/_inspector/storyboard?flow=${encodeURIComponent(flow.id)}#${encodeURIComponent(flow.id)}--${encodeURIComponent(current ?? '')}`,
-            target: '_blank',
-            rel: 'noopener',
-            title: 'Every step as the person sees it, in every locale, on one page',
-          },
-          'storyboard',
-        );
-        const funnel = h(
-          'a',
-          {
-            class: 'link-btn',
-            href: `/_inspector/funnel?flow=${encodeURIComponent(flow.id)}`,
-            target: '_blank',
-            rel: 'noopener',
-            title: 'How far conversations got: reached, stopped, retries and time per step',
-          },
-          'funnel',
-        );
-        // A click on a step (or Enter on it) shows where the step is written, below the graph.
-        const graphEl = drawGraph(flow.graph, current);
-        for (const node of graphEl.querySelectorAll('g.node')) {
-          const id = node.getAttribute('data-step');
-          if (!flow.steps?.[id]) continue;
-          node.setAttribute('tabindex', '0');
-          node.setAttribute('role', 'button');
-          node.setAttribute('aria-label', `Step ${id}: show its lines`);
-          const show = () => {
-            this.sourceOf = this.sourceOf?.step === id ? undefined : { flow: flow.id, step: id };
-            this.refresh();
-          };
-          node.addEventListener('click', show);
-          node.addEventListener('keydown', (event) => {
-            if (event.key === 'Enter' || event.key === ' ') {
-              event.preventDefault();
-              show();
-            }
-          });
-        }
-        const shown = this.sourceOf?.flow === flow.id ? flow.steps?.[this.sourceOf.step] : undefined;
-        const source = shown
-          ? h(
-              'figure',
-              { class: 'step-source', 'aria-label': `Lines of step ${this.sourceOf.step}` },
-              h('figcaption', {}, `${shown.file}:${shown.line}`),
-              h('pre', {}, shown.text),
-            )
-          : null;
-        parts.push(
-          section(
-            'Graph',
-            h('div', { class: 'graph-box' }, graphEl),
-            h('div', { class: 'graph-actions' }, storyboard, funnel, copy),
-            source,
-          ),
-        );
-      }
+      if (flow) parts.push(section('Graph', ...graphParts(this, flow, current)));
       const vars = s.context?.vars ?? {};
       const rows = Object.entries(vars).map(([k, v]) =>
         h('tr', {}, h('th', {}, k), h('td', {}, valueText(v))),
