@@ -31,6 +31,8 @@ export interface CallRecord {
   args: Record<string, unknown>;
   result?: unknown;
   error?: { code: string; message: string };
+  /** How many updates come before it in the file (set when read back, not written): what led to it. */
+  after?: number;
 }
 /**
  * One attempt of a task (the team's own code a flow started), with its input and its result or error.
@@ -48,6 +50,8 @@ export interface TaskRecord {
   error?: { code: string; message: string };
   /** The failure was tried again (replay makes the same decision). */
   retried?: true;
+  /** How many updates come before it in the file (set when read back, not written). */
+  after?: number;
 }
 /** The last line, written when the recording is closed cleanly. */
 export interface EndRecord {
@@ -94,8 +98,8 @@ export function readRecording(path: string): Recording {
     if (record.type === 'start') recording.startedAt = record.at;
     else if (record.type === 'end') recording.endedAt = record.at;
     else if (record.type === 'update') recording.updates.push(record);
-    else if (record.type === 'call') recording.calls.push(record);
-    else if (record.type === 'task') tasks.push(record);
+    else if (record.type === 'call') recording.calls.push({ ...record, after: recording.updates.length });
+    else if (record.type === 'task') tasks.push({ ...record, after: recording.updates.length });
     else
       throw new RecordingError(
         `${path}:${i + 1}: unknown record type ${JSON.stringify((record as { type?: unknown }).type)}`,

@@ -48,11 +48,19 @@ function line(c: CallRecord): string {
   return `${c.op.padEnd(14)} ${what}${c.error ? `  (failed: ${c.error.code})` : ''}`;
 }
 
-/** Diffs one conversation's calls; undefined when they are the same. */
+/**
+ * A call with what led to it: `cause`, the index of the person's last update in the conversation before it
+ * (the same on both sides: a replay sends the recorded updates in order), and on the replayed side `step`,
+ * the step the conversation was at when the call was made.
+ */
+export type AnnotatedCall = CallRecord & { cause?: number; step?: string };
+
+/** Diffs one conversation's calls; undefined when they are the same. `inputs` describes updates by index. */
 export function diffCalls(
   conversation: string,
-  recorded: CallRecord[],
-  now: CallRecord[],
+  recorded: AnnotatedCall[],
+  now: AnnotatedCall[],
+  inputs: readonly string[] = [],
 ): ConversationDiff | undefined {
   const mr = new Map<string, string>();
   const mn = new Map<string, string>();
@@ -63,16 +71,22 @@ export function diffCalls(
   for (let i = a.length - 1; i >= 0; i--)
     for (let j = b.length - 1; j >= 0; j--)
       lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  const ops: { sign: ' ' | '-' | '+'; text: string }[] = [];
+  type Op = { sign: ' ' | '-' | '+'; text: string; cause?: number; step?: string };
+  const op = (sign: Op['sign'], call: AnnotatedCall, step = call.step): Op => ({
+    sign,
+    text: line(call),
+    ...(call.cause !== undefined ? { cause: call.cause } : {}),
+    ...(step !== undefined ? { step } : {}),
+  });
+  const ops: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
-      ops.push({ sign: ' ', text: line(recorded[i++]!) });
-      j++;
+      ops.push(op(' ', recorded[i++]!, now[j++]!.step));
     } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! > lcs[i + 1]![j]!)) {
-      ops.push({ sign: '+', text: line(now[j++]!) });
-    } else ops.push({ sign: '-', text: line(recorded[i++]!) });
+      ops.push(op('+', now[j++]!));
+    } else ops.push(op('-', recorded[i++]!));
   }
   const removed = ops.filter((o) => o.sign === '-').length;
   const added = ops.filter((o) => o.sign === '+').length;
@@ -80,9 +94,18 @@ export function diffCalls(
   // Changed calls, each with the unchanged call just before and after it as context.
   const near = (k: number) => ops[k] !== undefined && ops[k]!.sign !== ' ';
   const shown = ops.filter((o, k) => o.sign !== ' ' || near(k - 1) || near(k + 1));
-  const text = [
-    `${conversation}: ${removed} recorded call(s) no longer made, ${added} new`,
-    ...shown.map((o) => `  ${o.sign} ${o.text}`),
-  ].join('\n');
-  return { conversation, removed, added, text };
+  // Each group of calls under what the person did that led to them, and the step they came from now.
+  const out = [`${conversation}: ${removed} recorded call(s) no longer made, ${added} new`];
+  let group: string | undefined;
+  for (const [k, o] of shown.entries()) {
+    const step = o.step ?? shown.slice(k).find((x) => x.cause === o.cause && x.step)?.step;
+    const heading =
+      o.cause !== undefined && inputs[o.cause] !== undefined
+        ? `  after ${inputs[o.cause]}${step ? `, at step ${step}` : ''}:`
+        : undefined;
+    if (heading && heading !== group) out.push(heading);
+    group = heading ?? group;
+    out.push(`  ${o.sign} ${o.text}`);
+  }
+  return { conversation, removed, added, text: out.join('\n') };
 }

@@ -13,14 +13,16 @@ import { type TaskContext, type TaskDefinition, TaskError } from '../dispatch/ta
 import { createEngine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { FlowSet } from '../engine/step/flow-set.ts';
+import { stepName } from '../engine/step/step.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
+import { describeEvent } from '../runtime/history-words.ts';
 import type { CallRecord, Recording, TaskRecord } from '../runtime/recording.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { InboxStore } from '../store/inbox.ts';
 import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
-import { type ConversationDiff, diffCalls } from './replay-diff.ts';
+import { type AnnotatedCall, type ConversationDiff, diffCalls } from './replay-diff.ts';
 
 /** What a replay needs. */
 export interface ReplayOptions {
@@ -75,6 +77,13 @@ class Places {
   }
 }
 
+/** The chat an update happens in: its message's, or the chat it names (bot_started…). */
+function chatOfUpdate(u: Obj): unknown {
+  const message = isObj(u.message) ? u.message : undefined;
+  const chat = isObj(message?.recipient) ? message.recipient.chat_id : undefined;
+  return chat ?? u.chat_id;
+}
+
 /** Callback payloads of a call's inline keyboard, by position. */
 function payloadsOf(args: Obj): string[] {
   const message = isObj(args.message) ? args.message : args;
@@ -111,12 +120,20 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     queues.set(key, [...(queues.get(key) ?? []), c]);
   }
   const payloadMap = new Map<string, string>();
-  const replayed: (CallRecord & { conversation: string })[] = [];
+  const replayed: (AnnotatedCall & { conversation: string })[] = [];
   let synthetic = 0;
+  // What led to each call: the conversation's last update (by index), and the step it is at now.
+  const lastUpdateOf = new Map<string, number>();
+  const stepOf = new Map<string, string>();
+  const annotate = (key: string) => {
+    const cause = lastUpdateOf.get(key);
+    const step = stepOf.get(key);
+    return { ...(cause !== undefined ? { cause } : {}), ...(step !== undefined ? { step } : {}) };
+  };
 
   const serve = async (op: string, args: Obj): Promise<unknown> => {
     const key = places.of(args);
-    replayed.push({ type: 'call', at: time, op, args, conversation: key });
+    replayed.push({ type: 'call', at: time, op, args, conversation: key, ...annotate(key) });
     const queue = queues.get(key) ?? [];
     const found = queue.slice(0, 4).findIndex((c) => c.op === op);
     const match = found >= 0 ? queue.splice(0, found + 1)[found] : undefined;
@@ -169,7 +186,15 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
   function recordedTask(name: string): TaskDefinition {
     return (input: unknown, ctx: TaskContext) => {
       const key = taskKey(ctx.scope.chatId, ctx.scope.conversation);
-      replayed.push({ type: 'call', at: time, op: `task ${name}`, args: input as Obj, conversation: key });
+      const chat = ctx.scope.chatId !== undefined ? annotate(`chat ${ctx.scope.chatId}`) : {};
+      replayed.push({
+        type: 'call',
+        at: time,
+        op: `task ${name}`,
+        args: input as Obj,
+        conversation: key,
+        ...chat,
+      });
       const match = taskQueues.get(`${key}|${name}`)?.shift();
       if (!match)
         throw new TaskError('not_recorded', `the recording has no (further) result of task "${name}" here`);
@@ -188,6 +213,16 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     scheduler: { submit: (job: Job) => serve(job.op, job.args as Obj) },
     upload: async (media) => ({ type: media.type, payload: { token: `replay-upload:${media.source}` } }),
     clock: { now: () => time, setTimer: () => undefined, clearTimer: () => undefined },
+  });
+  // The step each conversation is at, by the chat its calls go to (read once per conversation).
+  const chatOf = new Map<string, number | null>();
+  engine.on('step', (outcome) => {
+    const key = outcome.conversationKey;
+    if (!key || !outcome.session) return;
+    if (!chatOf.has(key)) chatOf.set(key, engine.sessions.get(key)?.chatId ?? null);
+    const chat = chatOf.get(key);
+    if (chat !== null && chat !== undefined)
+      stepOf.set(`chat ${chat}`, stepName(JSON.parse(outcome.session.stateValue)));
   });
   const inbox = new InboxStore(db);
   const pending = new EngineInbox(db);
@@ -217,10 +252,12 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
 
   try {
     engine.start();
-    for (const record of recording.updates) {
+    for (const [index, record] of recording.updates.entries()) {
       await advanceTo(record.at);
       const update = structuredClone(record.update);
       places.learnUpdate(update);
+      const chat = chatOfUpdate(update);
+      if (chat !== undefined) lastUpdateOf.set(`chat ${chat}`, index);
       const cb = isObj(update.callback) ? update.callback : undefined;
       if (cb && typeof cb.payload === 'string') cb.payload = payloadMap.get(cb.payload) ?? cb.payload;
       inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: record.at }]);
@@ -236,29 +273,54 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const recordedByKey = new Map<string, CallRecord[]>();
-  const asCall = (t: TaskRecord): CallRecord & { key: string } => ({
+  // The recorded side's causes: the conversation's last update at or before the call.
+  const updatesOf = new Map<string, { at: number; index: number }[]>();
+  recording.updates.forEach((u, index) => {
+    const chat = chatOfUpdate(u.update);
+    if (chat === undefined) return;
+    const key = `chat ${chat}`;
+    updatesOf.set(key, [...(updatesOf.get(key) ?? []), { at: u.at, index }]);
+  });
+  // A recording read from a file says how many updates came before each call; one built from a database
+  // only has times.
+  const causeOf = (chatKey: string, call: { at: number; after?: number }) => {
+    const { after } = call;
+    const cause = updatesOf
+      .get(chatKey)
+      ?.findLast((u) => (after !== undefined ? u.index < after : u.at <= call.at))?.index;
+    return cause !== undefined ? { cause } : {};
+  };
+  const recordedByKey = new Map<string, AnnotatedCall[]>();
+  const asCall = (t: TaskRecord): AnnotatedCall & { key: string } => ({
     type: 'call',
     at: t.at,
     op: `task ${t.task}`,
     args: t.input as Obj,
     key: taskKey(t.chat, t.conversation),
+    ...(t.chat !== undefined ? causeOf(`chat ${t.chat}`, t) : {}),
   });
   const recordedAll = [
-    ...recordedCalls.map((c) => ({ ...c, key: recordedPlaces.of(c.args) })),
+    ...recordedCalls.map((c) => {
+      const key = recordedPlaces.of(c.args);
+      return { ...c, key, ...causeOf(key, c) };
+    }),
     ...(recording.tasks ?? []).map(asCall),
   ];
   for (const { key, ...c } of recordedAll) recordedByKey.set(key, [...(recordedByKey.get(key) ?? []), c]);
-  const replayedByKey = new Map<string, CallRecord[]>();
+  const replayedByKey = new Map<string, AnnotatedCall[]>();
   for (const c of replayed)
     replayedByKey.set(c.conversation, [...(replayedByKey.get(c.conversation) ?? []), c]);
   const keys = [...new Set([...recordedByKey.keys(), ...replayedByKey.keys()])].sort();
+  const inputs = recording.updates.map((u) =>
+    describeEvent({ kind: 'update', updateType: null, payload: u.update }),
+  );
   const differences = keys
     .map((key) =>
       diffCalls(
         key,
         collapseTyping(recordedByKey.get(key) ?? []),
         collapseTyping(replayedByKey.get(key) ?? []),
+        inputs,
       ),
     )
     .filter((d): d is ConversationDiff => d !== undefined);

@@ -75,6 +75,12 @@ describe('record and replay', () => {
       '  - sendMessage    send "Your email address?"',
       '  + sendMessage    send "Your e-mail, please?"',
     ]);
+    // Under what the person did that led to it, and the step the conversation was at.
+    const lines = diff!.text.split('\n');
+    const at = lines.indexOf('  - sendMessage    send "Your email address?"');
+    expect(lines.slice(0, at).findLast((l) => l.startsWith('  after '))).toBe(
+      '  after message "34", at step ask_email:',
+    );
   }, 60_000);
 
   it('botflow replay exits 0 without differences and 1 with them, printing the diff', async () => {
