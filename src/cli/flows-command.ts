@@ -7,11 +7,11 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
+import { describePlan, planFlowChange } from '../engine/flows-plan.ts';
 import { loadFlows, loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { describePlan, planFlowChange } from '../runtime/flows-plan.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import { SessionStore } from '../store/sessions.ts';
 import type { Command } from './command.ts';

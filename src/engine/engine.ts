@@ -319,6 +319,8 @@ export function createEngine(options: EngineOptions): Engine {
       },
       flow: (flowId) => flows.latest(flowId),
       onJumped: () => scheduleProcessing(),
+      currentFlows: () => flows.current(),
+      rebuildFlow: options.rebuildFlow,
     }),
     start() {
       if (running) return;

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { EngineInbox } from '../store/engine-inbox.ts';
+import { FlowVersionStore } from '../store/flow-versions.ts';
 import { OutboxStore } from '../store/outbox.ts';
 import {
   type SessionListQuery,
@@ -15,6 +16,7 @@ import {
 import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
 import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
+import { type PlanRow, planFlowChange } from './flows-plan.ts';
 import { type Jump, jumpToStep } from './jump.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { StepError } from './step/step.ts';
@@ -102,6 +104,11 @@ export interface SessionInspector {
   jump(jump: Omit<Jump, 'flow'> & { flowId: string }): void;
   /** The funnel's step log of a flow (or all) since `since` (runtime/funnel.ts tallies it). */
   stepLog(query?: { flowId?: string; since?: number }): StepLogRow[];
+  /**
+   * The running conversations against the flows loaded now (flows-plan.ts): on the latest version, moved
+   * by a migrate: block at their next event, staying on their version, or stranded.
+   */
+  plan(): PlanRow[];
 }
 
 /** A call that failed for good. */
@@ -142,6 +149,9 @@ export interface InspectorHooks {
   flow?(flowId: string): FlowDefinition | undefined;
   /** A jump was queued (the engine processes it). */
   onJumped?(): void;
+  /** The latest version of every flow, and how a stored version is rebuilt: for plan(). */
+  currentFlows?(): FlowDefinition[];
+  rebuildFlow?: ((source: string) => FlowDefinition) | undefined;
 }
 
 /** Builds the support API over one database. */
@@ -165,6 +175,16 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
   });
   return {
     stepLog: (query = {}) => stepLog.rows(query),
+    plan: () =>
+      planFlowChange({
+        flows: hooks.currentFlows?.() ?? [],
+        sessions,
+        versions: new FlowVersionStore(db),
+        rebuild: (source) => {
+          if (!hooks.rebuildFlow) throw new Error('no rebuildFlow was given to the engine');
+          return hooks.rebuildFlow(source);
+        },
+      }),
     deadLetters: (limit = 100) =>
       outbox.failed(limit).map((r) => ({
         outboxId: r.id,

@@ -8,6 +8,7 @@
  *   GET /_inspector/events                       server-sent events: `flows` (reloaded), `step`, `error`
  *   GET /_inspector/storyboard[?flow=id]         every step as the person sees it (storyboard-routes.ts)
  *   GET /_inspector/funnel[?flow=id][&days=n]    how far conversations got (funnel-page.ts)
+ *   GET /_inspector/plan                         running conversations by flow version (plan-page.ts)
  *
  * The sandbox starts before the engine, so the routes are registered first and the engine is attached
  * later: `new Inspector()` → `startSandbox({ plugins: [webChatPlugin(), inspector.plugin] })` → … →
@@ -22,6 +23,7 @@ import { type StepLines, stepLines } from '../flows/step-lines.ts';
 import { funnelRoutes } from './funnel-page.ts';
 import { describeEvent } from './history-words.ts';
 import { type PanelGraph, panelGraph } from './panel-graph.ts';
+import { planRoutes } from './plan-page.ts';
 import { storyboardRoutes } from './storyboard-routes.ts';
 
 export { describeEvent } from './history-words.ts';
@@ -217,6 +219,7 @@ export class Inspector {
         (query) => this.#engine?.sessions.stepLog(query) ?? this.#cluster?.stepLog(query),
       ),
     );
+    await app.register(planRoutes(() => this.#engine?.sessions.plan()));
     app.get('/_inspector/conversation', async (req, reply) => {
       const q = req.query as { key?: string; user_id?: string };
       const key = q.key ?? (q.user_id && /^\d+$/.test(q.user_id) ? `u:${q.user_id}` : undefined);

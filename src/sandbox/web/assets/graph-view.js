@@ -1,6 +1,7 @@
 // The side panel's Graph section: the flow's graph (graph.js) in a box that zooms (−, +, fit, or
 // Ctrl/⌘ + wheel) and pans (drag, or scroll), what is reachable from any step (global commands), links
-// to the storyboard and the funnel, "copy as Mermaid", and a step's lines when a step is clicked.
+// to the storyboard, the funnel and the running versions, "copy as Mermaid", and a step's lines when a
+// step is clicked.
 import { h } from './dom.js';
 import { display, drawGraph } from './graph.js';
 
@@ -146,6 +147,11 @@ export function graphParts(panel, flow, current) {
     `/_inspector/funnel?flow=${id}`,
     'How far conversations got: reached, stopped, retries and time per step',
   );
+  const versions = link(
+    'versions',
+    '/_inspector/plan',
+    'Running conversations by flow version: which stay on an older one, move, or are stranded',
+  );
   // A click on a step (or Enter on it) shows where the step is written, below the graph.
   const graphEl = drawGraph(flow.graph, current);
   for (const node of graphEl.querySelectorAll('g.node')) {
@@ -189,7 +195,7 @@ export function graphParts(panel, flow, current) {
   return [
     zoomableGraph(graphEl, panel.graphViews.get(flow.id)),
     commands,
-    h('div', { class: 'graph-actions' }, storyboard, funnel, copy),
+    h('div', { class: 'graph-actions' }, storyboard, funnel, versions, copy),
     source,
   ];
 }

@@ -9,10 +9,11 @@
  *
  * Reads the database only; `botflow flows plan` prints it.
  */
-import type { FlowDefinition } from '../engine/step/contract.ts';
-import { stepName } from '../engine/step/step.ts';
+
 import type { FlowVersionStore } from '../store/flow-versions.ts';
 import type { SessionStore } from '../store/sessions.ts';
+import type { FlowDefinition } from './step/contract.ts';
+import { stepName } from './step/step.ts';
 
 export interface PlanRow {
   flowId: string;
