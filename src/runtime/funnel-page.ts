@@ -9,6 +9,7 @@ import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import { type FlowFunnel, formatDuration, funnelOf, type StepFunnel } from './funnel.ts';
 import { escapeHtml } from './storyboard.ts';
+import { flowNotFound } from './storyboard-routes.ts';
 
 /** Reads the step log (the engine's own database); undefined when no engine is attached yet. */
 export type StepLogReader = (query: {
@@ -44,15 +45,7 @@ export function funnelRoutes(
       }
       const shown = q.flow ? flows().filter((f) => f.id === q.flow) : flows();
       const funnels = funnelOf(rows, shown).filter((f) => !q.flow || f.flowId === q.flow);
-      if (q.flow && funnels.length === 0) {
-        const known =
-          flows()
-            .map((f) => f.id)
-            .join(', ') || 'none is loaded';
-        return reply
-          .code(404)
-          .send({ code: 'flow.not.found', message: `no flow "${q.flow}" here (flows: ${known})` });
-      }
+      if (q.flow && funnels.length === 0) return reply.code(404).send(flowNotFound(q.flow, flows()));
       if (q.format === 'json') return funnels;
       return reply.type('text/html; charset=utf-8').send(funnelHtml(funnels, { flow: q.flow, days }));
     });

@@ -7,6 +7,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { buildStoryboard, type Storyboard, storyboardHtml } from './storyboard.ts';
 
+/** The answer of a playground page asked for a flow it does not have. */
+export function flowNotFound(
+  id: string,
+  flows: readonly FlowDefinition[],
+): { code: 'flow.not.found'; message: string } {
+  const known = flows.map((f) => f.id).join(', ') || 'none is loaded';
+  return { code: 'flow.not.found', message: `no flow "${id}" here (flows: ${known})` };
+}
+
 export function storyboardRoutes(flows: () => readonly FlowDefinition[]): FastifyPluginAsync {
   const built = new Map<string, Storyboard>();
   const boardOf = (flow: FlowDefinition) => {
@@ -22,15 +31,7 @@ export function storyboardRoutes(flows: () => readonly FlowDefinition[]): Fastif
     app.get('/_inspector/storyboard', async (req, reply) => {
       const { flow: id, download } = req.query as { flow?: string; download?: string };
       const chosen = id ? flows().filter((f) => f.id === id) : flows();
-      if (chosen.length === 0) {
-        const known =
-          flows()
-            .map((f) => f.id)
-            .join(', ') || 'none is loaded';
-        return reply
-          .code(404)
-          .send({ code: 'flow.not.found', message: `no flow "${id ?? ''}" here (flows: ${known})` });
-      }
+      if (chosen.length === 0) return reply.code(404).send(flowNotFound(id ?? '', flows()));
       const title = id ? `${id}: storyboard` : 'storyboard';
       const boards = chosen.map(boardOf);
       if (download !== undefined) {

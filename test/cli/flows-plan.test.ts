@@ -7,12 +7,13 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { command } from '../../src/cli/flows-command.ts';
 import { placeSession } from '../../src/engine/jump.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { FlowVersionStore } from '../../src/store/flow-versions.ts';
+import { consoleOutput } from '../support/console-output.ts';
 
 const flowV = (version: number, extra = '') => `flow: order
 version: ${version}
@@ -47,25 +48,8 @@ ${
   done: { type: end, say: Thanks. }
 ${extra}`;
 
-let out: string[] = [];
-const log = console.log;
-const error = console.error;
-afterEach(() => {
-  console.log = log;
-  console.error = error;
-});
-
-async function run(args: string[]): Promise<number> {
-  out = [];
-  console.log = (line: string) => out.push(line);
-  console.error = (line: string) => out.push(line);
-  try {
-    return await command.run(args);
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const output = consoleOutput();
+const run = (args: string[]) => output.run(command, args);
 
 /** A bot folder whose database has conversations on version 1: two at size, three at colour. */
 async function botWithOldConversations(storeSource = true) {
@@ -89,14 +73,14 @@ describe('botflow flows plan', () => {
 
     // Unchanged: everything is on the deployed version.
     expect(await run(['plan', flows, '--db', db])).toBe(0);
-    expect(out[0]).toBe(
+    expect(output.lines[0]).toBe(
       `order ${v1.version.slice(0, 10)}: 5 running: on the version being deployed, nothing changes`,
     );
 
     // Changed without a migrate: block: the old version's stored source still builds, so they stay on it.
     writeFileSync(join(flows, 'order.flow.yaml'), flowV(2));
     expect(await run(['plan', flows, '--db', db])).toBe(0);
-    expect(out[0]).toContain(
+    expect(output.lines[0]).toContain(
       '5 stay on the old version (rebuilt from the source stored with the old version)',
     );
 
@@ -106,14 +90,18 @@ describe('botflow flows plan', () => {
       flowV(2, 'migrate:\n  - from: [1]\n    steps: { size: size }\n    otherwise: address\n'),
     );
     expect(await run(['plan', flows, '--db', db])).toBe(0);
-    expect(out[0]).toContain('5 move by migrate: (3 to address, 2 to size)');
-    expect(out.at(-1)).toBe('no conversation would be stranded');
+    expect(output.lines[0]).toContain('5 move by migrate: (3 to address, 2 to size)');
+    expect(output.lines.at(-1)).toBe('no conversation would be stranded');
 
     // The flow is gone: its conversations stay on their old version while its stored source builds.
     writeFileSync(join(flows, 'order.flow.yaml'), flowV(2).replace('flow: order', 'flow: other'));
     renameSync(join(flows, 'order.flow.yaml'), join(flows, 'other.flow.yaml'));
     expect(await run(['plan', flows, '--db', db, '--json'])).toBe(0);
-    expect(JSON.parse(out.join('\n'))[0]).toMatchObject({ outcome: 'pinned', pinned: 5, stranded: 0 });
+    expect(JSON.parse(output.lines.join('\n'))[0]).toMatchObject({
+      outcome: 'pinned',
+      pinned: 5,
+      stranded: 0,
+    });
   });
 
   it('exits 1 when conversations would be stranded, saying why and what to do', async () => {
@@ -121,9 +109,9 @@ describe('botflow flows plan', () => {
     const flows = join(dir, 'flows');
     writeFileSync(join(flows, 'order.flow.yaml'), flowV(2));
     expect(await run(['plan', flows, '--db', join(dir, 'bot.db')])).toBe(1);
-    expect(out[0]).toContain(
+    expect(output.lines[0]).toContain(
       "5 STRANDED: no source of the old version is stored, and the new version's migrate: block does not map them",
     );
-    expect(out.at(-1)).toMatch(/^5 conversation\(s\) would be stranded: add a migrate: block/);
+    expect(output.lines.at(-1)).toMatch(/^5 conversation\(s\) would be stranded: add a migrate: block/);
   });
 });

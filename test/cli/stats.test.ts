@@ -13,6 +13,7 @@ import { loadFlows } from '../../src/flows/load.ts';
 import type { FlowFunnel } from '../../src/runtime/funnel.ts';
 import { botStarted, textMessage } from '../engine/fixtures.ts';
 import { EngineOnDisk } from '../engine/harness.ts';
+import { consoleOutput } from '../support/console-output.ts';
 
 const FLOW = `flow: order
 start: size
@@ -36,28 +37,13 @@ steps:
   done: { type: end, say: Thanks. }
 `;
 
-let out: string[] = [];
-const log = console.log;
-const error = console.error;
+const output = consoleOutput();
+const stats = (args: string[]) => output.run(command, args);
 let h: EngineOnDisk | undefined;
 afterEach(async () => {
-  console.log = log;
-  console.error = error;
   await h?.close();
   h = undefined;
 });
-
-async function stats(args: string[]): Promise<number> {
-  out = [];
-  console.log = (line: string) => out.push(line);
-  console.error = (line: string) => out.push(line);
-  try {
-    return await command.run(args);
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
 
 /** A bot folder with the order flow, and an engine on its database. */
 async function bot(): Promise<{ dir: string; flows: FlowDefinition[] }> {
@@ -99,7 +85,7 @@ describe('botflow stats', () => {
 
     const db = h.path;
     expect(await stats(['--db', db, '--json', join(dir, 'flows')])).toBe(0);
-    const [funnel] = JSON.parse(out.join('\n')) as FlowFunnel[];
+    const [funnel] = JSON.parse(output.lines.join('\n')) as FlowFunnel[];
     expect(funnel).toMatchObject({ flowId: 'order', sessions: 6, ended: 2 });
     const step = Object.fromEntries(funnel!.steps.map((s) => [s.step, s]));
     expect(funnel!.steps.map((s) => s.step)).toEqual(['size', 'address', 'sorry', 'done']);
@@ -116,7 +102,7 @@ describe('botflow stats', () => {
     expect(step.done).toMatchObject({ reached: 1, ended: 1, medianMs: null });
 
     expect(await stats(['--db', db, join(dir, 'flows')])).toBe(0);
-    const text = out.join('\n');
+    const text = output.lines.join('\n');
     expect(text).toContain('order: 6 conversations, 2 reached an end (33%)');
     expect(text).toMatch(/size\s+6\s+100%\s+2\s+1\s+0\s+4 \(2 people\)\s+50 s/);
   });
@@ -124,22 +110,22 @@ describe('botflow stats', () => {
   it('says what is wrong with a missing database, an old one, an unknown flow or bad --days', async () => {
     const { dir } = await bot();
     expect(await stats(['--db', join(dir, 'none.db')])).toBe(1);
-    expect(out.join('\n')).toContain('no database at');
+    expect(output.lines.join('\n')).toContain('no database at');
     expect(await stats(['--days', '0'])).toBe(2);
-    expect(out.join('\n')).toContain('--days takes a number of days above 0, got "0"');
+    expect(output.lines.join('\n')).toContain('--days takes a number of days above 0, got "0"');
 
     const SQLite = (await import('better-sqlite3')).default;
     const old = new SQLite(join(dir, 'old.db'));
     old.exec('CREATE TABLE sessions (conversation_key TEXT)');
     old.close();
     expect(await stats(['--db', join(dir, 'old.db')])).toBe(1);
-    expect(out.join('\n')).toContain('has no step log yet: botflow run (or botflow migrate --db');
+    expect(output.lines.join('\n')).toContain('has no step log yet: botflow run (or botflow migrate --db');
 
     h = new EngineOnDisk(() => []);
     h.db.close();
     expect(await stats(['--db', h.path, '--flow', 'nope', join(dir, 'flows')])).toBe(2);
-    expect(out.join('\n')).toContain('no flow "nope" (flows: order)');
+    expect(output.lines.join('\n')).toContain('no flow "nope" (flows: order)');
     expect(await stats(['--db', h.path, join(dir, 'flows')])).toBe(0);
-    expect(out.join('\n')).toBe('no conversations recorded yet');
+    expect(output.lines.join('\n')).toBe('no conversations recorded yet');
   });
 });

@@ -134,6 +134,31 @@ describe('the inspector API', () => {
     expect((await get(app, '/_inspector/conversation?key=u:7')).body.session.flowId).toBe('signup');
   });
 
+  it('answers the funnel and the running versions as JSON, and says what is wrong with a request', async () => {
+    const { inspector, app, db, engine } = await panelServer();
+    expect((await get(app, '/_inspector/funnel?format=json')).status).toBe(503);
+    expect((await get(app, '/_inspector/plan?format=json')).status).toBe(503);
+    inspector.attach({ engine, flows, problems: [] });
+    annStarts(db);
+    engine.processPending();
+    const funnel = await get(app, '/_inspector/funnel?flow=signup&format=json');
+    expect(funnel.body).toMatchObject([{ flowId: 'signup', sessions: 1, ended: 0 }]);
+    expect(funnel.body[0].steps[0]).toMatchObject({ step: 'ask_name', reached: 1, waiting: 1 });
+    expect(await get(app, '/_inspector/funnel?flow=nope')).toEqual({
+      status: 404,
+      body: {
+        code: 'flow.not.found',
+        message: expect.stringMatching(/^no flow "nope" here \(flows: .*signup/),
+      },
+    });
+    expect((await get(app, '/_inspector/funnel?days=-1')).body.message).toBe(
+      'days must be a number above 0, got "-1"',
+    );
+    expect((await get(app, '/_inspector/plan?format=json')).body).toMatchObject([
+      { flowId: 'signup', sessions: 1, outcome: 'current' },
+    ]);
+  });
+
   it("moves a conversation's timers for the playground's clock, and fires one now", async () => {
     const { inspector, app, db, engine } = await panelServer();
     inspector.attach({ engine, flows, problems: [] });
