@@ -47,6 +47,7 @@ export {
   keyboard,
   type MessageOptions,
   machineVersion,
+  rejectInput,
   say,
   startTask,
   uploadAndSend,

@@ -7,7 +7,7 @@ import type { EventMeta, FlowEvent } from '../../src/engine/step/contract.ts';
 import { EffectError } from '../../src/engine/step/effects.ts';
 import { parseCommand } from '../../src/engine/step/events.ts';
 import { FlowDefinitionError, FlowSet, MissingFlowVersionError } from '../../src/engine/step/flow-set.ts';
-import { defineFlow, effect, machineVersion, say } from '../../src/engine/step/helpers.ts';
+import { defineFlow, effect, machineVersion, rejectInput, say } from '../../src/engine/step/helpers.ts';
 import { StepError, step } from '../../src/engine/step/step.ts';
 import { signupFlow } from './fixtures.ts';
 
@@ -115,6 +115,30 @@ describe('step', () => {
     expect(result.calls[0]!.args).toEqual({ callback_id: 'cb-1' });
     expect(result.calls[1]!.args).toMatchObject({ message_id: 'mid.menu', text: 'Plan: pro' });
     expect(result.timers).toEqual([{ kind: 'cancel', name: 'remind' }]);
+  });
+
+  it('counts answers a hand-written machine refuses (rejectInput) for the funnel, sending nothing for it', () => {
+    const machine = setup({}).createMachine({
+      initial: 'ask',
+      states: { ask: { on: { message: { actions: [rejectInput(), say('A number, please.')] } } } },
+    });
+    const flow = defineFlow({ id: 'numbers', machine, triggers: [] });
+    const started = step(
+      flow,
+      { revision: 0, stepInstance: 0 },
+      { type: 'start', input: { trigger: { kind: 'bot_started' }, meta: meta() } },
+      options,
+    );
+    expect(started.rejected).toBe(0);
+    const result = step(
+      flow,
+      { snapshot: started.snapshot, revision: 1, stepInstance: 1 },
+      { type: 'event', event: textEvent('many') },
+      options,
+    );
+    expect(result.rejected).toBe(1);
+    expect(result.stepChanged).toBe(false);
+    expect(result.calls.map((c) => c.args.text)).toEqual(['A number, please.']);
   });
 
   it('refuses an effect that is not a write operation, naming it', () => {

@@ -225,6 +225,14 @@ export function cancelTask(ref: string): EffectAction {
   return effectAction(() => ({ kind: 'task.cancel', ref }), 'cancelTask', [ref]);
 }
 
+/**
+ * Marks the event's answer as refused (`input.rejected`): it counts as a retry of the step in the funnel
+ * (`botflow stats`). Sends nothing: say why with `say` beside it.
+ */
+export function rejectInput(): EffectAction {
+  return effectAction(() => ({ kind: 'input.rejected' }), 'rejectInput', []);
+}
+
 /** Cancels the durable timer `name`. */
 export function cancelTimer(name: string): EffectAction {
   return effectAction(() => ({ kind: 'timer.cancel', name }), 'cancelTimer', [name]);
