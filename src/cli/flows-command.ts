@@ -1,5 +1,5 @@
 /**
- * `botflow flows plan [<flows dir>] [--db <file>]`: before deploying changed flow files, what would become
+ * `botflow flows plan [<flows dir>] [--db <file> | --database-url <url>]`: before deploying changed flow files, what would become
  * of the conversations running now (runtime/flows-plan.ts): which stay on their version, which a
  * `migrate:` block moves and to which step, which would be stranded. Opens the database read-only.
  * Exit code 1 when a conversation would be stranded (a deploy pipeline can stop on it).
@@ -7,24 +7,27 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { describePlan, planFlowChange } from '../engine/flows-plan.ts';
+import { describePlan, type PlanRow, planFlowChange } from '../engine/flows-plan.ts';
+import type { FlowDefinition } from '../engine/step/contract.ts';
 import { loadFlows, loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
+import { openPostgres } from '../store/postgres/database.ts';
+import { pgPlanSources } from '../store/postgres/sessions.ts';
 import { SessionStore } from '../store/sessions.ts';
 import type { Command } from './command.ts';
 
-const HELP = `usage: botflow flows plan [<flows dir>] [--db <file>] [--config <file>] [--json]
+const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>] [--json]
 
 Before deploying changed flow files: for every flow version that running conversations are on, whether
 they stay on it (rebuilt from the source stored with it), move to the new version through its migrate:
-block (to which step), or would be stranded. Reads the database (default: database.path) read-only.
-Exit code 1 when any conversation would be stranded.`;
+block (to which step), or would be stranded. Reads the database (default: database.path, or database.url
+on PostgreSQL) and writes nothing. Exit code 1 when any conversation would be stranded.`;
 
 export const command: Command = {
-  options: ['db', 'config', 'json'],
+  options: ['db', 'database-url', 'config', 'json'],
   summary: 'before a deploy: what changed flows would do to the conversations running now',
   async run(args) {
     let parsed: ReturnType<typeof parse>;
@@ -49,6 +52,7 @@ export const command: Command = {
       config = loadConfig({
         argv: [
           ...(values.db ? ['--db', values.db] : []),
+          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
           ...(values.config ? ['--config', values.config] : []),
         ],
       });
@@ -58,8 +62,9 @@ export const command: Command = {
       return 2;
     }
     const dir = dirArg ?? config.flows.dir;
+    const url = config.database.url?.reveal();
     const path = config.database.path;
-    if (!existsSync(path)) {
+    if (url === undefined && !existsSync(path)) {
       console.error(`botflow flows plan: no database at ${path}: give --db, or run from the bot's folder`);
       return 2;
     }
@@ -71,27 +76,52 @@ export const command: Command = {
       return 2;
     }
     const { registry } = await loadRegistry(dir);
-    const db = new SQLite(path, { readonly: true, fileMustExist: true });
+    const rebuild = (source: string) => rebuildFlow(source, { registry });
+    let rows: PlanRow[];
     try {
-      const rows = planFlowChange({
-        flows,
-        sessions: new SessionStore(db),
-        versions: new FlowVersionStore(db),
-        rebuild: (source) => rebuildFlow(source, { registry }),
-      });
-      if (values.json) console.log(JSON.stringify(rows, null, 2));
-      else for (const line of describePlan(rows)) console.log(line);
-      return rows.some((r) => r.stranded > 0) ? 1 : 0;
+      rows =
+        url !== undefined ? await planOnPostgres(url, flows, rebuild) : planOnSqlite(path, flows, rebuild);
     } catch (error) {
-      console.error(
-        `botflow flows plan: could not read ${path}: ${(error as Error).message} (run botflow migrate --db ${path} first?)`,
-      );
+      console.error(`botflow flows plan: ${(error as Error).message}`);
       return 2;
-    } finally {
-      db.close();
     }
+    if (values.json) console.log(JSON.stringify(rows, null, 2));
+    else for (const line of describePlan(rows)) console.log(line);
+    return rows.some((r) => r.stranded > 0) ? 1 : 0;
   },
 };
+
+type Rebuild = (source: string) => FlowDefinition;
+
+function planOnSqlite(path: string, flows: FlowDefinition[], rebuild: Rebuild): PlanRow[] {
+  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+  try {
+    return planFlowChange({
+      flows,
+      sessions: new SessionStore(db),
+      versions: new FlowVersionStore(db),
+      rebuild,
+    });
+  } catch (error) {
+    throw new Error(
+      `could not read ${path}: ${(error as Error).message} (run botflow migrate --db ${path} first?)`,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+async function planOnPostgres(url: string, flows: FlowDefinition[], rebuild: Rebuild): Promise<PlanRow[]> {
+  const pg = await openPostgres({ url, migrate: false });
+  try {
+    const sources = await pgPlanSources(pg.pool, new Map(flows.map((f) => [f.id, f.version])));
+    return planFlowChange({ flows, ...sources, rebuild });
+  } catch (error) {
+    throw new Error(`could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`);
+  } finally {
+    await pg.close();
+  }
+}
 
 function parse(args: string[]) {
   return parseArgs({
@@ -99,6 +129,7 @@ function parse(args: string[]) {
     allowPositionals: true,
     options: {
       db: { type: 'string' },
+      'database-url': { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },

@@ -32,13 +32,21 @@ export interface PlanRow {
 /** The step a snapshot is on: `ask_name`, or `pay>card` inside a called flow. */
 const stepOf = (snapshot: unknown): string => stepName((snapshot as { value?: unknown } | null)?.value);
 
-export function planFlowChange(options: {
-  flows: readonly FlowDefinition[];
-  sessions: SessionStore;
-  versions: FlowVersionStore;
-  /** Rebuilds a stored source (flow files: `rebuildFlow` with the project's registry). */
-  rebuild: (source: string) => FlowDefinition;
-}): PlanRow[] {
+/** What the plan reads of a database (the SQLite stores, or what store/postgres read ahead). */
+export interface PlanSources {
+  sessions: Pick<SessionStore, 'activeByVersion'> & {
+    activeSnapshots(flowId: string, flowVersion: string): Iterable<{ snapshot: string }>;
+  };
+  versions: Pick<FlowVersionStore, 'sources'>;
+}
+
+export function planFlowChange(
+  options: PlanSources & {
+    flows: readonly FlowDefinition[];
+    /** Rebuilds a stored source (flow files: `rebuildFlow` with the project's registry). */
+    rebuild: (source: string) => FlowDefinition;
+  },
+): PlanRow[] {
   const latest = new Map(options.flows.map((f) => [f.id, f]));
   const rows: PlanRow[] = [];
   for (const { flowId, flowVersion: version, n } of options.sessions.activeByVersion()) {

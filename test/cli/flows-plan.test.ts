@@ -7,13 +7,17 @@
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { command } from '../../src/cli/flows-command.ts';
 import { placeSession } from '../../src/engine/jump.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { FlowVersionStore } from '../../src/store/flow-versions.ts';
+import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
+import { openPostgres } from '../../src/store/postgres/database.ts';
 import { consoleOutput } from '../support/console-output.ts';
+import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const flowV = (version: number, extra = '') => `flow: order
 version: ${version}
@@ -65,6 +69,8 @@ async function botWithOldConversations(storeSource = true) {
   return { dir, v1: v1! };
 }
 
+const pgUp = await postgresAvailable();
+
 describe('botflow flows plan', () => {
   it('says what stays, what a migrate: block moves and where, and what would be stranded', async () => {
     const { dir, v1 } = await botWithOldConversations();
@@ -102,6 +108,31 @@ describe('botflow flows plan', () => {
       pinned: 5,
       stranded: 0,
     });
+  });
+
+  it.skipIf(!pgUp)('reads a PostgreSQL database the same way (--database-url)', async () => {
+    const { dir } = await botWithOldConversations();
+    const flows = join(dir, 'flows');
+    const target = await freshDatabase();
+    try {
+      const pg = await openPostgres({ url: target.url });
+      const sqlite = new SQLite(join(dir, 'bot.db'), { readonly: true });
+      await copyFromSqlite(sqlite, pg.pool);
+      sqlite.close();
+      await pg.close();
+      writeFileSync(
+        join(flows, 'order.flow.yaml'),
+        flowV(2, 'migrate:\n  - from: [1]\n    steps: { size: size }\n'),
+      );
+      // Size is mapped; colour is gone from version 2 and has no `otherwise`: those stay on version 1.
+      expect(await run(['plan', flows, '--database-url', target.url])).toBe(0);
+      expect(output.lines[0]).toContain(
+        '2 move by migrate: (2 to size); 3 stay on the old version (rebuilt from the source stored with the old version)',
+      );
+      expect(output.lines.at(-1)).toBe('no conversation would be stranded');
+    } finally {
+      await target.drop();
+    }
   });
 
   it('exits 1 when conversations would be stranded, saying why and what to do', async () => {

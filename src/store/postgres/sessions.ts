@@ -1,5 +1,6 @@
 /** Sessions on PostgreSQL: the engine reads a batch's sessions in one query before planning it. */
 import type pg from 'pg';
+import type { FlowVersionSource } from '../flow-versions.ts';
 import type { SessionRow } from '../sessions.ts';
 import { type StepLogRow, stepLogSql } from '../step-log.ts';
 
@@ -37,4 +38,52 @@ export async function pgStepLog(
     params,
   );
   return rows.map((r) => ({ ...r, sessionActive: r.sessionActive === 1 }));
+}
+
+/**
+ * What `botflow flows plan` reads, read ahead from PostgreSQL: active sessions by flow version, the
+ * snapshots of those on a version other than `latest` names, and those versions' stored sources.
+ */
+export async function pgPlanSources(
+  pool: pg.Pool,
+  latest: ReadonlyMap<string, string>,
+): Promise<{
+  sessions: {
+    activeByVersion(): { flowId: string; flowVersion: string; n: number }[];
+    activeSnapshots(flowId: string, flowVersion: string): { snapshot: string }[];
+  };
+  versions: { sources(v: readonly { flowId: string; version: string }[]): FlowVersionSource[] };
+}> {
+  const { rows: counts } = await pool.query<{ flowId: string; flowVersion: string; n: number }>(
+    'SELECT flow_id AS "flowId", flow_version AS "flowVersion", count(*)::int AS n FROM sessions ' +
+      "WHERE status = 'active' GROUP BY flow_id, flow_version ORDER BY flow_id, flow_version",
+  );
+  const older = counts.filter((c) => latest.get(c.flowId) !== c.flowVersion);
+  const snapshots = new Map<string, { snapshot: string }[]>();
+  const sources = new Map<string, string>();
+  for (const { flowId, flowVersion } of older) {
+    const { rows } = await pool.query<{ snapshot: string }>(
+      "SELECT snapshot FROM sessions WHERE status = 'active' AND flow_id = $1 AND flow_version = $2",
+      [flowId, flowVersion],
+    );
+    snapshots.set(`${flowId}@${flowVersion}`, rows);
+    const { rows: stored } = await pool.query<{ source: string | null }>(
+      'SELECT source FROM flow_versions WHERE flow_id = $1 AND version = $2',
+      [flowId, flowVersion],
+    );
+    if (typeof stored[0]?.source === 'string') sources.set(`${flowId}@${flowVersion}`, stored[0].source);
+  }
+  return {
+    sessions: {
+      activeByVersion: () => counts,
+      activeSnapshots: (flowId, flowVersion) => snapshots.get(`${flowId}@${flowVersion}`) ?? [],
+    },
+    versions: {
+      sources: (versions) =>
+        versions.flatMap(({ flowId, version }) => {
+          const source = sources.get(`${flowId}@${version}`);
+          return source === undefined ? [] : [{ flowId, version, source }];
+        }),
+    },
+  };
 }
