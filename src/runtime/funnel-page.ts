@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
-import { type FlowFunnel, formatDuration, funnelOf, type StepFunnel } from './funnel.ts';
+import { type FlowFunnel, formatDuration, funnelOf, type StepFunnel, stepLabel } from './funnel.ts';
 import { escapeHtml } from './storyboard.ts';
 import { flowNotFound } from './storyboard-routes.ts';
 
@@ -69,13 +69,13 @@ function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number): string {
     n > 0
       ? `<span class="seg ${cls}" style="width:${((100 * n) / of).toFixed(2)}%" title="${n} ${label}"></span>`
       : '';
-  const storyboard = `/_inspector/storyboard?flow=${encodeURIComponent(flow.flowId)}#${encodeURIComponent(flow.flowId)}--${encodeURIComponent(s.step)}`;
+  const storyboard = `/_inspector/storyboard?flow=${encodeURIComponent(flow.flowId)}#${encodeURIComponent(flow.flowId)}--${encodeURIComponent(s.step.split('>')[0]!)}`;
   const stopped =
     s.stopped > 0
       ? `<span class="${s.stopped === worstStop ? 'worst' : ''}">${s.stopped}</span>`
       : '<span class="zero">0</span>';
   return (
-    `<tr data-step="${escapeHtml(s.step)}"><th scope="row"><a href="${escapeHtml(storyboard)}" target="_blank" rel="noopener">${escapeHtml(s.step)}</a></th>` +
+    `<tr data-step="${escapeHtml(s.step)}"><th scope="row"><a href="${escapeHtml(storyboard)}" target="_blank" rel="noopener">${escapeHtml(stepLabel(s.step))}</a></th>` +
     `<td class="bar-cell"><div class="bar" aria-hidden="true">${seg('moved', movedOn, 'moved on')}${seg('ended', s.ended, 'reached an end here')}${seg('waiting', s.waiting, 'waiting here now')}${seg('stopped', s.stopped, 'stopped here')}</div></td>` +
     `<td class="num">${s.reached} <span class="quiet">${pct(s.reached, flow.sessions)}%</span></td>` +
     `<td class="num">${s.waiting || '<span class="zero">0</span>'}</td>` +

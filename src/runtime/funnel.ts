@@ -196,6 +196,14 @@ export function funnelOf(rows: readonly StepLogRow[], flows: readonly FlowDefini
   });
 }
 
+/** A step as people read it: `__call_help>explain` (inside the called flow help) → `↪ help › explain`. */
+export function stepLabel(step: string): string {
+  return step
+    .split('>')
+    .map((part) => (part.startsWith('__call_') ? `↪ ${part.slice(7)}` : part))
+    .join(' › ');
+}
+
 /** `1.2 s`, `14 min`, `3.5 h`, `2 d`. */
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '–';
@@ -220,7 +228,7 @@ export function describeFunnel(funnels: readonly FlowFunnel[], options: { since?
     );
     const header = ['step', 'reached', '', 'waiting', 'stopped', 'ended', 'retries', 'median time'];
     const table = f.steps.map((s) => [
-      s.step,
+      stepLabel(s.step),
       String(s.reached),
       percent(s.reached, f.sessions),
       String(s.waiting),

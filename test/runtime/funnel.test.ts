@@ -1,0 +1,73 @@
+/** Tallying the step log into a funnel: how a line sequence becomes visits, and how steps are named. */
+import { describe, expect, it } from 'vitest';
+import { funnelOf, stepLabel } from '../../src/runtime/funnel.ts';
+import type { StepLogRow } from '../../src/store/step-log.ts';
+
+const line = (
+  key: string,
+  session: number,
+  stepInstance: number,
+  step: string,
+  event: StepLogRow['event'],
+  at: number,
+  extra: Partial<StepLogRow> = {},
+): StepLogRow => ({
+  conversationKey: key,
+  sessionRevision: session,
+  stepInstance,
+  flowId: 'order',
+  step,
+  event,
+  n: 1,
+  at,
+  sessionActive: false,
+  ...extra,
+});
+
+describe('funnelOf', () => {
+  it('reads a log line by line: moved on, started over, stopped, refused answers, the period', () => {
+    const rows: StepLogRow[] = [
+      // u:1 enters size, has two answers refused, moves on after 30 s, then is stopped at address.
+      line('u:1', 1, 1, 'size', 'enter', 0),
+      line('u:1', 1, 1, 'size', 'retry', 10_000, { n: 2 }),
+      line('u:1', 1, 3, 'address', 'enter', 30_000),
+      line('u:1', 1, 3, 'address', 'stop', 40_000),
+      // u:2 starts over while at size (a new session), and waits there now.
+      line('u:2', 1, 1, 'size', 'enter', 0),
+      line('u:2', 5, 5, 'size', 'enter', 50_000, { sessionActive: true }),
+      // u:3's step was entered before the period asked for: its retry alone is not counted.
+      line('u:3', 1, 1, 'size', 'retry', 60_000),
+    ];
+    const [order] = funnelOf(rows);
+    expect(order).toMatchObject({ flowId: 'order', sessions: 3, ended: 0 });
+    expect(order!.steps).toEqual([
+      {
+        step: 'size',
+        reached: 3,
+        waiting: 1,
+        stopped: 1,
+        ended: 0,
+        retries: 2,
+        retriedSessions: 1,
+        medianMs: 30_000,
+      },
+      {
+        step: 'address',
+        reached: 1,
+        waiting: 0,
+        stopped: 1,
+        ended: 0,
+        retries: 0,
+        retriedSessions: 0,
+        medianMs: null,
+      },
+    ]);
+  });
+});
+
+describe('stepLabel', () => {
+  it('names steps inside a called flow as people read them', () => {
+    expect(stepLabel('ask_name')).toBe('ask_name');
+    expect(stepLabel('__call_help>explain')).toBe('↪ help › explain');
+  });
+});
