@@ -37,6 +37,12 @@ export interface SharedDispatcherOptions {
   onOutcome(outcome: DispatchOutcome): void;
   /** Pause before a new dispatcher's first claim (default 1000 ms: the platform's limits are per second). */
   handoverPauseMs?: number;
+  /**
+   * How long a new dispatcher waits, at most, for the calls a previous one still sends (it lost its lease
+   * while alive: its scheduler sends what it holds); default 30 s. Meanwhile this one sends nothing, so
+   * the two together stay within the limits.
+   */
+  handoverWaitMs?: number;
 }
 
 /** Sends the shared outbox while this process leads. */
@@ -48,6 +54,8 @@ export class SharedDispatcher {
   #leading = false;
   /** No claim before this time (ms): the handover pause. */
   #resumeAt = 0;
+  /** Until this time (ms) the first claim waits for calls other live processes still send. */
+  #handoverUntil: number | undefined;
   #resumeTimer: NodeJS.Timeout | undefined;
   #pumping = false;
   #again = false;
@@ -77,6 +85,7 @@ export class SharedDispatcher {
     this.#o.logger?.info('this process is the dispatcher now: it sends the outbox');
     this.#leading = true;
     this.#resumeAt = Date.now() + (this.#o.handoverPauseMs ?? 1000);
+    this.#handoverUntil = Date.now() + (this.#o.handoverWaitMs ?? 30_000);
     this.wake();
   }
 
@@ -127,6 +136,7 @@ export class SharedDispatcher {
   }
 
   async #pump(): Promise<void> {
+    if (this.#handoverUntil !== undefined && !(await this.#previousDone())) return;
     const max = this.#o.maxInFlight ?? 256;
     while (this.#leading && this.#inFlight.size < max) {
       let rows: PgOutboxRow[];
@@ -144,6 +154,32 @@ export class SharedDispatcher {
       if (rows.length === 0) return;
       for (const row of rows) this.#launch(row);
     }
+  }
+
+  /**
+   * Whether the previous dispatcher (alive, without the lease) has finished what it was sending; if not,
+   * looks again in a quarter of a second. Gives up waiting after `handoverWaitMs`.
+   */
+  async #previousDone(): Promise<boolean> {
+    let others = 0;
+    try {
+      others = await this.#o.outbox.othersSending(this.#o.member);
+    } catch (error) {
+      this.#o.logger?.error(
+        { err: error },
+        'could not read the calls in flight elsewhere; trying again shortly',
+      );
+      others = 1;
+    }
+    if (others === 0 || Date.now() >= this.#handoverUntil!) {
+      if (others > 0)
+        this.#o.logger?.warn({ inFlightElsewhere: others }, 'sending although another process still sends');
+      this.#handoverUntil = undefined;
+      return true;
+    }
+    this.#resumeAt = Date.now() + 250;
+    this.#again = true;
+    return false;
   }
 
   #launch(row: PgOutboxRow): void {

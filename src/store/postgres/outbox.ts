@@ -56,6 +56,19 @@ export class PgOutbox {
   }
 
   /**
+   * How many calls other live processes still have in flight: a dispatcher that lost its lease while it
+   * ran sends what its scheduler already holds; the next one waits for that before it sends (limits).
+   */
+  async othersSending(owner: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM outbox o WHERE o.status = 'sending' AND o.claimed_by <> $1 " +
+        'AND EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.expires_at > botflow_now_ms())',
+      [owner],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
    * Records the outcome of an in-flight row and, when the flow asked for the result (`ref`), its
    * `effect_result` event, in one transaction.
    */
