@@ -1,20 +1,23 @@
 /**
  * `botflow outbox list | retry | drop`: the calls that failed for good (dead letters: refused by the
  * platform, or still failing when their time-to-live ended), listed, sent again, or given up, on the
- * database `botflow run` uses. Re-driven calls go out in their conversation's order at the next dispatch
+ * database `botflow run` uses (SQLite, or PostgreSQL with --database-url / database.url). Re-driven calls go out in their conversation's order at the next dispatch
  * (at once when the bot runs; otherwise at its next start).
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { openDatabase } from '../store/database.ts';
-import { OutboxStore } from '../store/outbox.ts';
+import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
+import { openPostgres, type PostgresDatabase } from '../store/postgres/database.ts';
+import { PgOutbox } from '../store/postgres/outbox.ts';
 import type { Command } from './command.ts';
 
 const HELP = `usage: botflow outbox list [--limit N] [--json]
        botflow outbox retry <id ...> | --all
        botflow outbox drop <id ...> | --all
-options: --db <file> (default: database.path of the configuration), --config <file>
+options: --db <file> | --database-url <postgres://…> (default: database.path or database.url of the
+configuration), --config <file>
 
 Calls that failed for good (dead letters) stay in the outbox with their error. list shows them, newest
 first; retry puts them back in line (sent in their conversation's order by the running bot, or at its
@@ -53,38 +56,66 @@ export const command: Command = {
       );
       return 2;
     }
-    let path: string;
+    let database: ReturnType<typeof loadConfig>['database'];
     try {
-      path = loadConfig({
+      database = loadConfig({
         argv: [
           ...(values.db ? ['--db', values.db] : []),
+          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
           ...(values.config ? ['--config', values.config] : []),
         ],
-      }).database.path;
+      }).database;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow outbox: ${error.message}`);
       return 2;
     }
-    if (!existsSync(path)) {
-      console.error(`botflow outbox: no database at ${path}: give --db, or run from the bot's folder`);
+    const url = database.url?.reveal();
+    if (url === undefined && !existsSync(database.path)) {
+      console.error(
+        `botflow outbox: no database at ${database.path}: give --db, or run from the bot's folder`,
+      );
       return 2;
     }
-    const db = openDatabase({ path });
+    let store: DeadLetters;
+    let close: () => Promise<void> | void;
+    if (url !== undefined) {
+      let pg: PostgresDatabase;
+      try {
+        pg = await openPostgres({ url, migrate: false });
+      } catch (error) {
+        console.error(`botflow outbox: ${(error as Error).message}`);
+        return 2;
+      }
+      store = new PgOutbox(pg.pool);
+      close = () => pg.close();
+    } else {
+      const db = openDatabase({ path: database.path });
+      store = new OutboxStore(db);
+      close = () => {
+        db.close();
+      };
+    }
     try {
-      const outbox = new OutboxStore(db);
-      if (action === 'list') return list(outbox, Number(values.limit ?? 100), values.json === true);
+      if (action === 'list') return await list(store, Number(values.limit ?? 100), values.json === true);
       const changed =
         action === 'retry'
-          ? outbox.retryFailed(values.all ? undefined : ids)
-          : outbox.dropFailed(values.all ? undefined : ids);
+          ? await store.retryFailed(values.all ? undefined : ids)
+          : await store.dropFailed(values.all ? undefined : ids);
       console.log(`${changed} call(s) ${action === 'retry' ? 'put back in line' : 'dropped'}`);
       return changed === 0 && !values.all ? 1 : 0;
     } finally {
-      db.close();
+      await close();
     }
   },
 };
+
+/** Dead letters on SQLite (OutboxStore) or PostgreSQL (PgOutbox). */
+interface DeadLetters {
+  failed(limit: number): OutboxRow[] | Promise<OutboxRow[]>;
+  retryFailed(ids?: readonly number[]): number | Promise<number>;
+  dropFailed(ids?: readonly number[]): number | Promise<number>;
+}
 
 function parse(args: string[]) {
   return parseArgs({
@@ -96,14 +127,15 @@ function parse(args: string[]) {
       json: { type: 'boolean' },
       limit: { type: 'string' },
       db: { type: 'string' },
+      'database-url': { type: 'string' },
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
-function list(outbox: OutboxStore, limit: number, json: boolean): number {
-  const rows = outbox.failed(limit);
+async function list(outbox: DeadLetters, limit: number, json: boolean): Promise<number> {
+  const rows = await outbox.failed(limit);
   if (json) {
     console.log(JSON.stringify(rows.map(({ args: _args, result: _result, ...row }) => row)));
     return 0;

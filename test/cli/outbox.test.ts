@@ -2,10 +2,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { command } from '../../src/cli/outbox-command.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
+import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
+import { openPostgres } from '../../src/store/postgres/database.ts';
+import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+
+const pgUp = await postgresAvailable();
 
 let dir: string;
 afterEach(() => {
@@ -88,5 +94,29 @@ describe('botflow outbox', () => {
     expect((await run(['retry', 'x', '--db', path])).err).toContain('give the ids to retry');
     expect((await run(['resend', '--db', path])).err).toContain('unknown action "resend"');
     expect((await run(['retry', '99', '--db', path])).code).toBe(1); // nothing failed under that id
+  });
+
+  it.skipIf(!pgUp)('does the same on PostgreSQL (--database-url)', async () => {
+    const path = database();
+    const target = await freshDatabase();
+    try {
+      const pg = await openPostgres({ url: target.url });
+      const sqlite = new SQLite(path, { readonly: true });
+      await copyFromSqlite(sqlite, pg.pool);
+      sqlite.close();
+      const pgStatuses = async () =>
+        (await pg.pool.query('SELECT status FROM outbox ORDER BY id')).rows.map((r) => r.status);
+      const url = ['--database-url', target.url];
+      const listed = await run(['list', ...url]);
+      expect(listed.out).toMatch(/^2\t.*\tu:7\tsendMessage\t1 attempt\(s\)\tnetwork: 3 attempts\n1\t/);
+      expect(await run(['retry', '2', ...url])).toMatchObject({ code: 0, out: '1 call(s) put back in line' });
+      expect(await pgStatuses()).toEqual(['failed', 'pending', 'done']);
+      expect(await run(['drop', '--all', ...url])).toMatchObject({ code: 0, out: '1 call(s) dropped' });
+      expect(await pgStatuses()).toEqual(['dropped', 'pending', 'done']);
+      expect((await run(['retry', '99', ...url])).code).toBe(1);
+      await pg.close();
+    } finally {
+      await target.drop();
+    }
   });
 });

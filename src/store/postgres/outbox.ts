@@ -126,4 +126,34 @@ export class PgOutbox {
     for (const { status, n } of rows) out[status] = n;
     return out;
   }
+
+  /** Calls that failed for good (dead letters), newest first (`botflow outbox list`). */
+  async failed(limit = 100): Promise<PgOutboxRow[]> {
+    const { rows } = await this.pool.query<PgOutboxRow>(
+      `SELECT ${COLUMNS} FROM outbox o WHERE o.status = 'failed' ORDER BY o.id DESC LIMIT $1`,
+      [limit],
+    );
+    return rows;
+  }
+
+  /** Puts failed calls back in line (all without `ids`); the dispatcher is told. Returns how many. */
+  async retryFailed(ids?: readonly number[]): Promise<number> {
+    const n = await this.#changeFailed("status = 'pending', error = NULL, finished_at = NULL", ids);
+    if (n > 0) await notifyOutbox(this.pool);
+    return n;
+  }
+
+  /** Gives up on failed calls for good (all without `ids`): marked `dropped`. Returns how many. */
+  async dropFailed(ids?: readonly number[], now = Date.now()): Promise<number> {
+    return this.#changeFailed(`status = 'dropped', finished_at = ${Math.floor(now)}`, ids);
+  }
+
+  async #changeFailed(set: string, ids?: readonly number[]): Promise<number> {
+    if (ids && ids.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `UPDATE outbox SET ${set} WHERE status = 'failed'${ids ? ' AND id = ANY ($1::bigint[])' : ''}`,
+      ids ? [ids] : [],
+    );
+    return rowCount ?? 0;
+  }
 }
