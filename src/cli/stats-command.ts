@@ -91,7 +91,9 @@ export const command: Command = {
 
 function readSqlite(path: string, query: { since: number; flowId?: string }): StepLogRow[] {
   if (!existsSync(path))
-    throw new Error(`no database at ${path}: give --db <file>, or run from the bot's folder`);
+    throw new Error(
+      `no database at ${path} yet: botflow run creates it (run the bot first), or give --db <file>`,
+    );
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
     return new StepLogStore(db).rows(query);

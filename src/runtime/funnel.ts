@@ -234,7 +234,9 @@ export function describeFunnel(funnels: readonly FlowFunnel[], options: { since?
       String(s.waiting),
       String(s.stopped),
       String(s.ended),
-      s.retries ? `${s.retries} (${s.retriedSessions} people)` : '0',
+      s.retries
+        ? `${s.retries} (${s.retriedSessions} ${s.retriedSessions === 1 ? 'person' : 'people'})`
+        : '0',
       formatDuration(s.medianMs),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
