@@ -1,5 +1,6 @@
 /**
- * `botflow replay <recording.jsonl> [--flows dir]` and `botflow replay --db <file> [--conversation key]`:
+ * `botflow replay <recording.jsonl> [--flows dir]` and `botflow replay --db <file> | --database-url <url>
+ * [--conversation key]`:
  * replays recorded conversations against the current flows and prints the calls that differ.
  * Exit code 0 when none differ, 1 when some do, 2 on bad input.
  */
@@ -7,26 +8,33 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Recording, readRecording } from '../runtime/recording.ts';
 import { loadFlowsOrThrow } from '../testing/flows.ts';
-import { recordingFromDatabase } from '../testing/recording-from-db.ts';
+import { recordingFromDatabase, recordingFromPostgres } from '../testing/recording-from-db.ts';
 import { replay } from '../testing/replay.ts';
 import type { Command } from './command.ts';
 
 const USAGE = `usage: botflow replay <recording> [--flows dir]
-       botflow replay --db <botflow.db> [--conversation <key>] [--flows dir]
+       botflow replay --db <botflow.db> | --database-url <postgres://…> [--conversation <key>] [--flows dir]
 
 Replays what real people did against the current flows, with the recorded timestamps driving a virtual
 clock, and prints every API call that differs from what was recorded (- no longer made, + new).
 
   <recording>            a file written by botflow run --record <file>
   --db <file>            replay from the inbox and outbox of a botflow database instead
-  --conversation <key>   with --db: only this conversation (e.g. u:123; see the inspector)
+  --database-url <url>   the same from the PostgreSQL database of several instances (only read)
+  --conversation <key>   with --db or --database-url: only this conversation (e.g. u:123)
   --flows <dir>          the flows to replay against (default: flows)
 
 exit code: 0 no differences, 1 differences, 2 bad input`;
 
 /** Runs `botflow replay`. */
 export async function runReplay(args: string[], print: (line: string) => void): Promise<number> {
-  let values: { flows?: string; db?: string; conversation?: string; help?: boolean };
+  let values: {
+    flows?: string;
+    db?: string;
+    'database-url'?: string;
+    conversation?: string;
+    help?: boolean;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -35,6 +43,7 @@ export async function runReplay(args: string[], print: (line: string) => void): 
       options: {
         flows: { type: 'string' },
         db: { type: 'string' },
+        'database-url': { type: 'string' },
         conversation: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -47,19 +56,26 @@ export async function runReplay(args: string[], print: (line: string) => void): 
     print(USAGE);
     return 0;
   }
-  const source = values.db ?? positionals[0];
-  if (!source || (values.db && positionals.length) || positionals.length > 1) {
-    print(`botflow replay: give one recording file, or --db <file>\n\n${USAGE}`);
+  const url = values['database-url'];
+  const source = values.db ?? url ?? positionals[0];
+  const given = [values.db, url, positionals[0]].filter((x) => x !== undefined).length;
+  if (!source || given > 1 || positionals.length > 1) {
+    print(`botflow replay: give one recording file, or --db <file>, or --database-url <url>\n\n${USAGE}`);
     return 2;
   }
-  if (!existsSync(source)) {
+  if (url === undefined && !existsSync(source)) {
     print(`botflow replay: ${source} does not exist`);
     return 2;
   }
   let recording: Recording;
   let flows: Awaited<ReturnType<typeof loadFlowsOrThrow>>;
   try {
-    recording = values.db ? recordingFromDatabase(source, values.conversation) : readRecording(source);
+    recording =
+      url !== undefined
+        ? await recordingFromPostgres(url, values.conversation)
+        : values.db
+          ? recordingFromDatabase(source, values.conversation)
+          : readRecording(source);
     flows = await loadFlowsOrThrow(values.flows ?? 'flows');
   } catch (error) {
     print(`botflow replay: ${(error as Error).message}`);

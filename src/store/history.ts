@@ -34,6 +34,14 @@ export interface OutboxEntry {
   error: string | null;
 }
 
+/** Everything a recording is built from (testing/recording-from-db.ts), from either store. */
+export interface HistoryData {
+  updates: StoredUpdate[];
+  settledCalls: SettledCall[];
+  firstKeptUpdate: Map<string, number>;
+  sessionStarts: Map<string, number>;
+}
+
 /** Past traffic of one database, optionally narrowed to one conversation. */
 export class HistoryStore {
   readonly #db: Database.Database;

@@ -5,7 +5,7 @@
  */
 
 import type { CallRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
-import { HistoryStore } from '../store/history.ts';
+import { type HistoryData, HistoryStore } from '../store/history.ts';
 import { SQLite } from '../store/sqlite.ts';
 
 /** Reads the updates and calls of one conversation (or all) from the database at `path`, read-only. */
@@ -13,52 +13,78 @@ export function recordingFromDatabase(path: string, conversation?: string): Reco
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
     const history = new HistoryStore(db, conversation);
-    const updates = history
-      .updates()
-      .map((r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }));
-    const calls = history.settledCalls().map((r): CallRecord => {
-      const args = JSON.parse(r.args) as Record<string, unknown>;
-      // An upload's message gets its attachment at send time: put a stand-in where it goes (tokens are not compared).
-      const { media, message, ...target } = args as {
-        media?: { type: string };
-        message?: Record<string, unknown>;
-      };
-      const attachments = [
-        ...((message?.attachments as unknown[]) ?? []),
-        { type: media?.type, payload: { token: '…' } },
-      ];
-      const flat = r.kind === 'upload_and_send' ? { ...target, ...message, attachments } : args;
-      return {
-        type: 'call',
-        at: r.at,
-        op: r.op,
-        args: flat,
-        ...(r.result ? { result: JSON.parse(r.result) } : {}),
-        ...(r.status === 'failed' ? { error: { code: 'failed', message: r.error ?? 'failed' } } : {}),
-      };
-    });
-    if (conversation !== undefined && updates.length === 0) {
-      throw new Error(`the inbox of ${path} has no updates of conversation "${conversation}"`);
-    }
-    const warnings: string[] = [];
-    const firstKept = history.firstKeptUpdate();
-    for (const [k, at] of history.sessionStarts()) {
-      const first = firstKept.get(k);
-      if (first !== undefined && at < first) {
-        warnings.push(
-          `${k}: its session started before the oldest update the inbox still holds (pruned): the replay starts it from nothing and may differ for that reason`,
-        );
-      }
-    }
-    const times = [...updates.map((u) => u.at), ...calls.map((c) => c.at)];
-    return {
-      startedAt: Math.min(...times, Date.now()),
-      endedAt: Math.max(0, ...times),
-      updates,
-      calls,
-      ...(warnings.length ? { warnings } : {}),
-    };
+    return recordingFromHistory(
+      {
+        updates: history.updates(),
+        settledCalls: history.settledCalls(),
+        firstKeptUpdate: history.firstKeptUpdate(),
+        sessionStarts: history.sessionStarts(),
+      },
+      path,
+      conversation,
+    );
   } finally {
     db.close();
   }
+}
+
+/** The same from a PostgreSQL database (`botflow replay --database-url`), which it only reads. */
+export async function recordingFromPostgres(url: string, conversation?: string): Promise<Recording> {
+  // Loaded here: transcript tests never need the PostgreSQL driver.
+  const { openPostgres } = await import('../store/postgres/database.ts');
+  const { pgHistory } = await import('../store/postgres/history.ts');
+  const pg = await openPostgres({ url, migrate: false });
+  try {
+    return recordingFromHistory(await pgHistory(pg.pool, conversation), pg.where, conversation);
+  } finally {
+    await pg.close();
+  }
+}
+
+/** A recording of what a database holds (`where` names it in errors and warnings). */
+export function recordingFromHistory(history: HistoryData, where: string, conversation?: string): Recording {
+  const updates = history.updates.map(
+    (r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }),
+  );
+  const calls = history.settledCalls.map((r): CallRecord => {
+    const args = JSON.parse(r.args) as Record<string, unknown>;
+    // An upload's message gets its attachment at send time: put a stand-in where it goes (tokens are not compared).
+    const { media, message, ...target } = args as {
+      media?: { type: string };
+      message?: Record<string, unknown>;
+    };
+    const attachments = [
+      ...((message?.attachments as unknown[]) ?? []),
+      { type: media?.type, payload: { token: '…' } },
+    ];
+    const flat = r.kind === 'upload_and_send' ? { ...target, ...message, attachments } : args;
+    return {
+      type: 'call',
+      at: r.at,
+      op: r.op,
+      args: flat,
+      ...(r.result ? { result: JSON.parse(r.result) } : {}),
+      ...(r.status === 'failed' ? { error: { code: 'failed', message: r.error ?? 'failed' } } : {}),
+    };
+  });
+  if (conversation !== undefined && updates.length === 0) {
+    throw new Error(`the inbox of ${where} has no updates of conversation "${conversation}"`);
+  }
+  const warnings: string[] = [];
+  for (const [k, at] of history.sessionStarts) {
+    const first = history.firstKeptUpdate.get(k);
+    if (first !== undefined && at < first) {
+      warnings.push(
+        `${k}: its session started before the oldest update the inbox still holds (pruned): the replay starts it from nothing and may differ for that reason`,
+      );
+    }
+  }
+  const times = [...updates.map((u) => u.at), ...calls.map((c) => c.at)];
+  return {
+    startedAt: Math.min(...times, Date.now()),
+    endedAt: Math.max(0, ...times),
+    updates,
+    calls,
+    ...(warnings.length ? { warnings } : {}),
+  };
 }

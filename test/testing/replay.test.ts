@@ -2,9 +2,11 @@
  * Record and replay: recorded sessions of the examples replay with no differences; a deliberate change to
  * a flow makes replay report exactly the changed calls; personal values and the token never reach the file.
  */
+
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/cli/replay-command.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
@@ -14,12 +16,15 @@ import { createRecorder, Redactor } from '../../src/runtime/recorder.ts';
 import { readRecording } from '../../src/runtime/recording.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
+import { openPostgres } from '../../src/store/postgres/database.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
 import { Harness } from '../../src/testing/harness.ts';
 import { loadTranscripts } from '../../src/testing/load.ts';
-import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
+import { recordingFromDatabase, recordingFromPostgres } from '../../src/testing/recording-from-db.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runTranscript } from '../../src/testing/run.ts';
+import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 let flows: FlowDefinition[];
 const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-test-'));
@@ -45,6 +50,8 @@ async function record(name: string): Promise<string> {
 beforeAll(async () => {
   flows = await loadFlowsOrThrow('flows');
 });
+
+const pgUp = await postgresAvailable();
 
 describe('record and replay', () => {
   it('every recorded example dialog replays against the same flows with no differences', async () => {
@@ -143,6 +150,43 @@ describe('record and replay', () => {
       await h.close();
     }
   }, 60_000);
+
+  it.skipIf(!pgUp)(
+    'replays the same from a PostgreSQL database (--database-url)',
+    async () => {
+      const h = await Harness.start({ flows });
+      const target = await freshDatabase();
+      try {
+        const ann = await h.person('Ann');
+        await h.act(ann, { kind: 'start' });
+        await h.act(ann, { kind: 'say', text: 'Ann' });
+        await h.act(ann, { kind: 'say', text: '41' });
+        const key = `u:${ann.userId}`;
+        const pg = await openPostgres({ url: target.url });
+        const sqlite = new SQLite(h.databasePath, { readonly: true });
+        await copyFromSqlite(sqlite, pg.pool);
+        sqlite.close();
+        await pg.close();
+        const fromPg = await recordingFromPostgres(target.url, key);
+        expect(fromPg).toEqual(recordingFromDatabase(h.databasePath, key));
+        const changed = await changedFlows('say: "Your email address?"', 'say: "Email?"');
+        const result = await replay(fromPg, { flows: changed });
+        expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
+        const lines: string[] = [];
+        expect(
+          await runReplay(['--database-url', target.url, '--conversation', key], (l) => lines.push(l)),
+        ).toBe(0);
+        expect(lines.at(-1)).toMatch(/3 updates replayed; .*: no differences/);
+        await expect(recordingFromPostgres(target.url, 'u:0')).rejects.toThrow(
+          /no updates of conversation "u:0"/,
+        );
+      } finally {
+        await h.close();
+        await target.drop();
+      }
+    },
+    60_000,
+  );
 
   it('in a session of several people, only the conversation that meets the change differs', async () => {
     const file = join(dir, 'two-people.jsonl');
