@@ -37,6 +37,19 @@ describe.skipIf(!up)('the playground of a bot on PostgreSQL', () => {
     expect(await role.textContent()).toContain('1 live instance');
     expect(await page.getByText('This bot runs on PostgreSQL').isVisible()).toBe(true);
     await page.screenshot({ path: `${RESULTS}playground-postgres.png` });
+    // The funnel reads the shared database: Rosa is counted at the sign-up's first step.
+    const [funnel] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page
+        .getByRole('list', { name: 'Flows' })
+        .getByRole('listitem')
+        .filter({ hasText: 'signup' })
+        .getByRole('link', { name: 'funnel' })
+        .click(),
+    ]);
+    await funnel.waitForLoadState();
+    expect(await funnel.locator('tr[data-step="ask_name"] td.num').first().textContent()).toBe('1 100%');
+    await funnel.close();
     expect(pageErrors).toEqual([]);
   });
 });

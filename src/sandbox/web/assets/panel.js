@@ -122,6 +122,38 @@ export class Panel {
           h('code', {}, 'database.url'),
           ' (SQLite).',
         ),
+        // The funnels read the shared database: every instance's conversations.
+        h(
+          'ul',
+          { class: 'cluster-flows', 'aria-label': 'Flows' },
+          (this.state.flows ?? []).map((f) =>
+            h(
+              'li',
+              {},
+              h('strong', {}, f.id),
+              ' ',
+              h(
+                'a',
+                {
+                  class: 'link-btn',
+                  href: `/_inspector/funnel?flow=${encodeURIComponent(f.id)}`,
+                  target: '_blank',
+                },
+                'funnel',
+              ),
+              ' ',
+              h(
+                'a',
+                {
+                  class: 'link-btn',
+                  href: `/_inspector/storyboard?flow=${encodeURIComponent(f.id)}`,
+                  target: '_blank',
+                },
+                'storyboard',
+              ),
+            ),
+          ),
+        ),
       );
       return;
     }
