@@ -10,3 +10,12 @@ export interface Command {
    */
   options?: readonly string[];
 }
+
+/** The options that choose the database and the configuration file, as `loadConfig`'s argv. */
+export function databaseArgv(values: { db?: string; 'database-url'?: string; config?: string }): string[] {
+  return [
+    ...(values.db ? ['--db', values.db] : []),
+    ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
+    ...(values.config ? ['--config', values.config] : []),
+  ];
+}

@@ -17,7 +17,7 @@ import { FlowVersionStore } from '../store/flow-versions.ts';
 import { openPostgres } from '../store/postgres/database.ts';
 import { pgPlanSources } from '../store/postgres/sessions.ts';
 import { SessionStore } from '../store/sessions.ts';
-import type { Command } from './command.ts';
+import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>] [--json]
 
@@ -49,13 +49,7 @@ export const command: Command = {
     }
     let config: ReturnType<typeof loadConfig>;
     try {
-      config = loadConfig({
-        argv: [
-          ...(values.db ? ['--db', values.db] : []),
-          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
-          ...(values.config ? ['--config', values.config] : []),
-        ],
-      });
+      config = loadConfig({ argv: databaseArgv(values) });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow flows: ${error.message}`);

@@ -17,7 +17,7 @@ import {
   pgAppliedMigrations,
 } from '../store/postgres/database.ts';
 import { SQLite } from '../store/sqlite.ts';
-import type { Command } from './command.ts';
+import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow migrate [--status] [--db <file> | --database-url <postgres://…>] [--config <file>]
        botflow migrate --from sqlite:<file> --to <postgres://…>
@@ -72,13 +72,7 @@ export const command: Command = {
     let synchronous: 'FULL' | 'NORMAL';
     let url: string | undefined;
     try {
-      const config = loadConfig({
-        argv: [
-          ...(values.db ? ['--db', values.db] : []),
-          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
-          ...(values.config ? ['--config', values.config] : []),
-        ],
-      });
+      const config = loadConfig({ argv: databaseArgv(values) });
       path = config.database.path;
       synchronous = config.database.synchronous;
       url = config.database.url?.reveal();

@@ -11,7 +11,7 @@ import { openDatabase } from '../store/database.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
 import { openPostgres, type PostgresDatabase } from '../store/postgres/database.ts';
 import { PgOutbox } from '../store/postgres/outbox.ts';
-import type { Command } from './command.ts';
+import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow outbox list [--limit N] [--json]
        botflow outbox retry <id ...> | --all
@@ -58,13 +58,7 @@ export const command: Command = {
     }
     let database: ReturnType<typeof loadConfig>['database'];
     try {
-      database = loadConfig({
-        argv: [
-          ...(values.db ? ['--db', values.db] : []),
-          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
-          ...(values.config ? ['--config', values.config] : []),
-        ],
-      }).database;
+      database = loadConfig({ argv: databaseArgv(values) }).database;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow outbox: ${error.message}`);

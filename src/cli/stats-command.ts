@@ -14,7 +14,7 @@ import { describeFunnel, type FlowFunnel, funnelOf } from '../runtime/funnel.ts'
 import { openPostgres } from '../store/postgres/database.ts';
 import { pgStepLog } from '../store/postgres/sessions.ts';
 import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
-import type { Command } from './command.ts';
+import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
                     [--config <file>] [--json]
@@ -48,13 +48,7 @@ export const command: Command = {
     }
     let config: ReturnType<typeof loadConfig>;
     try {
-      config = loadConfig({
-        argv: [
-          ...(values.db ? ['--db', values.db] : []),
-          ...(values['database-url'] ? ['--database-url', values['database-url']] : []),
-          ...(values.config ? ['--config', values.config] : []),
-        ],
-      });
+      config = loadConfig({ argv: databaseArgv(values) });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow stats: ${error.message}`);
