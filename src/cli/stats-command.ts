@@ -10,10 +10,10 @@ import SQLite from 'better-sqlite3';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { describeFunnel, type FlowFunnel, funnelOf } from '../runtime/funnel.ts';
+import { describeFunnel, type FlowFunnel, funnelOf, funnelOfPages } from '../runtime/funnel.ts';
 import { openPostgres } from '../store/postgres/database.ts';
 import { pgStepLog } from '../store/postgres/sessions.ts';
-import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
+import { StepLogStore } from '../store/step-log.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
@@ -59,18 +59,18 @@ export const command: Command = {
     const flows: readonly FlowDefinition[] = existsSync(dir) ? (await loadFlows(dir)).flows : [];
     const since = days === undefined ? 0 : Date.now() - days * 86_400_000;
     const query = { since, ...(values.flow ? { flowId: values.flow } : {}) };
-    let rows: StepLogRow[];
+    const shown = flows.filter((f) => !values.flow || f.id === values.flow);
+    let funnels: FlowFunnel[];
     const url = config.database.url?.reveal();
     try {
-      rows = url !== undefined ? await readPostgres(url, query) : readSqlite(config.database.path, query);
+      funnels =
+        url !== undefined
+          ? await tallyPostgres(url, query, shown)
+          : tallySqlite(config.database.path, query, shown);
     } catch (error) {
       console.error(`botflow stats: ${(error as Error).message}`);
       return 1;
     }
-    let funnels: FlowFunnel[] = funnelOf(
-      rows,
-      flows.filter((f) => !values.flow || f.id === values.flow),
-    );
     if (values.flow && funnels.length === 0) {
       const known = flows.map((f) => f.id).join(', ') || 'none in the flow files';
       console.error(`botflow stats: no flow "${values.flow}" (flows: ${known})`);
@@ -83,18 +83,21 @@ export const command: Command = {
   },
 };
 
-function readSqlite(path: string, query: { since: number; flowId?: string }): StepLogRow[] {
+type Query = { since: number; flowId?: string };
+
+/** Tallies the step log of a SQLite file, read as it is tallied (the file is opened read-only). */
+function tallySqlite(path: string, query: Query, flows: readonly FlowDefinition[]): FlowFunnel[] {
   if (!existsSync(path))
     throw new Error(
       `no database at ${path} yet: botflow run creates it (run the bot first), or give --db <file>`,
     );
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
-    return new StepLogStore(db).rows(query);
+    return funnelOf(new StepLogStore(db).rows(query), flows);
   } catch (error) {
     if (/no such table: step_log/.test((error as Error).message))
       throw new Error(
-        `${path} has no step log yet: botflow run (or botflow migrate --db ${path}) adds them; conversations are counted from then on`,
+        `${path} has no step log yet: botflow run (or botflow migrate --db ${path}) adds it; conversations are counted from then on`,
       );
     throw new Error(`could not read ${path}: ${(error as Error).message}`);
   } finally {
@@ -102,10 +105,15 @@ function readSqlite(path: string, query: { since: number; flowId?: string }): St
   }
 }
 
-async function readPostgres(url: string, query: { since: number; flowId?: string }): Promise<StepLogRow[]> {
+/** Tallies the step log of a PostgreSQL database, a page at a time. */
+async function tallyPostgres(
+  url: string,
+  query: Query,
+  flows: readonly FlowDefinition[],
+): Promise<FlowFunnel[]> {
   const pg = await openPostgres({ url, migrate: false });
   try {
-    return await pgStepLog(pg.pool, query);
+    return await funnelOfPages(pgStepLog(pg.pool, query), flows);
   } catch (error) {
     throw new Error(`could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`);
   } finally {

@@ -115,8 +115,8 @@ export interface ClusterEngine {
   /** Resolves when no event waits in this process's partitions and no call is in flight here. */
   drain(): Promise<void>;
   on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
-  /** The funnel's step log of a flow (or all) since `since` (runtime/funnel.ts tallies it). */
-  stepLog(query?: { flowId?: string; since?: number }): Promise<StepLogRow[]>;
+  /** The funnel's step log of a flow (or all) since `since`, a page at a time (runtime/funnel.ts tallies it). */
+  stepLog(query?: { flowId?: string; since?: number }): AsyncIterable<StepLogRow>;
   /**
    * Deletes settled inbox rows after 72 h, finished outbox rows, timers and tasks after `olderThanMs`
    * (7 days) and the step log after `stepLogOlderThanMs` (90 days). Any process may run it.

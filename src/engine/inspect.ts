@@ -102,8 +102,11 @@ export interface SessionInspector {
    * flow or step.
    */
   jump(jump: Omit<Jump, 'flow'> & { flowId: string }): void;
-  /** The funnel's step log of a flow (or all) since `since` (runtime/funnel.ts tallies it). */
-  stepLog(query?: { flowId?: string; since?: number }): StepLogRow[];
+  /**
+   * The funnel's step log of a flow (or all) since `since`, read as it is consumed (runtime/funnel.ts
+   * tallies it): consume it at once, without awaiting in between.
+   */
+  stepLog(query?: { flowId?: string; since?: number }): Iterable<StepLogRow>;
   /**
    * The running conversations against the flows loaded now (flows-plan.ts): on the latest version, moved
    * by a migrate: block at their next event, staying on their version, or stranded.

@@ -7,15 +7,25 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
-import { type FlowFunnel, formatDuration, funnelOf, type StepFunnel, stepLabel } from './funnel.ts';
+import {
+  type FlowFunnel,
+  formatDuration,
+  funnelOf,
+  funnelOfPages,
+  type StepFunnel,
+  stepLabel,
+} from './funnel.ts';
 import { escapeHtml } from './storyboard.ts';
 import { flowNotFound } from './storyboard-routes.ts';
 
-/** Reads the step log (the engine's own database); undefined when no engine is attached yet. */
+/**
+ * Reads the step log: on SQLite a sync iterable over the engine's own connection (tallied without a pause),
+ * on PostgreSQL pages; undefined when no engine is attached yet.
+ */
 export type StepLogReader = (query: {
   flowId?: string;
   since?: number;
-}) => readonly StepLogRow[] | Promise<readonly StepLogRow[]> | undefined;
+}) => Iterable<StepLogRow> | AsyncIterable<StepLogRow> | undefined;
 
 const PERIODS: [string, number | undefined][] = [
   ['all kept', undefined],
@@ -37,14 +47,15 @@ export function funnelRoutes(
           .send({ code: 'proto.payload', message: `days must be a number above 0, got "${q.days}"` });
       }
       const since = days === undefined ? 0 : Date.now() - days * 86_400_000;
-      const rows = await read({ since, ...(q.flow ? { flowId: q.flow } : {}) });
+      const rows = read({ since, ...(q.flow ? { flowId: q.flow } : {}) });
       if (rows === undefined) {
         return reply
           .code(503)
           .send({ code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' });
       }
       const shown = q.flow ? flows().filter((f) => f.id === q.flow) : flows();
-      const funnels = funnelOf(rows, shown).filter((f) => !q.flow || f.flowId === q.flow);
+      const tallied = Symbol.asyncIterator in rows ? await funnelOfPages(rows, shown) : funnelOf(rows, shown);
+      const funnels = tallied.filter((f) => !q.flow || f.flowId === q.flow);
       if (q.flow && funnels.length === 0) return reply.code(404).send(flowNotFound(q.flow, flows()));
       if (q.format === 'json') return funnels;
       return reply.type('text/html; charset=utf-8').send(funnelHtml(funnels, { flow: q.flow, days }));

@@ -35,14 +35,19 @@ export interface FlowFunnel {
   steps: StepFunnel[];
 }
 
+/** Visits of one step whose time to move on is kept for the median; beyond, a uniform sample of them. */
+const DURATIONS_KEPT = 100_000;
+
 interface Tally {
-  reached: Set<string>;
+  reached: number;
   waiting: number;
   stopped: number;
   ended: number;
   retries: number;
-  retried: Set<string>;
+  retried: number;
+  /** Times to move on: all of them, or a uniform sample once more than DURATIONS_KEPT were seen. */
   durations: number[];
+  seen: number;
 }
 
 const median = (values: number[]): number | null => {
@@ -60,7 +65,7 @@ export function declaredSteps(flow: FlowDefinition): string[] {
 
 /** One stay of a session at a step, as the log tells it. */
 interface Visit {
-  session: string;
+  session: number;
   flowId: string;
   step: string;
   enteredAt: number;
@@ -70,130 +75,174 @@ interface Visit {
   sessionActive: boolean;
 }
 
-/** The visits the log's lines tell, reading them in conversation order then commit order. */
-export function visitsOf(rows: readonly StepLogRow[]): Visit[] {
-  const visits: Visit[] = [];
-  let key: string | undefined;
-  let open: Visit | undefined;
-  let byInstance = new Map<number, Visit>();
-  for (const row of rows) {
-    if (row.conversationKey !== key) {
-      key = row.conversationKey;
-      open = undefined;
-      byInstance = new Map();
+/**
+ * Tallies the step log into funnels, a line at a time, the lines in conversation order then commit order
+ * (as the stores read them): only one conversation's visits are held at a time, so a log of any length
+ * can be read (`botflow stats` on a production database). A session counts once per step it reached.
+ */
+export class FunnelTally {
+  readonly #flows = new Map<string, { steps: Map<string, Tally>; sessions: number; ended: number }>();
+  #key: string | undefined;
+  #visits: Visit[] = [];
+  #open: Visit | undefined;
+  #byInstance = new Map<number, Visit>();
+
+  add(row: StepLogRow): void {
+    if (row.conversationKey !== this.#key) {
+      this.#flush();
+      this.#key = row.conversationKey;
     }
-    const session = `${row.conversationKey}#${row.sessionRevision}`;
     if (row.event === 'enter' || row.event === 'finish') {
+      const open = this.#open;
       if (open) {
         open.leftAt = row.at;
-        open.leftBy = open.session === session ? 'next' : 'restart';
+        open.leftBy = open.session === row.sessionRevision ? 'next' : 'restart';
       }
+      const finished = row.event === 'finish';
       const visit: Visit = {
-        session,
+        session: row.sessionRevision,
         flowId: row.flowId,
         step: row.step,
         enteredAt: row.at,
-        leftAt: row.event === 'finish' ? row.at : null,
-        leftBy: row.event === 'finish' ? 'end' : null,
+        leftAt: finished ? row.at : null,
+        leftBy: finished ? 'end' : null,
         retries: 0,
         sessionActive: row.sessionActive,
       };
-      visits.push(visit);
-      byInstance.set(row.stepInstance, visit);
-      open = row.event === 'enter' ? visit : undefined;
-      continue;
+      this.#visits.push(visit);
+      this.#byInstance.set(row.stepInstance, visit);
+      this.#open = finished ? undefined : visit;
+      return;
     }
-    const visit = byInstance.get(row.stepInstance);
-    if (!visit) continue; // entered before the period asked for
+    const visit = this.#byInstance.get(row.stepInstance);
+    if (!visit) return; // entered before the period asked for
     if (row.event === 'retry') visit.retries += row.n;
     else if (row.event === 'stop' && visit.leftAt === null) {
       visit.leftAt = row.at;
       visit.leftBy = 'stopped';
-      if (open === visit) open = undefined;
+      if (this.#open === visit) this.#open = undefined;
     }
   }
-  return visits;
+
+  /** Counts the visits of the conversation read so far: each session once per step it reached. */
+  #flush(): void {
+    const reached = new Set<string>();
+    const retried = new Set<string>();
+    const sessions = new Set<string>();
+    const ended = new Set<string>();
+    for (const v of this.#visits) {
+      let flow = this.#flows.get(v.flowId);
+      if (!flow) {
+        flow = { steps: new Map(), sessions: 0, ended: 0 };
+        this.#flows.set(v.flowId, flow);
+      }
+      let t = flow.steps.get(v.step);
+      if (!t) {
+        t = { reached: 0, waiting: 0, stopped: 0, ended: 0, retries: 0, retried: 0, durations: [], seen: 0 };
+        flow.steps.set(v.step, t);
+      }
+      const inFlow = `${v.flowId}\n${v.session}`;
+      const atStep = `${inFlow}\n${v.step}`;
+      if (!sessions.has(inFlow)) {
+        sessions.add(inFlow);
+        flow.sessions += 1;
+      }
+      if (!reached.has(atStep)) {
+        reached.add(atStep);
+        t.reached += 1;
+      }
+      t.retries += v.retries;
+      if (v.retries > 0 && !retried.has(atStep)) {
+        retried.add(atStep);
+        t.retried += 1;
+      }
+      if (v.leftBy === 'next' && v.leftAt !== null) keepDuration(t, v.leftAt - v.enteredAt);
+      else if (v.leftBy === 'end') {
+        t.ended += 1;
+        if (!ended.has(inFlow)) {
+          ended.add(inFlow);
+          flow.ended += 1;
+        }
+      } else if (v.leftBy === 'stopped' || v.leftBy === 'restart') t.stopped += 1;
+      else if (v.leftAt === null) {
+        if (v.sessionActive) t.waiting += 1;
+        else t.stopped += 1; // its session was stopped another way (support ended it)
+      }
+    }
+    this.#visits = [];
+    this.#open = undefined;
+    this.#byInstance = new Map();
+  }
+
+  /**
+   * One funnel per flow. `flows` (when given) orders each flow's steps as declared, and lists steps
+   * nobody reached yet with zeros; other steps (of older versions) follow, most reached first.
+   */
+  result(flows: readonly FlowDefinition[] = []): FlowFunnel[] {
+    this.#flush();
+    const ids = [...new Set([...flows.map((f) => f.id), ...this.#flows.keys()])];
+    return ids.map((flowId) => {
+      const tallied = this.#flows.get(flowId);
+      const steps = tallied?.steps ?? new Map<string, Tally>();
+      const flow = flows.find((f) => f.id === flowId);
+      const declared = flow ? declaredSteps(flow) : [];
+      // Declared order (a step inside a called flow after its call step); others most reached first.
+      const order = (step: string) => {
+        const i = declared.indexOf(step.split('>')[0]!);
+        return i < 0 ? Number.POSITIVE_INFINITY : i;
+      };
+      const nested = (step: string) => (step.includes('>') ? 1 : 0);
+      const reached = (step: string) => steps.get(step)?.reached ?? 0;
+      const names = [...new Set([...declared, ...steps.keys()])].sort(
+        (a, b) => order(a) - order(b) || nested(a) - nested(b) || reached(b) - reached(a),
+      );
+      return {
+        flowId,
+        sessions: tallied?.sessions ?? 0,
+        ended: tallied?.ended ?? 0,
+        steps: names.map((step): StepFunnel => {
+          const t = steps.get(step);
+          return {
+            step,
+            reached: t?.reached ?? 0,
+            waiting: t?.waiting ?? 0,
+            stopped: t?.stopped ?? 0,
+            ended: t?.ended ?? 0,
+            retries: t?.retries ?? 0,
+            retriedSessions: t?.retried ?? 0,
+            medianMs: t ? median(t.durations) : null,
+          };
+        }),
+      };
+    });
+  }
 }
 
-/**
- * Tallies the log's `rows` into one funnel per flow. `flows` (when given) orders each flow's steps as
- * declared, and lists steps nobody reached yet with zeros; other steps (of older versions) follow, most
- * reached first.
- */
-export function funnelOf(rows: readonly StepLogRow[], flows: readonly FlowDefinition[] = []): FlowFunnel[] {
-  const byFlow = new Map<string, Map<string, Tally>>();
-  const sessionsOf = new Map<string, Set<string>>();
-  const endedOf = new Map<string, Set<string>>();
-  for (const row of visitsOf(rows)) {
-    const session = row.session;
-    let steps = byFlow.get(row.flowId);
-    if (!steps) {
-      steps = new Map();
-      byFlow.set(row.flowId, steps);
-      sessionsOf.set(row.flowId, new Set());
-      endedOf.set(row.flowId, new Set());
-    }
-    sessionsOf.get(row.flowId)!.add(session);
-    let t = steps.get(row.step);
-    if (!t) {
-      t = {
-        reached: new Set(),
-        waiting: 0,
-        stopped: 0,
-        ended: 0,
-        retries: 0,
-        retried: new Set(),
-        durations: [],
-      };
-      steps.set(row.step, t);
-    }
-    t.reached.add(session);
-    t.retries += row.retries;
-    if (row.retries > 0) t.retried.add(session);
-    if (row.leftBy === 'next' && row.leftAt !== null) t.durations.push(row.leftAt - row.enteredAt);
-    else if (row.leftBy === 'end') {
-      t.ended += 1;
-      endedOf.get(row.flowId)!.add(session);
-    } else if (row.leftBy === 'stopped' || row.leftBy === 'restart') t.stopped += 1;
-    else if (row.leftAt === null) {
-      if (row.sessionActive) t.waiting += 1;
-      else t.stopped += 1; // its session was stopped another way (support ended it)
-    }
+/** Keeps a time to move on: every one up to DURATIONS_KEPT, then a uniform sample (reservoir). */
+function keepDuration(t: Tally, ms: number): void {
+  t.seen += 1;
+  if (t.durations.length < DURATIONS_KEPT) t.durations.push(ms);
+  else {
+    const i = Math.floor(Math.random() * t.seen);
+    if (i < DURATIONS_KEPT) t.durations[i] = ms;
   }
-  const ids = [...new Set([...flows.map((f) => f.id), ...byFlow.keys()])];
-  return ids.map((flowId) => {
-    const steps = byFlow.get(flowId) ?? new Map<string, Tally>();
-    const flow = flows.find((f) => f.id === flowId);
-    const declared = flow ? declaredSteps(flow) : [];
-    // Declared order (a step inside a called flow after its call step); others most reached first.
-    const order = (step: string) => {
-      const i = declared.indexOf(step.split('>')[0]!);
-      return i < 0 ? Number.POSITIVE_INFINITY : i;
-    };
-    const nested = (step: string) => (step.includes('>') ? 1 : 0);
-    const reached = (step: string) => steps.get(step)?.reached.size ?? 0;
-    const names = [...new Set([...declared, ...steps.keys()])].sort(
-      (a, b) => order(a) - order(b) || nested(a) - nested(b) || reached(b) - reached(a),
-    );
-    return {
-      flowId,
-      sessions: sessionsOf.get(flowId)?.size ?? 0,
-      ended: endedOf.get(flowId)?.size ?? 0,
-      steps: names.map((step): StepFunnel => {
-        const t = steps.get(step);
-        return {
-          step,
-          reached: t?.reached.size ?? 0,
-          waiting: t?.waiting ?? 0,
-          stopped: t?.stopped ?? 0,
-          ended: t?.ended ?? 0,
-          retries: t?.retries ?? 0,
-          retriedSessions: t?.retried.size ?? 0,
-          medianMs: t ? median(t.durations) : null,
-        };
-      }),
-    };
-  });
+}
+
+/** Tallies the log's `rows` (in conversation order, then commit order) into one funnel per flow. */
+export function funnelOf(rows: Iterable<StepLogRow>, flows: readonly FlowDefinition[] = []): FlowFunnel[] {
+  const tally = new FunnelTally();
+  for (const row of rows) tally.add(row);
+  return tally.result(flows);
+}
+
+/** The same over lines read a page at a time (PostgreSQL). */
+export async function funnelOfPages(
+  rows: AsyncIterable<StepLogRow> | Iterable<StepLogRow>,
+  flows: readonly FlowDefinition[] = [],
+): Promise<FlowFunnel[]> {
+  const tally = new FunnelTally();
+  for await (const row of rows) tally.add(row);
+  return tally.result(flows);
 }
 
 /** A step as people read it: `__call_help>explain` (inside the called flow help) → `↪ help › explain`. */

@@ -26,19 +26,37 @@ export interface StepLogRow extends Omit<StepLogEntry, 'flowVersion'> {
 }
 
 /**
- * The log of one flow (or all) since `since` (ms), in conversation order then commit order. Both stores
- * read with this text (PostgreSQL numbers its parameters).
+ * The log of one flow (or all) since `since` (ms), in conversation order then commit order, with each
+ * line's id. Both stores read with this text (PostgreSQL numbers its parameters). `page`: only the lines
+ * after a (conversation, id) given as the next two parameters, `limit` of them (keyset paging).
  */
-export function stepLogSql(placeholder: (n: number) => string, flow: boolean): string {
+export function stepLogSql(
+  placeholder: (n: number) => string,
+  flow: boolean,
+  page?: { after: boolean; limit: number },
+): string {
+  let n = 1;
+  const next = () => placeholder(n++);
+  const since = `l.at >= ${next()}`;
+  const ofFlow = flow ? ` AND l.flow_id = ${next()}` : '';
+  const after = page?.after ? ` AND (l.conversation_key, l.id) > (${next()}, ${next()})` : '';
   return (
-    'SELECT l.conversation_key AS "conversationKey", l.step_instance AS "stepInstance", ' +
+    'SELECT l.id, l.conversation_key AS "conversationKey", l.step_instance AS "stepInstance", ' +
     'l.session_revision AS "sessionRevision", l.flow_id AS "flowId", l.step, l.event, l.n, l.at, ' +
     "CASE WHEN s.status = 'active' AND s.started_revision = l.session_revision THEN 1 ELSE 0 END " +
     'AS "sessionActive" FROM step_log l LEFT JOIN sessions s ON s.conversation_key = l.conversation_key ' +
-    `WHERE l.at >= ${placeholder(1)}${flow ? ` AND l.flow_id = ${placeholder(2)}` : ''} ` +
-    'ORDER BY l.conversation_key, l.id'
+    `WHERE ${since}${ofFlow}${after} ORDER BY l.conversation_key, l.id` +
+    (page ? ` LIMIT ${Math.floor(page.limit)}` : '')
   );
 }
+
+/** A line as read: with its id, `sessionActive` as 0 or 1. */
+export type RawLine = Omit<StepLogRow, 'sessionActive'> & { id: number; sessionActive: number };
+
+export const lineOf = ({ id: _id, sessionActive, ...line }: RawLine): StepLogRow => ({
+  ...line,
+  sessionActive: sessionActive === 1,
+});
 
 /** Queries of the `step_log` table; statements are prepared once. */
 export class StepLogStore {
@@ -78,13 +96,16 @@ export class StepLogStore {
     return this.#prune.run(limit, before).changes;
   }
 
-  /** The log of `flowId` (or every flow) since `since`, in conversation order. */
-  rows(options: { flowId?: string; since?: number } = {}): StepLogRow[] {
+  /**
+   * The log of `flowId` (or every flow) since `since`, in conversation order, read as it is consumed (a
+   * production log can be long): consume it at once, without awaiting in between (the connection is busy).
+   */
+  *rows(options: { flowId?: string; since?: number } = {}): Generator<StepLogRow> {
     const params: (string | number)[] = [options.since ?? 0];
     if (options.flowId !== undefined) params.push(options.flowId);
     const rows = this.#db
       .prepare(stepLogSql(() => '?', options.flowId !== undefined))
-      .all(...params) as (Omit<StepLogRow, 'sessionActive'> & { sessionActive: number })[];
-    return rows.map((r) => ({ ...r, sessionActive: r.sessionActive === 1 }));
+      .iterate(...params) as Iterable<RawLine>;
+    for (const line of rows) yield lineOf(line);
   }
 }

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import type { FlowVersionSource } from '../flow-versions.ts';
 import type { SessionRow } from '../sessions.ts';
-import { type StepLogRow, stepLogSql } from '../step-log.ts';
+import { lineOf, type RawLine, type StepLogRow, stepLogSql } from '../step-log.ts';
 
 /** A session row's columns, named as `SessionRow`. */
 export const SESSION_COLUMNS =
@@ -26,18 +26,27 @@ export async function pgSession(pool: pg.Pool, key: string): Promise<SessionRow 
   return (await pgSessions(pool, [key])).get(key);
 }
 
-/** The funnel's step log of `flowId` (or every flow) since `since`, in conversation order (store/step-log.ts). */
-export async function pgStepLog(
+/**
+ * The funnel's step log of `flowId` (or every flow) since `since`, in conversation order then commit
+ * order (store/step-log.ts), a page of `pageSize` lines at a time: a production log can be long.
+ */
+export async function* pgStepLog(
   pool: pg.Pool,
-  options: { flowId?: string; since?: number } = {},
-): Promise<StepLogRow[]> {
-  const params: (string | number)[] = [options.since ?? 0];
-  if (options.flowId !== undefined) params.push(options.flowId);
-  const { rows } = await pool.query<Omit<StepLogRow, 'sessionActive'> & { sessionActive: number }>(
-    stepLogSql((n) => `$${n}`, options.flowId !== undefined),
-    params,
-  );
-  return rows.map((r) => ({ ...r, sessionActive: r.sessionActive === 1 }));
+  options: { flowId?: string; since?: number; pageSize?: number } = {},
+): AsyncGenerator<StepLogRow> {
+  const limit = options.pageSize ?? 10_000;
+  let after: [string, number] | undefined;
+  for (;;) {
+    const params: (string | number)[] = [options.since ?? 0];
+    if (options.flowId !== undefined) params.push(options.flowId);
+    if (after) params.push(...after);
+    const sql = stepLogSql((n) => `$${n}`, options.flowId !== undefined, { after: !!after, limit });
+    const { rows } = await pool.query<RawLine>(sql, params);
+    for (const line of rows) yield lineOf(line);
+    if (rows.length < limit) return;
+    const last = rows.at(-1)!;
+    after = [last.conversationKey, last.id];
+  }
 }
 
 /**
