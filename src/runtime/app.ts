@@ -252,7 +252,7 @@ function startPruning(db: Database.Database, engine: Engine, logger: Logger): ()
       if (pruned.outbox + pruned.timers + pruned.tasks + pruned.stepLog > 0)
         logger.info(pruned, 'outbox, timers, tasks and step log pruned');
     } catch (error) {
-      logger.error({ err: error }, 'pruning the outbox, timers and tasks failed; will try again');
+      logger.error({ err: error }, 'pruning the outbox, timers, tasks and step log failed; will try again');
     }
   };
   pruneEngine();

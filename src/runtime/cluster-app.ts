@@ -257,7 +257,7 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
  * Keeps the shared database from growing without end, as a single process does (runtime/app.ts): settled
- * inbox rows after 72 h, finished calls, timers and tasks after 7 days, step visits after 90 days.
+ * inbox rows after 72 h, finished calls, timers and tasks after 7 days, the step log after 90 days.
  */
 function startPruning(engine: ClusterEngine, logger: Logger): ReturnType<typeof setInterval> {
   const prune = () => {

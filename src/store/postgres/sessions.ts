@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { FlowVersionSource } from '../flow-versions.ts';
 import type { SessionRow } from '../sessions.ts';
 import { lineOf, type RawLine, type StepLogRow, stepLogSql } from '../step-log.ts';
+import { pgFlowSources } from './settings.ts';
 
 /** A session row's columns, named as `SessionRow`. */
 export const SESSION_COLUMNS =
@@ -69,19 +70,14 @@ export async function pgPlanSources(
   );
   const older = counts.filter((c) => latest.get(c.flowId) !== c.flowVersion);
   const snapshots = new Map<string, { snapshot: string }[]>();
-  const sources = new Map<string, string>();
   for (const { flowId, flowVersion } of older) {
     const { rows } = await pool.query<{ snapshot: string }>(
       "SELECT snapshot FROM sessions WHERE status = 'active' AND flow_id = $1 AND flow_version = $2",
       [flowId, flowVersion],
     );
     snapshots.set(`${flowId}@${flowVersion}`, rows);
-    const { rows: stored } = await pool.query<{ source: string | null }>(
-      'SELECT source FROM flow_versions WHERE flow_id = $1 AND version = $2',
-      [flowId, flowVersion],
-    );
-    if (typeof stored[0]?.source === 'string') sources.set(`${flowId}@${flowVersion}`, stored[0].source);
   }
+  const sources = await pgFlowSources(pool, older);
   return {
     sessions: {
       activeByVersion: () => counts,
