@@ -217,6 +217,15 @@ describe('the inspector API', () => {
       .forConversation('u:7')
       .map((r) => JSON.parse(r.args) as { text?: string; chat_id?: number });
     expect(sent[0]).toMatchObject({ chat_id: 5, text: expect.stringContaining('Ann') });
+    // The funnel counts the jump as a session of its own, entered at that step.
+    expect([...engine.sessions.stepLog({ flowId: 'signup' })]).toEqual([
+      expect.objectContaining({
+        conversationKey: 'u:7',
+        step: 'confirm',
+        event: 'enter',
+        sessionActive: true,
+      }),
+    ]);
   });
 
   it('lists the calls that failed for good', async () => {
