@@ -1,6 +1,7 @@
-import { assign, enqueueActions } from 'xstate';
+import { assign } from 'xstate';
 import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
-import { designerParts, enterCall } from './designer-actions.ts';
+import { builtinText } from './builtin-texts.ts';
+import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
@@ -8,6 +9,8 @@ import {
   type Args,
   type Enqueue,
   type FlowContext,
+  flowAction,
+  flowGuard,
   nowOf,
   type StepEntry,
   type StepParams,
@@ -117,6 +120,18 @@ export function actionsFor(
     if ('next' in s && Array.isArray(s.next)) return s.next[i]?.when;
     return undefined;
   };
+  /** The `set:` of a step's `next` entry or branch case. */
+  const nextSet = (e: StepEntry, i: number): Readonly<Record<string, unknown>> | undefined => {
+    const s = e.step;
+    if (s.type === 'branch') return s.cases[i]?.set;
+    if ('next' in s && Array.isArray(s.next)) return s.next[i]?.set;
+    return undefined;
+  };
+  /** The variables with `set` applied ("= …" computed on the event's clock and the person's locale). */
+  const setVars = (e: StepEntry, c: FlowContext, set: Readonly<Record<string, unknown>>, now: number) => ({
+    ...c.vars,
+    ...computeSet(set, c.vars, { now, locale: localeOf(e, c) }),
+  });
 
   /** The choices of an `options_from` step: one per element of the list, its text and saved value. */
   const choicesOf = (e: StepEntry, from: NonNullable<InputStep['options_from']>, c: FlowContext) => {
@@ -132,10 +147,14 @@ export function actionsFor(
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
-    enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    enter: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const s = e.step;
-      const entered = enterCall(s, context, enqueue);
+      const called = enterCall(s, context, enqueue);
+      // The step's own `set:` comes first, so its text and keyboard read the values.
+      const stepSet = 'set' in s ? s.set : undefined;
+      const entered = stepSet ? { ...called, vars: setVars(e, called, stepSet, nowOf(event)) } : called;
+      if (stepSet) enqueue.assign({ vars: entered.vars });
       // An `options_from` step copies its list now (a press carries only an index); other steps drop it.
       const choices =
         s.type === 'input' && s.options_from ? choicesOf(e, s.options_from, entered) : undefined;
@@ -154,21 +173,21 @@ export function actionsFor(
     }),
     ...designer.actions,
     ...tasks.actions,
-    leave: enqueueActions(({ enqueue }: Args, p: P) => {
+    leave: flowAction(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
-    rerender: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    rerender: flowAction(({ context, enqueue }: Args, p: P) => {
       render(entry(p.step), context, enqueue, p.fresh === true);
     }),
     // A press on ‹ or › of an `options_from` keyboard: the same message shows another page of choices.
-    turnPage: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    turnPage: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const page = event.type === 'button' ? pageOf(pressedId(event)) : undefined;
       if (page === undefined) return;
       enqueue.assign({ page });
       const mid = event.type === 'button' ? event.message?.body.mid : undefined;
       render(entry(p.step), { ...context, page, ...(mid ? { mid } : {}) }, enqueue, false, mid !== undefined);
     }),
-    route: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    route: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const c =
         event.type === 'button' && event.message?.body.mid && usesEdit
@@ -183,13 +202,13 @@ export function actionsFor(
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
       runRoute(e, withValue, routeOf(e, p.route ?? ''), enqueue, nowOf(event));
     }),
-    remind: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    remind: flowAction(({ context, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const s = e.step;
       const r = 'remind' in s ? s.remind?.[p.index ?? 0] : undefined;
       if (r) send(enqueue, e, say(e, context, r.say));
     }),
-    accept: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    accept: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const s = e.step;
       if (s.type !== 'input') return;
@@ -201,7 +220,7 @@ export function actionsFor(
         enqueue.assign({ mid: event.message.body.mid });
       else if (event.type !== 'button') enqueue.assign({ mid: undefined });
     }),
-    reject: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    reject: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
       const s = e.step;
       if (s.type !== 'input') return;
@@ -220,6 +239,33 @@ export function actionsFor(
       if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
     }),
+    // `set:` on the `next` entry or branch case taken (after the answer is saved by `accept`).
+    nextSet: flowAction(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.step);
+      const set = nextSet(e, p.index ?? 0);
+      if (set) enqueue.assign({ vars: setVars(e, context, set, nowOf(event)) });
+    }),
+    // The flow failed at run time (failure.ts): the failing step's `on_error` route, else the flow's.
+    failedRoute: flowAction(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.step);
+      const s = e.step;
+      const route = p.step === COMMANDS_ENTRY ? root.on_error : 'on_error' in s ? s.on_error : undefined;
+      enqueue.assign({ retries: 0, queued: undefined });
+      runRoute(e, context, route, enqueue, nowOf(event));
+    }),
+    // No route of the flow's own (or it failed too): a built-in apology, then the flow ends (compile.ts).
+    apologize: flowAction(({ context, event, enqueue }: Args) => {
+      const e = entry(COMMANDS_ENTRY);
+      const builtin = event.type === 'botflow.failed' && event.builtin === true;
+      let text: string;
+      try {
+        if (builtin) throw new Error('only the built-in text is left');
+        text = say(e, context, { builtin: 'flow-failed' });
+      } catch {
+        text = builtinText('flow-failed', localeOf(e, context));
+      }
+      send(enqueue, e, text);
+    }),
     jumpVars: assign(({ event }: { event: FlowEvent }) => ({
       vars: event.type === 'botflow.jump' ? { ...event.vars } : {},
       retries: 0,
@@ -237,14 +283,25 @@ export function actionsFor(
     }),
   };
 
-  const guards = guardsFor({
+  const failed = (event: FlowEvent) => event.type === 'botflow.failed' && event.builtin !== true;
+  const flowGuards = guardsFor({
     entry,
     localeOf,
     answerFor,
     isLocal,
     nextCondition,
     registry,
-    designer: { ...designer.guards, ...tasks.guards },
+    designer: {
+      ...designer.guards,
+      ...tasks.guards,
+      failedAt: ({ event }: { event: FlowEvent }, p: P) =>
+        failed(event) && (event as { step?: string }).step === p.step,
+      failedHere: ({ event }: { event: FlowEvent }) => failed(event),
+    },
   });
+  // Anything a guard throws is the flow's failure at the guard's step (machine-context.ts).
+  const guards = Object.fromEntries(
+    Object.entries(flowGuards).map(([name, g]) => [name, flowGuard(g as (a: unknown, p: P) => boolean)]),
+  );
   return { actions, guards, say, localeOf };
 }

@@ -33,6 +33,7 @@ export const BUILTIN_TEXT_KEYS = [
   'stale',
   'task-busy',
   'task-failed',
+  'flow-failed',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -67,6 +68,8 @@ const en: BuiltinCatalog = {
   stale: 'This menu is outdated.',
   'task-busy': 'One moment, please: still working on it…',
   'task-failed': 'Sorry, something went wrong on our side. Please try again later.',
+  'flow-failed':
+    'Sorry, something went wrong on our side, and this conversation had to stop. Please start again.',
 };
 
 const ru: BuiltinCatalog = {
@@ -97,6 +100,8 @@ const ru: BuiltinCatalog = {
   stale: 'Это меню устарело.',
   'task-busy': 'Минутку, ещё работаем над этим…',
   'task-failed': 'Извините, у нас что-то пошло не так. Попробуйте позже.',
+  'flow-failed':
+    'Извините, у нас что-то пошло не так, и разговор пришлось прервать. Начните, пожалуйста, заново.',
 };
 
 /** The built-in catalogs by language. */

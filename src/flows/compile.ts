@@ -8,6 +8,7 @@ import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../eng
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import { conditionText } from './conditions.ts';
 import type { Registry } from './registry.ts';
+import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import { taskOf, taskTransitions } from './task-steps.ts';
@@ -89,13 +90,24 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     actions: [act('route', { step: key, route: r })],
   });
 
-  const buildStates = (f: FlowFile, prefix: string, chain: string[]): Record<string, StateConfig> => {
+  /** Each step key's state path (`ask_address.street` for a step of a flow called by `ask_address`). */
+  const paths = new Map<string, string[]>();
+  /** Where an `on_error` route's goto leads from the step `key` (a step of the same flow). */
+  const failureTarget = (key: string, goto: string) =>
+    `#${flow.flow}.${[...(paths.get(key) ?? []).slice(0, -1), goto].join('.')}`;
+  const buildStates = (
+    f: FlowFile,
+    prefix: string,
+    chain: string[],
+    parent: string[] = [],
+  ): Record<string, StateConfig> => {
     const topLevel = chain.length === 1;
     const states: Record<string, StateConfig> = {};
     for (const [id, raw] of Object.entries(f.steps)) {
       const step = withDefaults(f, raw);
       const key = `${prefix}${id}`;
       steps.set(key, { key, id, flow: f, step, text: rendererOf(f), format: f.format ?? 'html', topLevel });
+      paths.set(key, [...parent, id]);
       if (('render' in step && step.render === 'edit') || f.defaults?.render === 'edit') usesEdit = true;
       states[id] = stateFor(f, key, step, prefix, chain);
     }
@@ -119,6 +131,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
           ...step.cases.map((c, i) => ({
             guard: guard('cond', { ...s, index: i, when: conditionText(c.when) }),
             target: c.goto,
+            ...(c.set ? { actions: [act('nextSet', { ...s, index: i })] } : {}),
           })),
           { target: step.else },
         ],
@@ -166,6 +179,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
             : next.map((n, i) => ({
                 guard: guard('cond', { ...s, index: i, when: n.when ? conditionText(n.when) : undefined }),
                 target: n.goto,
+                ...('set' in n && n.set ? { actions: [act('nextSet', { ...s, index: i })] } : {}),
               })),
       };
     }
@@ -193,7 +207,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
               : { ...s, index: i, ...('when' in n && n.when ? { when: conditionText(n.when) } : {}) },
           ),
           target: n.goto,
-          actions: [act('accept', s)],
+          actions: [act('accept', s), ...('set' in n && n.set ? [act('nextSet', { ...s, index: i })] : [])],
         })),
         {
           guard: guard('exhausted', s),
@@ -235,7 +249,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       exit: leave,
       on,
       initial: callee.start,
-      states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow]),
+      states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow], paths.get(key)),
       onDone: { target: step.next, actions: [act('called', s)] },
     };
   };
@@ -278,7 +292,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     const f = cx.flows.get(callee)!;
     states[`__call_${callee}`] = {
       initial: f.start,
-      states: buildStates(f, `__call_${callee}>`, [flow.flow, callee]),
+      states: buildStates(f, `__call_${callee}>`, [flow.flow, callee], [`__call_${callee}`]),
       onDone: { target: '__return' },
     };
   }
@@ -289,6 +303,9 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
         .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
+  // The flow failed at run time: the failing step's on_error, the flow's, else an apology and the end.
+  rootOn['botflow.failed'] = failureTransitions(flow, steps, failureTarget);
+  states.__failed = { type: 'final' };
   // A global command's `route` action reads the command from the flow itself.
   steps.set(COMMANDS_KEY, {
     key: COMMANDS_KEY,
@@ -316,9 +333,11 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     on: rootOn as never,
     states: states as never,
   }) as unknown as AnyStateMachine;
+  const computed = computedOfFlows(flow, cx.flows);
+  if (computed) readsComputed(machine, computed, rendererOf(flow));
 
   const rootEntry = steps.get(COMMANDS_KEY)!;
-  return {
+  const definition: FlowDefinition = {
     id: flow.flow,
     version: cx.version,
     machine,
@@ -341,7 +360,16 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     migrate: flow.migrate?.length
       ? (fromVersion, persisted) => migrateSnapshot(flow, machine, fromVersion, persisted)
       : undefined,
+    recover: {
+      startState: (input) => ({ value: flow.start, context: initialContext(input) }),
+      routes: (step) => {
+        const s = step === undefined ? undefined : steps.get(step)?.step;
+        return !!((s && 'on_error' in s && s.on_error) || flow.on_error);
+      },
+      where: (step) => whereIs(definition.source, step),
+    },
   };
+  return definition;
 }
 
 /** The step key (`step`, `call>inner`, `__call_help>step`) of a state value. */

@@ -3,10 +3,17 @@
  * multi-select toggles and the refusal of other flows' commands.
  * Kept beside actions.ts, which hands in the helpers it shares.
  */
-import { assign, enqueueActions } from 'xstate';
+import { assign } from 'xstate';
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
 import { type SayText, toggledOption } from './inputs.ts';
-import type { Args, Enqueue, FlowContext, StepEntry, StepParams } from './machine-context.ts';
+import {
+  type Args,
+  type Enqueue,
+  type FlowContext,
+  flowAction,
+  type StepEntry,
+  type StepParams,
+} from './machine-context.ts';
 import type { FlowFile, Step } from './schema.ts';
 import { readVar } from './vars.ts';
 
@@ -55,13 +62,13 @@ type P = StepParams;
 /** The named actions and guards of the designer patterns. */
 export function designerParts(k: DesignerKit) {
   const actions = {
-    called: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    called: flowAction(({ context, enqueue }: Args, p: P) => {
       const s = k.entry(p.step).step;
       if (s.type === 'call' && s.save_as)
         enqueue.assign({ vars: { ...context.vars, [s.save_as]: context.ret ?? null }, ret: null });
     }),
     comeBack: assign({ back: undefined, editing: undefined }),
-    toggle: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    toggle: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = k.entry(p.step);
       if (e.step.type !== 'input') return;
       const id = toggledOption(e.step, event);
@@ -81,7 +88,7 @@ export function designerParts(k: DesignerKit) {
           args: { message_id: mid, text, attachments: keyboard ? [keyboard] : [], format: e.format },
         });
     }),
-    refuseCommand: enqueueActions(({ context, enqueue }: Args) => {
+    refuseCommand: flowAction(({ context, enqueue }: Args) => {
       const e = k.entry(COMMANDS_ENTRY);
       // The commands that leave: those going to a step (a `call` comes back here).
       const leave = Object.entries(k.root.commands ?? {})

@@ -2,7 +2,9 @@
  * The types the compiled machine's actions share: its context (stored with every snapshot), the steps it
  * runs, and XState's `enqueue` as the actions use it.
  */
+import { enqueueActions } from 'xstate';
 import type { FlowEvent } from '../engine/step/contract.ts';
+import { failureAt } from '../engine/step/failure.ts';
 import type { FlowFile, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
@@ -78,4 +80,32 @@ export interface StepParams {
 export function nowOf(event: unknown): number {
   const e = event as { meta?: { now?: number }; input?: { meta?: { now?: number } } };
   return e.meta?.now ?? e.input?.meta?.now ?? 0;
+}
+
+/** The step key a failure at a flow-wide action (a global command's route) is reported at: none. */
+const FLOW_WIDE = '#commands';
+
+/**
+ * A named action of a compiled flow: XState's `enqueueActions`, with anything it throws turned into a
+ * `FlowFailure` at its step, so the engine runs the flow's recovery (`on_error`) instead of failing the event.
+ */
+export function flowAction(run: (args: Args, p: StepParams) => void) {
+  return enqueueActions((args: Args, p: StepParams) => {
+    try {
+      run(args, p);
+    } catch (error) {
+      throw failureAt(p?.step === FLOW_WIDE ? undefined : p?.step, error);
+    }
+  });
+}
+
+/** A named guard of a compiled flow, with what it throws turned into a `FlowFailure` at its step. */
+export function flowGuard<A, P extends { step?: string }>(guard: (args: A, p: P) => boolean) {
+  return (args: A, p: P): boolean => {
+    try {
+      return guard(args, p);
+    } catch (error) {
+      throw failureAt(p?.step === FLOW_WIDE ? undefined : p?.step, error);
+    }
+  };
 }

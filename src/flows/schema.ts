@@ -4,77 +4,9 @@
  */
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
+import { Condition, Duration, Id, Scalar, Text, Vars } from './schema-parts.ts';
 
-const Id = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'ids are letters, digits and _, starting with a letter')
-  .max(64);
-/** A text: literal text with {{variables}}, or a message id when the flow has an `i18n` block. */
-const Text = z
-  .string()
-  .min(1)
-  .describe('Literal text with {{variables}}, or a message id when the flow uses i18n');
-const Duration = z
-  .string()
-  .regex(/^(\d+(ms|s|m|h|d))+$/, 'a duration like 90s, 15m, 1h30m or 2d')
-  .describe('A duration: 90s, 15m, 1h30m, 2d');
-const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const Vars = z
-  .record(z.string(), Scalar)
-  .describe(
-    'Variables to set in the conversation context; a text starting with = is computed: "= party * 2"',
-  );
-
-/** A condition in the small declarative language: comparisons, all/any/not, named guards. */
-export interface Condition {
-  var?: string;
-  eq?: z.infer<typeof Scalar>;
-  ne?: z.infer<typeof Scalar>;
-  lt?: number | string;
-  le?: number | string;
-  gt?: number | string;
-  ge?: number | string;
-  in?: z.infer<typeof Scalar>[];
-  matches?: string;
-  exists?: boolean;
-  all?: Condition[];
-  any?: Condition[];
-  not?: Condition;
-  guard?: string;
-  params?: Record<string, unknown>;
-  expr?: string;
-}
-export const Condition: z.ZodType<Condition> = z
-  .strictObject({
-    var: z.string().optional().describe('The variable to compare (dots reach into objects: contact.phone)'),
-    eq: Scalar.optional(),
-    ne: Scalar.optional(),
-    lt: z.union([z.number(), z.string()]).optional(),
-    le: z.union([z.number(), z.string()]).optional(),
-    gt: z.union([z.number(), z.string()]).optional(),
-    ge: z.union([z.number(), z.string()]).optional(),
-    in: z.array(Scalar).optional(),
-    matches: z.string().optional().describe('A regular expression the value must match'),
-    exists: z.boolean().optional(),
-    get all() {
-      return z.array(Condition).optional();
-    },
-    get any() {
-      return z.array(Condition).optional();
-    },
-    get not() {
-      return Condition.optional();
-    },
-    guard: z.string().optional().describe('A guard registered in TypeScript'),
-    params: z.record(z.string(), z.unknown()).optional(),
-    expr: z
-      .string()
-      .optional()
-      .describe('An expression over the variables that must be true: "party >= 6 and len(name) > 1"'),
-  })
-  .describe(
-    '{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params} | {expr: "..."}',
-  );
+export { Condition } from './schema-parts.ts';
 
 const EffectCall = z.strictObject({
   effect: z.string().describe('An effect registered in TypeScript'),
@@ -172,9 +104,23 @@ export const StalePolicy = z
     error: 'on_stale is rerender, accept, notify or { notify: text }',
   })
   .describe('What a press on an outdated keyboard does');
-const Next = z.union([Id, z.array(z.strictObject({ when: Condition.optional(), goto: Id })).min(1)]);
+/** Variables set as a route is taken: after the answer is saved, before the next step is entered. */
+const RouteSet = Vars.describe(
+  'Variables set when this route is taken (after the answer is saved); "= expr" computes one',
+);
+const Next = z.union([
+  Id,
+  z.array(z.strictObject({ when: Condition.optional(), goto: Id, set: RouteSet.optional() })).min(1),
+]);
+/** Where the conversation goes when the flow itself fails at a step (an expression, a text, a guard). */
+const OnError = Route.describe(
+  "Where to go when the flow fails here at run time (an expression, a text or a guard): say, set, goto. Default: the flow's on_error, else an apology and the end",
+);
 
 const common = {
+  set: Vars.optional().describe(
+    'Variables set when the step is entered, before its text is drawn; "= expr" computes one',
+  ),
   say: Text.optional(),
   media: Media.optional(),
   do: StepDo,
@@ -193,6 +139,7 @@ const common = {
     .describe(
       'edit: after a button press, redraw the pressed message; after typed input a new message is sent',
     ),
+  on_error: OnError.optional(),
 };
 
 const INPUT_KINDS = [
@@ -283,8 +230,9 @@ const MenuStep = z.strictObject({
 });
 const BranchStep = z.strictObject({
   type: z.literal('branch'),
-  cases: z.array(z.strictObject({ when: Condition, goto: Id })).min(1),
+  cases: z.array(z.strictObject({ when: Condition, goto: Id, set: RouteSet.optional() })).min(1),
   else: Id,
+  on_error: OnError.optional(),
 });
 const CallStep = z.strictObject({
   type: z.literal('call'),
@@ -385,6 +333,15 @@ export const FlowFile = z.strictObject({
     .partialRecord(z.enum(BUILTIN_TEXT_KEYS), Text)
     .optional()
     .describe("Overrides of botflow's built-in texts (error-number, command-refused, multi-done, …)"),
+  computed: z
+    .record(Id, z.string().regex(/^=/, 'a computed value is an expression: "= qty * price"'))
+    .optional()
+    .describe(
+      'Values computed from other variables each time they are read, so never stale: total: "= qty * price"',
+    ),
+  on_error: Route.optional().describe(
+    'Where to go when the flow fails at run time at a step without its own on_error (default: an apology and the end)',
+  ),
   steps: z.record(Id, Step),
   migrate: z.array(Migration).optional(),
 });

@@ -5,14 +5,13 @@
  * `on_timeout`; messages sent meanwhile are queued (handled by the step the result leads to), answered
  * with a word (`ignore`), or cancel the task (`cancel`, then the `cancelled` error path).
  */
-import { enqueueActions } from 'xstate';
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
 import { conditionText, evaluateCondition } from './conditions.ts';
 import { durationMs } from './durations.ts';
 import { computeSet, isExpression } from './expressions.ts';
 import type { SayText } from './inputs.ts';
 import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import { nowOf } from './machine-context.ts';
+import { flowAction, nowOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import type { Condition, Route, Step, TaskCall } from './schema.ts';
 import { readVar } from './vars.ts';
@@ -51,7 +50,7 @@ export function errorRoutes(task: TaskCall): { codes?: string[]; route: Route }[
 export function taskTransitions(
   key: string,
   task: TaskCall,
-  next: { when?: Condition; goto: string }[],
+  next: { when?: Condition; goto: string; set?: Readonly<Record<string, unknown>> }[],
   act: (type: string, params: Record<string, unknown>) => unknown,
 ): Record<string, unknown[]> {
   const s = { step: key };
@@ -61,7 +60,7 @@ export function taskTransitions(
     : next.map((n, i) => ({
         guard: act('taskNext', { ...s, index: i, ...(n.when ? { when: conditionText(n.when) } : {}) }),
         target: n.goto,
-        actions: [act('taskDone', s)],
+        actions: [act('taskDone', s), ...(n.set ? [act('nextSet', { ...s, index: i })] : [])],
       }));
   const failures = errorRoutes(task).map((r, i) => ({
     guard: act('taskFailed', { ...s, index: i, label: r.codes ? `failed: ${r.codes.join('/')}` : 'failed' }),
@@ -151,7 +150,7 @@ export function taskParts(k: TaskKit) {
   };
   const actions = {
     /** Entering a task step: the task starts (its input computed now, on the event's clock). */
-    taskStart: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    taskStart: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = k.entry(p.step);
       const task = taskOfKey(p.step);
       const now = nowOf(event);
@@ -168,7 +167,7 @@ export function taskParts(k: TaskKit) {
         },
       });
     }),
-    taskDone: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    taskDone: flowAction(({ context, event, enqueue }: Args, p: P) => {
       if (!isTaskEvent(event, p.step)) return;
       const e = k.entry(p.step);
       const task = taskOfKey(p.step);
@@ -176,7 +175,7 @@ export function taskParts(k: TaskKit) {
       const done = asRoute(task.on_done);
       if (done) k.runRoute(e, c, { ...done, goto: undefined }, enqueue, nowOf(event));
     }),
-    taskError: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    taskError: flowAction(({ context, event, enqueue }: Args, p: P) => {
       if (!isTaskEvent(event, p.step)) return;
       const e = k.entry(p.step);
       const task = taskOfKey(p.step);
@@ -185,16 +184,16 @@ export function taskParts(k: TaskKit) {
       if (route) k.runRoute(e, c, { ...route, goto: undefined }, enqueue, nowOf(event));
       else k.send(enqueue, e, k.say(e, c, { builtin: 'task-failed' }));
     }),
-    taskQueue: enqueueActions(({ context, event, enqueue }: Args) => {
+    taskQueue: flowAction(({ context, event, enqueue }: Args) => {
       enqueue.assign({ queued: [...(context.queued ?? []), event] });
     }),
-    taskBusy: enqueueActions(({ context, enqueue }: Args, p: P) => {
+    taskBusy: flowAction(({ context, enqueue }: Args, p: P) => {
       const e = k.entry(p.step);
       const policy = taskOfKey(p.step).while_running;
       const text = typeof policy === 'object' ? policy.ignore : undefined;
       k.send(enqueue, e, text ? k.say(e, context, text) : k.say(e, context, { builtin: 'task-busy' }));
     }),
-    taskCancel: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+    taskCancel: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = k.entry(p.step);
       const task = taskOfKey(p.step);
       k.effect(enqueue, { kind: 'task.cancel', ref: taskRef(p.step) });

@@ -4,6 +4,8 @@
  * person's name can never inject markup.
  */
 import { FluentBundle, FluentDateTime, FluentResource, type FluentVariable } from '@fluent/bundle';
+import { computedNames } from './computed.ts';
+import { ExpressionError } from './expressions.ts';
 import { readVar } from './vars.ts';
 
 export type TextFormat = 'html' | 'markdown';
@@ -85,6 +87,15 @@ class SavedDate extends FluentDateTime {
   }
 }
 
+/** One value as a Fluent argument: numbers stay numbers, saved dates format as dates, the rest is text. */
+function fluentValue(v: unknown, format: TextFormat): FluentVariable | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)))
+    return new SavedDate(escapeFor(format, v), v);
+  if (v !== undefined && v !== null) return escapeFor(format, display(v));
+  return undefined;
+}
+
 /** Flattens variables into Fluent arguments: `contact.phone` becomes `$contact_phone`. */
 function fluentArgs(
   vars: Readonly<Record<string, unknown>>,
@@ -94,12 +105,21 @@ function fluentArgs(
   const walk = (prefix: string, v: unknown) => {
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
       for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}_${k}` : k, x);
-    } else if (typeof v === 'number') out[prefix] = v;
-    else if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)))
-      out[prefix] = new SavedDate(escapeFor(format, v), v);
-    else if (v !== undefined && v !== null) out[prefix] = escapeFor(format, display(v));
+    } else {
+      const arg = fluentValue(v, format);
+      if (arg !== undefined) out[prefix] = arg;
+    }
   };
   walk('', vars);
+  // Computed values are worked out only when a message reads them (Fluent asks for its arguments by name).
+  for (const name of computedNames()) {
+    if (Object.hasOwn(out, name) || Object.hasOwn(vars, name)) continue;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => fluentValue(readVar(vars, name), format),
+    });
+  }
   return out;
 }
 
@@ -145,7 +165,13 @@ export function textRenderer(
         i18n.catalogs.get(i18n.default_locale)?.bundle;
       const message = bundle?.getMessage(id) ?? i18n.catalogs.get(i18n.default_locale)?.bundle.getMessage(id);
       if (!message?.value || !bundle) return id;
-      return bundle.formatPattern(message.value, fluentArgs(vars, format), []);
+      const errors: Error[] = [];
+      const text = bundle.formatPattern(message.value, fluentArgs(vars, format), errors);
+      // Fluent's own complaints (a missing variable) leave a visible {$name}; a computed value that
+      // failed is the flow's failure and must not be hidden in the text.
+      const failed = errors.find((e) => e instanceof ExpressionError);
+      if (failed) throw failed;
+      return text;
     },
   };
 }

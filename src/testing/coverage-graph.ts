@@ -55,8 +55,9 @@ export function handlerLabel(type: string, params: Record<string, unknown>): str
   return undefined;
 }
 
+// `__failed` (where a flow ends after a run-time failure) is plumbing too: not a step to cover.
 const isContainer = (n: Node) =>
-  n.key.startsWith('__return') || n.key.startsWith('__back') || n.type === 'compound';
+  n.key.startsWith('__return') || n.key.startsWith('__back') || n.key === '__failed' || n.type === 'compound';
 const stepOf = (n: Node): string => {
   let node = n;
   while (node.type === 'compound' && node.initial?.target[0]) node = node.initial.target[0];

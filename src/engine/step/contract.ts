@@ -52,6 +52,11 @@ export type FlowEvent =
       error: { code: string; message: string };
       meta: EventMeta;
     }
+  /**
+   * The flow's own code failed at `step` while handling an event (failure.ts): sent instead of that event
+   * so that the flow takes its `on_error` route; `builtin`: that route failed too, only the apology is left.
+   */
+  | { type: 'botflow.failed'; step?: string; message: string; builtin?: boolean; meta: EventMeta }
   /** A designer's jump to a step (the playground): the step is entered with these variables. */
   | { type: 'botflow.jump'; step: string; vars: Record<string, unknown>; meta: EventMeta }
   /** Any other update (message_edited, user_added, …), as decoded. */
@@ -200,4 +205,16 @@ export interface FlowDefinition {
    * Hand-written flows leave it out.
    */
   source?: string;
+  /**
+   * How the flow recovers when its own code fails (failure.ts): the engine sends `botflow.failed` instead
+   * of the event that failed. `startState` is the state a session that failed while starting is restored
+   * to first (its start step, not entered); `where` names the file and line of a step, for the log.
+   * Without it a failure fails the event, and the session keeps its last good snapshot.
+   */
+  recover?: {
+    startState(input: FlowInput): { value: unknown; context: unknown };
+    /** Whether a failure at `step` has a route of the flow's own (`on_error`), rather than the apology. */
+    routes(step: string | undefined): boolean;
+    where?(step: string): string | undefined;
+  };
 }

@@ -20,6 +20,7 @@ import {
   type TaskChange,
   type TimerChange,
 } from './effects.ts';
+import { FAILED_EVENT, isFlowFailure, type RecoveredFailure } from './failure.ts';
 import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
@@ -75,6 +76,8 @@ export interface StepResult {
   tasks: TaskChange[];
   /** Answers the step refused (`input.rejected` effects): retries, for the funnel. */
   rejected: number;
+  /** The flow's own code failed and the flow recovered (its `on_error`, or the apology and end). */
+  failure?: RecoveredFailure;
 }
 
 /** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
@@ -260,20 +263,60 @@ export function step(
   let actions: ExecutedAction[];
   let meta: EventMeta;
   let previous: AnyMachineSnapshot | undefined;
-  if (cause.type === 'start') {
-    meta = cause.input.meta;
-    [next, actions] = collecting(flow.machine, (scope) =>
-      flow.machine.getInitialSnapshot(scope, cause.input),
-    ) as [AnyMachineSnapshot, ExecutedAction[]];
-  } else {
-    if (!state.snapshot && !state.machineSnapshot)
-      throw new StepError('an event needs a running session; start one first');
-    meta = cause.event.meta;
-    previous = state.machineSnapshot ?? restoreSnapshot(flow, state.snapshot!);
-    const from = previous;
-    [next, actions] = collecting(flow.machine, (scope) =>
-      flow.machine.transition(from as never, cause.event as never, scope),
-    ) as [AnyMachineSnapshot, ExecutedAction[]];
+  let failure: RecoveredFailure | undefined;
+  try {
+    if (cause.type === 'start') {
+      meta = cause.input.meta;
+      [next, actions] = collecting(flow.machine, (scope) =>
+        flow.machine.getInitialSnapshot(scope, cause.input),
+      ) as [AnyMachineSnapshot, ExecutedAction[]];
+    } else {
+      if (!state.snapshot && !state.machineSnapshot)
+        throw new StepError('an event needs a running session; start one first');
+      meta = cause.event.meta;
+      previous = state.machineSnapshot ?? restoreSnapshot(flow, state.snapshot!);
+      const from = previous;
+      [next, actions] = collecting(flow.machine, (scope) =>
+        flow.machine.transition(from as never, cause.event as never, scope),
+      ) as [AnyMachineSnapshot, ExecutedAction[]];
+    }
+    // XState catches what a starting machine's entry throws and returns an `error` snapshot: stored, it
+    // would swallow every later event. It is the event's failure, like a throw from any other transition.
+    if (next.status === 'error') throw next.error ?? new StepError(`flow "${flow.id}" stopped with an error`);
+  } catch (error) {
+    const recover = flow.recover;
+    if (!recover || !isFlowFailure(error)) throw error;
+    // Nothing of the failed event stands: the flow handles its failure from where the session was.
+    meta = cause.type === 'start' ? cause.input.meta : cause.event.meta;
+    const from =
+      previous ??
+      flow.machine.resolveState(recover.startState((cause as { input: FlowInput }).input) as never);
+    const stepKey = error.step ?? (previous ? stepName(previous.value) : undefined);
+    const where = stepKey !== undefined ? recover.where?.(stepKey) : undefined;
+    const failed = { type: FAILED_EVENT, ...(stepKey !== undefined ? { step: stepKey } : {}), meta };
+    let recovery: RecoveredFailure['recovery'] = recover.routes(stepKey) ? 'route' : 'apology';
+    try {
+      [next, actions] = collecting(flow.machine, (scope) =>
+        flow.machine.transition(from as never, { ...failed, message: error.message } as never, scope),
+      ) as [AnyMachineSnapshot, ExecutedAction[]];
+    } catch {
+      // The flow's own route failed as well: only the built-in apology and the end are left.
+      recovery = 'apology';
+      [next, actions] = collecting(flow.machine, (scope) =>
+        flow.machine.transition(
+          from as never,
+          { ...failed, message: error.message, builtin: true } as never,
+          scope,
+        ),
+      ) as [AnyMachineSnapshot, ExecutedAction[]];
+    }
+    failure = {
+      ...(stepKey !== undefined ? { step: stepKey } : {}),
+      message: error.message,
+      ...(where ? { where } : {}),
+      recovery,
+    };
+    if (cause.type === 'start') previous = undefined;
   }
   const stepChanged = previous === undefined || JSON.stringify(previous.value) !== JSON.stringify(next.value);
   const stepInstance = stepChanged ? revision : state.stepInstance;
@@ -304,6 +347,7 @@ export function step(
     timers: planned.timers,
     tasks: planned.tasks,
     rejected: planned.rejected,
+    ...(failure ? { failure } : {}),
   };
 }
 

@@ -1,0 +1,76 @@
+/**
+ * The building blocks of the flow file format (schema.ts): ids, texts, durations, variables to set and
+ * conditions.
+ */
+import { z } from 'zod';
+
+export const Id = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'ids are letters, digits and _, starting with a letter')
+  .max(64);
+/** A text: literal text with {{variables}}, or a message id when the flow has an `i18n` block. */
+export const Text = z
+  .string()
+  .min(1)
+  .describe('Literal text with {{variables}}, or a message id when the flow uses i18n');
+export const Duration = z
+  .string()
+  .regex(/^(\d+(ms|s|m|h|d))+$/, 'a duration like 90s, 15m, 1h30m or 2d')
+  .describe('A duration: 90s, 15m, 1h30m, 2d');
+export const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const Vars = z
+  .record(z.string(), Scalar)
+  .describe(
+    'Variables to set in the conversation context; a text starting with = is computed: "= party * 2"',
+  );
+
+/** A condition in the small declarative language: comparisons, all/any/not, named guards. */
+export interface Condition {
+  var?: string;
+  eq?: z.infer<typeof Scalar>;
+  ne?: z.infer<typeof Scalar>;
+  lt?: number | string;
+  le?: number | string;
+  gt?: number | string;
+  ge?: number | string;
+  in?: z.infer<typeof Scalar>[];
+  matches?: string;
+  exists?: boolean;
+  all?: Condition[];
+  any?: Condition[];
+  not?: Condition;
+  guard?: string;
+  params?: Record<string, unknown>;
+  expr?: string;
+}
+export const Condition: z.ZodType<Condition> = z
+  .strictObject({
+    var: z.string().optional().describe('The variable to compare (dots reach into objects: contact.phone)'),
+    eq: Scalar.optional(),
+    ne: Scalar.optional(),
+    lt: z.union([z.number(), z.string()]).optional(),
+    le: z.union([z.number(), z.string()]).optional(),
+    gt: z.union([z.number(), z.string()]).optional(),
+    ge: z.union([z.number(), z.string()]).optional(),
+    in: z.array(Scalar).optional(),
+    matches: z.string().optional().describe('A regular expression the value must match'),
+    exists: z.boolean().optional(),
+    get all() {
+      return z.array(Condition).optional();
+    },
+    get any() {
+      return z.array(Condition).optional();
+    },
+    get not() {
+      return Condition.optional();
+    },
+    guard: z.string().optional().describe('A guard registered in TypeScript'),
+    params: z.record(z.string(), z.unknown()).optional(),
+    expr: z
+      .string()
+      .optional()
+      .describe('An expression over the variables that must be true: "party >= 6 and len(name) > 1"'),
+  })
+  .describe(
+    '{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params} | {expr: "..."}',
+  );
