@@ -4,16 +4,16 @@
  * `timer.cancel` effects, never XState `after`. Flows named by `call` are inlined as nested states.
  */
 import { type AnyStateMachine, setup } from 'xstate';
-import type { FlowDefinition, FlowInput, FlowTrigger, StalePolicy } from '../engine/step/contract.ts';
+import type { FlowDefinition, FlowInput, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import { conditionText } from './conditions.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
-import { flowRegex } from './safe-regex.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import { taskOf, taskTransitions } from './task-steps.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
+import { triggersOf } from './triggers.ts';
 import { migrateSnapshot } from './versions.ts';
 
 /** Everything the compiler needs besides the file itself. */
@@ -395,24 +395,4 @@ function initialContext(input: FlowInput | undefined): FlowContext {
         ? { start_payload: t.payload }
         : {};
   return { vars, retries: 0, ...(input?.meta.locale ? { locale: input.meta.locale } : {}) };
-}
-
-/** `/regex/flags` in a flow file becomes a RegExp; anything else stays a string. */
-function patternOf(text: string): string | RegExp {
-  const m = /^\/(.+)\/([a-z]*)$/.exec(text);
-  return m ? flowRegex(m[1]!, m[2]) : text;
-}
-
-function triggersOf(flow: FlowFile): FlowTrigger[] {
-  return (flow.triggers ?? []).map((t): FlowTrigger => {
-    if (t.bot_started !== undefined) {
-      const payload = t.bot_started === true ? undefined : t.bot_started.payload;
-      return payload === undefined
-        ? { kind: 'bot_started' }
-        : { kind: 'bot_started', payload: patternOf(payload) };
-    }
-    if (t.command !== undefined) return { kind: 'command', name: t.command.replace(/^\//, '') };
-    if (t.keyword !== undefined) return { kind: 'keyword', pattern: patternOf(t.keyword) };
-    return { kind: 'any_message' };
-  });
 }
