@@ -27,6 +27,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { main as cli } from '../../src/cli.ts';
+import { compileSources } from '../../src/flows/load.ts';
+import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
 import { KEYS } from '../../src/runtime/config-schema.ts';
@@ -342,9 +344,17 @@ describe('YAML samples', () => {
           expect(names.filter((n) => !known.has(n))).toEqual([]);
         }
       } else if ('flow' in doc) {
-        const { steps: _steps, migrate: _migrate, ...header } = doc;
+        const { steps, migrate: _migrate, ...header } = doc;
         const parsed = FlowFile.safeParse({ ...header, steps: { [String(doc.start)]: { type: 'end' } } });
         expect(parsed.error?.issues ?? []).toEqual([]);
+        const whole =
+          steps && typeof steps === 'object' && Object.values(steps).every((x) => x && typeof x === 'object');
+        if (whole && Object.keys(steps).length > 0) {
+          // A whole flow: it must pass botflow check's errors and compile, as a reader would use it.
+          const file = `${String(doc.flow)}.flow.yaml`;
+          const { problems } = compileSources([{ file, source: s.code }], EMPTY_REGISTRY, new Map());
+          expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+        }
       } else if ('migrate' in doc) {
         const parsed = Migration.array().safeParse(doc.migrate);
         expect(parsed.error?.issues ?? []).toEqual([]);
