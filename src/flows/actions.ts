@@ -1,5 +1,5 @@
 import { assign, enqueueActions } from 'xstate';
-import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
+import { EFFECT_ACTION, ENTERED_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { designerParts, enterCall } from './designer-actions.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
@@ -132,7 +132,10 @@ export function actionsFor(
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
+    [ENTERED_ACTION]: () => {},
     enter: enqueueActions(({ context, event, enqueue }: Args, p: P) => {
+      // For the step log: a step left again in the same event (a branch) is still one the person passed.
+      enqueue({ type: ENTERED_ACTION, params: { step: p.path ?? p.step } });
       const e = entry(p.step);
       const s = e.step;
       const entered = enterCall(s, context, enqueue);

@@ -89,7 +89,9 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     actions: [act('route', { step: key, route: r })],
   });
 
-  const buildStates = (f: FlowFile, prefix: string, chain: string[]): Record<string, StateConfig> => {
+  // `at`: the state path of the states built (`call>` inside a call step), which names a step in the step log.
+  type States = Record<string, StateConfig>;
+  const buildStates = (f: FlowFile, prefix: string, chain: string[], at = prefix): States => {
     const topLevel = chain.length === 1;
     const states: Record<string, StateConfig> = {};
     for (const [id, raw] of Object.entries(f.steps)) {
@@ -97,14 +99,14 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       const key = `${prefix}${id}`;
       steps.set(key, { key, id, flow: f, step, text: rendererOf(f), format: f.format ?? 'html', topLevel });
       if (('render' in step && step.render === 'edit') || f.defaults?.render === 'edit') usesEdit = true;
-      states[id] = stateFor(f, key, step, prefix, chain);
+      states[id] = stateFor(`${at}${id}`, key, step, prefix, chain);
     }
     return states;
   };
 
-  const stateFor = (_f: FlowFile, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
+  const stateFor = (path: string, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
     const s = { step: key };
-    const enter = [act('enter', s)];
+    const enter = [act('enter', { ...s, path })];
     const leave = [act('leave', s)];
     const on: Record<string, unknown[]> = {};
     const add = (event: string, t: unknown) => {
@@ -235,7 +237,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       exit: leave,
       on,
       initial: callee.start,
-      states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow]),
+      states: buildStates(callee, `${prefix}${step.flow}>`, [...chain, step.flow], `${path}>`),
       onDone: { target: step.next, actions: [act('called', s)] },
     };
   };
