@@ -176,7 +176,9 @@ export type FlowTrigger =
   | { kind: 'command'; name: string }
   | { kind: 'keyword'; pattern: string | RegExp }
   | { kind: 'button'; button: string }
-  | { kind: 'any_message' };
+  | { kind: 'any_message' }
+  /** Anything that could start a flow (a message, a command, a press, Start) that no other trigger matches. */
+  | { kind: 'fallback' };
 
 /** A flow as the engine runs it. */
 export interface FlowDefinition {
