@@ -16,20 +16,24 @@ import { StartupError } from '../runtime/startup-error.ts';
 import { redactUrl } from '../store/postgres/database.ts';
 import type { Command } from './command.ts';
 
+/** The options as `[flag, what]`, printed in two columns as wide as the longest flag needs. */
+const OPTIONS: [string, string][] = [
+  ['--config <file>', 'configuration file (default: botflow.config.yaml/.yml/.json in this folder)'],
+  ['--record <file>', 'record every accepted update and API result as JSON lines (botflow replay reads it)'],
+  ...KEYS.filter((k) => k.flag).map((k): [string, string] => [
+    `--${k.flag}${k.kind === 'boolean' ? '' : ' <value>'}`,
+    `${k.path} (${k.env[k.env.length - 1]})`,
+  ]),
+  ['-h, --help', 'this text'],
+];
+const WIDTH = Math.max(...OPTIONS.map(([flag]) => flag.length)) + 2;
+
 const USAGE = `usage: botflow run [options]
 
 Runs the bot. With no token configured, runs the local sandbox, the flows of ./flows and the web chat.
 
 options:
-  --config <file>     configuration file (default: botflow.config.yaml/.yml/.json in this folder)
-  --record <file>     record every accepted update and API result as JSON lines (botflow replay reads it)
-${KEYS.filter((k) => k.flag)
-  .map(
-    (k) =>
-      `  --${`${k.flag}${k.kind === 'boolean' ? '' : ' <value>'}`.padEnd(18)}${k.path} (${k.env[k.env.length - 1]})`,
-  )
-  .join('\n')}
-  -h, --help          this text
+${OPTIONS.map(([flag, what]) => `  ${flag.padEnd(WIDTH)}${what}`).join('\n')}
 
 Every setting, its environment variable and its default: docs/running.md`;
 

@@ -1,5 +1,5 @@
 import { assign } from 'xstate';
-import { EFFECT_ACTION, type FlowEvent } from '../engine/step/contract.ts';
+import { EFFECT_ACTION, ENTERED_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
 import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts';
 import { computeSet } from './expressions.ts';
@@ -147,7 +147,10 @@ export function actionsFor(
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
+    [ENTERED_ACTION]: () => {},
     enter: flowAction(({ context, event, enqueue }: Args, p: P) => {
+      // For the step log: a step left again in the same event (a branch) is still one the person passed.
+      enqueue({ type: ENTERED_ACTION, params: { step: p.path ?? p.step } });
       const e = entry(p.step);
       const s = e.step;
       const called = enterCall(s, context, enqueue);

@@ -109,14 +109,14 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       steps.set(key, { key, id, flow: f, step, text: rendererOf(f), format: f.format ?? 'html', topLevel });
       paths.set(key, [...parent, id]);
       if (('render' in step && step.render === 'edit') || f.defaults?.render === 'edit') usesEdit = true;
-      states[id] = stateFor(f, key, step, prefix, chain);
+      states[id] = stateFor(paths.get(key)!.join('>'), key, step, prefix, chain);
     }
     return states;
   };
 
-  const stateFor = (_f: FlowFile, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
+  const stateFor = (path: string, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
     const s = { step: key };
-    const enter = [act('enter', s)];
+    const enter = [act('enter', { ...s, path })];
     const leave = [act('leave', s)];
     const on: Record<string, unknown[]> = {};
     const add = (event: string, t: unknown) => {

@@ -64,6 +64,8 @@ export type Args = { context: FlowContext; event: FlowEvent; enqueue: Enqueue };
 export interface StepParams {
   /** The step's key in the compiled flow (`ask_name`, or `address>street` inside a called flow). */
   step: string;
+  /** `enter`: the step's state path (`ask_name`, `call_step>street`), as the step log names it. */
+  path?: string;
   /** Which route of the step runs: `button:<id>`, `command:<name>`, `idle`, `on_text`. */
   route?: string;
   /** Which `next` condition, branch case or reminder. */

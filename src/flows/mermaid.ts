@@ -9,6 +9,7 @@ type Node = AnyStateMachine['root'];
 type Guard = { type?: string; params?: Record<string, unknown> } | undefined;
 
 const BACK_STATE = '__back';
+const FAILED_STATE = '__failed';
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_]/g, '_');
 
 function label(event: string, guard: Guard): string {
@@ -68,7 +69,8 @@ export type DiagramItem =
 export function flowDiagram(def: FlowDefinition): DiagramItem[] {
   const emit = (node: Node): DiagramItem[] => {
     const items: DiagramItem[] = [];
-    const states = Object.values(node.states) as Node[];
+    // `__failed` (where a flow ends after a run-time failure) is plumbing too, reachable from any step.
+    const states = (Object.values(node.states) as Node[]).filter((s) => s.key !== FAILED_STATE);
     if (node.initial?.target?.[0]) items.push({ kind: 'initial', to: safe(node.initial.target[0].key) });
     for (const s of states) {
       if (s.type === 'final') items.push({ kind: 'final', state: safe(s.key) });

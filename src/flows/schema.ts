@@ -266,7 +266,6 @@ export const Step = z.discriminatedUnion('type', [
 export type Step = z.infer<typeof Step>;
 export type InputStep = z.infer<typeof InputStep>;
 export type MenuStep = z.infer<typeof MenuStep>;
-
 const Trigger = z
   .strictObject({
     bot_started: z
@@ -276,8 +275,9 @@ const Trigger = z
     command: z.string().optional().describe('A command without the slash'),
     keyword: z.string().optional().describe('Text that starts the flow: a word, or /regex/flags'),
     any_message: z.literal(true).optional(),
+    fallback: z.literal(true).optional().describe('Starts the flow on what no other trigger matches'),
   })
-  .describe('One of bot_started, command, keyword or any_message');
+  .describe('One of bot_started, command, keyword, any_message or fallback');
 
 export const Migration = z.strictObject({
   from: z

@@ -19,6 +19,6 @@ export function triggersOf(flow: FlowFile): FlowTrigger[] {
     }
     if (t.command !== undefined) return { kind: 'command', name: t.command.replace(/^\//, '') };
     if (t.keyword !== undefined) return { kind: 'keyword', pattern: patternOf(t.keyword) };
-    return { kind: 'any_message' };
+    return t.fallback ? { kind: 'fallback' } : { kind: 'any_message' };
   });
 }

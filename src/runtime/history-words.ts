@@ -38,7 +38,15 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
     // Signed payloads read `<step instance>.<id>[:<value>].<mac>`: show the flow's own button id.
     const payload = String(field(p, 'callback', 'payload') ?? '');
     const parts = payload.split('.');
-    return `button ${parts.length >= 3 ? parts.slice(1, -1).join('.') : payload}`.trim();
+    const id = parts.length >= 3 ? parts.slice(1, -1).join('.') : payload;
+    // The choices of an `options_from` step are numbered (`#4`, `#p1` turns a page): read their labels.
+    const page = /^#p(\d+)$/.exec(id);
+    if (page) return `turned the choices to page ${Number(page[1]) + 1}`;
+    if (/^#\d+$/.test(id)) {
+      const label = buttonLabel(field(p, 'message', 'body', 'attachments'), payload);
+      return label === undefined ? `choice ${Number(id.slice(1)) + 1}` : `button ${JSON.stringify(label)}`;
+    }
+    return `button ${id}`.trim();
   }
   if (type === 'bot_started') {
     const payload = field(p, 'payload');
@@ -63,6 +71,18 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
     return failed ? `call ${ref} failed` : `call ${ref} answered`;
   }
   return type.replaceAll('_', ' ');
+}
+
+/** The label of the keyboard button with `payload` in a message's attachments, if the update carried them. */
+function buttonLabel(attachments: unknown, payload: string): string | undefined {
+  for (const a of Array.isArray(attachments) ? attachments : []) {
+    const rows = field(a, 'payload', 'buttons');
+    for (const row of Array.isArray(rows) ? rows : [])
+      for (const b of Array.isArray(row) ? row : [])
+        if (field(b, 'payload') === payload && typeof field(b, 'text') === 'string')
+          return field(b, 'text') as string;
+  }
+  return undefined;
 }
 
 /** A timer as a designer names it: `ask_name:remind:0` → "reminder 1 of ask_name". */

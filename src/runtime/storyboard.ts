@@ -149,13 +149,29 @@ function storedSource(flow: FlowDefinition): { locales: string[]; texts: string 
   }
 }
 
-/** `{{name}}`, `{{a.b}}` in flow files and `{ $name }` in catalogs → variables showing their own names. */
+/** A sample number: `NUMBER($total, minimumFractionDigits: 2)` shows its grouping and decimals. */
+export const SAMPLE_NUMBER = 1234.5;
+/** A sample saved date, formatted by `DATETIME($day, …)` (a saved date reads as `2026-03-31`). */
+export const SAMPLE_DATE = '2026-03-31';
+
+/**
+ * `{{name}}`, `{{a.b}}` in flow files and `$name` in catalogs' placeables (`{ $name }`,
+ * `{ NUMBER($total) }`, `{ $n -> … }`) → variables showing their own names; a variable a catalog formats
+ * with `NUMBER(…)` is a number and one it formats with `DATETIME(…)` a date, so the function shows them
+ * formatted (a name there would render as `{NUMBER()}`).
+ */
 export function sampleVars(texts: string): Record<string, unknown> {
   const vars: Record<string, unknown> = {};
+  // A placeable's text up to its first inner brace: `{ NUMBER($a) }`, `{ $n ->` of a selector.
+  const placeables = [...texts.matchAll(/(?<!\{)\{(?!\{)([^{}]*)/g)].map((m) => m[1]!);
+  const inPlaceables = (pattern: RegExp) =>
+    placeables.flatMap((p) => [...p.matchAll(pattern)].map((m) => m[1]!));
   const names = [
     ...[...texts.matchAll(/\{\{\s*([A-Za-z_][\w.]*)/g)].map((m) => m[1]!),
-    ...[...texts.matchAll(/\{\s*\$([A-Za-z_][\w-]*)\s*\}/g)].map((m) => m[1]!),
+    ...inPlaceables(/\$([A-Za-z_][\w-]*)/g),
   ];
+  const numbers = new Set(inPlaceables(/\bNUMBER\(\s*\$([A-Za-z_][\w-]*)/g));
+  const dates = new Set(inPlaceables(/\bDATETIME\(\s*\$([A-Za-z_][\w-]*)/g));
   // Lists that buttons are built from (`options_from: {list: slots}`) get two sample items, with the
   // fields the texts read of an item (`{{item.time}}`, `{ $item_time }`).
   const fields = [
@@ -166,7 +182,11 @@ export function sampleVars(texts: string): Record<string, unknown> {
   ];
   for (const [, list] of texts.matchAll(/\blist:\s*([A-Za-z_]\w*)/g)) {
     vars[list!] = [1, 2].map((i) =>
-      fields.length === 0 ? `‹${list} ${i}›` : Object.fromEntries(fields.map((f) => [f, `‹${f} ${i}›`])),
+      fields.length === 0
+        ? `‹${list} ${i}›`
+        : Object.fromEntries(
+            fields.map((f) => [f, numbers.has(`item_${f}`) ? SAMPLE_NUMBER * i : `‹${f} ${i}›`]),
+          ),
     );
   }
   for (const name of names) {
@@ -175,7 +195,8 @@ export function sampleVars(texts: string): Record<string, unknown> {
     let at = vars;
     for (const [i, part] of path.entries()) {
       if (i === path.length - 1) {
-        if (!(part in at)) at[part] = `‹${name}›`;
+        if (!(part in at))
+          at[part] = numbers.has(name) ? SAMPLE_NUMBER : dates.has(name) ? SAMPLE_DATE : `‹${name}›`;
       } else {
         const inner = at[part];
         const next = (inner && typeof inner === 'object' ? inner : {}) as Record<string, unknown>;

@@ -68,7 +68,8 @@ export class TaskStore {
         `RETURNING ${COLUMNS}`,
     );
     this.#finish = db.prepare(
-      'UPDATE tasks SET status = @status, result = @result, error = @error, finished_at = @now ' +
+      // A task done after a failed attempt keeps that attempt's error (shown beside its attempts).
+      'UPDATE tasks SET status = @status, result = @result, error = COALESCE(@error, error), finished_at = @now ' +
         "WHERE id = @id AND status = 'running'",
     );
     this.#later = db.prepare(

@@ -12,6 +12,7 @@ import {
   shortestPath,
 } from './coverage-graph.ts';
 import type { CoverageRecorder } from './coverage-recorder.ts';
+import { type StepSource, stepSources, taskName, timerDelay } from './skeleton-steps.ts';
 
 /** Coverage of one flow. */
 export interface FlowCoverage {
@@ -20,6 +21,8 @@ export interface FlowCoverage {
   missedSteps: string[];
   reachedEdges: number;
   missedEdges: FlowEdge[];
+  /** The steps as written (the task a step starts, its timers' delays), for skeletons. */
+  stepSource?: (path: string) => StepSource | undefined;
 }
 
 /** Compares what the recorder saw with the newest version of each flow. */
@@ -37,6 +40,7 @@ export function coverageReport(flows: FlowDefinition[], recorder: CoverageRecord
       missedSteps,
       reachedEdges: graph.edges.length - missedEdges.length,
       missedEdges,
+      stepSource: stepSources(flow),
     };
   });
 }
@@ -58,8 +62,18 @@ export function formatCoverage(list: FlowCoverage[]): string {
   return lines.join('\n');
 }
 
+/** A task's outcome on an edge (`task done`, `task error slot_taken`, `task failed`) as a `tasks:` stub. */
+function stubFor(label: string): string | undefined {
+  if (label === 'task done') return '{ result: null } # TODO: a result as the task returns it';
+  const codes = /^task error (\S+)$/.exec(label)?.[1];
+  if (codes) return `{ error: ${codes.split('/')[0]} }`;
+  if (label === 'task error' || label === 'task failed')
+    return '{ error: failed } # TODO: the code it fails with';
+  return undefined;
+}
+
 /** What a person does to take an edge, as a skeleton turn. */
-function turnFor(e: FlowEdge): string {
+function turnFor(e: FlowEdge, source: StepSource | undefined): string {
   const at = e.from === '*' ? 'any step' : e.from;
   const label = e.label;
   let action: string;
@@ -68,8 +82,10 @@ function turnFor(e: FlowEdge): string {
   else if (label === 'accept') action = `say: "TODO an answer ${at} accepts"`;
   else if (label === 'invalid answer') action = `say: "TODO an answer ${at} refuses"`;
   else if (label === 'retries exhausted') action = `say: "TODO the last refused answer at ${at}"`;
-  else if (label.startsWith('remind') || label === 'idle') action = 'wait: 1h   # TODO: use the step’s delay';
-  else action = `say: "TODO any text (${label})"`;
+  else if (label.startsWith('remind') || label === 'idle') {
+    const delay = timerDelay(source, label);
+    action = delay ? `wait: ${delay}` : 'wait: 1h   # TODO: use the step’s delay';
+  } else action = `say: "TODO any text (${label})"`;
   return `  - ${action}   # ${edgeText(e)}\n    bot: { send: "TODO" }`;
 }
 
@@ -87,16 +103,29 @@ export function skeletons(coverage: FlowCoverage): string {
       path: shortestPath(coverage.graph, { edge: e }),
     })),
   ];
+  const source = (path: string) => (path === '*' ? undefined : coverage.stepSource?.(path));
   for (const { name, path } of targets) {
     if (!path) continue;
-    const turns = path.filter((e) => e.label !== 'next').map(turnFor);
-    const key = turns.join('\n');
+    // A task's result is no turn of the person's: it comes from a `tasks:` stub, one per call, in order.
+    const stubs = new Map<string, string[]>();
+    const turns: string[] = [];
+    for (const e of path) {
+      const stub = stubFor(e.label);
+      const task = stub ? taskName(source(e.from)) : undefined;
+      if (stub && task) stubs.set(task, [...(stubs.get(task) ?? []), stub]);
+      else if (e.label !== 'next') turns.push(turnFor(e, source(e.from)));
+    }
+    const tasks = [...stubs].map(([task, list]) =>
+      list.length === 1 ? `  ${task}: ${list[0]}` : `  ${task}:\n${list.map((l) => `    - ${l}`).join('\n')}`,
+    );
+    const key = [...tasks, ...turns].join('\n');
     if (seen.has(key)) continue;
     seen.add(key);
     docs.push(
       `# skeleton written by botflow test --coverage: replace every TODO, then move it into a transcript file\n` +
-        `flow: ${coverage.graph.flowId}\nname: ${JSON.stringify(name)}\nturns:\n` +
-        `  - start: true\n    bot: { send: "TODO the first prompt" }\n${key}`,
+        `flow: ${coverage.graph.flowId}\nname: ${JSON.stringify(name)}\n` +
+        (tasks.length ? `tasks:\n${tasks.join('\n')}\n` : '') +
+        `turns:\n  - start: true\n    bot: { send: "TODO the first prompt" }\n${turns.join('\n')}`,
     );
   }
   return docs.join('\n---\n');

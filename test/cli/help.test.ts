@@ -30,6 +30,8 @@ const COMMANDS = [
   'run',
   'sandbox',
   'schema',
+  'stats',
+  'storyboard',
   'test',
   'webhook',
 ];
@@ -40,6 +42,8 @@ describe('botflow CLI', () => {
       const { code, out, err } = await run([name, '--help']);
       expect(code).toBe(0);
       expect(`${out}${err}`).toMatch(/usage: botflow/);
+      // An option's placeholder never runs into its description (`--database-url <value>database.url`).
+      expect(`${out}${err}`).not.toMatch(/<[\w:/.…-]+>[A-Za-z]/);
     });
   }
 

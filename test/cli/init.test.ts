@@ -38,12 +38,16 @@ describe('botflow init', () => {
       name: string;
       type: string;
       dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
     };
     const own = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
     expect(pkg).toMatchObject({ name: 'my-bot', type: 'module' });
-    expect(pkg.dependencies).toEqual({ 'botflow-engine': `^${own.version}` });
+    // The registry's task inputs are zod schemas, and it may read process.env: both are declared, so
+    // `npm run typecheck` passes in a new project.
+    expect(pkg.dependencies).toEqual({ 'botflow-engine': `^${own.version}`, zod: expect.any(String) });
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('# my-bot');
     // Flow texts keep their {{variables}}: only package.json and the README are filled in.
     expect(readFileSync(join(dir, 'flows/feedback.flow.yaml'), 'utf8')).toContain('{{name}}');

@@ -1,6 +1,6 @@
 /**
  * The funnel on PostgreSQL: two processes' step transactions write the step log in the shared database
- * (`botflow_apply_batch`), and `botflow stats --database-url` reads them. Real server, the sandbox over HTTP.
+ * (`botflow_apply_batch`), branches passed through included, and `botflow stats --database-url` reads them. Real server, the sandbox over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { command } from '../../src/cli/stats-command.ts';
@@ -24,7 +24,8 @@ steps:
     input: integer
     retries: { max: 3, exhausted: { goto: done } }
     save: size
-    next: done
+    next: check
+  check: { type: branch, cases: [{ when: { var: size, ge: 1 }, goto: done }], else: done }
   done: { type: end, say: "Thanks: {{size}}." }
 `;
 
@@ -74,6 +75,8 @@ describe.skipIf(!up)('botflow stats on PostgreSQL', () => {
     expect(funnel).toMatchObject({ flowId: 'order', sessions: 3, ended: 2 });
     expect(funnel!.steps).toEqual([
       expect.objectContaining({ step: 'size', reached: 3, waiting: 1, retries: 1, retriedSessions: 1 }),
+      // A branch is passed through in the step's transaction: reached, never waited at.
+      expect.objectContaining({ step: 'check', reached: 2, waiting: 0, stopped: 0, medianMs: 0 }),
       expect.objectContaining({ step: 'done', reached: 2, ended: 2 }),
     ]);
     expect(funnel!.steps[0]!.medianMs).toBeGreaterThan(0);
@@ -84,7 +87,7 @@ describe.skipIf(!up)('botflow stats on PostgreSQL', () => {
     // Pruning keeps the shared database small: the step log after their retention, settled rows after theirs.
     await cluster.processes[0]!.engine.drain();
     const pruned = await cluster.processes[0]!.engine.prune(-1000, -1000);
-    expect(pruned).toMatchObject({ stepLog: 6, timers: 0 }); // 3 entered, 1 retry, 2 finished
+    expect(pruned).toMatchObject({ stepLog: 8, timers: 0 }); // 3 entered, 1 retry, 2 passed, 2 finished
     expect(pruned.outbox).toBeGreaterThanOrEqual(6); // every call sent
     const left: unknown[] = [];
     for await (const line of cluster.processes[1]!.engine.stepLog()) left.push(line);

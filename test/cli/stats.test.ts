@@ -107,6 +107,54 @@ describe('botflow stats', () => {
     expect(text).toMatch(/size\s+6\s+100%\s+2\s+1\s+0\s+4 \(2 people\)\s+50 s/);
   });
 
+  it('counts the steps people pass through without stopping (a message that moves on, a branch) as reached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-stats-'));
+    mkdirSync(join(dir, 'flows'));
+    writeFileSync(
+      join(dir, 'flows', 'quiz.flow.yaml'),
+      `flow: quiz
+start: hello
+triggers: [{ bot_started: true }]
+steps:
+  hello: { type: message, say: Hello!, next: ask }
+  ask:
+    type: input
+    say: How old are you?
+    input: integer
+    retries: { max: 2, exhausted: { goto: bye } }
+    save: age
+    next: sort
+  sort:
+    type: branch
+    cases: [{ when: { var: age, ge: 18 }, goto: grown }]
+    else: young
+  grown: { type: message, say: Welcome., next: bye }
+  young: { type: end, say: Come back later. }
+  bye: { type: end, say: Bye. }
+`,
+    );
+    const { flows, problems } = await loadFlows(join(dir, 'flows'));
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    h = new EngineOnDisk(() => flows);
+    for (const user of [1, 2, 3]) h.deliver(botStarted(user, h.time));
+    h.engine.processPending();
+    h.deliver(textMessage(1, h.time, '30'));
+    h.deliver(textMessage(2, h.time, '12'));
+    h.engine.processPending();
+    h.db.close();
+
+    expect(await stats(['--db', h.path, '--json', join(dir, 'flows')])).toBe(0);
+    const [funnel] = JSON.parse(output.lines.join('\n')) as FlowFunnel[];
+    const step = Object.fromEntries(funnel!.steps.map((s) => [s.step, s]));
+    expect(funnel).toMatchObject({ sessions: 3, ended: 2 });
+    expect(step.hello).toMatchObject({ reached: 3, waiting: 0, stopped: 0, medianMs: 0 });
+    expect(step.ask).toMatchObject({ reached: 3, waiting: 1 });
+    expect(step.sort).toMatchObject({ reached: 2, waiting: 0, stopped: 0, medianMs: 0 });
+    expect(step.grown).toMatchObject({ reached: 1, waiting: 0 });
+    expect(step.young).toMatchObject({ reached: 1, ended: 1 });
+    expect(step.bye).toMatchObject({ reached: 1, ended: 1 });
+  });
+
   it('says what is wrong with a missing database, an old one, an unknown flow or bad --days', async () => {
     const { dir } = await bot();
     expect(await stats(['--db', join(dir, 'none.db')])).toBe(1);

@@ -9,6 +9,8 @@ import { parseCommand } from '../../src/engine/step/events.ts';
 import { FlowDefinitionError, FlowSet, MissingFlowVersionError } from '../../src/engine/step/flow-set.ts';
 import { defineFlow, effect, machineVersion, rejectInput, say } from '../../src/engine/step/helpers.ts';
 import { StepError, step } from '../../src/engine/step/step.ts';
+import { compileSources } from '../../src/flows/load.ts';
+import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { signupFlow } from './fixtures.ts';
 
 const signer = new ButtonSigner('a-test-secret-of-enough-length');
@@ -139,6 +141,47 @@ describe('step', () => {
     expect(result.rejected).toBe(1);
     expect(result.stepChanged).toBe(false);
     expect(result.calls.map((c) => c.args.text)).toEqual(['A number, please.']);
+  });
+
+  it('names the steps an event passes through without stopping, by their state path', () => {
+    const { flows, problems } = compileSources(
+      [
+        {
+          file: 'main.flow.yaml',
+          source:
+            'flow: main\nstart: go\ntriggers: [{ bot_started: true }]\nsteps:\n' +
+            '  go: { type: call, flow: sub, next: bye }\n  bye: { type: end, say: Bye. }\n',
+        },
+        {
+          file: 'sub.flow.yaml',
+          source:
+            'flow: sub\nstart: hi\nsteps:\n  hi: { type: message, say: Hi., next: ask }\n' +
+            '  ask: { type: input, say: Name?, input: text, save: name, next: done,' +
+            ' retries: { max: 2, exhausted: { goto: done } } }\n  done: { type: end }\n',
+        },
+      ],
+      EMPTY_REGISTRY,
+      new Map(),
+    );
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const main = flows.find((f) => f.id === 'main')!;
+    const started = step(
+      main,
+      { revision: 0, stepInstance: 0 },
+      { type: 'start', input: { trigger: { kind: 'bot_started' }, meta: meta() } },
+      options,
+    );
+    // The call step holds the inner steps: the person is in it, past only the message.
+    expect(started.snapshot.value).toEqual({ go: 'ask' });
+    expect(started.passed).toEqual(['go>hi']);
+    const answered = step(
+      main,
+      { revision: 1, stepInstance: 1, machineSnapshot: started.machineSnapshot },
+      { type: 'event', event: textEvent('Ann') },
+      options,
+    );
+    expect(answered.snapshot.value).toBe('bye');
+    expect(answered.passed).toEqual(['go>done']);
   });
 
   it('refuses an effect that is not a write operation, naming it', () => {

@@ -342,6 +342,27 @@ describe('the inspector API', () => {
     expect(describeEvent({ kind: 'update', updateType: 'message_callback', payload: press })).toBe(
       'button edit_age',
     );
+    // Choices of a list are numbered in their payloads: the history reads the pressed button's label.
+    const keyboard = [
+      {
+        type: 'inline_keyboard',
+        payload: {
+          buttons: [
+            [{ type: 'callback', text: '19:00 (4 seats)', payload: '7.#4.Zm9vYmFy' }],
+            [{ type: 'callback', text: '›', payload: '7.#p1.Zm9vYmFy' }],
+          ],
+        },
+      },
+    ];
+    const choice = (payload: string, attachments?: unknown) =>
+      describeEvent({
+        kind: 'update',
+        updateType: 'message_callback',
+        payload: { callback: { payload }, ...(attachments ? { message: { body: { attachments } } } : {}) },
+      });
+    expect(choice('7.#4.Zm9vYmFy', keyboard)).toBe('button "19:00 (4 seats)"');
+    expect(choice('7.#p1.Zm9vYmFy', keyboard)).toBe('turned the choices to page 2');
+    expect(choice('7.#4.Zm9vYmFy')).toBe('choice 5'); // the update came without its message
     expect(describeEvent({ kind: 'update', updateType: 'bot_stopped', payload: {} })).toBe('bot stopped');
     // Engine events in designer words, not internal names.
     const timer = (name: string) => describeEvent({ kind: 'timer', updateType: null, payload: { name } });

@@ -11,6 +11,7 @@ import { command as storyboardCommand } from '../../src/cli/storyboard-command.t
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { defineRegistry, EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { loadCatalog } from '../../src/flows/texts.ts';
 import { buildStoryboard, sampleVars, storyboardHtml } from '../../src/runtime/storyboard.ts';
 
 let flows: FlowDefinition[];
@@ -78,6 +79,41 @@ describe('the storyboard', () => {
       deposit: '‹deposit›',
       slots: [{ time: '‹time 1›' }, { time: '‹time 2›' }],
     });
+  });
+
+  it('gives numbers to the variables a catalog formats with NUMBER, and dates to DATETIME ones', () => {
+    expect(
+      sampleVars(
+        'total = { NUMBER($total, minimumFractionDigits: 2) }\n' +
+          'left = { $n ->\n  [one] one seat\n *[other] { $n } seats\n}\n' +
+          'day = { DATETIME($day, dateStyle: "long") }\nplain = {$plain}',
+      ),
+    ).toEqual({ total: 1234.5, n: '‹n›', day: '2026-03-31', plain: '‹plain›' });
+    const catalogs = new Map([
+      [
+        'en',
+        loadCatalog(
+          'en',
+          'en.ftl',
+          'due = You owe { NUMBER($total, minimumFractionDigits: 2) } by { DATETIME($day, dateStyle: "long") }.\n',
+        ),
+      ],
+    ]);
+    const compiled = compileSources(
+      [
+        {
+          file: 'bill.flow.yaml',
+          source:
+            'flow: bill\nstart: due\ni18n: { default_locale: en }\ntriggers: [{ bot_started: true }]\n' +
+            'steps:\n  due: { type: end, say: due }\n',
+        },
+      ],
+      EMPTY_REGISTRY,
+      catalogs,
+    );
+    expect(compiled.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const [due] = buildStoryboard(compiled.flows[0]!).steps;
+    expect(due!.frames[0]!.messages[0]!.text).toBe('You owe 1,234.50 by March 31, 2026.');
   });
 
   it('renders one self-contained page: escaped texts, links along the transitions, no script', () => {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { type NewOutboxRow, OutboxStore } from '../../src/store/outbox.ts';
 import { RevisionConflictError, type SessionRow, SessionStore } from '../../src/store/sessions.ts';
+import { TaskStore } from '../../src/store/tasks.ts';
 import { TimerStore } from '../../src/store/timers.ts';
 
 let dir: string;
@@ -138,6 +139,31 @@ describe('OutboxStore', () => {
     expect(outbox.dropPending('u:1', 'the person stopped the bot', 10)).toBe(2);
     expect(outbox.get(c!.id)).toMatchObject({ status: 'dropped', error: 'the person stopped the bot' });
     expect(outbox.prune(11)).toBe(3);
+  });
+});
+
+describe('TaskStore', () => {
+  it('counts attempts, and a task done after a failed attempt keeps that attempt’s error', () => {
+    const tasks = new TaskStore(db);
+    tasks.insert({
+      conversationKey: 'u:1',
+      revision: 1,
+      stepInstance: 1,
+      name: 'find_slots',
+      ref: 'find',
+      input: '{}',
+      scope: '{}',
+      policy: '{}',
+      chatId: 1,
+      idempotencyKey: 'task:u:1:1:0',
+      createdAt: 1,
+    });
+    const [first] = tasks.claimDue(1, 10);
+    const timeout = '{"code":"timeout","message":"no answer in 10 s"}';
+    expect(tasks.retryLater(first!.id, 2, timeout)).toBe(true);
+    expect(tasks.claimDue(2, 10)).toHaveLength(1);
+    expect(tasks.finish(first!.id, { status: 'done', result: '[]' }, 3)).toBe(true);
+    expect(tasks.get(first!.id)).toMatchObject({ status: 'done', attempts: 2, result: '[]', error: timeout });
   });
 });
 

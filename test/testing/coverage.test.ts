@@ -1,4 +1,7 @@
 /** Coverage: the example transcripts reach every step and transition; a partial run lists the rest. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { coverageReport, formatCoverage, skeletons } from '../../src/testing/coverage.ts';
@@ -56,4 +59,23 @@ describe('coverage', () => {
     expect(minor).toContain('say: "TODO an answer ask_name accepts"   # ask_name --accept--> ask_age');
     expect(minor).toContain('# ask_age --accept--> minor');
   }, 60_000);
+
+  it('skeletons stub the tasks on the way and wait as long as the timer they take', async () => {
+    const report = coverageReport(flows, new CoverageRecorder());
+    const booking = skeletons(report.find((c) => c.graph.flowId === 'booking')!);
+    const time = booking.split('---').find((d) => d.includes('name: "reach ask_time"'))!;
+    // The task's result is a stub, not a turn of the person's.
+    expect(time).toContain('tasks:\n  find_slots: { result: null }');
+    expect(time).not.toContain('TODO any text (task');
+    expect(booking).toContain('find_slots: { error: closed }');
+    // The sign-up's idle timeout is a day; its reminders come after their own delays.
+    const signup = skeletons(report.find((c) => c.graph.flowId === 'signup')!);
+    expect(signup).toContain('- wait: 1d   # ask_name --idle--> abandoned');
+    expect(signup).not.toContain('wait: 1h   # TODO');
+    // What the skeletons say is a transcript botflow can read.
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-skeletons-'));
+    writeFileSync(join(dir, 'booking.test.yaml'), booking);
+    writeFileSync(join(dir, 'signup.test.yaml'), signup);
+    expect(loadTranscripts([dir]).problems).toEqual([]);
+  });
 });

@@ -184,6 +184,8 @@ export class WritePlan {
       if (!started && prior && result.rejected > 0)
         line('retry', prior.stepInstance, stepName(JSON.parse(prior.stateValue)), result.rejected);
       const step = stepName(result.snapshot.value);
+      // Steps passed through on the way (a branch, a message that moves on) were reached too.
+      for (const passed of result.passed) line('enter', row.stepInstance, passed);
       line(row.status === 'done' ? 'finish' : 'enter', row.stepInstance, step);
       if (row.status === 'stopped') line('stop', row.stepInstance, step);
       else if (started && result.rejected > 0) line('retry', row.stepInstance, step, result.rejected);

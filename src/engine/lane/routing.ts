@@ -36,6 +36,9 @@ export function triggerScore(trigger: FlowTrigger, candidate: Candidate): number
       return candidate.kind === 'button' && trigger.button === candidate.button ? 3 : 0;
     case 'any_message':
       return candidate.kind === 'message' ? 1 : 0;
+    case 'fallback':
+      // Below every other trigger: it starts only what nothing else would.
+      return candidate.kind === 'call' ? 0 : 0.5;
     default:
       return 0;
   }

@@ -160,6 +160,13 @@ export const TASK_RESULT_KIND = 'task_result';
 /** The XState action type whose `params` is an `Effect`: machines emit effects with it. */
 export const EFFECT_ACTION = 'botflow.effect';
 
+/**
+ * The XState action type a machine emits (params `{ step }`, the step's state path: `ask`, `call>inner`)
+ * on entering a step. Optional: it lets the step log count the steps an event passes through without
+ * stopping (a branch, a message that moves on by itself), which the snapshot alone does not show.
+ */
+export const ENTERED_ACTION = 'botflow.entered';
+
 /** What to do with a press on a keyboard of a step the conversation has left. */
 export type StalePolicy =
   | { kind: 'notify'; text: string }
@@ -174,7 +181,9 @@ export type FlowTrigger =
   | { kind: 'command'; name: string }
   | { kind: 'keyword'; pattern: string | RegExp }
   | { kind: 'button'; button: string }
-  | { kind: 'any_message' };
+  | { kind: 'any_message' }
+  /** Anything that could start a flow (a message, a command, a press, Start) that no other trigger matches. */
+  | { kind: 'fallback' };
 
 /** A flow as the engine runs it. */
 export interface FlowDefinition {

@@ -8,6 +8,7 @@ import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachi
 import {
   EFFECT_ACTION,
   type Effect,
+  ENTERED_ACTION,
   type EventMeta,
   type FlowDefinition,
   type FlowInput,
@@ -78,6 +79,12 @@ export interface StepResult {
   rejected: number;
   /** The flow's own code failed and the flow recovered (its `on_error`, or the apology and end). */
   failure?: RecoveredFailure;
+  /**
+   * Steps the event entered and left again before stopping at the snapshot's step (a branch, a message
+   * that moves on), in order: the machine's `ENTERED_ACTION`s, less the step it stopped at and the call
+   * steps around it.
+   */
+  passed: string[];
 }
 
 /** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
@@ -220,6 +227,19 @@ function collectEffects(
   return effects;
 }
 
+/** The steps `actions` entered and left in the same event (see StepResult.passed). */
+function passedSteps(actions: readonly ExecutedAction[], stoppedAt: string): string[] {
+  const entered: string[] = [];
+  for (const action of actions)
+    if (action.type === ENTERED_ACTION) entered.push(String((action.params as { step?: unknown })?.step));
+  if (entered.length < 2) return [];
+  // A call step's own entry comes before its first inner step's: the person is in both, not past the first.
+  return entered.filter(
+    (s, i) =>
+      i < entered.length - 1 && !entered[i + 1]!.startsWith(`${s}>`) && !stoppedAt.startsWith(`${s}>`),
+  );
+}
+
 /** A press is answered once: several answers to it (a notification, an edit carried by the answer) become one. */
 function mergeAnswers(calls: PlannedCall[], callbackId: string): PlannedCall[] {
   const answers = calls.filter((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
@@ -348,6 +368,7 @@ export function step(
     tasks: planned.tasks,
     rejected: planned.rejected,
     ...(failure ? { failure } : {}),
+    passed: passedSteps(actions, stepName(next.value)),
   };
 }
 

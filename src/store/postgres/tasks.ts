@@ -70,7 +70,9 @@ export class PgTasks {
     now: number,
   ): Promise<boolean> {
     const { rows } = await this.pool.query<{ n: number }>(
-      'WITH settled AS (UPDATE tasks SET status = $2, result = $3, error = $4, finished_at = $5, claimed_by = NULL ' +
+      // A task done after a failed attempt keeps that attempt's error (shown beside its attempts).
+      'WITH settled AS (UPDATE tasks SET status = $2, result = $3, error = COALESCE($4, error), finished_at = $5, ' +
+        'claimed_by = NULL ' +
         "WHERE id = $1 AND status = 'running' RETURNING id, partition, conversation_key), added AS (" +
         'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
         "SELECT partition, 'task_result', 'task:' || id, conversation_key, $6, $5 FROM settled " +

@@ -16,18 +16,23 @@ function valueText(value) {
   return JSON.stringify(value);
 }
 
-/** What the step's tasks (the team's own code) are doing: running, waiting to retry, done or failed. */
+/**
+ * What the step's tasks (the team's own code) are doing: running, waiting to retry, done or failed; how
+ * many attempts each took, and the error of its last failed attempt.
+ */
 function tasksSection(tasks) {
   const state = (t) =>
     t.status === 'running'
       ? `running (attempt ${t.attempts})`
       : t.status === 'pending'
         ? t.attempts > 0
-          ? `waiting to try again (${t.attempts} attempt${t.attempts > 1 ? 's' : ''} so far)`
+          ? 'waiting to try again'
           : 'waiting to start'
         : t.status === 'failed'
-          ? `failed: ${t.error?.code ?? 'error'}${t.attempts > 1 ? ` after ${t.attempts} attempts` : ''}`
+          ? `failed: ${t.error?.code ?? 'error'}`
           : t.status;
+  const attempts = (t) =>
+    t.status === 'pending' || t.status === 'running' ? `${t.attempts} so far` : String(t.attempts);
   return section(
     `Tasks (${tasks.length})`,
     h(
@@ -40,11 +45,26 @@ function tasksSection(tasks) {
           h('strong', {}, t.name),
           h('span', { class: 'task-state' }, ` ${state(t)}`),
           h('div', { class: 'small' }, h('span', { class: 'muted' }, 'input '), valueText(t.input)),
+          t.attempts > 0
+            ? h(
+                'div',
+                { class: 'small task-attempts' },
+                h('span', { class: 'muted' }, 'attempts '),
+                attempts(t),
+              )
+            : null,
           t.status === 'done'
             ? h('div', { class: 'small' }, h('span', { class: 'muted' }, 'result '), valueText(t.result))
             : null,
-          t.error && t.status !== 'done'
-            ? h('div', { class: 'ev-error' }, `${t.error.code}: ${t.error.message}`)
+          t.error
+            ? h(
+                'div',
+                { class: 'ev-error task-error' },
+                t.status === 'failed' || t.status === 'cancelled'
+                  ? null
+                  : h('span', { class: 'muted' }, 'last failed attempt '),
+                `${t.error.code}: ${t.error.message}`,
+              )
             : null,
         ),
       ),
@@ -367,11 +387,11 @@ export class Panel {
       this.saved?.userId === userId
         ? h('p', { class: this.saved.error ? 'error' : 'hint saved-note', role: 'status' }, this.saved.text)
         : null;
+    // replaceChildren writes a null as the text "null": leave the absent parts out.
     this.el.replaceChildren(
-      this.header(h('span', { class: 'head-actions' }, save, reset)),
-      note,
-      ...[failed].flat(),
-      ...parts,
+      ...[this.header(h('span', { class: 'head-actions' }, save, reset)), note, failed, parts]
+        .flat()
+        .filter((part) => part !== null && part !== undefined),
     );
   }
 }
