@@ -16,6 +16,7 @@ import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
+import { lintVars } from './lint-vars.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
@@ -51,6 +52,7 @@ export function lintFlow(x: LintInput): Problem[] {
 
   lintTasks(x, w, report);
   lintTexts(x, w.texts, report);
+  lintVars(x, w, report, (p) => problems.push(p));
   lintKeyboards(flow, report);
   lintDesigner(x, report);
   return problems;
