@@ -140,7 +140,7 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
   for (const r of reads) check(r);
 
   function check(r: Read): void {
-    const { name, fields } = r.read;
+    const { name } = r.read;
     const place = r.path;
     let type: VarType | undefined = name === 'item' && r.item ? r.item : scope.types.get(name);
     if (name in computed) type = UNKNOWN;
@@ -152,7 +152,7 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
           ? push({
               file: x.file,
               ...posOf(x, place, r.read.index, name),
-              severity: 'error',
+              severity: 'warning',
               message: `unknown variable "${name}"${r.shown !== name ? ` in ${r.shown}` : ''}`,
               hint: guess
                 ? `did you mean "${guess}"?`
@@ -162,7 +162,7 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
             })
           : report(
               place,
-              'error',
+              'warning',
               `unknown variable "${name}"`,
               guess ? `did you mean "${guess}"?` : undefined,
             );
@@ -188,10 +188,23 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
           place,
           'warning',
           plain ? `"${v}" is unset when ${when}` : `${r.shown} reads "${v}", which is unset when ${when}`,
-          `${path ? `path: ${pathText(path)}; ` : ''}set ${v} on every path to "${miss}", or read it only where it is set`,
+          `${path ? `path: ${pathText(path)}; ` : ''}${setters(v)}set ${v} on every path to "${miss}", or read it only where it is set`,
         );
       break;
     }
+  }
+
+  /** "it is set at find (done), ask_qty; " */
+  function setters(v: string): string {
+    const at = [
+      ...new Set([
+        ...scope.graph.edges
+          .filter((e) => e.assigns.has(v))
+          .map((e) => (e.label && e.label !== 'valid' ? `${e.from} (${e.label})` : e.from)),
+        ...[...scope.graph.onEntry].filter(([, s]) => s.has(v)).map(([id]) => id),
+      ]),
+    ];
+    return at.length ? `it is set at ${at.slice(0, 3).join(', ')}${at.length > 3 ? ', …' : ''}; ` : '';
   }
 
   function checkFields(r: Read, root: VarType): void {
@@ -267,10 +280,10 @@ function fluentAt(
       const root = names.find((n) => v.name === n || v.name.startsWith(`${n}_`));
       const where = () => ({ file: catalog.file, ...ftlPosition(catalog, id, v.name) });
       if (!root) {
-        const guess = closest(v.name, names);
+        const guess = closest(v.name, flatNames(scope.types, names));
         push({
           ...where(),
-          severity: 'error',
+          severity: 'warning',
           message: `unknown variable $${v.name} in message "${id}" (used by ${x.file})`,
           hint: guess ? `did you mean $${guess}?` : `flow "${x.flow.flow}" never saves or sets ${v.name}`,
         });
@@ -299,6 +312,20 @@ function fluentAt(
       });
     }
   }
+}
+
+/** Every name a Fluent message can use: the variables and their fields joined with _ (contact_phone). */
+function flatNames(types: Map<string, VarType>, names: string[]): string[] {
+  const out = new Set(names);
+  const walk = (prefix: string, t: VarType | undefined, depth: number) => {
+    if (t?.kind !== 'object' || depth > 3) return;
+    for (const [f, ft] of Object.entries(t.fields)) {
+      out.add(`${prefix}_${f}`);
+      walk(`${prefix}_${f}`, ft, depth + 1);
+    }
+  };
+  for (const n of names) walk(n, types.get(n), 0);
+  return [...out];
 }
 
 function conditionReads(c: Condition, path: Path, site: Site | undefined, reads: Read[]): void {
