@@ -12,7 +12,15 @@
 import { kindsOf } from './inputs.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile, Route, Step, TaskCall } from './schema.ts';
-import { joinTypes, typeOfInput, typeOfValue, typeOfZod, UNKNOWN, type VarType } from './var-types.ts';
+import {
+  joinTypes,
+  typeAt,
+  typeOfInput,
+  typeOfValue,
+  typeOfZod,
+  UNKNOWN,
+  type VarType,
+} from './var-types.ts';
 
 /** Variables botflow itself sets (never reported as unset). */
 export const BUILTIN_VARS: Record<string, VarType> = {
@@ -160,7 +168,7 @@ export function buildGraph(
         const from = step.options_from;
         // A choice from a list saves an element (or a field of it): known once every list is typed.
         if (step.save && from)
-          later.push(() => assign(step.save!, itemValue(types.get(from.list), from.value)));
+          later.push(() => assign(step.save!, itemValue(typeAt(types, from.list), from.value)));
         else if (step.save) assign(step.save, typeOfInput(kindsOf(step)));
         next(id, step, step.save ? [step.save] : [], 'valid');
         route(id, step.retries.exhausted, 'exhausted');

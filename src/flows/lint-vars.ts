@@ -13,7 +13,7 @@ import type { LintInput, Report } from './lint-input.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Condition, FlowFile } from './schema.ts';
 import { expressionReads, fluentReads, ftlPosition, type NameRead, templateReads } from './var-reads.ts';
-import { describeType, fieldType, fluentFields, UNKNOWN, type VarType } from './var-types.ts';
+import { describeType, fieldType, fluentFields, typeAt, UNKNOWN, type VarType } from './var-types.ts';
 import type { Path } from './yaml-source.ts';
 
 type Walk = ReturnType<typeof walkFlow>;
@@ -112,7 +112,7 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
           ...(item ? { item } : {}),
         });
       }
-      const list = scope.types.get(from.list);
+      const list = typeAt(scope.types, from.list);
       if (list && list.kind !== 'list' && list.kind !== 'unknown')
         report(
           [...p, 'options_from', 'list'],
@@ -402,7 +402,7 @@ function itemAt(flow: FlowFile, scope: FlowScope, path: Path): VarType | undefin
   const step = flow.steps[String(path[1])];
   if (step?.type !== 'input' || !step.options_from) return undefined;
   if (path.includes('empty')) return undefined;
-  const list = scope.types.get(step.options_from.list);
+  const list = typeAt(scope.types, step.options_from.list);
   return list?.kind === 'list' ? list.item : UNKNOWN;
 }
 

@@ -180,3 +180,15 @@ export function fluentFields(
   }
   return { ok: false, at: rest, missing: names, type: t };
 }
+
+/** The type of a dotted path (`quote.items`) among the variables' types, when every step of it is known. */
+export function typeAt(types: ReadonlyMap<string, VarType>, dotted: string): VarType | undefined {
+  const [name, ...fields] = dotted.split('.');
+  let t = types.get(name!);
+  for (const f of fields) {
+    if (!t) return undefined;
+    const next = fieldType(t, f);
+    t = 'type' in next ? next.type : UNKNOWN;
+  }
+  return t;
+}
