@@ -173,7 +173,6 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
           plain ? `"${v}" is unset when ${when}` : `${r.shown} reads "${v}", which is unset when ${when}`,
           `${path ? `path: ${pathText(path)}; ` : ''}${setters(v)}set ${v} on every path to "${miss}", or read it only where it is set`,
         );
-      break;
     }
   }
 

@@ -1,10 +1,13 @@
 /** botflow check knows the flow's data: every read of a variable is a known name, a known field, and set on every path. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { lintFlow } from '../../src/flows/lint.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { defineRegistry, defineTask } from '../../src/flows/registry.ts';
+import type { FlowFile } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
+import { parseFlowSource } from '../../src/flows/yaml-source.ts';
 
 const registry = defineRegistry({
   tasks: {
@@ -189,5 +192,84 @@ steps:
       'locales/en.ftl:2:33: error: $item_cots in message "item-label": the result of task quote (fields: title, cost) has no field "cots"\n    hint: did you mean $item_cost?',
     ]);
     expect(check(flow('item-ok'), catalog)).toEqual([]);
+  });
+});
+
+describe('botflow check: computed values and set: in new places (read defensively, before the schema has them)', () => {
+  /** Lints a file the schema does not know yet (computed:, set: on a step or a next entry) as parsed YAML. */
+  const lint = (source: string) => {
+    const parsed = parseFlowSource(source, 'order.flow.yaml');
+    const flow = parsed.data as FlowFile;
+    return lintFlow({
+      flow,
+      file: 'order.flow.yaml',
+      text: source,
+      locate: parsed.locate,
+      registry,
+      catalogs: new Map(),
+      flows: new Map([[flow.flow, flow]]),
+    }).map((p) => formatProblem({ ...p, hint: undefined }));
+  };
+  const flow = (computed: string, entry = '') => `flow: order
+start: ask_qty
+computed:
+${computed}
+steps:
+  ask_qty:
+    type: input
+    say: How many?
+    input: integer
+    retries: { max: 2, exhausted: { goto: bye } }
+    save: qty
+    next: total
+  total:
+    type: message
+${entry}    say: "Total: {{total}}"
+    next: bye
+  bye:
+    type: end
+    say: "Bye {{total}}"
+`;
+
+  it('a computed value is always defined; its inputs are checked where it is read', () => {
+    expect(lint(flow('  total: "= qty * price"', '    set: { price: 3 }\n'))).toEqual([
+      'order.flow.yaml:20:10: warning: {{total}} reads "qty", which is unset when the person comes to "bye" from "ask_qty" via exhausted',
+      'order.flow.yaml:20:10: warning: {{total}} reads "price", which is unset when the person comes to "bye" from "ask_qty" via exhausted',
+    ]);
+    expect(
+      lint(flow('  total: "= qty * 3"').replace('exhausted: { goto: bye }', 'exhausted: { goto: ask_qty }')),
+    ).toEqual([]);
+  });
+
+  it('reports unknown names in a computed value, and a cycle among computed values', () => {
+    expect(lint(flow('  total: "= qty * prise"\n  a: "= b + 1"\n  b: "= a + 1"'))).toEqual(
+      expect.arrayContaining([
+        'order.flow.yaml:4:19: warning: unknown variable "prise"',
+        'order.flow.yaml:5:6: error: computed values read each other in a circle: a → b → a',
+      ]),
+    );
+  });
+
+  it('set: on a next entry assigns on that route only', () => {
+    const src = (second: string) => `flow: order
+start: ask_qty
+steps:
+  ask_qty:
+    type: input
+    say: How many?
+    input: integer
+    retries: { max: 2, exhausted: { goto: ask_qty } }
+    save: qty
+    next:
+      - { when: { var: qty, gt: 5 }, goto: size, set: { size: big } }
+      - ${second}
+  size:
+    type: end
+    say: "A {{size}} order"
+`;
+    expect(lint(src('{ goto: size }'))).toEqual([
+      'order.flow.yaml:15:10: warning: "size" is unset when the person comes to "size" from "ask_qty"',
+    ]);
+    expect(lint(src('{ goto: size, set: { size: small } }'))).toEqual([]);
   });
 });
