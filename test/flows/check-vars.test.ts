@@ -273,3 +273,62 @@ steps:
     expect(lint(src('{ goto: size, set: { size: small } }'))).toEqual([]);
   });
 });
+
+describe('botflow check: variables across called flows', () => {
+  const address = `flow: address
+start: ask_street
+steps:
+  ask_street:
+    type: input
+    say: "Street for {{who}}?"
+    input: text
+    retries: { max: 2, exhausted: { goto: stop } }
+    save: street
+    next: done
+  done:
+    type: end
+    return: [street]
+  stop:
+    type: end
+`;
+  const caller = (withs: string, read: string) => `flow: order
+start: ask_name
+triggers: [{ command: order }]
+steps:
+  ask_name:
+    type: input
+    say: Name?
+    input: text
+    retries: { max: 2, exhausted: { goto: bye } }
+    save: name
+    next: home
+  home:
+    type: call
+    flow: address
+    with: ${withs}
+    save_as: home
+    next: bye
+  bye:
+    type: end
+    say: "${read}"
+`;
+  const run = (withs: string, read: string) =>
+    compileSources(
+      [
+        { file: 'address.flow.yaml', source: address },
+        { file: 'order.flow.yaml', source: caller(withs, read) },
+      ],
+      registry,
+      new Map(),
+    ).problems.map((p) => formatProblem({ ...p, hint: undefined }));
+
+  it('a called flow sees what every caller passes, and the caller reads its return value by field', () => {
+    expect(run('{ who: "{{name}}" }', 'Thanks')).toEqual([]);
+    expect(run('{ whom: "{{name}}" }', 'Thanks')).toEqual([
+      'address.flow.yaml:6:24: warning: unknown variable "who" in {{who}}',
+    ]);
+    expect(run('{ who: "{{name}}" }', '{{home.stret}}')).toEqual([
+      'order.flow.yaml:19:16: error: "home" has no field "stret"',
+    ]);
+  });
+});
