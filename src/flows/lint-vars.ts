@@ -151,7 +151,7 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
             );
       return;
     }
-    checkFields(r, type);
+    if (!checkFields(r, type)) return;
     if (!r.site || r.read.maybe || name in BUILTIN_VARS || (name === 'item' && r.item)) return;
     for (const v of name in computed ? computedInputs(computed, name) : [name]) {
       if (v in BUILTIN_VARS || !scope.types.has(v)) continue;
@@ -189,7 +189,8 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
     return at.length ? `it is set at ${at.slice(0, 3).join(', ')}${at.length > 3 ? ', …' : ''}; ` : '';
   }
 
-  function checkFields(r: Read, root: VarType): void {
+  /** False when a field is read that the value does not have (reported). */
+  function checkFields(r: Read, root: VarType): boolean {
     let t = root;
     const parts = [r.read.name];
     for (const f of r.read.fields) {
@@ -233,8 +234,9 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
                   : undefined,
             })
           : report(r.path, 'error', `"${owner}" has no field "${f}"`);
-      return;
+      return false;
     }
+    return true;
   }
 }
 

@@ -328,7 +328,7 @@ steps:
       'address.flow.yaml:6:24: warning: unknown variable "who" in {{who}}',
     ]);
     expect(run('{ who: "{{name}}" }', '{{home.stret}}')).toEqual([
-      'order.flow.yaml:19:16: error: "home" has no field "stret"',
+      'order.flow.yaml:20:13: error: "home" has no field "stret"',
     ]);
   });
 });
