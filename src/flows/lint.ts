@@ -229,6 +229,13 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
           `options_from of "${id}" has no empty path: with an empty list the person would get a question and no buttons`,
           'add empty: {say: "Nothing to choose from", goto: <step>}',
         );
+      if (flow.i18n && step.options_from.text === undefined)
+        report(
+          at,
+          'error',
+          'options_from has no text, and its default "{{item}}" is not a message id: the buttons would show {{item}}',
+          'add text: <message id>, with { $item } (or { $item_time }) in the catalogs',
+        );
       if (step.options_from.value && !/^item(\.[\w-]+)*$/.test(step.options_from.value))
         report(
           [...at, 'value'],

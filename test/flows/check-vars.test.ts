@@ -192,6 +192,11 @@ steps:
       'locales/en.ftl:2:33: error: $item_cots in message "item-label": the result of task quote (fields: title, cost) has no field "cots"\n    hint: did you mean $item_cost?',
     ]);
     expect(check(flow('item-ok'), catalog)).toEqual([]);
+    expect(
+      check(flow('item-ok').replace(', text: item-ok', ''), catalog).map((l) => l.split('\n')[0]),
+    ).toEqual([
+      'order.flow.yaml:14:19: error: options_from has no text, and its default "{{item}}" is not a message id: the buttons would show {{item}}',
+    ]);
   });
 });
 
