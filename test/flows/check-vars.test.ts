@@ -134,6 +134,12 @@ describe('botflow check: variables', () => {
     ]);
   });
 
+  it('options_from.list must hold a list when its kind is known', () => {
+    expect(check(ORDER.replace('list: quote.items', 'list: qty')).map((l) => l.split('\n')[0])).toEqual([
+      'order.flow.yaml:38:13: error: "qty" is a number, not a list',
+    ]);
+  });
+
   it('checks names in expressions and conditions, at their column', () => {
     const expr = ORDER.replace(
       '      - - { id: ok, text: OK, goto: pick }',
