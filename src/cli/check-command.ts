@@ -72,9 +72,10 @@ export const command: Command = {
       : loaded.flows;
     for (const p of problems) console.log(formatProblem(p));
     const errors = problems.filter((p) => p.severity === 'error').length;
-    const warnings = problems.length - errors;
+    const warnings = problems.filter((p) => p.severity === 'warning').length;
+    const notes = problems.length - errors - warnings;
     console.log(
-      `${count} flow file(s), ${flows.length} compiled: ${errors} error(s), ${warnings} warning(s)`,
+      `${count} flow file(s), ${flows.length} compiled: ${errors} error(s), ${warnings} warning(s)${notes ? `, ${notes} note(s)` : ''}`,
     );
     return hasErrors(problems) ? 1 : 0;
   },

@@ -127,6 +127,10 @@ export function walkFlow(flow: FlowFile) {
       (step.options ?? []).forEach((o, i) => {
         text([...p, 'options', i, 'text'], o.text, true);
       });
+      if (step.options_from) {
+        text([...p, 'options_from', 'text'], step.options_from.text, true);
+        route([...p, 'options_from', 'empty'], id, step.options_from.empty, 'empty');
+      }
       (step.validate ?? []).forEach((v, i) => {
         text([...p, 'validate', i, 'error'], v.error);
       });

@@ -18,6 +18,8 @@ export interface LintInput {
   expectedId?: string;
   /** Folder that media paths are relative to. */
   baseDir?: string;
+  /** The file's text, for columns inside a value. */
+  text?: string;
 }
 
 /** Reports one problem at a path of the flow file. */

@@ -11,51 +11,13 @@ import type { Path } from './yaml-source.ts';
 
 /** Room kept in a callback payload for the engine's signature (`<step instance>.<payload>.<mac8>`, see engine/buttons.ts). */
 export const PAYLOAD_SIGNING_RESERVE = 32;
-const RESERVED_VARS = new Set(['start_payload', 'locale', 'button_value', 'task_error']);
 
 /** A `<` that does not open (or close) one of the tags the platform formats: it would be stripped. */
 const STRAY_TAG = /<(?!\/?(?:b|strong|i|em|u|ins|s|del|a|code|pre|mark|h1|br|blockquote)\b)[^\s<>]{1,20}/i;
 
-/** Checks every text of a flow: ids in every locale (with i18n), variables and length limits. */
+/** Checks every text of a flow: ids in every locale (with i18n), and length limits. */
 export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void {
   const { flow } = x;
-  // Texts: i18n ids in every locale, or literal texts; limits per locale.
-  const saved = new Set<string>(RESERVED_VARS);
-  for (const s of Object.values(flow.steps)) {
-    if (s.type === 'input' && s.save) saved.add(s.save);
-    // A task's result, and whatever its outcome routes set.
-    for (const d of 'do' in s ? (s.do ?? []) : []) {
-      if (!('task' in d)) continue;
-      if (d.save_as) saved.add(d.save_as);
-      for (const r of [d.on_done, d.on_timeout, ...[d.on_error].flat()])
-        if (r && typeof r === 'object') for (const k of Object.keys(r.set ?? {})) saved.add(k);
-    }
-    if (s.type === 'call') {
-      if (s.save_as) saved.add(s.save_as);
-      for (const k of Object.keys(s.with ?? {})) saved.add(k);
-      // A called flow shares the caller's variables: what it saves is known here too.
-      for (const c of Object.values(x.flows.get(s.flow)?.steps ?? {}))
-        if (c.type === 'input' && c.save) saved.add(c.save);
-    }
-  }
-  const collectSet = (v?: Record<string, unknown>) =>
-    Object.keys(v ?? {}).forEach((k) => {
-      saved.add(k);
-    });
-  for (const s of Object.values(flow.steps)) {
-    if ('keyboard' in s)
-      (s.keyboard ?? []).flat().forEach((b) => {
-        collectSet(b.set);
-      });
-    if (s.type === 'input') collectSet(s.retries.exhausted.set);
-    if (s.type === 'menu') collectSet(s.on_text?.set);
-  }
-  Object.values(flow.commands ?? {}).forEach((c) => {
-    collectSet(c.set);
-  });
-  (flow.migrate ?? []).forEach((m) => {
-    collectSet(m.context?.set);
-  });
   const locales = flow.i18n ? (flow.i18n.locales ?? [...x.catalogs.keys()]) : [];
   if (flow.i18n && !x.catalogs.has(flow.i18n.default_locale)) {
     report(
@@ -67,16 +29,6 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
   for (const t of texts) {
     if (!flow.i18n) {
-      for (const v of [...t.text.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!.split('.')[0]!)) {
-        // Built-in texts get their placeholders ({{min}}, {{flow}}, …) as variables.
-        if (!saved.has(v) && t.path[0] !== 'texts')
-          report(
-            t.path,
-            'warning',
-            `variable "${v}" is never saved by this flow`,
-            'save it with an input, or set it with set:',
-          );
-      }
       limitCheck(t.label ? t.text.replace(/\{\{[^}]*\}\}/g, 'x') : t.text, t.label, t.path, report, '');
       const stray = (flow.format ?? 'html') === 'html' && !t.label ? STRAY_TAG.exec(t.text) : null;
       if (stray)
@@ -110,22 +62,8 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
         );
         continue;
       }
-      // Every variable the flow can save, so that only the ones it never saves are reported.
-      const errors: Error[] = [];
-      const args = Object.fromEntries([...saved].map((v) => [v, 'x']));
-      const rendered = catalog.bundle.formatPattern(message.value, args, errors);
-      for (const error of errors) {
-        const unknown = /Unknown variable: \$([\w-]+)/.exec(error.message)?.[1];
-        // A field of a saved object reaches catalogs as `<name>_<field>` (booking.id → $booking_id).
-        const ofObject = unknown && [...saved].some((v) => unknown.startsWith(`${v}_`));
-        if (unknown && !ofObject)
-          report(
-            t.path,
-            'warning',
-            `variable "${unknown}" of message "${t.text}" (${catalog.file}) is never saved by this flow`,
-            'a typo in the catalog? or save it with an input, or set it with set:',
-          );
-      }
+      // Variables are checked with every other read (lint-vars.ts); here they stand as {$name}.
+      const rendered = catalog.bundle.formatPattern(message.value, {}, []);
       limitCheck(rendered.replace(/\{\$?[\w-]+\}/g, 'x'), t.label, t.path, report, ` in locale ${locale}`);
     }
   }

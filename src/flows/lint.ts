@@ -16,6 +16,7 @@ import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
+import { lintVars } from './lint-vars.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
@@ -51,6 +52,7 @@ export function lintFlow(x: LintInput): Problem[] {
 
   lintTasks(x, w, report);
   lintTexts(x, w.texts, report);
+  lintVars(x, w, report, (p) => problems.push(p));
   lintKeyboards(flow, report);
   lintDesigner(x, report);
   return problems;
@@ -226,6 +228,13 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
           'error',
           `options_from of "${id}" has no empty path: with an empty list the person would get a question and no buttons`,
           'add empty: {say: "Nothing to choose from", goto: <step>}',
+        );
+      if (flow.i18n && step.options_from.text === undefined)
+        report(
+          at,
+          'error',
+          'options_from has no text, and its default "{{item}}" is not a message id: the buttons would show {{item}}',
+          'add text: <message id>, with { $item } (or { $item_time }) in the catalogs',
         );
       if (step.options_from.value && !/^item(\.[\w-]+)*$/.test(step.options_from.value))
         report(

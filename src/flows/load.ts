@@ -11,6 +11,7 @@ import { describeFlowSource, type FlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
+import { lintTriggerClashes } from './lint-flow-set.ts';
 import { hasErrors, type Problem } from './problems.ts';
 import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './registry.ts';
 import type { FlowFile } from './schema.ts';
@@ -108,6 +109,7 @@ export function compileSources(
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
     else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
   }
+  problems.push(...lintTriggerClashes([...parsed, ...salvaged]));
   const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
   // A broken flow's callers do not also report it as unknown (they are not compiled either).
@@ -152,8 +154,10 @@ export function compileSources(
     });
     flows.push(source === undefined ? definition : { ...definition, source });
   }
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
-  return { flows, problems };
+  // A catalog's problem is found once per flow using the message: keep one.
+  const unique = [...new Map(problems.map((p) => [JSON.stringify(p), p])).values()];
+  unique.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
+  return { flows, problems: unique };
 }
 
 function calleesOf(flow: FlowFile, byId: Map<string, FlowFile>, seen = new Set<string>()): FlowFile[] {

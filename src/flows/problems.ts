@@ -4,7 +4,8 @@ export interface Problem {
   /** 1-based line and column. */
   line: number;
   col: number;
-  severity: 'error' | 'warning';
+  /** A note explains what check could not check; it never fails a check. */
+  severity: 'error' | 'warning' | 'note';
   message: string;
   /** What to do about it. */
   hint?: string;

@@ -3,10 +3,10 @@
  * mapped back to `file:line:col`. Anchors, aliases and merge keys are refused to keep errors local.
  */
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
-import type { z } from 'zod';
-import { closest, type Problem } from './problems.ts';
+import { issueToProblem, yamlHint } from './lint-shape.ts';
+import type { Problem } from './problems.ts';
 import { salvageFlow } from './salvage.ts';
-import { FlowFile, flowJsonSchema } from './schema.ts';
+import { FlowFile } from './schema.ts';
 
 export type Path = readonly (string | number)[];
 
@@ -63,11 +63,8 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
   const add = (offset: number, message: string, hint?: string) =>
     problems.push({ file, ...pos(offset), severity: 'error', message, hint });
   for (const e of doc.errors) {
-    add(
-      e.pos[0],
-      `YAML syntax: ${e.message.split('\n')[0]}`,
-      'fix the YAML syntax (indentation, quotes, colons)',
-    );
+    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    add(e.pos[0], `YAML syntax: ${message}`, yamlHint(e.code, message));
   }
   if (problems.length) return { problems, locate };
   visit(doc, {
@@ -89,99 +86,28 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
   const data = doc.toJS({ maxAliasCount: -1 });
   const result = FlowFile.safeParse(data);
   if (!result.success) {
-    for (const issue of result.error.issues) problems.push(issueToProblem(issue, data, file, locate));
+    const issues = result.error.issues;
+    // A required key that is missing because it is indented under another key is reported once, there.
+    const misplaced = issues.flatMap((i) =>
+      i.code === 'unrecognized_keys' ? i.keys.map((k) => ({ k, at: i.path })) : [],
+    );
+    for (const issue of issues) {
+      const last = issue.path.at(-1);
+      const parent = issue.path.slice(0, -1).join('.');
+      const nested = misplaced.some(
+        (m) =>
+          m.k === last &&
+          m.at.length > issue.path.length - 1 &&
+          m.at.slice(0, issue.path.length - 1).join('.') === parent,
+      );
+      if (issue.code !== 'unrecognized_keys' && getAt(data, issue.path as Path) === undefined && nested)
+        continue;
+      problems.push(issueToProblem(issue, data, file, locate));
+    }
   }
   const flow = result.success && !problems.length ? result.data : undefined;
   const salvaged = flow ? undefined : result.success ? result.data : salvageFlow(data);
   return { flow, ...(salvaged ? { salvaged } : {}), data, problems, locate };
-}
-
-function issueToProblem(issue: z.core.$ZodIssue, data: unknown, file: string, locate: Locator): Problem {
-  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-  const where = path.length ? `${path.join('.')}: ` : '';
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    const known = knownKeysAt(path, data);
-    const guess = closest(key, known);
-    return {
-      file,
-      ...locate.at([...path, key], true),
-      severity: 'error',
-      message: `${where}unknown key "${key}"`,
-      hint: guess
-        ? `did you mean "${guess}"?`
-        : known.length
-          ? `allowed here: ${known.join(', ')}`
-          : 'remove it (flows/flow.schema.json lists every key)',
-    };
-  }
-  if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
-    return {
-      file,
-      ...locate.at([...path, 'type']),
-      severity: 'error',
-      message: `${where}unknown step type`,
-      hint: 'type is one of message, input, menu, branch, call, end',
-    };
-  }
-  if (issue.code === 'invalid_value') {
-    const options = issue.values.map(String);
-    const given = String(getAt(data, path) ?? '');
-    const guess = closest(given, options);
-    return {
-      file,
-      ...locate.at(path),
-      severity: 'error',
-      message: `${where}"${given}" is not one of ${options.join(', ')}`,
-      hint: guess ? `did you mean "${guess}"?` : undefined,
-    };
-  }
-  const missing = issue.code === 'invalid_type' && issue.message.includes('undefined');
-  return {
-    file,
-    ...locate.at(path, missing),
-    severity: 'error',
-    message: missing ? `${where}is required` : `${where}${issue.message}`,
-    hint: missing ? `add "${String(path[path.length - 1])}"` : undefined,
-  };
-}
-
-type JsonSchema = {
-  properties?: Record<string, JsonSchema>;
-  additionalProperties?: JsonSchema | boolean;
-  items?: JsonSchema;
-  oneOf?: JsonSchema[];
-  anyOf?: JsonSchema[];
-  $ref?: string;
-  const?: unknown;
-};
-let jsonSchema: JsonSchema & { $defs?: Record<string, JsonSchema> };
-
-/** The keys the format allows at `path` (read from the JSON Schema, so it never drifts from zod). */
-function knownKeysAt(path: Path, data: unknown): string[] {
-  jsonSchema ??= flowJsonSchema() as typeof jsonSchema;
-  const deref = (x: JsonSchema | undefined): JsonSchema | undefined =>
-    x?.$ref ? jsonSchema.$defs?.[x.$ref.split('/').pop()!] : x;
-  const pick = (x: JsonSchema | undefined, value: unknown): JsonSchema | undefined => {
-    const node = deref(x);
-    const options = node?.oneOf ?? node?.anyOf;
-    if (!options) return node;
-    const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-    const objects = options.map(deref).filter((o): o is JsonSchema => !!o?.properties);
-    return objects.find((o) => o.properties?.type?.const === type) ?? objects[0];
-  };
-  let node = pick(jsonSchema, data);
-  let value = data;
-  for (const seg of path) {
-    value = value && typeof value === 'object' ? (value as Record<string | number, unknown>)[seg] : undefined;
-    const next =
-      typeof seg === 'number'
-        ? node?.items
-        : (node?.properties?.[seg] ??
-          (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined));
-    node = pick(next, value);
-  }
-  return Object.keys(node?.properties ?? {}).filter((k) => k !== '$schema');
 }
 
 function getAt(data: unknown, path: Path): unknown {

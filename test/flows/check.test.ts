@@ -72,13 +72,13 @@ steps:
       'demo.flow.yaml:6:13: error: steps.m.render: "edt" is not one of new, edit',
       'demo.flow.yaml:7:17: error: steps.m.keyboard.0.0.text: is required',
       'demo.flow.yaml:7:26: error: steps.m.keyboard.0.0: unknown key "txt"',
-      'demo.flow.yaml:9:11: error: steps.n.type: unknown step type',
+      'demo.flow.yaml:9:11: error: steps.n.type: unknown step type "inptu"',
     ]);
     expect(r.hints).toEqual([
       'did you mean "edit"?',
       'add "text"',
       'did you mean "text"?',
-      'type is one of message, input, menu, branch, call, end',
+      'did you mean "input"? type is one of message, input, menu, branch, call, end',
     ]);
   });
 

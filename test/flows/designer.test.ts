@@ -244,7 +244,7 @@ steps:
       undefined,
       catalogs,
     );
-    expect(out).toContain('warning: variable "nmae" of message "bye" (en.ftl) is never saved by this flow');
+    expect(out).toContain('warning: unknown variable $nmae in message "bye" (used by demo.flow.yaml)');
   });
 
   it("6. validators and guards get the engine's now; relative date bounds resolve on it", () => {

@@ -277,6 +277,11 @@ steps:
     bot = await RestartableBot.start(v1);
     const writeQuiz = (version: number, ids: string, ftl: string) => {
       writeFileSync(join(bot!.dir, 'quiz.flow.yaml'), quiz(version, ids));
+      // Only one flow may start on bot_started (botflow check refuses two): the sign-up keeps its command.
+      writeFileSync(
+        join(bot!.dir, 'signup.flow.yaml'),
+        v1.replace('[{ bot_started: true }]', '[{ command: signup }]'),
+      );
       mkdirSync(join(bot!.dir, 'locales'), { recursive: true });
       writeFileSync(join(bot!.dir, 'locales', 'en.ftl'), ftl);
     };

@@ -205,7 +205,7 @@ describe('botflow check on tasks', () => {
     ).toEqual(['a task runs from a message step, and "party" is an input step']);
   });
 
-  it('warns of input nobody saves, and of a result read before the task ran', () => {
+  it('warns of input nobody saves, and of a result read before the task ran (lint-vars.ts)', () => {
     const early = FLOW(ON_ERROR)
       .replace('party: "{{party}}"', 'party: "{{guests}}"')
       .replace('say: How many?', 'say: "How many? We have {{slots}}"');
@@ -214,8 +214,8 @@ describe('botflow check on tasks', () => {
         (p) => `${p.severity}: ${p.message}`,
       ),
     ).toEqual([
-      'warning: {{slots}} is the result of task "find_slots" (step "find"), which has not run yet here',
-      'warning: input party names {{guests}}, which no step saves',
+      'warning: "slots" is unset when the flow starts at "party"',
+      'warning: unknown variable "guests" in {{guests}}',
     ]);
   });
 });

@@ -24,12 +24,14 @@ steps:
     input: date
     validate:
       - { rule: not_past, error: "That day is over." }
-    retries: { max: 3, exhausted: { goto: done } }
+    retries: { max: 3, exhausted: { goto: stop } }
     save: day
     next: done
   done:
     type: end
     say: "Booked for {{day}}."
+  stop:
+    type: end
 `;
 
 const transcript = (clock: string) => `flow: booking

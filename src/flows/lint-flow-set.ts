@@ -1,0 +1,58 @@
+/** Checks across the flows of a folder: two flows must not start on the same trigger. */
+import type { Problem } from './problems.ts';
+import type { FlowFile } from './schema.ts';
+import type { Locator } from './yaml-source.ts';
+
+interface Parsed {
+  file: string;
+  flow: FlowFile;
+  locate: Locator;
+}
+
+/** What a trigger starts on, as a key two flows must not share (keywords may overlap on purpose). */
+function triggerKey(
+  t: NonNullable<FlowFile['triggers']>[number],
+): { key: string; shown: string } | undefined {
+  if (t.bot_started !== undefined) {
+    const payload = typeof t.bot_started === 'object' ? t.bot_started.payload : undefined;
+    return payload === undefined
+      ? { key: 'bot_started', shown: 'bot_started' }
+      : { key: `bot_started:${payload}`, shown: `bot_started with payload "${payload}"` };
+  }
+  if (t.command !== undefined) {
+    const name = t.command.replace(/^\//, '').toLowerCase();
+    return { key: `command:${name}`, shown: `the command /${name}` };
+  }
+  if (t.any_message) return { key: 'any_message', shown: 'any_message' };
+  return undefined;
+}
+
+/** Two flows triggered by `bot_started` (or the same payload, or the same command): an error naming both files. */
+export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
+  const first = new Map<string, { file: string; flow: string; line: number }>();
+  const problems: Problem[] = [];
+  for (const p of flows) {
+    (p.flow.triggers ?? []).forEach((t, i) => {
+      const k = triggerKey(t);
+      if (!k) return;
+      const at = p.locate.at(['triggers', i]);
+      const seen = first.get(k.key);
+      if (!seen) {
+        first.set(k.key, { file: p.file, flow: p.flow.flow, line: at.line });
+        return;
+      }
+      if (seen.flow === p.flow.flow && seen.file === p.file) return;
+      problems.push({
+        file: p.file,
+        ...at,
+        severity: 'error',
+        message: `flows "${seen.flow}" (${seen.file}:${seen.line}) and "${p.flow.flow}" (${p.file}) both start on ${k.shown}: only one of them would ever run`,
+        hint:
+          k.key === 'bot_started'
+            ? 'keep bot_started in one flow; tell the others apart by deep-link payload: bot_started: { payload: promo }'
+            : 'keep this trigger in one of the two flows',
+      });
+    });
+  }
+  return problems;
+}
