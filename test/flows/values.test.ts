@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ButtonSigner } from '../../src/engine/step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent } from '../../src/engine/step/contract.ts';
 import { type StepResult, step } from '../../src/engine/step/step.ts';
+import { withComputed } from '../../src/flows/computed.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { readVar } from '../../src/flows/vars.ts';
 
 const signer = new ButtonSigner('a-test-secret-of-enough-length');
 const key = 'u:7';
@@ -232,23 +234,23 @@ steps:
     expect(first.last.failure).toMatchObject({ step: 'hello', recovery: 'apology' });
   });
 
-  it('reports a computed value that depends on itself, and recovers', () => {
-    const chat = new Chat(
-      compile(`
-flow: loop
-start: show
-computed:
-  a: "= b + 1"
-  b: "= a + 1"
-steps:
-  show:
-    type: message
-    say: "{{a}}"
-    next: done
-  done:
-    type: end
-`),
+  it('refuses a computed value that depends on itself: botflow check before, a failure at run time', () => {
+    const r = compileSources(
+      [
+        {
+          file: 'loop.flow.yaml',
+          source:
+            'flow: loop\nstart: show\ncomputed:\n  a: "= b + 1"\n  b: "= a + 1"\nsteps:\n  show:\n    type: end\n    say: "{{a}}"\n',
+        },
+      ],
+      EMPTY_REGISTRY,
+      new Map(),
     );
-    expect(chat.last.failure?.message).toMatch(/depends on itself: a → b → a/);
+    expect(r.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual([
+      'computed values read each other in a circle: a → b → a',
+    ]);
+    const read = () =>
+      withComputed({ a: '= b + 1', b: '= a + 1' }, { now: 0, locale: 'en' }, () => readVar({}, 'a'));
+    expect(read).toThrow(/depends on itself: a → b → a/);
   });
 });
