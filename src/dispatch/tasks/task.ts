@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
+import { brandClass } from '../../client/brand.ts';
 
 /** What a task run gets besides its input. */
 export interface TaskContext {
@@ -68,6 +69,8 @@ export class TaskError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+// Recognised whichever copy of botflow made it (a registry loaded through tsx has its own): client/brand.ts.
+brandClass(TaskError, 'TaskError');
 
 /** How a started task is run: per attempt timeout, and which failures are tried again. */
 export interface TaskPolicy {
