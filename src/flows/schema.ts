@@ -127,9 +127,28 @@ export const TaskCall = z
         on: z
           .array(z.string())
           .optional()
-          .describe('Error codes to retry (default: timeouts and unexpected errors)'),
+          .describe(
+            'Codes retried besides the defaults (timeouts, unexpected errors `error`, and TaskErrors thrown with retryable: true)',
+          ),
+        only: z
+          .array(z.string())
+          .min(1)
+          .optional()
+          .describe(
+            'Instead of the defaults: retry exactly these codes (list timeout or error to keep them)',
+          ),
       })
-      .optional(),
+      .refine((r) => !(r.on && r.only), 'retry takes on (codes added to the defaults) or only, not both')
+      .optional()
+      .describe(
+        'Timeouts and unexpected errors are retried; `on: [code]` adds codes, `only: [code]` retries just those',
+      ),
+    on_cancel: z
+      .strictObject({ task: Id.describe('The compensating task (registered like any task)') })
+      .optional()
+      .describe(
+        'Started (same idempotency key) when the task is cancelled after an attempt began: leaving the step, cancel, /stop',
+      ),
     while_running: z
       .union([z.enum(['queue', 'ignore', 'cancel']), z.strictObject({ ignore: Text })], {
         error: 'while_running is queue, ignore, cancel or { ignore: text }',

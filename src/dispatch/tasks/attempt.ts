@@ -175,9 +175,15 @@ function failureOf(error: unknown): Settled {
   return fail(TASK_CODES.error, message, true);
 }
 
+/**
+ * Whether a failure is tried again: timeouts, unexpected errors and TaskErrors thrown `retryable`, plus the
+ * codes of `retryOn`; with `retryOnly`, exactly its codes. Cancellation never is.
+ */
 export function retryable(error: Failure | { code: string; message: string }, policy: TaskPolicy): boolean {
-  if (error.code === TASK_CODES.timeout) return true;
-  if (policy.retryOn) return policy.retryOn.includes(error.code);
+  if (error.code === TASK_CODES.cancelled) return false;
+  if (policy.retryOnly) return policy.retryOnly.includes(error.code);
+  if (error.code === TASK_CODES.timeout || error.code === TASK_CODES.error) return true;
+  if (policy.retryOn?.includes(error.code)) return true;
   return 'retryable' in error ? error.retryable : false;
 }
 

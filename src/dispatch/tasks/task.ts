@@ -80,8 +80,14 @@ export interface TaskPolicy {
   attempts: number;
   /** Wait before the first retry (ms); doubled for each further one. */
   backoffMs: number;
-  /** Error codes retried besides timeouts and unexpected errors; when given, only these (and `timeout`). */
+  /**
+   * Which failures are tried again. By default timeouts, unexpected errors (`error`) and TaskErrors thrown
+   * with `retryable: true`; `retryOn` adds codes to these; `retryOnly` replaces them (just these codes).
+   */
   retryOn?: string[];
+  retryOnly?: string[];
+  /** The compensating task started when this one is cancelled after an attempt began (`on_cancel`). */
+  onCancel?: { task: string };
 }
 
 export const DEFAULT_TASK_POLICY: TaskPolicy = { timeoutMs: 30_000, attempts: 3, backoffMs: 1_000 };
