@@ -10,12 +10,12 @@ import type { TaskRow } from '../../src/store/tasks.ts';
 
 /** The same modules loaded a second time, as tsx's scoped loader does for a registry. */
 async function secondCopy() {
-  const task = (await import(
-    '../../src/dispatch/tasks/task.ts?copy'
+  // A query string makes the module loader evaluate the file again: a second copy of its classes.
+  const copy = (path: string) => import(/* @vite-ignore */ `${path}?copy`);
+  const task = (await copy(
+    '../../src/dispatch/tasks/task.ts',
   )) as typeof import('../../src/dispatch/tasks/task.ts');
-  const errors = (await import(
-    '../../src/client/errors.ts?copy'
-  )) as typeof import('../../src/client/errors.ts');
+  const errors = (await copy('../../src/client/errors.ts')) as typeof import('../../src/client/errors.ts');
   return { ...task, ...errors };
 }
 

@@ -59,6 +59,7 @@ export async function runAttempt(
   attempt: number,
   controller: AbortController,
   o: AttemptOptions,
+  cancelled?: TaskContext['cancelled'],
 ): Promise<Settled> {
   const policy = policyOf(row);
   const definition = Object.hasOwn(o.tasks, row.name) ? o.tasks[row.name] : undefined;
@@ -84,6 +85,7 @@ export async function runAttempt(
   );
   const stopTyping = typing(row, o);
   const scope = JSON.parse(row.scope) as { vars: Record<string, unknown>; locale?: string };
+  // (A compensation's scope also names the task it compensates: `compensates`, read by the runner.)
   const ctx: TaskContext = {
     signal: controller.signal,
     deadline,
@@ -100,6 +102,7 @@ export async function runAttempt(
       Object.defineProperty(this, 'logger', { value: logger });
       return logger;
     },
+    ...(cancelled ? { cancelled } : {}),
     scope: {
       conversation: row.conversationKey,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
@@ -225,4 +228,28 @@ export function verdictOf(row: TaskRow, attempt: number, outcome: Settled, now: 
       ...(outcome.ok ? { result: outcome.result ?? null } : { error: plain(outcome.error) }),
     }),
   };
+}
+
+/** The id of the task a compensating task compensates (its scope says), if it is one. */
+export function compensatesOf(row: TaskRow): number | undefined {
+  const id = (JSON.parse(row.scope) as { compensates?: unknown }).compensates;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/** What a compensating task is told of the task it compensates (`ctx.cancelled`). */
+export function cancelledOf(original: TaskRow | undefined): TaskContext['cancelled'] {
+  if (!original) return undefined;
+  return {
+    task: original.name,
+    input: JSON.parse(original.input) as unknown,
+    attempts: original.attempts,
+    ...(original.result !== null ? { result: JSON.parse(original.result) as unknown } : {}),
+  };
+}
+
+/** An ended attempt of a task cancelled meanwhile, as the row records it. */
+export function lateOutcome(outcome: Settled): { result?: string; error?: string } {
+  return outcome.ok
+    ? { result: JSON.stringify(outcome.result ?? null) }
+    : { error: JSON.stringify(plain(outcome.error)) };
 }

@@ -21,6 +21,11 @@ export interface TaskContext {
   /** 1 for the first attempt, 2 for the first retry (or the first run after a crash), … */
   attempt: number;
   logger: Logger;
+  /**
+   * For a compensating task (`on_cancel`): the task that was cancelled, its input, how many attempts it
+   * started, and what its last attempt returned when it ended after the cancellation (else undefined).
+   */
+  cancelled?: { task: string; input: unknown; attempts: number; result?: unknown };
   /** The conversation, read-only: its variables and locale when the task was started. */
   scope: {
     conversation: string;
