@@ -124,31 +124,12 @@ export const TaskCall = z
       .strictObject({
         attempts: z.number().int().min(1).max(20).describe('Attempts in all (default 3)'),
         backoff: Duration.optional().describe('Wait before the first retry, doubled each time (default 1s)'),
-        on: z
-          .array(z.string())
-          .optional()
-          .describe(
-            'Codes retried besides the defaults (timeouts, unexpected errors `error`, and TaskErrors thrown with retryable: true)',
-          ),
-        only: z
-          .array(z.string())
-          .min(1)
-          .optional()
-          .describe(
-            'Instead of the defaults: retry exactly these codes (list timeout or error to keep them)',
-          ),
+        on: z.array(z.string()).optional().describe('Codes retried besides timeouts and unexpected errors'),
+        only: z.array(z.string()).min(1).optional().describe('Retry just these codes (not the defaults)'),
       })
       .refine((r) => !(r.on && r.only), 'retry takes on (codes added to the defaults) or only, not both')
-      .optional()
-      .describe(
-        'Timeouts and unexpected errors are retried; `on: [code]` adds codes, `only: [code]` retries just those',
-      ),
-    on_cancel: z
-      .strictObject({ task: Id.describe('The compensating task (registered like any task)') })
-      .optional()
-      .describe(
-        'Started (same idempotency key) when the task is cancelled after an attempt began: leaving the step, cancel, /stop',
-      ),
+      .optional(),
+    on_cancel: z.strictObject({ task: Id }).optional().describe('Task run if cancelled after it started'),
     while_running: z
       .union([z.enum(['queue', 'ignore', 'cancel']), z.strictObject({ ignore: Text })], {
         error: 'while_running is queue, ignore, cancel or { ignore: text }',

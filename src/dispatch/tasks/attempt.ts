@@ -174,7 +174,9 @@ export function plain(error: { code: string; message: string }): { code: string;
 /** A thrown value as a failure: TaskErrors keep their code; anything else is an unexpected (retryable) `error`. */
 function failureOf(error: unknown): Settled {
   if (error instanceof TaskError) return fail(error.code, error.message, error.retryable);
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // `fetch failed` says little: its cause says which request and why (refused, not faked in a transcript).
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  const message = error instanceof Error ? `${error.name}: ${error.message}${cause}` : String(error);
   return fail(TASK_CODES.error, message, true);
 }
 
