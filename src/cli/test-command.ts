@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { closest, formatProblem } from '../flows/problems.ts';
 import { coverageReport, formatCoverage, skeletons } from '../testing/coverage.ts';
 import { CoverageRecorder } from '../testing/coverage-recorder.ts';
-import { loadFlowsOrThrow } from '../testing/flows.ts';
+import { loadProjectOrThrow } from '../testing/flows.ts';
 import { loadTranscripts } from '../testing/load.ts';
 import { runTranscript } from '../testing/run.ts';
 import type { Command } from './command.ts';
@@ -49,9 +49,10 @@ export async function runTests(args: string[], print: (line: string) => void): P
     print(`botflow test: no transcripts (*.test.yaml) in ${positionals.join(', ') || flowsDir}`);
     return 2;
   }
-  let flows: Awaited<ReturnType<typeof loadFlowsOrThrow>>;
+  let flows: Awaited<ReturnType<typeof loadProjectOrThrow>>['flows'];
+  let tasks: Awaited<ReturnType<typeof loadProjectOrThrow>>['tasks'];
   try {
-    flows = await loadFlowsOrThrow(flowsDir);
+    ({ flows, tasks } = await loadProjectOrThrow(flowsDir));
   } catch (error) {
     print(`botflow test: ${(error as Error).message}`);
     return 2;
@@ -69,7 +70,7 @@ export async function runTests(args: string[], print: (line: string) => void): P
   const coverage = new CoverageRecorder();
   let failed = 0;
   for (const t of transcripts) {
-    const result = await runTranscript(t, { flows, coverage });
+    const result = await runTranscript(t, { flows, coverage, tasks });
     print(`${result.passed ? '✓' : '✗'} ${t.flow} › ${t.name}  (${t.file}:${t.line})`);
     if (!result.passed) {
       failed++;

@@ -7,6 +7,7 @@
  * - `ResponseDecodeError`: the platform answered 2xx but the body does not have the expected shape.
  * None of them ever carries the bot token.
  */
+import { brandClass } from './brand.ts';
 import { DecodeError } from './schemas/decode.ts';
 
 /** The platform answered with an error status. */
@@ -126,3 +127,9 @@ export class ResponseDecodeError extends DecodeError {
     this.raw = init.raw;
   }
 }
+
+// A project's registry (loaded through tsx, with its own copy of these modules) may throw them: they are
+// recognised by a brand, whichever copy made them (brand.ts).
+brandClass(ApiError, 'ApiError');
+brandClass(NetworkError, 'NetworkError');
+brandClass(UsageError, 'UsageError');

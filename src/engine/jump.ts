@@ -9,6 +9,7 @@ import { EngineInbox } from '../store/engine-inbox.ts';
 import { OutboxStore } from '../store/outbox.ts';
 import { SessionStore } from '../store/sessions.ts';
 import { StepLogStore } from '../store/step-log.ts';
+import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type FlowDefinition, JUMP_EVENT_KIND } from './step/contract.ts';
 import { StepError, storeSnapshot } from './step/step.ts';
@@ -119,6 +120,7 @@ export function jumpToStep(db: Database.Database, jump: Jump, now: number): void
   db.transaction(() => {
     timers.settleAll(key, 'cancelled', `jumped to ${flow.id} › ${jump.step}`, now);
     outbox.dropPending(key, `jumped to ${flow.id} › ${jump.step}`, now);
+    new TaskStore(db).cancelAll(key, `jumped to ${flow.id} › ${jump.step}`, now);
     // The session starts empty on the step; the jump event brings the variables as it enters it.
     const revision = placeSession(db, { ...jump, vars: {} }, now);
     inbox.add({

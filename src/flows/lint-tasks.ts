@@ -28,6 +28,18 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
           : `register it with defineRegistry({ tasks: { ${task.task}: async (input, ctx) => … } })`,
       );
     }
+    const compensation = task.on_cancel?.task;
+    if (compensation !== undefined && !Object.hasOwn(x.registry.tasks ?? {}, compensation)) {
+      const guess = closest(compensation, known);
+      report(
+        [...path, 'on_cancel', 'task'],
+        'error',
+        `unknown task "${compensation}" in on_cancel`,
+        guess
+          ? `did you mean "${guess}"?`
+          : `register it with defineRegistry({ tasks: { ${compensation}: async (input, ctx) => … } })`,
+      );
+    }
     if (step.type !== 'message') {
       report(
         [...path, 'task'],

@@ -56,12 +56,12 @@ export const TaskCall = z
       .strictObject({
         attempts: z.number().int().min(1).max(20).describe('Attempts in all (default 3)'),
         backoff: Duration.optional().describe('Wait before the first retry, doubled each time (default 1s)'),
-        on: z
-          .array(z.string())
-          .optional()
-          .describe('Error codes to retry (default: timeouts and unexpected errors)'),
+        on: z.array(z.string()).optional().describe('Codes retried besides timeouts and unexpected errors'),
+        only: z.array(z.string()).min(1).optional().describe('Retry just these codes (not the defaults)'),
       })
+      .refine((r) => !(r.on && r.only), 'retry takes on (codes added to the defaults) or only, not both')
       .optional(),
+    on_cancel: z.strictObject({ task: Id }).optional().describe('Task run if cancelled after it started'),
     while_running: z
       .union([z.enum(['queue', 'ignore', 'cancel']), z.strictObject({ ignore: Text })], {
         error: 'while_running is queue, ignore, cancel or { ignore: text }',

@@ -164,6 +164,8 @@ export function taskParts(k: TaskKit) {
           ...(task.retry ? { attempts: task.retry.attempts } : {}),
           ...(task.retry?.backoff ? { backoffMs: durationMs(task.retry.backoff) } : {}),
           ...(task.retry?.on ? { retryOn: task.retry.on } : {}),
+          ...(task.retry?.only ? { retryOnly: task.retry.only } : {}),
+          ...(task.on_cancel ? { onCancel: { task: task.on_cancel.task } } : {}),
         },
       });
     }),

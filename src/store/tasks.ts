@@ -6,6 +6,61 @@
  */
 import type Database from 'better-sqlite3';
 
+/**
+ * The ref of a compensating task (`on_cancel`) is its task's ref with this suffix. Compensations belong to
+ * no step: leaving a step, stopping the bot or support ending the conversation never cancels them.
+ */
+export const COMPENSATION_SUFFIX = ':on_cancel';
+/** A task's per attempt timeout when its policy does not say (the runner's default). */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** What a cancelled open task needs for its compensation. */
+type Cancelling = Pick<
+  TaskRow,
+  | 'id'
+  | 'conversationKey'
+  | 'revision'
+  | 'stepInstance'
+  | 'ref'
+  | 'input'
+  | 'scope'
+  | 'policy'
+  | 'chatId'
+  | 'idempotencyKey'
+  | 'status'
+  | 'attempts'
+  | 'startedAt'
+>;
+
+/**
+ * The compensating task of a task cancelled after an attempt began, if its policy names one (`onCancel`):
+ * same idempotency key and input; `scope.compensates` names the cancelled task (whose input and late result
+ * the runner hands it). Cancelled mid-attempt, it waits for that attempt's deadline (the runner brings it
+ * forward as soon as the attempt has ended), so the two never run at once.
+ */
+export function compensationOf(row: Cancelling, now: number): NewTaskRow | undefined {
+  if (row.attempts < 1) return undefined;
+  const policy = JSON.parse(row.policy) as { onCancel?: { task?: unknown }; timeoutMs?: number };
+  const task = policy.onCancel?.task;
+  if (typeof task !== 'string') return undefined;
+  const runAfter =
+    row.status === 'running' ? (row.startedAt ?? now) + (policy.timeoutMs ?? DEFAULT_TIMEOUT_MS) : now;
+  return {
+    conversationKey: row.conversationKey,
+    revision: row.revision,
+    stepInstance: row.stepInstance,
+    name: task,
+    ref: `${row.ref}${COMPENSATION_SUFFIX}`,
+    input: row.input,
+    scope: JSON.stringify({ ...(JSON.parse(row.scope) as object), compensates: row.id }),
+    policy: '{}',
+    chatId: row.chatId,
+    idempotencyKey: row.idempotencyKey,
+    createdAt: now,
+    runAfter,
+  };
+}
+
 /** A task row to insert. JSON columns are texts. */
 export interface NewTaskRow {
   conversationKey: string;
@@ -19,6 +74,8 @@ export interface NewTaskRow {
   chatId: number | null;
   idempotencyKey: string;
   createdAt: number;
+  /** When its first attempt may start (default: `createdAt`). */
+  runAfter?: number;
 }
 
 /** A task row as stored. */
@@ -46,7 +103,8 @@ export class TaskStore {
   readonly #claimDue: Database.Statement<[{ now: number; limit: number }], TaskRow>;
   readonly #finish: Database.Statement;
   readonly #later: Database.Statement;
-  readonly #cancel: Database.Statement<[number, string, string, string]>;
+  readonly #open: Database.Statement<[string], TaskRow>;
+  readonly #cancelOne: Database.Statement<[number, string, number]>;
   readonly #get: Database.Statement<[number], TaskRow>;
   readonly #nextRunAfter: Database.Statement<[], { at: number | null }>;
   readonly #recover: Database.Statement<[]>;
@@ -58,7 +116,7 @@ export class TaskStore {
     this.#insert = db.prepare(
       'INSERT INTO tasks (conversation_key, revision, step_instance, name, ref, input, scope, policy, chat_id, ' +
         'idempotency_key, run_after, created_at) VALUES (@conversationKey, @revision, @stepInstance, @name, @ref, ' +
-        '@input, @scope, @policy, @chatId, @idempotencyKey, @createdAt, @createdAt)',
+        '@input, @scope, @policy, @chatId, @idempotencyKey, coalesce(@runAfter, @createdAt), @createdAt)',
     );
     // One statement (one commit) starts every due task the runner has room for.
     this.#claimDue = db.prepare(
@@ -75,9 +133,12 @@ export class TaskStore {
     this.#later = db.prepare(
       "UPDATE tasks SET status = 'pending', run_after = @runAfter, error = @error WHERE id = @id AND status = 'running'",
     );
-    this.#cancel = db.prepare(
-      "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE conversation_key = ? AND ref = ? " +
-        "AND status IN ('pending', 'running')",
+    this.#open = db.prepare(
+      `SELECT ${COLUMNS} FROM tasks WHERE conversation_key = ? AND status IN ('pending', 'running') ` +
+        `AND ref NOT LIKE '%${COMPENSATION_SUFFIX}'`,
+    );
+    this.#cancelOne = db.prepare(
+      "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE id = ? AND status IN ('pending', 'running')",
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
     this.#nextRunAfter = db.prepare(
@@ -92,7 +153,7 @@ export class TaskStore {
   }
 
   insert(row: NewTaskRow): void {
-    this.#insert.run(row);
+    this.#insert.run({ runAfter: null, ...row });
   }
 
   /**
@@ -121,20 +182,55 @@ export class TaskStore {
     return this.#later.run({ id, runAfter, error }).changes === 1;
   }
 
-  /** Cancels the conversation's open task with `ref` (the step's cancel policy); returns how many. */
+  /**
+   * Cancels the conversation's open task with `ref` (the step's cancel policy), starting its compensation
+   * when it has one and an attempt began; returns how many. Run it inside the step's transaction.
+   */
   cancel(conversationKey: string, ref: string, reason: string, now: number): number {
-    return this.#cancel.run(now, JSON.stringify({ code: 'cancelled', message: reason }), conversationKey, ref)
-      .changes;
+    return this.#cancelRows(
+      this.#open.all(conversationKey).filter((row) => row.ref === ref),
+      reason,
+      now,
+    );
   }
 
-  /** Cancels every open task of a conversation (support ended it); returns how many. */
+  /**
+   * Cancels every open task of a conversation (its step was left, the person stopped the bot, support
+   * ended it), starting their compensations; returns how many. Compensations themselves are not cancelled.
+   */
   cancelAll(conversationKey: string, reason: string, now: number): number {
-    return this.#db
+    return this.#cancelRows(this.#open.all(conversationKey), reason, now);
+  }
+
+  #cancelRows(rows: readonly TaskRow[], reason: string, now: number): number {
+    const error = JSON.stringify({ code: 'cancelled', message: reason });
+    let n = 0;
+    for (const row of rows) {
+      if (this.#cancelOne.run(now, error, row.id).changes === 0) continue;
+      n++;
+      const compensation = compensationOf(row, now);
+      if (compensation) this.insert(compensation);
+    }
+    return n;
+  }
+
+  /**
+   * Records what an attempt of a cancelled task ended with (it ran on after the cancellation): the result
+   * or error is kept on the row, nobody is told, and its compensation, waiting for the attempt to end, may
+   * start now.
+   */
+  recordLate(row: TaskRow, outcome: { result?: string; error?: string }, now: number): void {
+    this.#db
       .prepare(
-        "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE conversation_key = ? " +
-          "AND status IN ('pending', 'running')",
+        "UPDATE tasks SET result = ?, error = coalesce(?, error) WHERE id = ? AND status = 'cancelled'",
       )
-      .run(now, JSON.stringify({ code: 'cancelled', message: reason }), conversationKey).changes;
+      .run(outcome.result ?? null, outcome.error ?? null, row.id);
+    this.#db
+      .prepare(
+        "UPDATE tasks SET run_after = min(run_after, ?) WHERE status IN ('pending', 'running') AND status = 'pending' " +
+          'AND conversation_key = ? AND ref = ? AND idempotency_key = ?',
+      )
+      .run(now, row.conversationKey, `${row.ref}${COMPENSATION_SUFFIX}`, row.idempotencyKey);
   }
 
   get(id: number): TaskRow | undefined {

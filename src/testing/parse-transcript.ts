@@ -1,15 +1,16 @@
 /** Checking one transcript document by hand, so that every problem says exactly what to write instead. */
 import { durationMs } from '../flows/durations.ts';
 import { closest } from '../flows/problems.ts';
+import { httpFakesOf } from './http-fakes.ts';
 import { fail, Invalid, isObj, keysOf, type Obj, type Path, str } from './parse-helpers.ts';
-import { taskStubsOf } from './parse-task-stubs.ts';
+import { transcriptTasksOf } from './parse-task-stubs.ts';
 import type { BotExpectation, MessageExpectation, PersonAction, Transcript, Turn } from './transcript.ts';
 
 export { Invalid, type Path } from './parse-helpers.ts';
 
 const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call', 'task'];
-const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'turns'];
+const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'http', 'turns'];
 
 /** Several problems of one transcript, reported together. */
 export class InvalidMany extends Error {
@@ -62,7 +63,8 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
   } else turns = data.turns.map((t, i) => attempt(() => toTurn(t, ['turns', i], lineOf)));
   const startAt = data.start_at === undefined ? undefined : attempt(() => startAtOf(data.start_at));
   const clock = data.clock === undefined ? undefined : attempt(() => clockOf(data.clock));
-  const tasks = data.tasks === undefined ? undefined : attempt(() => taskStubsOf(data.tasks));
+  const tasks = data.tasks === undefined ? undefined : attempt(() => transcriptTasksOf(data.tasks));
+  const http = data.http === undefined ? undefined : attempt(() => httpFakesOf(data.http));
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new InvalidMany(errors);
   return {
@@ -73,7 +75,9 @@ export function toTranscript(data: unknown, file: string, lineOf: (p: Path) => n
     person: person!,
     ...(startAt ? { startAt } : {}),
     ...(clock !== undefined ? { clock } : {}),
-    ...(tasks ? { tasks } : {}),
+    ...(tasks && Object.keys(tasks.stubs).length ? { tasks: tasks.stubs } : {}),
+    ...(tasks?.real ? { realTasks: tasks.real } : {}),
+    ...(http ? { http } : {}),
     turns: turns as Turn[],
   };
 }

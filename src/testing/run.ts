@@ -3,14 +3,16 @@
  * stopping at the first turn that does not match, with a report that shows where and why.
  */
 
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { FlowSet } from '../engine/step/flow-set.ts';
 import type { Recorder } from '../runtime/recorder.ts';
 import type { CoverageRecorder } from './coverage-recorder.ts';
 import { Harness, HarnessError } from './harness.ts';
+import { installHttpFakes } from './http-fakes.ts';
 import { type ActualAction, describeCall, expectationProblems } from './match.ts';
 import { describeAction, sideBySide } from './report.ts';
-import { stubTasks, withMissingStubs } from './task-stubs.ts';
+import { transcriptTasks } from './task-stubs.ts';
 import type { Transcript } from './transcript.ts';
 
 /** The outcome of one transcript. */
@@ -27,6 +29,8 @@ export interface RunOptions {
   coverage?: CoverageRecorder;
   /** Records the dialog as `botflow run --record` would (see Harness). */
   recorder?: (now: () => number) => Recorder;
+  /** The registry's own tasks, for transcripts that run them (`tasks: real`). */
+  tasks?: Readonly<Record<string, TaskDefinition>>;
 }
 
 /** Runs one transcript against the flows. */
@@ -36,8 +40,14 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
     ...(t.clock !== undefined ? { startTime: t.clock } : {}),
     ...(options.coverage ? { coverage: options.coverage } : {}),
     ...(options.recorder ? { recorder: options.recorder } : {}),
-    tasks: withMissingStubs(stubTasks(t.tasks)),
+    tasks: transcriptTasks(t, options.tasks),
   });
+  // Real tasks meet the outside world through the transcript's HTTP fakes only (never the network).
+  const http = t.realTasks || t.http ? installHttpFakes(t.http ?? []) : undefined;
+  const unfaked = () =>
+    http?.unmatched.length
+      ? `\n    http: no fake for ${[...new Set(http.unmatched)].join(', ')}: add it under http: (method, url, reply)`
+      : '';
   const title = `${t.flow} › ${t.name}`;
   let turnNo = 0;
   try {
@@ -71,15 +81,16 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
       if (failed) {
         const steps = outcome.steps.length ? `\n    steps: ${[...new Set(outcome.steps)].join(' → ')}` : '';
         const errors = outcome.errors.map((e) => `\n    engine: ${e}`).join('');
-        const report = `${head}\n${sideBySide(expected, actual, problems)}${steps}${errors}`;
+        const report = `${head}\n${sideBySide(expected, actual, problems)}${steps}${errors}${unfaked()}`;
         return { transcript: t, passed: false, failure: { turn: turnNo, report } };
       }
     }
     return { transcript: t, passed: true };
   } catch (error) {
-    const report = `${t.file}:${t.line}: ${title}, turn ${turnNo}: ${(error as Error).message}`;
+    const report = `${t.file}:${t.line}: ${title}, turn ${turnNo}: ${(error as Error).message}${unfaked()}`;
     return { transcript: t, passed: false, failure: { turn: turnNo, report } };
   } finally {
     await harness.close();
+    await http?.restore();
   }
 }

@@ -64,8 +64,29 @@ export interface StartAt {
 export interface TaskStub {
   input?: Record<string, unknown>;
   result?: unknown;
-  error?: { code: string; message?: string };
+  /** A TaskError with this code (tried again when `retryable`, or when the flow's `retry.on` names it). */
+  error?: { code: string; message?: string; retryable?: boolean };
+  /** An unexpected error with this text (a refused connection, a bug): the failure `error`, retried. */
+  throw?: string;
   timeout?: true;
+}
+
+/** A transcript's `tasks:` block: stubs, and which tasks run their own code (`real`: all of them). */
+export interface TranscriptTasks {
+  stubs: Record<string, TaskStub[]>;
+  real?: true | string[];
+}
+
+/** One faked HTTP exchange (`http:`): a request real tasks make, and the reply it gets. */
+export interface HttpFake {
+  method: string;
+  /** Origin and path, e.g. `https://menu.example/api/menu` (a query string is part of the path). */
+  url: string;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** How many requests it answers (default: every one). */
+  times?: number;
 }
 
 /** One transcript. */
@@ -80,7 +101,11 @@ export interface Transcript {
   /** Where the virtual clock starts (ms since the epoch; `clock:` in the file). Default: HARNESS_EPOCH. */
   clock?: number;
   startAt?: StartAt;
-  /** Stubs of the registry's tasks, by name: the transcript never calls the real systems. */
+  /** Stubs of the registry's tasks, by name; `real` tasks run their own code (with `http` faked). */
   tasks?: Record<string, TaskStub[]>;
+  /** Tasks that run the registry's own code: all (`tasks: real`) or these. */
+  realTasks?: true | string[];
+  /** The outside world of real tasks, faked at the HTTP level; anything else they ask for fails. */
+  http?: HttpFake[];
   turns: Turn[];
 }

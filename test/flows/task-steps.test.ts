@@ -190,6 +190,22 @@ describe('botflow check on tasks', () => {
     ]);
   });
 
+  it('names an unknown compensating task (on_cancel) with the closest registered one', () => {
+    const r = compileSources(
+      [{ file: 'booking.flow.yaml', source: FLOW(`${ON_ERROR}\n        on_cancel: { task: find_slot }`) }],
+      REGISTRY,
+      new Map(),
+    ).problems;
+    expect(r).toEqual([
+      expect.objectContaining({
+        line: 27,
+        severity: 'error',
+        message: 'unknown task "find_slot" in on_cancel',
+        hint: 'did you mean "find_slots"?',
+      }),
+    ]);
+  });
+
   it('requires an error path, and a message step', () => {
     expect(problems('').filter((p) => p.includes('error'))).toEqual([
       '18: error: task "find_slots" has no on_error: when it fails, the person is left on "find"',

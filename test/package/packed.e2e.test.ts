@@ -7,32 +7,31 @@
  * packages (official builds with their headers, so better-sqlite3 compiles for each). Choose the Nodes
  * with BOTFLOW_SMOKE_NODES (default `system,22,24`; `system` is the Node running the tests).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
+import {
+  nodeEnvironment as environmentIn,
+  firstLine,
+  installTarball,
+  packTarball,
+  repo,
+  run,
+} from './packing.ts';
 
-const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'botflow-packed-'));
 const nodes = (process.env.BOTFLOW_SMOKE_NODES ?? 'system,22,24').split(',').filter(Boolean);
 const children: ChildProcess[] = [];
 let tarball = '';
+const nodeEnvironment = (version: string) => environmentIn(work, version);
 
 beforeAll(async () => {
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
-    cwd: repo,
-    timeout: 300_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = join(work, packed!.filename);
-  const paths = packed!.files.map((f) => f.path);
+  const packed = await packTarball(work);
+  tarball = packed.tarball;
+  const paths = packed.paths;
   // What users need, and nothing of the repository's own.
   expect(paths).toContain('dist/index.js');
   expect(paths).toContain('dist/index.d.ts');
@@ -45,46 +44,6 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The environment that puts `version`'s node first on PATH and builds native addons against its headers. */
-async function nodeEnvironment(version: string): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' };
-  for (const key of Object.keys(env))
-    if (key.startsWith('BOTFLOW_') || key.startsWith('VITEST')) delete env[key];
-  if (version === 'system') {
-    env.PATH = `${dirname(process.execPath)}${delimiter}${env.PATH}`;
-    return env;
-  }
-  const dir = join(work, `node-${version}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{"private":true}');
-  const pkg = `node-${process.platform}-${process.arch}`;
-  await run('npm', ['install', `${pkg}@${version}`, '--no-audit', '--no-fund'], {
-    cwd: dir,
-    timeout: 300_000,
-  });
-  const home = join(dir, 'node_modules', pkg);
-  env.PATH = `${join(home, 'bin')}${delimiter}${env.PATH}`;
-  env.npm_config_nodedir = home;
-  return env;
-}
-
-/** Starts `command` and resolves with its first stdout line that `match` accepts. */
-function firstLine(child: ChildProcess, match: (line: string) => boolean, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      if (match(line)) resolve(line);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`${what} exited with ${code} before it was ready:\n${stderr}`)),
-    );
-  });
-}
-
 describe.each(nodes)('the packed package on Node %s', (version) => {
   const folder = join(work, `user-${version}`);
   const app = join(folder, 'app');
@@ -95,9 +54,7 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
     env = await nodeEnvironment(version);
     const { stdout: nodeVersion } = await run('node', ['--version'], { env });
     if (version !== 'system') expect(nodeVersion.trim().startsWith(`v${version}.`)).toBe(true);
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, 'package.json'), '{"private":true}');
-    await run('npm', ['install', tarball, '--no-audit', '--no-fund'], { cwd: folder, env, timeout: 600_000 });
+    await installTarball(folder, tarball, env);
   }, 900_000);
 
   it('botflow init makes a project that passes botflow check and botflow test', async () => {

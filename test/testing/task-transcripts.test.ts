@@ -132,7 +132,7 @@ ${BOOK}  - say: "2"
     );
     expect(parsed.problems.map(formatProblem)).toEqual([
       expect.stringMatching(
-        /^table\.test\.yaml:4:\d+: error: a stub says exactly one of result, error or timeout/,
+        /^table\.test\.yaml:4:\d+: error: a stub says exactly one of result, error, throw or timeout/,
       ),
     ]);
   });

@@ -59,6 +59,7 @@ export async function runAttempt(
   attempt: number,
   controller: AbortController,
   o: AttemptOptions,
+  cancelled?: TaskContext['cancelled'],
 ): Promise<Settled> {
   const policy = policyOf(row);
   const definition = Object.hasOwn(o.tasks, row.name) ? o.tasks[row.name] : undefined;
@@ -84,6 +85,7 @@ export async function runAttempt(
   );
   const stopTyping = typing(row, o);
   const scope = JSON.parse(row.scope) as { vars: Record<string, unknown>; locale?: string };
+  // (A compensation's scope also names the task it compensates: `compensates`, read by the runner.)
   const ctx: TaskContext = {
     signal: controller.signal,
     deadline,
@@ -100,6 +102,7 @@ export async function runAttempt(
       Object.defineProperty(this, 'logger', { value: logger });
       return logger;
     },
+    ...(cancelled ? { cancelled } : {}),
     scope: {
       conversation: row.conversationKey,
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
@@ -171,13 +174,21 @@ export function plain(error: { code: string; message: string }): { code: string;
 /** A thrown value as a failure: TaskErrors keep their code; anything else is an unexpected (retryable) `error`. */
 function failureOf(error: unknown): Settled {
   if (error instanceof TaskError) return fail(error.code, error.message, error.retryable);
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // `fetch failed` says little: its cause says which request and why (refused, not faked in a transcript).
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  const message = error instanceof Error ? `${error.name}: ${error.message}${cause}` : String(error);
   return fail(TASK_CODES.error, message, true);
 }
 
+/**
+ * Whether a failure is tried again: timeouts, unexpected errors and TaskErrors thrown `retryable`, plus the
+ * codes of `retryOn`; with `retryOnly`, exactly its codes. Cancellation never is.
+ */
 export function retryable(error: Failure | { code: string; message: string }, policy: TaskPolicy): boolean {
-  if (error.code === TASK_CODES.timeout) return true;
-  if (policy.retryOn) return policy.retryOn.includes(error.code);
+  if (error.code === TASK_CODES.cancelled) return false;
+  if (policy.retryOnly) return policy.retryOnly.includes(error.code);
+  if (error.code === TASK_CODES.timeout || error.code === TASK_CODES.error) return true;
+  if (policy.retryOn?.includes(error.code)) return true;
   return 'retryable' in error ? error.retryable : false;
 }
 
@@ -219,4 +230,28 @@ export function verdictOf(row: TaskRow, attempt: number, outcome: Settled, now: 
       ...(outcome.ok ? { result: outcome.result ?? null } : { error: plain(outcome.error) }),
     }),
   };
+}
+
+/** The id of the task a compensating task compensates (its scope says), if it is one. */
+export function compensatesOf(row: TaskRow): number | undefined {
+  const id = (JSON.parse(row.scope) as { compensates?: unknown }).compensates;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/** What a compensating task is told of the task it compensates (`ctx.cancelled`). */
+export function cancelledOf(original: TaskRow | undefined): TaskContext['cancelled'] {
+  if (!original) return undefined;
+  return {
+    task: original.name,
+    input: JSON.parse(original.input) as unknown,
+    attempts: original.attempts,
+    ...(original.result !== null ? { result: JSON.parse(original.result) as unknown } : {}),
+  };
+}
+
+/** An ended attempt of a task cancelled meanwhile, as the row records it. */
+export function lateOutcome(outcome: Settled): { result?: string; error?: string } {
+  return outcome.ok
+    ? { result: JSON.stringify(outcome.result ?? null) }
+    : { error: JSON.stringify(plain(outcome.error)) };
 }

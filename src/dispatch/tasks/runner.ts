@@ -14,7 +14,16 @@ import { EngineInbox } from '../../store/engine-inbox.ts';
 import { type TaskRow, TaskStore } from '../../store/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
 import { settledWithin } from '../wait.ts';
-import { plain, runAttempt, type Settled, type Verdict, verdictOf } from './attempt.ts';
+import {
+  cancelledOf,
+  compensatesOf,
+  lateOutcome,
+  plain,
+  runAttempt,
+  type Settled,
+  type Verdict,
+  verdictOf,
+} from './attempt.ts';
 import { TASK_CODES, type TaskDefinition, TaskError } from './task.ts';
 
 /** Time and waiting, as the engine's clock gives them. */
@@ -231,7 +240,9 @@ export class TaskRunner {
   #launch(row: TaskRow, attempt: number): void {
     const controller = new AbortController();
     const started = this.#o.clock.now();
-    const done = runAttempt(row, attempt, controller, this.#o)
+    const compensates = compensatesOf(row);
+    const cancelled = compensates === undefined ? undefined : cancelledOf(this.#store.get(compensates));
+    const done = runAttempt(row, attempt, controller, this.#o, cancelled)
       .then((outcome) =>
         controller.signal.reason === STOPPING
           ? undefined
@@ -298,11 +309,16 @@ export class TaskRunner {
     };
     const verdict = verdictOf(row, attempt, outcome, this.#o.clock.now());
     if (verdict.kind === 'cancelled') {
+      this.#store.recordLate(row, {}, this.#o.clock.now()); // aborted: nothing to keep but that it ended
       after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error }));
       return false;
     }
     if (verdict.kind === 'retry') {
-      this.#store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error));
+      if (!this.#store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error))) {
+        this.#store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
+        after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error }));
+        return false;
+      }
       after.push(() => {
         this.#o.logger?.warn(
           { taskId: row.id, task: row.name, attempt, error: verdict.error },
@@ -313,6 +329,8 @@ export class TaskRunner {
       return false;
     }
     if (!this.#settle(row, verdict.finish, verdict.payload)) {
+      // Cancelled meanwhile (its step was left): the outcome is kept on the row, nobody is told.
+      this.#store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
       after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled' }));
       return false;
     }

@@ -9,7 +9,16 @@ import type { Logger } from 'pino';
 import type { PgTasks } from '../../store/postgres/tasks.ts';
 import type { TaskRow } from '../../store/tasks.ts';
 import { settledWithin } from '../wait.ts';
-import { type AttemptOptions, plain, runAttempt, type Settled, verdictOf } from './attempt.ts';
+import {
+  type AttemptOptions,
+  cancelledOf,
+  compensatesOf,
+  lateOutcome,
+  plain,
+  runAttempt,
+  type Settled,
+  verdictOf,
+} from './attempt.ts';
 import type { TaskOutcome } from './runner.ts';
 import { TASK_CODES, TaskError } from './task.ts';
 
@@ -126,7 +135,13 @@ export class SharedTaskRunner {
   #launch(row: TaskRow): void {
     const controller = new AbortController();
     const started = this.#o.clock.now();
-    const done = runAttempt(row, row.attempts, controller, this.#o)
+    const compensates = compensatesOf(row);
+    const cancelled =
+      compensates === undefined
+        ? Promise.resolve(undefined)
+        : this.#o.store.get(compensates).then(cancelledOf, () => undefined);
+    const done = cancelled
+      .then((c) => runAttempt(row, row.attempts, controller, this.#o, c))
       .then((outcome) =>
         controller.signal.reason === STOPPING ? undefined : this.#record(row, outcome, started),
       )
@@ -151,14 +166,19 @@ export class SharedTaskRunner {
       ...(row.chatId !== null ? { chatId: row.chatId } : {}),
     };
     const verdict = verdictOf(row, attempt, outcome, this.#o.clock.now());
-    if (verdict.kind === 'cancelled') {
-      this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error });
-      return;
-    }
     for (let tries = 1; ; tries++) {
       try {
+        if (verdict.kind === 'cancelled') {
+          await this.#o.store.recordLate(row, {}, this.#o.clock.now()); // aborted: only that it ended
+          this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error });
+          return;
+        }
         if (verdict.kind === 'retry') {
-          await this.#o.store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error));
+          if (!(await this.#o.store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error)))) {
+            await this.#o.store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
+            this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error });
+            return;
+          }
           this.#o.logger?.warn(
             { taskId: row.id, task: row.name, attempt, error: verdict.error },
             'task attempt failed; trying again',
@@ -168,6 +188,8 @@ export class SharedTaskRunner {
         }
         const settled = await this.#o.store.finish(row, verdict.finish, verdict.payload, this.#o.clock.now());
         if (!settled) {
+          // Cancelled meanwhile (its step was left): the outcome is kept on the row, nobody is told.
+          await this.#o.store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
           this.#o.onOutcome?.({ ...base, status: 'cancelled' });
           return;
         }

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
+import { brandClass } from '../../client/brand.ts';
 
 /** What a task run gets besides its input. */
 export interface TaskContext {
@@ -20,6 +21,11 @@ export interface TaskContext {
   /** 1 for the first attempt, 2 for the first retry (or the first run after a crash), … */
   attempt: number;
   logger: Logger;
+  /**
+   * For a compensating task (`on_cancel`): the task that was cancelled, its input, how many attempts it
+   * started, and what its last attempt returned when it ended after the cancellation (else undefined).
+   */
+  cancelled?: { task: string; input: unknown; attempts: number; result?: unknown };
   /** The conversation, read-only: its variables and locale when the task was started. */
   scope: {
     conversation: string;
@@ -68,6 +74,8 @@ export class TaskError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+// Recognised whichever copy of botflow made it (a registry loaded through tsx has its own): client/brand.ts.
+brandClass(TaskError, 'TaskError');
 
 /** How a started task is run: per attempt timeout, and which failures are tried again. */
 export interface TaskPolicy {
@@ -77,8 +85,14 @@ export interface TaskPolicy {
   attempts: number;
   /** Wait before the first retry (ms); doubled for each further one. */
   backoffMs: number;
-  /** Error codes retried besides timeouts and unexpected errors; when given, only these (and `timeout`). */
+  /**
+   * Which failures are tried again. By default timeouts, unexpected errors (`error`) and TaskErrors thrown
+   * with `retryable: true`; `retryOn` adds codes to these; `retryOnly` replaces them (just these codes).
+   */
   retryOn?: string[];
+  retryOnly?: string[];
+  /** The compensating task started when this one is cancelled after an attempt began (`on_cancel`). */
+  onCancel?: { task: string };
 }
 
 export const DEFAULT_TASK_POLICY: TaskPolicy = { timeoutMs: 30_000, attempts: 3, backoffMs: 1_000 };

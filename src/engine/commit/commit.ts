@@ -47,6 +47,12 @@ export interface WrittenSession {
   armedTimers: ReadonlySet<string> | undefined;
 }
 
+function leftBecause(started: boolean, status: SessionRow['status']): string {
+  if (started) return 'another flow started';
+  if (status === 'done') return 'the session ended';
+  return 'the step that started it was left';
+}
+
 /** Records the writes of one event at a time. */
 export class WritePlan {
   ops: WriteOp[] = [];
@@ -107,6 +113,11 @@ export class WritePlan {
     result.calls.forEach((call, seq) => {
       this.call(key, result.revision, seq, call, now);
     });
+    // Leaving a step cancels the tasks it started (those of the step entered now are written after them).
+    // A stopped session's tasks are cancelled by whoever stopped it, with their reason.
+    const left = started || result.stepChanged || row.status === 'done';
+    if (args.prior?.row.status === 'active' && left && row.status !== 'stopped')
+      this.ops.push({ kind: 'cancel-tasks', key, reason: leftBecause(started, row.status), now });
     if (result.tasks.length > 0) this.#tasks(key, row, result, now);
     // Which timers stay armed, when the prior set is known (or made irrelevant by a discard).
     // A conversation that never had a session has no timers.

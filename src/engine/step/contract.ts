@@ -125,11 +125,25 @@ export interface StartTaskEffect {
   task: string;
   input: unknown;
   ref: string;
-  /** Per attempt timeout, attempts, backoff and retryable codes; the runner's defaults fill the rest. */
-  policy?: { timeoutMs?: number; attempts?: number; backoffMs?: number; retryOn?: string[] };
+  /**
+   * Per attempt timeout, attempts, backoff, retried codes (`retryOn` adds to timeouts and unexpected errors,
+   * `retryOnly` replaces them) and the compensating task started if it is cancelled after an attempt began;
+   * the runner's defaults fill the rest.
+   */
+  policy?: {
+    timeoutMs?: number;
+    attempts?: number;
+    backoffMs?: number;
+    retryOn?: string[];
+    retryOnly?: string[];
+    onCancel?: { task: string };
+  };
 }
 
-/** Cancel this session's running task with `ref`: its signal is aborted and its result never delivered. */
+/**
+ * Cancel this session's running task with `ref`: its signal is aborted, no further attempt starts and its
+ * result is never delivered. (Leaving the step that started a task cancels it without this.)
+ */
 export interface CancelTaskEffect {
   kind: 'task.cancel';
   ref: string;

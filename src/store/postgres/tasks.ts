@@ -5,7 +5,7 @@
  * attempt runs once across processes; one that a live process still runs stays with it.
  */
 import type pg from 'pg';
-import type { TaskRow } from '../tasks.ts';
+import { COMPENSATION_SUFFIX, type TaskRow } from '../tasks.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
 
 const COLUMNS =
@@ -90,12 +90,40 @@ export class PgTasks {
     return (rows[0]?.n ?? 0) > 0;
   }
 
-  /** A failed attempt to be tried again at `runAfter`. */
-  async retryLater(id: number, runAfter: number, error: string): Promise<void> {
-    await this.pool.query(
+  /** A failed attempt to be tried again at `runAfter`; false when the task was cancelled meanwhile. */
+  async retryLater(id: number, runAfter: number, error: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
       "UPDATE tasks SET status = 'pending', run_after = $2, error = $3, claimed_by = NULL WHERE id = $1 " +
         "AND status = 'running'",
       [id, runAfter, error],
+    );
+    return rowCount === 1;
+  }
+
+  /** One task (a compensation reads the task it compensates). */
+  async get(id: number): Promise<TaskRow | undefined> {
+    const { rows } = await this.pool.query<TaskRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1`, [id]);
+    return rows[0];
+  }
+
+  /**
+   * Records what an attempt of a cancelled task ended with (store/tasks.ts `recordLate`): kept on the row,
+   * nobody told, and its compensation may start now.
+   */
+  async recordLate(row: TaskRow, outcome: { result?: string; error?: string }, now: number): Promise<void> {
+    await this.pool.query(
+      "WITH late AS (UPDATE tasks SET result = $2, error = coalesce($3, error), claimed_by = NULL WHERE id = $1 AND status = 'cancelled') " +
+        "UPDATE tasks SET run_after = least(run_after, $4) WHERE status = 'pending' AND conversation_key = $5 " +
+        'AND ref = $6 AND idempotency_key = $7',
+      [
+        row.id,
+        outcome.result ?? null,
+        outcome.error ?? null,
+        now,
+        row.conversationKey,
+        `${row.ref}${COMPENSATION_SUFFIX}`,
+        row.idempotencyKey,
+      ],
     );
   }
 
