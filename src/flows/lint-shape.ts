@@ -5,9 +5,8 @@
  * a designer can act on. The format's places are read from its JSON Schema, so they never drift from zod.
  */
 import type { z } from 'zod';
-import { closest, type Problem } from './problems.ts';
+import { closest, type Locator, type Path, type Problem } from './problems.ts';
 import { flowJsonSchema } from './schema.ts';
-import type { Locator, Path } from './yaml-source.ts';
 
 type JsonSchema = {
   type?: string | string[];

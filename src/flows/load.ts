@@ -152,7 +152,9 @@ export function compileSources(
       catalogs,
       baseDir: resolve(baseDir),
     });
-    flows.push(source === undefined ? definition : { ...definition, source });
+    // Set on the definition itself: its recovery reads `source` to say where a failing step is written.
+    if (source !== undefined) definition.source = source;
+    flows.push(definition);
   }
   // A catalog's problem is found once per flow using the message: keep one.
   const unique = [...new Map(problems.map((p) => [JSON.stringify(p), p])).values()];

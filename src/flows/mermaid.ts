@@ -2,14 +2,15 @@
  * `botflow graph`: a flow as a Mermaid state diagram, drawn from the compiled machine itself (so it
  * shows exactly what runs, including inlined calls, timers and global commands).
  */
+
 import type { AnyStateMachine } from 'xstate';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { FAILED_STATE } from '../engine/step/failure.ts';
 
 type Node = AnyStateMachine['root'];
 type Guard = { type?: string; params?: Record<string, unknown> } | undefined;
 
 const BACK_STATE = '__back';
-const FAILED_STATE = '__failed';
 const safe = (id: string) => id.replace(/[^A-Za-z0-9_]/g, '_');
 
 function label(event: string, guard: Guard): string {

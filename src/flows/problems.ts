@@ -50,3 +50,11 @@ function editDistance(a: string, b: string): number {
   }
   return row[b.length]!;
 }
+
+/** Where a value is in a flow file: keys and list indexes from the top. */
+export type Path = readonly (string | number)[];
+
+/** Finds the line and column of a value (or of its key, with `key: true`) in a parsed document. */
+export interface Locator {
+  at(path: Path, key?: boolean): { line: number; col: number };
+}

@@ -4,9 +4,8 @@
  * person's name can never inject markup.
  */
 import { FluentBundle, FluentDateTime, FluentResource, type FluentVariable } from '@fluent/bundle';
-import { computedNames } from './computed.ts';
 import { ExpressionError } from './expressions.ts';
-import { readVar } from './vars.ts';
+import { computedNames, readVar } from './vars.ts';
 
 export type TextFormat = 'html' | 'markdown';
 

@@ -4,16 +4,11 @@
  */
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { issueToProblem, yamlHint } from './lint-shape.ts';
-import type { Problem } from './problems.ts';
+import type { Locator, Path, Problem } from './problems.ts';
 import { salvageFlow } from './salvage.ts';
 import { FlowFile } from './schema.ts';
 
-export type Path = readonly (string | number)[];
-
-/** Finds the line and column of a value (or of its key, with `key: true`) in a parsed document. */
-export interface Locator {
-  at(path: Path, key?: boolean): { line: number; col: number };
-}
+export type { Locator, Path } from './problems.ts';
 
 export interface ParsedFlowFile {
   flow?: FlowFile;

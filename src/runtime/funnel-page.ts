@@ -73,7 +73,7 @@ function link(query: { flow?: string | undefined; days?: number | undefined }): 
   return `/_inspector/funnel${text ? `?${text}` : ''}`;
 }
 
-function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number): string {
+function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number, failed: boolean): string {
   const of = Math.max(flow.sessions, 1);
   const movedOn = Math.max(0, s.reached - s.waiting - s.stopped - s.ended);
   const seg = (cls: string, n: number, label: string) =>
@@ -93,12 +93,17 @@ function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number): string {
     `<td class="num">${stopped}</td>` +
     `<td class="num">${s.ended || '<span class="zero">0</span>'}</td>` +
     `<td class="num">${s.retries ? `${s.retries} <span class="quiet">(${s.retriedSessions} ${s.retriedSessions === 1 ? 'person' : 'people'})</span>` : '<span class="zero">0</span>'}</td>` +
+    (failed
+      ? `<td class="num">${s.failures ? `<span class="worst" title="the flow failed at run time here: see the log">${s.failures}</span>` : '<span class="zero">0</span>'}</td>`
+      : '') +
     `<td class="num">${escapeHtml(formatDuration(s.medianMs))}</td></tr>`
   );
 }
 
 function flowHtml(flow: FlowFunnel): string {
   const worstStop = Math.max(0, ...flow.steps.map((s) => s.stopped));
+  // Run-time failures (an expression over an unset variable…) get a column only where there are some.
+  const failed = flow.steps.some((s) => s.failures > 0);
   const summary =
     flow.sessions === 0
       ? 'no conversations yet'
@@ -107,8 +112,10 @@ function flowHtml(flow: FlowFunnel): string {
     `<section class="flow" aria-label="Funnel of ${escapeHtml(flow.flowId)}"><h2>${escapeHtml(flow.flowId)} <span class="quiet">${summary}</span></h2>` +
     '<table><thead><tr><th scope="col">step</th><th scope="col" class="bar-cell">reached</th><th scope="col" class="num">people</th>' +
     '<th scope="col" class="num">waiting now</th><th scope="col" class="num">stopped here</th><th scope="col" class="num">ended here</th>' +
-    '<th scope="col" class="num">answers refused</th><th scope="col" class="num">median time</th></tr></thead><tbody>' +
-    flow.steps.map((s) => stepRow(flow, s, worstStop)).join('') +
+    '<th scope="col" class="num">answers refused</th>' +
+    (failed ? '<th scope="col" class="num">flow failed here</th>' : '') +
+    '<th scope="col" class="num">median time</th></tr></thead><tbody>' +
+    flow.steps.map((s) => stepRow(flow, s, worstStop, failed)).join('') +
     '</tbody></table></section>'
   );
 }

@@ -22,6 +22,8 @@ export interface StepFunnel {
   retries: number;
   /** Sessions that had at least one answer refused at the step. */
   retriedSessions: number;
+  /** Times the flow failed at run time at the step (and took on_error, or apologised and ended). */
+  failures: number;
   /** Median time from entering the step to moving on (ms); null when nobody moved on yet. */
   medianMs: number | null;
 }
@@ -45,6 +47,7 @@ interface Tally {
   ended: number;
   retries: number;
   retried: number;
+  failures: number;
   /** Times to move on: all of them, or a uniform sample once more than DURATIONS_KEPT were seen. */
   durations: number[];
   seen: number;
@@ -86,6 +89,7 @@ export class FunnelTally {
   #visits: Visit[] = [];
   #open: Visit | undefined;
   #byInstance = new Map<number, Visit>();
+  #failures: { flowId: string; step: string; n: number }[] = [];
 
   add(row: StepLogRow): void {
     if (row.conversationKey !== this.#key) {
@@ -114,6 +118,11 @@ export class FunnelTally {
       this.#open = finished ? undefined : visit;
       return;
     }
+    if (row.event === 'fail') {
+      // Counted at the step that failed, which the session may never have stopped at.
+      this.#failures.push({ flowId: row.flowId, step: row.step, n: row.n });
+      return;
+    }
     const visit = this.#byInstance.get(row.stepInstance);
     if (!visit) return; // entered before the period asked for
     if (row.event === 'retry') visit.retries += row.n;
@@ -130,17 +139,9 @@ export class FunnelTally {
     const retried = new Set<string>();
     const sessions = new Set<string>();
     const ended = new Set<string>();
+    for (const f of this.#failures) this.#tally(f.flowId, f.step).t.failures += f.n;
     for (const v of this.#visits) {
-      let flow = this.#flows.get(v.flowId);
-      if (!flow) {
-        flow = { steps: new Map(), sessions: 0, ended: 0 };
-        this.#flows.set(v.flowId, flow);
-      }
-      let t = flow.steps.get(v.step);
-      if (!t) {
-        t = { reached: 0, waiting: 0, stopped: 0, ended: 0, retries: 0, retried: 0, durations: [], seen: 0 };
-        flow.steps.set(v.step, t);
-      }
+      const { flow, t } = this.#tally(v.flowId, v.step);
       const inFlow = `${v.flowId}\n${v.session}`;
       const atStep = `${inFlow}\n${v.step}`;
       if (!sessions.has(inFlow)) {
@@ -170,8 +171,34 @@ export class FunnelTally {
       }
     }
     this.#visits = [];
+    this.#failures = [];
     this.#open = undefined;
     this.#byInstance = new Map();
+  }
+
+  /** The tallies of a flow and one of its steps, made on first use. */
+  #tally(flowId: string, step: string) {
+    let flow = this.#flows.get(flowId);
+    if (!flow) {
+      flow = { steps: new Map(), sessions: 0, ended: 0 };
+      this.#flows.set(flowId, flow);
+    }
+    let t = flow.steps.get(step);
+    if (!t) {
+      t = {
+        reached: 0,
+        waiting: 0,
+        stopped: 0,
+        ended: 0,
+        retries: 0,
+        retried: 0,
+        failures: 0,
+        durations: [],
+        seen: 0,
+      };
+      flow.steps.set(step, t);
+    }
+    return { flow, t };
   }
 
   /**
@@ -210,6 +237,7 @@ export class FunnelTally {
             ended: t?.ended ?? 0,
             retries: t?.retries ?? 0,
             retriedSessions: t?.retried ?? 0,
+            failures: t?.failures ?? 0,
             medianMs: t ? median(t.durations) : null,
           };
         }),
@@ -275,7 +303,18 @@ export function describeFunnel(funnels: readonly FlowFunnel[], options: { since?
         (f.sessions ? ` (${percent(f.ended, f.sessions)})` : '') +
         (options.since ? `, ${options.since}` : ''),
     );
-    const header = ['step', 'reached', '', 'waiting', 'stopped', 'ended', 'retries', 'median time'];
+    const failed = f.steps.some((s) => s.failures > 0);
+    const header = [
+      'step',
+      'reached',
+      '',
+      'waiting',
+      'stopped',
+      'ended',
+      'retries',
+      ...(failed ? ['failed'] : []),
+      'median time',
+    ];
     const table = f.steps.map((s) => [
       stepLabel(s.step),
       String(s.reached),
@@ -286,6 +325,7 @@ export function describeFunnel(funnels: readonly FlowFunnel[], options: { since?
       s.retries
         ? `${s.retries} (${s.retriedSessions} ${s.retriedSessions === 1 ? 'person' : 'people'})`
         : '0',
+      ...(failed ? [String(s.failures)] : []),
       formatDuration(s.medianMs),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));

@@ -15,7 +15,7 @@ export interface StepLogEntry {
   flowId: string;
   flowVersion: string;
   step: string;
-  event: 'enter' | 'finish' | 'retry' | 'stop';
+  event: 'enter' | 'finish' | 'retry' | 'stop' | 'fail';
   n: number;
   at: number;
 }

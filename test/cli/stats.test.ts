@@ -155,6 +155,71 @@ steps:
     expect(step.bye).toMatchObject({ reached: 1, ended: 1 });
   });
 
+  it('counts run-time failures at the step that failed; the person is answered and can go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-stats-'));
+    mkdirSync(join(dir, 'flows'));
+    writeFileSync(
+      join(dir, 'flows', 'price.flow.yaml'),
+      `flow: price
+start: ask
+triggers: [{ bot_started: true }]
+steps:
+  ask:
+    type: input
+    say: How many?
+    input: integer
+    retries: { max: 2, exhausted: { goto: bye } }
+    save: qty
+    next: total
+  total:
+    type: message
+    set: { total: "= qtty * 12" }
+    on_error: { say: "Sorry, we could not price that.", goto: ask }
+    say: "Total: {{total}}"
+    next: bye
+  bye: { type: end, say: Bye. }
+`,
+    );
+    const { flows, problems } = await loadFlows(join(dir, 'flows'));
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const logged: string[] = [];
+    const logger = (await import('pino')).default(
+      { level: 'error' },
+      { write: (line: string) => logged.push(line) },
+    );
+    h = new EngineOnDisk(() => flows, { logger });
+    h.deliver(botStarted(1, h.time));
+    h.engine.processPending();
+    h.deliver(textMessage(1, h.time, '2'));
+    h.engine.processPending();
+    h.deliver(textMessage(1, h.time, '3'));
+    h.engine.processPending();
+    // Answered each time, never left hanging: the on_error route asks again.
+    expect(h.texts('u:1')).toEqual([
+      'How many?',
+      'Sorry, we could not price that.',
+      'How many?',
+      'Sorry, we could not price that.',
+      'How many?',
+    ]);
+    const failure = logged.map((l) => JSON.parse(l)).find((l) => l.step === 'total');
+    expect(failure).toMatchObject({
+      flow: 'price',
+      recovery: 'route',
+      where: expect.stringMatching(/price\.flow\.yaml:12$/),
+    });
+    expect(failure.msg).toMatch(/flow "price" failed at step total \(.*price\.flow\.yaml:12\): .*qtty/);
+    h.db.close();
+
+    expect(await stats(['--db', h.path, '--json', join(dir, 'flows')])).toBe(0);
+    const [funnel] = JSON.parse(output.lines.join('\n')) as FlowFunnel[];
+    const step = Object.fromEntries(funnel!.steps.map((s) => [s.step, s]));
+    expect(step.total).toMatchObject({ reached: 0, failures: 2 });
+    expect(step.ask).toMatchObject({ waiting: 1, failures: 0 });
+    expect(await stats(['--db', h.path, join(dir, 'flows')])).toBe(0);
+    expect(output.lines.join('\n')).toMatch(/total\s+0\s+0%\s+0\s+0\s+0\s+0\s+2\s+–/);
+  });
+
   it('says what is wrong with a missing database, an old one, an unknown flow or bad --days', async () => {
     const { dir } = await bot();
     expect(await stats(['--db', join(dir, 'none.db')])).toBe(1);

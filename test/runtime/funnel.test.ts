@@ -32,6 +32,8 @@ describe('funnelOf', () => {
       line('u:1', 1, 1, 'size', 'retry', 10_000, { n: 2 }),
       line('u:1', 1, 3, 'address', 'enter', 30_000),
       line('u:1', 1, 3, 'address', 'stop', 40_000),
+      // The flow failed twice at run time at `address` (an expression over an unset variable).
+      line('u:1', 1, 3, 'address', 'fail', 35_000, { n: 2 }),
       // u:2 starts over while at size (a new session), and waits there now.
       line('u:2', 1, 1, 'size', 'enter', 0),
       line('u:2', 5, 5, 'size', 'enter', 50_000, { sessionActive: true }),
@@ -49,6 +51,7 @@ describe('funnelOf', () => {
         ended: 0,
         retries: 2,
         retriedSessions: 1,
+        failures: 0,
         medianMs: 30_000,
       },
       {
@@ -59,6 +62,7 @@ describe('funnelOf', () => {
         ended: 0,
         retries: 0,
         retriedSessions: 0,
+        failures: 2,
         medianMs: null,
       },
     ]);

@@ -54,7 +54,11 @@ describe.skipIf(!up)('PostgreSQL store', () => {
 
   it('records each migration once, and opening again applies nothing', async () => {
     const { rows } = await pg.pool.query('SELECT name FROM schema_migrations');
-    expect(rows.map((r) => r.name)).toEqual(['001_init.sql', '002_task_cancellation.sql']);
+    expect(rows.map((r) => r.name)).toEqual([
+      '001_init.sql',
+      '002_task_cancellation.sql',
+      '003_step_log_failures.sql',
+    ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });
     await again.close();

@@ -69,7 +69,7 @@ let flows: FlowDefinition[] | undefined;
 function compiled(): FlowDefinition[] {
   if (flows) return flows;
   const r = compileSources([{ file: 'pizza.flow.yaml', source: FLOW }], REGISTRY, new Map());
-  expect(r.problems.map(formatProblem)).toEqual([]);
+  expect(r.problems.filter((p) => p.severity !== 'note').map(formatProblem)).toEqual([]);
   flows = r.flows;
   return flows;
 }

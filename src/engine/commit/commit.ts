@@ -14,6 +14,7 @@ import { type NewTaskRow, TaskStore } from '../../store/tasks.ts';
 import { TimerStore, type TimerToArm } from '../../store/timers.ts';
 import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
+import { FAILED_STATE } from '../step/failure.ts';
 import { type StepResult, stepName } from '../step/step.ts';
 
 /** One write of a planned event. */
@@ -190,6 +191,13 @@ export class WritePlan {
           at: row.updatedAt,
         },
       });
+    if (result.failure)
+      line('fail', row.stepInstance, result.failure.step ?? stepName(result.snapshot.value));
+    if (stepName(result.snapshot.value) === FAILED_STATE) {
+      // Ended by the apology after a failure: the session stopped where the person was, at no step of its own.
+      if (prior && !started) line('stop', prior.stepInstance, stepName(JSON.parse(prior.stateValue)));
+      return;
+    }
     if (started || result.stepChanged) {
       // Answers refused by the event that left a step (its retries ran out) count for the step left.
       if (!started && prior && result.rejected > 0)

@@ -1,6 +1,9 @@
 /** What planning an inbox event comes to: the outcome people and logs see, and the plan to commit. */
+import type { Logger } from 'pino';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { WriteOp, WrittenSession } from '../commit/commit.ts';
+import type { FlowDefinition } from '../step/contract.ts';
+import type { StepResult } from '../step/step.ts';
 import type { CachedSession } from './session-cache.ts';
 
 /** What became of one inbox event. */
@@ -39,4 +42,29 @@ export type Planned = Pick<EventOutcome, 'session' | 'calls' | 'tasks' | 'reason
 export function summary(written: WrittenSession): NonNullable<EventOutcome['session']> {
   const { row } = written;
   return { flowId: row.flowId, revision: row.revision, stateValue: row.stateValue, status: row.status };
+}
+
+/** A flow that failed at run time and recovered is still a bug to fix: logged with where the step is written. */
+export function reportFailure(
+  logger: Logger | undefined,
+  key: string,
+  flow: FlowDefinition,
+  result: StepResult,
+): void {
+  const f = result.failure;
+  if (!f) return;
+  logger?.error(
+    {
+      conversation: key,
+      flow: flow.id,
+      step: f.step,
+      where: f.where,
+      recovery: f.recovery,
+      reason: f.message,
+    },
+    `flow "${flow.id}" failed at step ${f.step ?? '?'}${f.where ? ` (${f.where})` : ''}: ${f.message}; ` +
+      (f.recovery === 'route'
+        ? 'its on_error route was taken'
+        : 'the person got an apology and the flow ended'),
+  );
 }

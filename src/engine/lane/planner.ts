@@ -30,6 +30,7 @@ import {
   type EventPlan,
   type Planned,
   type Ran,
+  reportFailure,
   type Skipped,
   skip,
   summary,
@@ -328,7 +329,7 @@ export class EventPlanner {
       ...(extra.status ? { status: extra.status } : {}),
     });
     if (result.idle) return skip('the current step does not handle this event');
-    this.#reportFailure(key, flow, result);
+    reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);
   }
@@ -350,29 +351,9 @@ export class EventPlanner {
       this.#stepOptions(key, callback),
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
-    this.#reportFailure(key, flow, result);
+    reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);
-  }
-
-  /** A flow that failed at run time and recovered is still a bug to fix: logged with where the step is written. */
-  #reportFailure(key: string, flow: FlowDefinition, result: StepResult): void {
-    const f = result.failure;
-    if (!f) return;
-    this.#o.logger?.error(
-      {
-        conversation: key,
-        flow: flow.id,
-        step: f.step,
-        where: f.where,
-        recovery: f.recovery,
-        reason: f.message,
-      },
-      `flow "${flow.id}" failed at step ${f.step ?? '?'}${f.where ? ` (${f.where})` : ''}: ${f.message}; ` +
-        (f.recovery === 'route'
-          ? 'its on_error route was taken'
-          : 'the person got an apology and the flow ended'),
-    );
   }
 
   #remember(written: WrittenSession | undefined, flow: FlowDefinition, snapshot: AnyMachineSnapshot): void {

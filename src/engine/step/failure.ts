@@ -30,6 +30,9 @@ export function failureAt(step: string | undefined, error: unknown): FlowFailure
   return isFlowFailure(error) ? error : new FlowFailure(step, error);
 }
 
+/** The final state a flow file's machine ends in after the apology (no step of the flow). */
+export const FAILED_STATE = '__failed';
+
 /** The event a recovering flow receives, in place of the one that failed. */
 export const FAILED_EVENT = 'botflow.failed';
 
