@@ -90,6 +90,13 @@ export function readsComputed(machine: AnyStateMachine, computed: ComputedValues
     withComputed(computed, { now: input?.meta?.now ?? 0, locale: text.locale(input?.meta?.locale) }, () =>
       initial(scope as never, input as never),
     )) as never;
+  // A machine made from this one with other implementations (the coverage recorder's) reads them too.
+  const provide = machine.provide.bind(machine);
+  m.provide = ((implementations: never) => {
+    const provided = provide(implementations);
+    readsComputed(provided, computed, text);
+    return provided;
+  }) as never;
 }
 
 /** Where the step `key` is written (`flows/order.flow.yaml:23`), from the flow's stored source. */

@@ -234,6 +234,12 @@ function toExpectations(v: unknown, path: Path): BotExpectation[] {
 }
 
 function toExpectation(v: unknown, path: Path): BotExpectation {
+  if (typeof v === 'string')
+    fail(
+      path,
+      'an expectation says what the bot does, not only a text',
+      `write { send: ${JSON.stringify(v)} }`,
+    );
   if (!isObj(v) || Object.keys(v).length !== 1) {
     fail(
       path,

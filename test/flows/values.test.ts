@@ -123,6 +123,14 @@ describe('set: and computed values', () => {
     expect(chat.said.at(-1)).toBe('10 pizzas, 123 EUR in all (bulk: false)');
   });
 
+  it('reads computed values in a machine made with other implementations (coverage wraps the actions)', () => {
+    const flow = compile(ORDER);
+    const covered = { ...flow, machine: flow.machine.provide({}) };
+    const chat = new Chat(covered);
+    chat.text('2');
+    expect(chat.said).toEqual(['2 pizzas, 27 EUR in all (bulk: false)']);
+  });
+
   it('sets on branch cases', () => {
     const chat = new Chat(
       compile(`

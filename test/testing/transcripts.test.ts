@@ -50,6 +50,11 @@ describe('transcript files', () => {
     );
     expect(wait.problems[0]).toMatchObject({ line: 4, col: 11, message: 'wait "soon" is not a duration' });
     expect(wait.problems[0]!.hint).toContain('2h');
+    // A bare text where an expectation goes: the hint writes it out.
+    const bare = parseTranscripts('flow: f\nname: n\nturns:\n  - say: hi\n    bot: Hello!\n', 'd.test.yaml');
+    expect(bare.problems.map(formatProblem)).toEqual([
+      'd.test.yaml:5:10: error: an expectation says what the bot does, not only a text\n    hint: write { send: "Hello!" }',
+    ]);
   });
 
   it('reads several transcripts from one file, each with its own line', () => {
