@@ -3,12 +3,12 @@
  * schemas, the throttled scheduler and uploads.
  */
 
-export * from '../dispatch/scheduler/index.ts';
 export * from './client.ts';
 export * from './errors.ts';
 export * from './limits.ts';
 export * from './operation-types.ts';
 export * from './operations.ts';
+export * from './scheduler/index.ts';
 export * from './schemas/index.ts';
 export { type AgentOptions, createAgent, loadExtraCas, parseRetryAfter } from './transport.ts';
 export * from './upload.ts';

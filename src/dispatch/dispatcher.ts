@@ -7,9 +7,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { DeadLetterError } from '../client/scheduler/types.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
-import { DeadLetterError } from './scheduler/types.ts';
 import {
   type CallGateway,
   type CallOutcome,

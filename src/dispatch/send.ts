@@ -4,9 +4,9 @@
  * media uploaded first), and what its outcome writes back (the row's settlement, the flow's result event).
  */
 import { ApiError } from '../client/errors.ts';
+import type { Job, MediaKind } from '../client/scheduler/types.ts';
 import type { MediaSource } from '../client/upload.ts';
 import type { OutboxRow } from '../store/outbox.ts';
-import type { Job, MediaKind } from './scheduler/types.ts';
 import { type ClaimedMessages, messageIdOf, sendOnce } from './sent-once.ts';
 
 /** Where calls go: the scheduler (`submit`) or anything with the same shape. */

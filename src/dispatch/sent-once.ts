@@ -9,7 +9,7 @@
  * mistaken for this call's message: every message a call accounts for, sent or found, is remembered in a
  * `ClaimedMessages` shared by the dispatcher, and a read-back takes only the earliest unclaimed match.
  */
-import { DeadLetterError, type Job } from './scheduler/types.ts';
+import { DeadLetterError, type Job } from '../client/scheduler/types.ts';
 
 /** How far back a read-back looks: the platform's clock may run a little behind ours. */
 export const READ_BACK_SLACK_MS = 5_000;

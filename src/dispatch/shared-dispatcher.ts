@@ -7,9 +7,9 @@
  * the next one (sendMessage through the send-once read-back: never shown twice).
  */
 import type { Logger } from 'pino';
+import { DeadLetterError } from '../client/scheduler/types.ts';
 import type { PgOutbox, PgOutboxRow } from '../store/postgres/outbox.ts';
 import type { DispatchOutcome } from './dispatcher.ts';
-import { DeadLetterError } from './scheduler/types.ts';
 import {
   type CallGateway,
   type CallOutcome,

@@ -6,9 +6,9 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { OperationName } from '../client/operations.ts';
+import type { Job } from '../client/scheduler/types.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
-import type { Job } from '../dispatch/scheduler/types.ts';
 import { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { buttonSecret } from '../store/engine-settings.ts';

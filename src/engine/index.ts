@@ -1,6 +1,7 @@
 /**
  * `botflow-engine/engine`. The engine: per-conversation XState machines persisted in SQLite. Build one with `createEngine`; write
- * flows by hand with the helpers (or compile flow files with src/flows); test steps with the pure `step`.
+ * flows by hand with the helpers (or compile flow files with src/flows); test steps with the pure `step`. Several processes on one
+ * PostgreSQL database (`openPostgres`) each run a `createClusterEngine`.
  */
 
 export type { CallGateway, DispatchOutcome, MediaUploader } from '../dispatch/dispatcher.ts';
@@ -10,6 +11,8 @@ export {
   MigrationError,
   openDatabase,
 } from '../store/database.ts';
+export { openPostgres, type PostgresDatabase, type PostgresOptions } from '../store/postgres/database.ts';
+export { type ClusterEngine, type ClusterEngineOptions, createClusterEngine } from './cluster-engine.ts';
 export {
   startWriterThread,
   type WriterThread,
@@ -24,6 +27,7 @@ export {
   type EngineOptions,
 } from './engine.ts';
 export type { HistoryEntry, SessionDetail, SessionInspector, SessionListing } from './inspect.ts';
+export type { Role as ClusterRole } from './lane/ownership.ts';
 export type { EventOutcome } from './lane/processor.ts';
 export { findFlowToStart } from './lane/routing.ts';
 export { ButtonPayloadError, ButtonSigner, type VerifiedPress } from './step/buttons.ts';

@@ -1,4 +1,4 @@
-/** The engine's listeners (`engine.on('step' | 'effect' | 'error', …)`). */
+/** The engine's listeners (`engine.on('step' | 'effect' | 'task' | 'error', …)`). */
 import type { Logger } from 'pino';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { TaskOutcome } from '../dispatch/tasks/runner.ts';

@@ -9,6 +9,7 @@ export {
 } from '../inbox/keys.ts';
 export { DEFAULT_INBOX_RETENTION_MS, type PrunerOptions, startInboxPruner } from '../inbox/pruner.ts';
 export { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
+export { PgInbox } from '../store/postgres/inbox.ts';
 export { PollingError, type PollingHandle, type PollingOptions, startPolling } from './polling.ts';
 export {
   deleteSubscription,

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
-import type { Scheduler } from '../dispatch/scheduler/scheduler.ts';
+import type { Scheduler } from '../client/scheduler/scheduler.ts';
 import type { ClusterEngine } from '../engine/cluster-engine.ts';
 import type { WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';

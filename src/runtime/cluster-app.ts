@@ -10,8 +10,8 @@
  */
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
-import { Scheduler } from '../dispatch/scheduler/scheduler.ts';
-import { throttledClient } from '../dispatch/scheduler/throttled-client.ts';
+import { Scheduler } from '../client/scheduler/scheduler.ts';
+import { throttledClient } from '../client/scheduler/throttled-client.ts';
 import type { ClusterEngine } from '../engine/cluster-engine.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import { KV_KEYS } from '../store/kv.ts';

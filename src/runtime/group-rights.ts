@@ -6,7 +6,7 @@
  * platform's limits) and a missing right is logged with what to do.
  */
 import type { Logger } from 'pino';
-import type { Job } from '../dispatch/scheduler/types.ts';
+import type { Job } from '../client/scheduler/types.ts';
 import type { Engine } from '../engine/engine.ts';
 
 /** Starts watching; returns the function that stops it. */

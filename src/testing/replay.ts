@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
-import type { Job } from '../dispatch/scheduler/types.ts';
+import type { Job } from '../client/scheduler/types.ts';
 import { type TaskContext, type TaskDefinition, TaskError } from '../dispatch/tasks/task.ts';
 import { createEngine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';

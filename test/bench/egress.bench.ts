@@ -4,8 +4,8 @@
 // through the scheduler. Then the same load fired by a naive client (everything at once, no limiter),
 // and the scheduler's memory per idle chat for 100,000 chats. Figures first, then one JSON line.
 import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import type { ApiCaller } from '../../src/dispatch/scheduler/types.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
+import type { ApiCaller } from '../../src/client/scheduler/types.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 
 const CHATS = 300;

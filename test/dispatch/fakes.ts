@@ -1,8 +1,8 @@
 // Test doubles for the scheduler's pure tests: a fake clock with fake timers, and a fake API whose
 // answers the test scripts. Real HTTP is covered by the sandbox tests.
 import { ApiError, NetworkError } from '../../src/client/errors.ts';
-import type { TimerFactory } from '../../src/dispatch/scheduler/options.ts';
-import type { ApiCaller } from '../../src/dispatch/scheduler/types.ts';
+import type { TimerFactory } from '../../src/client/scheduler/options.ts';
+import type { ApiCaller } from '../../src/client/scheduler/types.ts';
 
 interface FakeTimer {
   at: number;

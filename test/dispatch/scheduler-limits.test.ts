@@ -1,6 +1,6 @@
 // The scheduler on a fake clock: windows, order, fairness, priorities, the single timer, memory.
 import { describe, expect, it } from 'vitest';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
 import { FakeApi, FakeClock, maxInWindow } from './fakes.ts';
 
 function setup(limits = { global: 30, perChat: 2, windowMs: 1000, safetyMargin: 0 }) {

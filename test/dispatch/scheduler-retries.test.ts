@@ -1,7 +1,7 @@
 // The scheduler on a fake clock: 429 pauses by scope, attachment.not.ready, network errors, dead letters.
 import { describe, expect, it } from 'vitest';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import { DeadLetterError } from '../../src/dispatch/scheduler/types.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
+import { DeadLetterError } from '../../src/client/scheduler/types.ts';
 import { apiError, FakeApi, FakeClock, networkError } from './fakes.ts';
 
 function setup(options: { ttlMs?: Record<string, number> } = {}) {

@@ -1,6 +1,6 @@
 /** A message is sent at most once per person: ambiguous failures are resolved by reading the chat back. */
 import { describe, expect, it } from 'vitest';
-import { DeadLetterError, type Job } from '../../src/dispatch/scheduler/types.ts';
+import { DeadLetterError, type Job } from '../../src/client/scheduler/types.ts';
 import { ClaimedMessages, plainText, sendOnce } from '../../src/dispatch/sent-once.ts';
 
 /** A platform as the scheduler sees it: sends may be stored and still fail; the chat can be read back. */

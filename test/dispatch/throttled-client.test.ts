@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BotApi } from '../../src/client/client.ts';
 import { ApiError } from '../../src/client/errors.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import { throttledClient } from '../../src/dispatch/scheduler/throttled-client.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
+import { throttledClient } from '../../src/client/scheduler/throttled-client.ts';
 import { PollingError, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/start.ts';
 import { tempDatabase } from '../intake/helpers.ts';

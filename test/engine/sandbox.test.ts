@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
 import { createEngine, type Engine } from '../../src/engine/engine.ts';
 import type { FlowDefinition, FlowEvent } from '../../src/engine/step/contract.ts';
 import { defineFlow, say, uploadAndSend } from '../../src/engine/step/helpers.ts';

@@ -40,6 +40,34 @@ describe('the main entry (botflow-engine)', () => {
   });
 });
 
+describe('botflow-engine/engine', () => {
+  const names = exportsOf('src/engine/index.ts');
+  const byName = new Map(names.map((n) => [n.name, n]));
+
+  it('builds an engine on SQLite and one of several processes on PostgreSQL, each documented', () => {
+    const expected = [
+      'createEngine',
+      'EngineOptions',
+      'openDatabase',
+      'createClusterEngine',
+      'ClusterEngine',
+      'ClusterEngineOptions',
+      'ClusterRole',
+      'openPostgres',
+      'PostgresDatabase',
+      'PostgresOptions',
+    ];
+    expect(expected.filter((name) => !byName.has(name))).toEqual([]);
+    expect(expected.filter((name) => !byName.get(name)?.documented)).toEqual([]);
+  });
+});
+
+describe('botflow-engine/intake', () => {
+  it('appends to the PostgreSQL inbox too (a cluster engine reads it)', () => {
+    expect(exportsOf('src/intake/index.ts').find((n) => n.name === 'PgInbox')?.documented).toBe(true);
+  });
+});
+
 describe('botflow-engine/testing', () => {
   it('loads without vitest: only botflow-engine/testing/vitest imports it', () => {
     // Every module the entry reaches through relative imports, and the packages they import.

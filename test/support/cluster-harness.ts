@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
 import {
   type ClusterEngine,
   type ClusterEngineOptions,

@@ -3,8 +3,8 @@
  * for dispatch tests, the scheduler between them.
  */
 import { BotApi } from '../../src/client/client.ts';
-import { Scheduler } from '../../src/dispatch/scheduler/scheduler.ts';
-import type { Limits } from '../../src/dispatch/scheduler/types.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
+import type { Limits } from '../../src/client/scheduler/types.ts';
 import { type Sandbox, type StartOptions, startSandbox } from '../../src/sandbox/index.ts';
 
 export interface SandboxClient {

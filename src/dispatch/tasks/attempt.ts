@@ -4,9 +4,9 @@
  * anything thrown turned into a failure with a code the flow can route on.
  */
 import pino, { type Logger } from 'pino';
+import type { Job } from '../../client/scheduler/types.ts';
 import type { TaskRow } from '../../store/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
-import type { Job } from '../scheduler/types.ts';
 import {
   DEFAULT_TASK_POLICY,
   TASK_CODES,

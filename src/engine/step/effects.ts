@@ -5,7 +5,7 @@
  * order key (calls with one key are sent one at a time, in order) and the service class of each call.
  */
 import { OPERATIONS, type OperationSpec } from '../../client/operations.ts';
-import type { Priority } from '../../dispatch/scheduler/types.ts';
+import type { Priority } from '../../client/scheduler/types.ts';
 import type { Effect, EventMeta, StartTaskEffect } from './contract.ts';
 
 /** One API call a committed step will make. */

@@ -2,11 +2,11 @@
  * The vocabulary of the dispatch scheduler: what a caller submits (a Job), how it is limited, and how a
  * job that could not be delivered is reported (DeadLetterError).
  */
-import type { CallOptions } from '../../client/client-core.ts';
-import type { OperationArgs, OperationResult } from '../../client/operation-types.ts';
-import type { OperationName } from '../../client/operations.ts';
+import type { CallOptions } from '../client-core.ts';
+import type { OperationArgs, OperationResult } from '../operation-types.ts';
+import type { OperationName } from '../operations.ts';
 
-export type { OperationArgs, OperationResult } from '../../client/operation-types.ts';
+export type { OperationArgs, OperationResult } from '../operation-types.ts';
 
 /** The part of the API client the scheduler needs: one call, cancellable (`BotApi` fits). */
 export interface ApiCaller {

@@ -4,7 +4,7 @@
  * transient failure retries the call in its place and may open the circuit breaker, and a call whose
  * time-to-live ends first becomes a dead letter.
  */
-import { ApiError, NetworkError } from '../../client/errors.ts';
+import { ApiError, NetworkError } from '../errors.ts';
 import type { CircuitBreaker } from './breaker.ts';
 import type { Entry, Lane } from './chat-queues.ts';
 import type { LaneBoard } from './lane-board.ts';

@@ -1,4 +1,4 @@
-/** The dispatch scheduler: public surface. */
+/** The rate-limit scheduler (`botflow-engine/client`): public surface. */
 export type { SchedulerMetrics, WaitSummary } from './metrics.ts';
 export {
   DEFAULT_SEND_LIMITS,

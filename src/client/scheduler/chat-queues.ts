@@ -3,7 +3,7 @@
  * FIFOs, ring queues of ready lanes per priority class, and one min-heap of lanes and jobs waiting
  * for a time. Stale ring and heap entries are skipped by a per-lane token instead of being removed.
  */
-import type { OperationName } from '../../client/operations.ts';
+import type { OperationName } from '../operations.ts';
 import type { ChatLog } from './sliding-window.ts';
 import type { MediaKind } from './types.ts';
 

@@ -1,12 +1,12 @@
 /**
- * The dispatch scheduler: sends API calls as fast as the platform's limits allow and never faster.
+ * The rate-limit scheduler: sends API calls as fast as the platform's limits allow and never faster.
  * Two strict sliding windows (all calls; chat-scoped calls per chat), one FIFO set per chat served
  * round robin within four priority classes, scope-limited 429 pauses, in-place retries for
  * attachment.not.ready and network failures, dead letters with reasons. One timer for the whole
  * scheduler; per-chat state exists only while a chat has work or recent starts.
  */
 
-import type { OperationName } from '../../client/operations.ts';
+import type { OperationName } from '../operations.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
 import { DialogDirectory } from './dialog-directory.ts';

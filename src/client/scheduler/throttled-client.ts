@@ -4,8 +4,8 @@
  * 30-per-second window as the sends. A dead-lettered call rejects with the error that killed it, so
  * callers see the ApiError or NetworkError they would have seen from the client itself.
  */
-import type { OperationArgs, OperationResult } from '../../client/client.ts';
-import type { OperationName } from '../../client/operations.ts';
+import type { OperationArgs, OperationResult } from '../client.ts';
+import type { OperationName } from '../operations.ts';
 import type { Scheduler } from './scheduler.ts';
 import { DeadLetterError } from './types.ts';
 

@@ -3,7 +3,7 @@
  * its class, whether it may be repeated after an ambiguous failure, and the media it carries.
  * Bad input is refused here with a message that says what to change.
  */
-import { isOperation, OPERATIONS } from '../../client/operations.ts';
+import { isOperation, OPERATIONS } from '../operations.ts';
 import type { Entry } from './chat-queues.ts';
 import { defaultPriority } from './priorities.ts';
 import type { Job, MediaKind, Priority } from './types.ts';

@@ -3,7 +3,7 @@
  * (attachment.not.ready, network errors, 5xx), or give up with a reason. Pure: it reads the error and
  * the job's history and returns a decision; the scheduler carries it out.
  */
-import { ApiError, NetworkError } from '../../client/errors.ts';
+import { ApiError, NetworkError } from '../errors.ts';
 import type { DeadLetterReason, MediaKind } from './types.ts';
 
 /** Tunable retry budgets. */

@@ -1,7 +1,7 @@
 /**
  * Default service class of each operation, and how a job's class maps onto its chat's FIFOs.
  */
-import { OPERATIONS, type OperationName } from '../../client/operations.ts';
+import { OPERATIONS, type OperationName } from '../operations.ts';
 import type { ClassIndex, QueueIndex } from './chat-queues.ts';
 import { PRIORITIES, type Priority } from './types.ts';
 
