@@ -97,7 +97,20 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
     if (version !== 'system') expect(nodeVersion.trim().startsWith(`v${version}.`)).toBe(true);
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, 'package.json'), '{"private":true}');
-    await run('npm', ['install', tarball, '--no-audit', '--no-fund'], { cwd: folder, env, timeout: 600_000 });
+    const install = await run('npm', ['install', tarball, '--no-audit', '--no-fund'], {
+      cwd: folder,
+      env,
+      timeout: 600_000,
+    });
+    const output = `${install.stdout}${install.stderr}`;
+    // The repository's own scripts stay behind: a `prepare` naming scripts/build.mjs (not in the
+    // tarball) made npm list botflow-engine's "install scripts not yet covered by allowScripts".
+    const installed = JSON.parse(
+      readFileSync(join(folder, 'node_modules', 'botflow-engine', 'package.json'), 'utf8'),
+    ) as { scripts?: Record<string, string> };
+    expect(Object.keys(installed.scripts ?? {})).not.toContain('prepare');
+    expect(JSON.stringify(installed.scripts ?? {})).not.toContain('scripts/');
+    expect(output).not.toContain('botflow-engine@');
   }, 900_000);
 
   it('botflow init makes a project that passes botflow check and botflow test', async () => {
