@@ -124,11 +124,11 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
       dependencies: Record<string, string>;
     };
     expect(pkg.name).toBe('app');
-    expect(Object.keys(pkg.dependencies)).toEqual(['botflow-engine']);
+    expect(Object.keys(pkg.dependencies)).toEqual(['botflow-engine', 'zod']);
     const check = await run(botflow, ['check'], { cwd: app, env });
     expect(check.stdout).toContain('0 error(s)');
     const test = await run(botflow, ['test'], { cwd: app, env });
-    expect(test.stdout).toContain('2 passed, 0 failed');
+    expect(test.stdout).toContain('5 passed, 0 failed');
   }, 120_000);
 
   it('botflow run answers a bot_started from botflow sandbox', async () => {
