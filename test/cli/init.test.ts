@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InitError, initProject } from '../../src/cli/init-command.ts';
+import { EXAMPLES, InitError, initProject } from '../../src/cli/init-command.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import type { Registry } from '../../src/flows/registry.ts';
 import { coverageReport, formatCoverage } from '../../src/testing/coverage.ts';
@@ -146,6 +146,39 @@ describe('botflow init', () => {
     // The registry loads through tsx with its own copy of the sources: a TaskError by its name and code.
     expect(refused).toMatchObject({ name: 'TaskError', code: 'has_link' });
   }, 60_000);
+
+  it.each(Object.keys(EXAMPLES))(
+    '--example %s copies the example with its transcripts, locales and code: botflow check and test pass',
+    async (name) => {
+      const dir = local();
+      const { files } = initProject(dir, { examples: [name] });
+      expect(files).toContain(`flows/${name}.flow.yaml`);
+      expect(files).toContain(`flows/tests/${name}.test.yaml`);
+      expect(files).not.toContain('flows/feedback.flow.yaml');
+      // The copies are the repository's flows, byte for byte: one source, nothing to drift.
+      for (const file of files.filter((f) => /^flows\/.*\.(yaml|ftl)$/.test(f)))
+        expect(readFileSync(join(dir, file), 'utf8'), file).toBe(readFileSync(join(repo, file), 'utf8'));
+      for (const file of files.filter((f) => f.startsWith('flows/code/'))) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        expect(text).not.toContain('/src/');
+        expect(text.replaceAll("from 'botflow-engine'", "from '../../src/flows/registry.ts'")).toBe(
+          readFileSync(join(repo, file), 'utf8'),
+        );
+      }
+      localise(dir);
+      const { problems, transcripts, failed } = await checkAndTest(dir);
+      expect(problems).toEqual([]);
+      expect(transcripts.length).toBeGreaterThan(0);
+      expect(failed).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('refuses an unknown example and names the known ones', () => {
+    expect(() => initProject(temp(), { examples: ['bookings'] })).toThrow(
+      'no example named bookings; the examples are booking, signup, support, settings, help',
+    );
+  });
 
   it('never overwrites a file, and says which ones are in the way', () => {
     const dir = temp();

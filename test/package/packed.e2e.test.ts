@@ -37,6 +37,9 @@ beforeAll(async () => {
   expect(paths).toContain('dist/index.js');
   expect(paths).toContain('dist/index.d.ts');
   expect(paths).toContain('templates/project/flows/feedback.flow.yaml');
+  // The examples `botflow init --example` copies, from the build's copy of flows/.
+  expect(paths).toContain('templates/examples/booking.flow.yaml');
+  expect(paths).toContain('templates/examples/code/booking.ts');
   expect(paths.filter((p) => /^(src|test|flows)\//.test(p))).toEqual([]);
 }, 300_000);
 
@@ -129,6 +132,15 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
     expect(check.stdout).toContain('0 error(s)');
     const test = await run(botflow, ['test'], { cwd: app, env });
     expect(test.stdout).toContain('5 passed, 0 failed');
+  }, 120_000);
+
+  it('botflow init --example booking makes a project that passes botflow check and botflow test', async () => {
+    await run(botflow, ['init', 'booking', '--example', 'booking'], { cwd: folder, env });
+    const dir = join(folder, 'booking');
+    const check = await run(botflow, ['check'], { cwd: dir, env });
+    expect(check.stdout).toContain('0 error(s), 0 warning(s)');
+    const test = await run(botflow, ['test'], { cwd: dir, env });
+    expect(test.stdout).toMatch(/\d+ passed, 0 failed/);
   }, 120_000);
 
   it('botflow run answers a bot_started from botflow sandbox', async () => {
