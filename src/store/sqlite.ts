@@ -15,7 +15,7 @@ const major = Number(process.versions.node.split('.')[0]);
 export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
 
 /** better-sqlite3's `Database` class, from the package that fits this Node. */
-export const SQLite = load();
+export const SQLite: typeof BetterSqlite3 = load();
 
 function load(): typeof BetterSqlite3 {
   try {
