@@ -1,86 +1,19 @@
 /**
  * Validators, guards, effects and tasks that the example flows name. `botflow check flows` and `loadFlows`
- * pick this file up by its name; pass your own registry to `loadFlows(dir, { registry })` instead.
+ * pick this file up by its name; pass your own registry to `loadFlows(dir, { registry })` instead. Each
+ * example's code is a part in flows/code/ (`botflow init --example <name>` copies the parts it needs).
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { z } from 'zod';
-import { defineRegistry, defineTask, TaskError } from '../src/flows/registry.ts';
-
-const SUPPORT_CHAT_ID = process.env.SUPPORT_CHAT_ID ? Number(process.env.SUPPORT_CHAT_ID) : undefined;
-const DISPOSABLE_DOMAINS = new Set(['mailinator.com', 'tempmail.dev', 'guerrillamail.com']);
-
-/**
- * The restaurant's own systems, faked in-process so that `npm start` works offline: a table plan per day
- * and a booking book. A real bot would call its booking API here, giving it the task's idempotency key.
- */
-const TIMES = [
-  '12:00',
-  '12:30',
-  '13:00',
-  '13:30',
-  '18:00',
-  '18:30',
-  '19:00',
-  '19:30',
-  '20:00',
-  '20:30',
-  '21:00',
-];
-const taken = new Set<string>();
-const bookings = new Map<string, { id: string }>();
-
-const findSlots = defineTask({
-  input: z.object({ day: z.string(), guests: z.number().int().min(1) }),
-  result: z.array(z.object({ time: z.string(), seats: z.number().int() })),
-  async run({ day, guests }, { signal }) {
-    await delay(300, undefined, { signal }); // the time a real API call takes ("typing…" shows meanwhile)
-    if (new Date(`${day}T00:00:00Z`).getUTCDay() === 1) throw new TaskError('closed', 'closed on Mondays');
-    // Seats per time vary with the day, the same every run.
-    const seed = [...day].reduce((n, c) => n + c.charCodeAt(0), 0);
-    return TIMES.map((time, i) => ({ time, seats: 2 + ((seed + i * 7) % 9) })).filter(
-      (slot) => slot.seats >= guests && !taken.has(`${day} ${slot.time}`),
-    );
-  },
-});
-
-const saveBooking = defineTask({
-  input: z.object({ day: z.string(), time: z.string(), guests: z.number().int(), extras: z.unknown() }),
-  result: z.object({ id: z.string() }),
-  async run({ day, time }, { idempotencyKey, signal }) {
-    await delay(300, undefined, { signal });
-    // The same booking tried again (a retry, a restart mid-call) finds the first one: never booked twice.
-    const known = bookings.get(idempotencyKey);
-    if (known) return known;
-    if (taken.has(`${day} ${time}`)) throw new TaskError('slot_taken', `${day} ${time} was just taken`);
-    taken.add(`${day} ${time}`);
-    const booking = { id: `B-${1001 + bookings.size}` };
-    bookings.set(idempotencyKey, booking);
-    return booking;
-  },
-});
+import { defineRegistry } from '../src/flows/registry.ts';
+import booking from './code/booking.ts';
+import signup from './code/signup.ts';
+import support from './code/support.ts';
 
 export default defineRegistry({
-  tasks: { find_slots: findSlots, save_booking: saveBooking },
-  validators: {
-    /** Refuses throwaway email domains. */
-    not_disposable: (value) =>
-      !DISPOSABLE_DOMAINS.has(String(value).split('@')[1] ?? '') || 'disposable address',
-  },
+  validators: { ...signup.validators },
   guards: {
     /** True when the person chose a language explicitly. */
     has_locale: ({ vars }) => typeof vars.locale === 'string',
   },
-  effects: {
-    /** Logs the sign-up as a typing action: stands in for a call to your CRM through an API effect. */
-    record_signup: () => ({ kind: 'api', op: 'sendAction', args: { action: 'typing_on' } }),
-    /** Forwards the request to the support chat (SUPPORT_CHAT_ID, read once at start), or back to the person. */
-    notify_support: ({ vars }) => ({
-      kind: 'api',
-      op: 'sendMessage',
-      args: {
-        ...(SUPPORT_CHAT_ID ? { chat_id: SUPPORT_CHAT_ID } : {}),
-        text: `New support request: ${String(vars.description ?? '')}`.slice(0, 4000),
-      },
-    }),
-  },
+  effects: { ...signup.effects, ...support.effects },
+  tasks: { ...booking.tasks },
 });

@@ -27,3 +27,12 @@ const walk = (dir) => {
 };
 walk(src);
 console.error(`built dist/ (${copied} asset files copied)`);
+
+// The example flows `botflow init --example` copies: the repository's flows/ stays their one source.
+const examples = join(root, 'templates', 'examples');
+rmSync(examples, { recursive: true, force: true });
+cpSync(join(root, 'flows'), examples, {
+  recursive: true,
+  filter: (path) => !/\.(db|db-wal|db-shm)$|flow\.schema\.json$|\/registry\.ts$/.test(path),
+});
+console.error('copied flows/ to templates/examples/');

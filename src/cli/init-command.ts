@@ -2,6 +2,9 @@
  * `botflow init [dir]`: a new bot project from `templates/project/` (package.json, tsconfig, a small
  * wizard with its transcript, a registry, a config example, .gitignore, a README), ready for
  * `npm install && npm start` and `npm test`. It never overwrites a file: it lists the ones in the way.
+ * `--example <name>` writes one of the repository's example flows instead of the wizard: its flow files,
+ * transcripts, locales and registry code, copied from `flows/` (in a checkout) or `templates/examples/`
+ * (the package: scripts/build.mjs copies flows/ there), so the examples have one source.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
@@ -10,6 +13,41 @@ import { flowJsonSchema } from '../flows/schema.ts';
 import type { Command } from './command.ts';
 
 const TEMPLATE = fileURLToPath(new URL('../../templates/project/', import.meta.url));
+/** The example flows: the repository's flows/ in a checkout (src/ beside it), the build's copy in the package. */
+const EXAMPLES_DIR = existsSync(fileURLToPath(new URL('../../src/', import.meta.url)))
+  ? fileURLToPath(new URL('../../flows/', import.meta.url))
+  : fileURLToPath(new URL('../../templates/examples/', import.meta.url));
+
+/** An example: its flows (with the ones its transcripts reach) and its registry parts (flows/code/<part>.ts). */
+interface Example {
+  summary: string;
+  flows: string[];
+  /** Registry parts and the registry sections each fills. */
+  code: Record<string, Array<'validators' | 'guards' | 'effects' | 'tasks'>>;
+}
+
+/** The examples `--example` knows, each self-contained: its flows, transcripts, locales and code. */
+export const EXAMPLES: Record<string, Example> = {
+  booking: {
+    summary: 'table booking: tasks calling your systems, buttons from their result, i18n (with settings)',
+    flows: ['booking', 'settings'],
+    code: { booking: ['tasks'] },
+  },
+  signup: {
+    summary: 'a sign-up wizard: validation, retries, a summary, /help calling another flow',
+    flows: ['signup', 'help'],
+    code: { signup: ['validators', 'effects'] },
+  },
+  support: {
+    summary: 'a support request forwarded to a chat (SUPPORT_CHAT_ID) by an effect',
+    flows: ['support'],
+    code: { support: ['effects'] },
+  },
+  settings: { summary: 'a settings menu edited in place, in two languages', flows: ['settings'], code: {} },
+  help: { summary: 'a one-step flow other flows call', flows: ['help'], code: {} },
+};
+/** The wizard's files, left out when examples are asked for. */
+const STARTER = new Set(['flows/feedback.flow.yaml', 'flows/tests/feedback.test.yaml', 'flows/registry.ts']);
 const PACKAGE = fileURLToPath(new URL('../../package.json', import.meta.url));
 
 /** npm strips files named `.gitignore` from packages, so the template keeps it under this name. */
@@ -17,11 +55,17 @@ const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 /** Files whose `{{name}}` and `{{version}}` are the project's (flow files use `{{…}}` for variables). */
 const FILLED = new Set(['package.json', 'README.md']);
 
-const HELP = `usage: botflow init [dir]
+const HELP = `usage: botflow init [dir] [--example <name>]
 
 Creates a bot project in dir (default: the current folder; created if missing): package.json, tsconfig.json,
 flows/feedback.flow.yaml with its transcript flows/tests/feedback.test.yaml, flows/registry.ts,
 botflow.config.example.yaml, .gitignore and a README. Existing files are never overwritten.
+
+  --example <name>   instead of the feedback wizard, one of botflow's example flows with its transcripts,
+                     locales and registry code (repeat it, or name several: --example booking,signup):
+${Object.entries(EXAMPLES)
+  .map(([name, e]) => `                       ${name.padEnd(9)} ${e.summary}`)
+  .join('\n')}
 
 Then:  cd dir && npm install && npm start   (the sandbox, your flows and the playground)
        npm test                              (botflow check and botflow test)`;
@@ -37,13 +81,30 @@ export class InitError extends Error {
   override name = 'InitError';
 }
 
-/** Creates the project in `dir`. Throws `InitError` when files are in the way. */
-export function initProject(dir: string): InitResult {
+/** What `initProject` can be asked for besides the folder. */
+export interface InitOptions {
+  /** Example names (`EXAMPLES`): their flows instead of the feedback wizard. */
+  examples?: string[];
+}
+
+/** Creates the project in `dir`. Throws `InitError` when files are in the way or an example is unknown. */
+export function initProject(dir: string, options: InitOptions = {}): InitResult {
   const target = resolve(dir);
   if (existsSync(target) && !statSync(target).isDirectory())
     throw new InitError(`${dir} is a file: give a folder for the new project`);
-  const files = templateFiles(TEMPLATE).map((path) => ({ from: path, to: targetName(path) }));
-  const taken = files.filter((f) => existsSync(join(target, f.to))).map((f) => f.to);
+  const examples = options.examples ?? [];
+  const unknown = examples.filter((name) => !EXAMPLES[name]);
+  if (unknown.length)
+    throw new InitError(
+      `no example named ${unknown.join(', ')}; the examples are ${Object.keys(EXAMPLES).join(', ')}`,
+    );
+  let files = templateFiles(TEMPLATE).map((path) => ({ from: path, to: targetName(path) }));
+  const written: Array<{ to: string; text: string }> = [];
+  if (examples.length) {
+    files = files.filter((f) => !STARTER.has(f.to));
+    written.push(...exampleFiles(examples));
+  }
+  const taken = [...files, ...written].filter((f) => existsSync(join(target, f.to))).map((f) => f.to);
   if (existsSync(join(target, 'flows', 'flow.schema.json'))) taken.push('flows/flow.schema.json');
   if (taken.length > 0) {
     throw new InitError(
@@ -60,8 +121,65 @@ export function initProject(dir: string): InitResult {
       writeFileSync(to, text.replaceAll('{{name}}', fill.name).replaceAll('{{version}}', fill.version));
     } else cpSync(join(TEMPLATE, file.from), to);
   }
+  for (const file of written) {
+    const to = join(target, file.to);
+    mkdirSync(join(to, '..'), { recursive: true });
+    writeFileSync(to, file.text);
+  }
   writeFileSync(join(target, 'flows', 'flow.schema.json'), `${JSON.stringify(flowJsonSchema(), null, 2)}\n`);
-  return { dir: target, files: [...files.map((f) => f.to), 'flows/flow.schema.json'].sort() };
+  const all = [...files.map((f) => f.to), ...written.map((f) => f.to), 'flows/flow.schema.json'];
+  return { dir: target, files: all.sort() };
+}
+
+/** The files of `examples`: flows, transcripts, locales (when a flow is translated), registry parts and a registry. */
+function exampleFiles(examples: string[]): Array<{ to: string; text: string }> {
+  const flows = [...new Set(examples.flatMap((name) => EXAMPLES[name]!.flows))];
+  const code: Record<string, string[]> = {};
+  for (const name of examples) Object.assign(code, EXAMPLES[name]!.code);
+  const read = (path: string) => readFileSync(join(EXAMPLES_DIR, path), 'utf8');
+  const out: Array<{ to: string; text: string }> = [];
+  for (const flow of flows) {
+    out.push({ to: `flows/${flow}.flow.yaml`, text: read(`${flow}.flow.yaml`) });
+    out.push({ to: `flows/tests/${flow}.test.yaml`, text: read(`tests/${flow}.test.yaml`) });
+  }
+  if (flows.some((flow) => /^i18n:/m.test(read(`${flow}.flow.yaml`)))) {
+    for (const name of readdirSync(join(EXAMPLES_DIR, 'locales'))
+      .filter((n) => n.endsWith('.ftl'))
+      .sort())
+      out.push({ to: `flows/locales/${name}`, text: read(`locales/${name}`) });
+  }
+  for (const part of Object.keys(code).sort()) {
+    // The repository's parts import the sources; a project imports the package.
+    const text = read(`code/${part}.ts`).replace(
+      /from '\.\.\/\.\.\/src\/[\w/.-]+'/g,
+      "from 'botflow-engine'",
+    );
+    out.push({ to: `flows/code/${part}.ts`, text });
+  }
+  out.push({ to: 'flows/registry.ts', text: registrySource(code) });
+  return out;
+}
+
+/** A registry made of the examples' parts, section by section. */
+function registrySource(code: Record<string, string[]>): string {
+  const parts = Object.keys(code).sort();
+  const section = (name: string) => {
+    const spreads = parts.filter((p) => code[p]!.includes(name)).map((p) => `...${p}.${name}`);
+    return `  ${name}: {${spreads.length ? ` ${spreads.join(', ')} ` : ''}},`;
+  };
+  return [
+    '/**',
+    ' * The code the flows name: validators, guards, effects and tasks. botflow loads this file by its name;',
+    " * each example's code is a part in flows/code/. Add your own beside them.",
+    ' */',
+    "import { defineRegistry } from 'botflow-engine';",
+    ...parts.map((p) => `import ${p} from './code/${p}.ts';`),
+    '',
+    'export default defineRegistry({',
+    ...['validators', 'guards', 'effects', 'tasks'].map(section),
+    '});',
+    '',
+  ].join('\n');
 }
 
 function templateFiles(root: string, dir = root): string[] {
@@ -97,15 +215,30 @@ export const command: Command = {
       console.log(HELP);
       return 0;
     }
-    const unknown = args.find((a) => a.startsWith('-'));
-    if (unknown || args.length > 1) {
-      console.error(`botflow init: ${unknown ? `unknown option ${unknown}` : 'give one folder'}\n\n${HELP}`);
+    const examples: string[] = [];
+    const rest: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i]!;
+      if (arg === '--example' && args[i + 1] && !args[i + 1]!.startsWith('-'))
+        examples.push(...args[++i]!.split(',').filter(Boolean));
+      else if (arg.startsWith('--example=')) examples.push(...arg.slice(10).split(',').filter(Boolean));
+      else rest.push(arg);
+    }
+    const unknown = rest.find((a) => a.startsWith('-'));
+    if (unknown || rest.length > 1) {
+      const what =
+        unknown === '--example'
+          ? '--example needs a name'
+          : unknown
+            ? `unknown option ${unknown}`
+            : 'give one folder';
+      console.error(`botflow init: ${what}\n\n${HELP}`);
       return 2;
     }
-    const dir = args[0] ?? '.';
+    const dir = rest[0] ?? '.';
     let result: InitResult;
     try {
-      result = initProject(dir);
+      result = initProject(dir, { examples });
     } catch (error) {
       if (!(error instanceof InitError)) throw error;
       console.error(`botflow init: ${error.message}`);

@@ -15,4 +15,20 @@ const major = Number(process.versions.node.split('.')[0]);
 export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-13' : 'better-sqlite3';
 
 /** better-sqlite3's `Database` class, from the package that fits this Node. */
-export const SQLite = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+export const SQLite: typeof BetterSqlite3 = load();
+
+function load(): typeof BetterSqlite3 {
+  try {
+    return require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+  } catch (error) {
+    // better-sqlite3-13 is an optional dependency (npm skips it on Node 20 without a warning), so an
+    // install on Node 20 that later runs on Node 22 lacks it.
+    if (SQLITE_PACKAGE !== 'better-sqlite3-13' || (error as { code?: string }).code !== 'MODULE_NOT_FOUND')
+      throw error;
+    throw new Error(
+      `Node ${process.versions.node} needs the optional dependency better-sqlite3-13, which is not installed ` +
+        '(node_modules was installed with an older Node, or its build failed): run npm install again with this Node',
+      { cause: error },
+    );
+  }
+}

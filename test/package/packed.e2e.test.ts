@@ -36,6 +36,9 @@ beforeAll(async () => {
   expect(paths).toContain('dist/index.js');
   expect(paths).toContain('dist/index.d.ts');
   expect(paths).toContain('templates/project/flows/feedback.flow.yaml');
+  // The examples `botflow init --example` copies, from the build's copy of flows/.
+  expect(paths).toContain('templates/examples/booking.flow.yaml');
+  expect(paths).toContain('templates/examples/code/booking.ts');
   expect(paths.filter((p) => /^(src|test|flows)\//.test(p))).toEqual([]);
 }, 300_000);
 
@@ -54,7 +57,18 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
     env = await nodeEnvironment(version);
     const { stdout: nodeVersion } = await run('node', ['--version'], { env });
     if (version !== 'system') expect(nodeVersion.trim().startsWith(`v${version}.`)).toBe(true);
-    await installTarball(folder, tarball, env);
+    const output = await installTarball(folder, tarball, env);
+    // The repository's own scripts stay behind: a `prepare` naming scripts/build.mjs (not in the
+    // tarball) made npm list botflow-engine's "install scripts not yet covered by allowScripts".
+    const installed = JSON.parse(
+      readFileSync(join(folder, 'node_modules', 'botflow-engine', 'package.json'), 'utf8'),
+    ) as { scripts?: Record<string, string> };
+    const lifecycle = ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'];
+    expect(Object.keys(installed.scripts ?? {}).filter((name) => lifecycle.includes(name))).toEqual([]);
+    expect(output).not.toContain('botflow-engine@');
+    // Nothing installed for production declares a newer Node than the one installing it (better-sqlite3
+    // 13 is optional: skipped on Node 20 without a word).
+    expect(output).not.toContain('EBADENGINE');
   }, 900_000);
 
   it('botflow init makes a project that passes botflow check and botflow test', async () => {
@@ -65,11 +79,20 @@ describe.each(nodes)('the packed package on Node %s', (version) => {
       dependencies: Record<string, string>;
     };
     expect(pkg.name).toBe('app');
-    expect(Object.keys(pkg.dependencies)).toEqual(['botflow-engine']);
+    expect(Object.keys(pkg.dependencies)).toEqual(['botflow-engine', 'zod']);
     const check = await run(botflow, ['check'], { cwd: app, env });
     expect(check.stdout).toContain('0 error(s)');
     const test = await run(botflow, ['test'], { cwd: app, env });
-    expect(test.stdout).toContain('2 passed, 0 failed');
+    expect(test.stdout).toContain('5 passed, 0 failed');
+  }, 120_000);
+
+  it('botflow init --example booking makes a project that passes botflow check and botflow test', async () => {
+    await run(botflow, ['init', 'booking', '--example', 'booking'], { cwd: folder, env });
+    const dir = join(folder, 'booking');
+    const check = await run(botflow, ['check'], { cwd: dir, env });
+    expect(check.stdout).toContain('0 error(s), 0 warning(s)');
+    const test = await run(botflow, ['test'], { cwd: dir, env });
+    expect(test.stdout).toMatch(/\d+ passed, 0 failed/);
   }, 120_000);
 
   it('botflow run answers a bot_started from botflow sandbox', async () => {

@@ -47,10 +47,19 @@ export async function nodeEnvironment(work: string, version: string): Promise<No
 }
 
 /** Installs `tarball` into a new folder `folder` (with its own package.json). */
-export async function installTarball(folder: string, tarball: string, env: NodeJS.ProcessEnv): Promise<void> {
+export async function installTarball(
+  folder: string,
+  tarball: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'package.json'), '{"private":true}');
-  await run('npm', ['install', tarball, '--no-audit', '--no-fund'], { cwd: folder, env, timeout: 600_000 });
+  const install = await run('npm', ['install', tarball, '--no-audit', '--no-fund'], {
+    cwd: folder,
+    env,
+    timeout: 600_000,
+  });
+  return `${install.stdout}${install.stderr}`;
 }
 
 /** Resolves with the child's first stdout line that `match` accepts (rejects when it exits first). */
