@@ -34,6 +34,7 @@ import { loadCatalog } from '../../src/flows/texts.ts';
 import { KEYS } from '../../src/runtime/config-schema.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
+import { runTranscript } from '../../src/testing/run.ts';
 import { eventually } from '../support/eventually.ts';
 
 const run = promisify(execFile);
@@ -363,6 +364,34 @@ describe('YAML samples', () => {
           const parsed = Step.safeParse(step);
           expect({ id, issues: parsed.error?.issues ?? [] }).toEqual({ id, issues: [] });
         }
+      }
+    });
+  }
+});
+
+describe('transcript samples', () => {
+  // A transcript beside a whole flow of the same name on its page runs against it, as `botflow test` would.
+  const flowsOf = (page: string) =>
+    all
+      .filter(
+        (x) => x.page === page && x.lang === 'yaml' && /^flow: \w+/m.test(x.code) && /^steps:/m.test(x.code),
+      )
+      .flatMap((x) => {
+        const id = /^flow: (\w+)/m.exec(x.code)![1]!;
+        return compileSources([{ file: `${id}.flow.yaml`, source: x.code }], EMPTY_REGISTRY, new Map()).flows;
+      });
+  for (const s of all.filter((x) => x.lang === 'yaml' && /^turns:/m.test(x.code))) {
+    const flow = /^flow: (\w+)/m.exec(s.code)?.[1];
+    const flows = flowsOf(s.page).filter((f) => f.id === flow);
+    if (flows.length === 0) continue;
+    it(`${where(s)} passes against its page's flow "${flow}"`, async () => {
+      const { transcripts } = parseTranscripts(s.code, where(s));
+      for (const t of transcripts) {
+        const result = await runTranscript(t, { flows });
+        expect({ name: t.name, failures: result.failure ? [result.failure.report] : [] }).toEqual({
+          name: t.name,
+          failures: [],
+        });
       }
     });
   }
