@@ -15,7 +15,7 @@ import { EngineOnDisk, RecordingGateway, SECRET } from './harness.ts';
 
 let h: EngineOnDisk | undefined;
 let writer: WriterThread | undefined;
-let applies: { mock: { calls: unknown[] } };
+let applies: { mock: { calls: unknown[]; settledResults: { type: string; value: unknown }[] } };
 afterEach(async () => {
   await h?.engine.stop({ waitMs: 0 });
   await writer?.close();
