@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BotApi, isFailure } from '../../src/client/client.ts';
 import { ApiError, NetworkError, ResponseDecodeError, UsageError } from '../../src/client/errors.ts';
 import { parseRetryAfter, toNetworkError } from '../../src/client/transport.ts';
+import { eventually } from '../support/eventually.ts';
 import { type FakePlatform, payload, startFakePlatform } from './fake-platform.ts';
 
 const TOKEN = 'tok-errors-123';
@@ -198,9 +199,7 @@ describe('NetworkError', () => {
     const { platform, api } = await setup(() => 'handled');
     const controller = new AbortController();
     const pending = failure(api.getMyInfo({ signal: controller.signal }));
-    const deadline = Date.now() + 10_000;
-    while (platform.requests.length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await eventually('the request at the platform', () => platform.requests.length > 0, 10_000);
     controller.abort();
     const err = (await pending) as NetworkError;
     expect(err).toMatchObject({ code: 'ABORTED', sent: true });
@@ -209,9 +208,7 @@ describe('NetworkError', () => {
   it('destroy() ends a long poll in flight at once', async () => {
     const { platform, api } = await setup(() => 'handled');
     const pending = failure(api.getUpdates({ timeout: 90 }));
-    const deadline = Date.now() + 10_000;
-    while (platform.requests.length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await eventually('the long poll at the platform', () => platform.requests.length > 0, 10_000);
     await api.destroy();
     const err = (await pending) as NetworkError;
     expect(err).toBeInstanceOf(NetworkError);

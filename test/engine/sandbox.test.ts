@@ -15,6 +15,7 @@ import { defineFlow, say, uploadAndSend } from '../../src/engine/step/helpers.ts
 import { type PollingHandle, startPolling } from '../../src/intake/polling.ts';
 import { type Sandbox, type SeenMessage, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
+import { eventually } from '../support/eventually.ts';
 import { signupFlow } from './fixtures.ts';
 
 const SECRET = 'sandbox-test-secret-0123456789';
@@ -75,13 +76,7 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function eventuallyTrue(probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + PATIENT.timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const eventuallyTrue = (what: string, probe: () => boolean) => eventually(what, probe, PATIENT);
 
 function botTexts(messages: SeenMessage[]): (string | undefined)[] {
   return messages.filter((m) => m.from === 'bot').map((m) => m.text);
@@ -149,7 +144,7 @@ describe('engine on the sandbox', () => {
       sandbox.onUpdate((u) => seen.push(u));
       bot = new Bot(sandbox).up(true);
       const control = sandbox.control;
-      await eventuallyTrue(() => bot!.polling?.marker !== undefined);
+      await eventuallyTrue('the first poll', () => bot!.polling?.marker !== undefined);
       const ann = (await control.createUser({ first_name: 'Ann' })).user_id;
       const menu = await reachPlanMenu(control, ann);
       await control.pressButton(ann, menu.message_id, { text: 'Pro' });
@@ -181,12 +176,14 @@ describe('engine on the sandbox', () => {
     for (const name of ['Ann', 'Bob', 'Cy'])
       people.push((await control.createUser({ first_name: name })).user_id);
     for (const id of people) await control.startBot(id);
-    const deadline = Date.now() + 20_000;
-    while (bot.engine.sessions.list().length < people.length) {
-      if (Date.now() > deadline) throw new Error('steps were not committed');
-      await new Promise((r) => setTimeout(r, 20));
-      bot.engine.processPending();
-    }
+    await eventually(
+      'the steps committed',
+      () => {
+        bot!.engine.processPending();
+        return bot!.engine.sessions.list().length >= people.length;
+      },
+      20_000,
+    );
     for (const id of people) expect(botTexts((await control.view(id)).messages)).toEqual([]);
     await bot.down();
 
@@ -209,11 +206,11 @@ describe('engine on the sandbox', () => {
     await control.waitForView(dan, 'dialog', (v) => botTexts(v.messages).length === 1, PATIENT);
     expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toHaveLength(1);
     await control.stopBot(dan);
-    const deadline = Date.now() + 20_000;
-    while (bot.engine.sessions.get(`u:${dan}`)!.status !== 'stopped') {
-      if (Date.now() > deadline) throw new Error('bot_stopped was not handled');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      'bot_stopped handled',
+      () => bot!.engine.sessions.get(`u:${dan}`)!.status === 'stopped',
+      20_000,
+    );
     expect(bot.engine.sessions.get(`u:${dan}`)!.timers).toEqual([]);
   });
 
@@ -277,7 +274,7 @@ describe('engine on the sandbox', () => {
     // platform: the row is left `sending`.
     bot.up(false);
     await sandbox.control.sendText(kim, 'dialog', 'more');
-    await eventuallyTrue(() => bot!.engine.processPending().length > 0);
+    await eventuallyTrue('an update to process', () => bot!.engine.processPending().length > 0);
     bot.db
       .prepare("UPDATE outbox SET status = 'sending', attempts = 1, sent_at = ? WHERE status = 'pending'")
       .run(Date.now());

@@ -44,10 +44,15 @@ describe.skipIf(!up)('leaving a task step on PostgreSQL', () => {
 
   it('cancels the task waiting for its retry and runs its compensation once', async () => {
     const attempts: string[] = [];
+    const bobAttempts: number[] = [];
     const compensations: { key: string; cancelled: unknown }[] = [];
     const tasks: Record<string, TaskDefinition> = {
-      place_order: (_input, ctx) => {
-        attempts.push(ctx.idempotencyKey);
+      place_order: (input, ctx) => {
+        // Bob's order goes through on its retry: the signal that a retry planned before his has come due.
+        if ((input as { qty: number }).qty === 5) {
+          bobAttempts.push(ctx.attempt);
+          if (ctx.attempt > 1) return { id: 'B5' };
+        } else attempts.push(ctx.idempotencyKey);
         throw new TaskError('unavailable', 'the kitchen is busy');
       },
       cancel_order: (_input, ctx) => {
@@ -72,9 +77,25 @@ describe.skipIf(!up)('leaving a task step on PostgreSQL', () => {
     );
     await control.sendMessage(person.user_id, 'dialog', { text: '2' });
     await eventually('the first attempt', () => attempts.length === 1, 20_000);
+    // Bob orders after Ann's first attempt, so his retry comes due after the one Ann's /cancel withdraws.
+    const bob = await control.createUser({ first_name: 'Bob' });
+    await control.startBot(bob.user_id);
+    await eventually(
+      'Bob’s question',
+      async () => (await cluster.botTexts(bob.user_id)).length === 1,
+      20_000,
+    );
+    await control.sendMessage(bob.user_id, 'dialog', { text: '5' });
+    await eventually('Bob’s first attempt', () => bobAttempts.length === 1, 20_000);
     await control.sendMessage(person.user_id, 'dialog', { text: '/cancel' });
     await eventually('the compensation', () => compensations.length === 1, 20_000);
-    await new Promise((r) => setTimeout(r, 2_000)); // past the retry's backoff
+    // Once Bob's retry has run, Ann's (due earlier) would have been claimed with it or before it.
+    await eventually(
+      'Bob’s order after its retry',
+      async () => (await cluster.botTexts(bob.user_id)).includes('Ordered: B5'),
+      20_000,
+    );
+    expect(bobAttempts).toEqual([1, 2]);
     expect(attempts).toHaveLength(1);
     expect(compensations).toEqual([
       { key: attempts[0], cancelled: { task: 'place_order', input: { qty: 2 }, attempts: 1 } },
@@ -85,7 +106,10 @@ describe.skipIf(!up)('leaving a task step on PostgreSQL', () => {
       'Order cancelled.',
       'Bye.',
     ]);
-    const { rows } = await cluster.processes[0]!.pg.pool.query('SELECT name, status FROM tasks ORDER BY id');
+    const { rows } = await cluster.processes[0]!.pg.pool.query(
+      'SELECT name, status FROM tasks WHERE conversation_key <> $1 ORDER BY id',
+      [`u:${bob.user_id}`],
+    );
     expect(rows).toEqual([
       { name: 'place_order', status: 'cancelled' },
       { name: 'cancel_order', status: 'done' },

@@ -5,6 +5,7 @@
  * same idempotency key, its input and its late result.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/engine/step/clock.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry, type TaskDefinition, TaskError } from '../../src/flows/registry.ts';
@@ -59,14 +60,43 @@ afterEach(async () => {
   e = undefined;
 });
 
-function started(source: string, tasks: Record<string, TaskDefinition>): EngineOnDisk {
+/** A clock that moves only when told: a retry comes due when the test says so, never on its own. */
+class ManualClock implements Clock {
+  time = Date.now();
+  #timers = new Map<number, { at: number; fn: () => void }>();
+  #ids = 0;
+  now = () => this.time;
+  setTimer = (fn: () => void, ms: number) => {
+    const id = ++this.#ids;
+    this.#timers.set(id, { at: this.time + ms, fn });
+    return id;
+  };
+  clearTimer = (handle: unknown) => {
+    this.#timers.delete(handle as number);
+  };
+  /** Moves the time on and fires the timers that came due. */
+  advance(ms: number): void {
+    this.time += ms;
+    for (const [id, t] of [...this.#timers])
+      if (t.at <= this.time) {
+        this.#timers.delete(id);
+        t.fn();
+      }
+  }
+}
+
+function started(
+  source: string,
+  tasks: Record<string, TaskDefinition>,
+  clock: Partial<{ clock: Clock }> = {},
+): EngineOnDisk {
   const registry = defineRegistry({ tasks });
   const flows = (): FlowDefinition[] => {
     const r = compileSources([{ file: 'order.flow.yaml', source }], registry, new Map());
     expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
     return r.flows;
   };
-  e = new EngineOnDisk(flows, { scheduler: new RecordingGateway(), tasks, now: () => Date.now() });
+  e = new EngineOnDisk(flows, { scheduler: new RecordingGateway(), tasks, now: () => Date.now(), ...clock });
   e.engine.start();
   return e;
 }
@@ -78,24 +108,29 @@ const begin = (d: EngineOnDisk) => {
   d.deliver(botStarted(7, Date.now()));
   d.engine.notify();
 };
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rows = (d: EngineOnDisk) => new TaskStore(d.db).forConversation(KEY).reverse();
 
 describe('leaving the step that started a task', () => {
   it('/cancel while the task waits for its retry: no further attempt starts', async () => {
     const attempts: number[] = [];
-    const d = started(FLOW(), {
-      place_order: (_input, ctx) => {
-        attempts.push(ctx.attempt);
-        throw new TaskError('unavailable', 'the kitchen is busy', { retryable: true });
+    const clock = new ManualClock();
+    const d = started(
+      FLOW(),
+      {
+        place_order: (_input, ctx) => {
+          attempts.push(ctx.attempt);
+          throw new TaskError('unavailable', 'the kitchen is busy', { retryable: true });
+        },
       },
-    });
+      { clock },
+    );
     begin(d);
     say(d, '2');
     await until(() => expect(rows(d)[0]).toMatchObject({ status: 'pending', attempts: 1 }));
     say(d, '/cancel');
     await until(() => expect(d.texts(KEY).at(-1)).toBe('Bye.'));
-    await pause(800); // past two backoffs
+    // Past every backoff: a retry still planned would be due now, and drain() waits for due tasks to run.
+    clock.advance(60_000);
     await d.engine.drain();
     expect(attempts).toEqual([1]);
     expect(rows(d)[0]).toMatchObject({ status: 'cancelled', attempts: 1 });

@@ -15,7 +15,7 @@ import { EngineOnDisk, RecordingGateway, SECRET } from './harness.ts';
 
 let h: EngineOnDisk | undefined;
 let writer: WriterThread | undefined;
-let applies: { mock: { calls: unknown[] } };
+let applies: { mock: { calls: unknown[]; settledResults: { type: string; value: unknown }[] } };
 afterEach(async () => {
   await h?.engine.stop({ waitMs: 0 });
   await writer?.close();
@@ -148,8 +148,14 @@ describe('writer thread', () => {
     x.deliver(textMessage(3, x.time, 'x'), textMessage(3, x.time, 'y'));
     const blocker = new Database(x.path);
     blocker.exec('BEGIN IMMEDIATE'); // holds the write lock: the writer thread's commit fails with SQLITE_BUSY
+    const tried = applies.mock.calls.length;
     x.engine.notify();
-    await new Promise((r) => setTimeout(r, 300));
+    // The batch's commit has been tried and has come back (refused) while the lock was held.
+    const refused = await eventually('a commit tried under the lock to come back', () =>
+      applies.mock.settledResults.slice(tried).find((r) => r.type !== 'incomplete'),
+    );
+    expect(refused.type).toBe('rejected');
+    expect(String(refused.value)).toMatch(/SQLITE_BUSY|locked/i);
     expect(x.texts('u:3')).toEqual([]);
     blocker.exec('ROLLBACK');
     blocker.close();

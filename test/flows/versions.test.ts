@@ -6,6 +6,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources, loadFlows } from '../../src/flows/load.ts';
 import { watchFlows } from '../../src/flows/watch.ts';
+import { eventually } from '../support/eventually.ts';
 import { Drive, type Snapshot } from './drive.ts';
 
 const v1 = `flow: shop
@@ -118,10 +119,7 @@ describe('versions: content hashes, pinning and migrate', () => {
     const watcher = watchFlows(dir, (r) => seen.push(...r.flows.map((f) => f.version)), { debounceMs: 20 });
     try {
       writeFileSync(join(dir, 'shop.flow.yaml'), v2);
-      const deadline = Date.now() + 20_000;
-      while (!seen.some((v) => v.startsWith('2-')) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 25));
-      expect(seen.some((v) => v.startsWith('2-'))).toBe(true);
+      await eventually('the reloaded version', () => seen.some((v) => v.startsWith('2-')), 20_000);
       expect(seen).not.toContain(first.flows[0]!.version);
       expect(readFileSync(join(dir, 'shop.flow.yaml'), 'utf8')).toContain('migrate:');
     } finally {

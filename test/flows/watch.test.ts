@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../src/flows/load.ts';
 import { watchFlows } from '../../src/flows/watch.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('watchFlows', () => {
   it('reports a reload that cannot read a flow file as a problem, not an unhandled rejection', async () => {
@@ -19,8 +20,7 @@ describe('watchFlows', () => {
     const watcher = watchFlows(dir, (r) => results.push(r), { debounceMs: 20 });
     try {
       mkdirSync(join(dir, 'half-saved.flow.yaml')); // listed as a flow file, but it cannot be read
-      const deadline = Date.now() + 10_000;
-      while (results.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await eventually('a reload result', () => results.length > 0, 10_000);
       expect(results[0]?.flows).toEqual([]);
       expect(results[0]?.problems[0]).toMatchObject({
         severity: 'error',

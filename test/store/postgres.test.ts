@@ -15,6 +15,7 @@ import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgOutbox } from '../../src/store/postgres/outbox.ts';
 import { pgSession } from '../../src/store/postgres/sessions.ts';
 import { applyTimerGrace } from '../../src/store/postgres/timers.ts';
+import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
@@ -164,7 +165,11 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     expect(await leases.acquire('a', ['role:x'], 300)).toEqual(['role:x']);
     expect(await leases.acquire('b', ['role:x'], 300)).toEqual([]);
     expect(await leases.acquire('a', ['role:x'], 300)).toEqual(['role:x']); // renewed
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const held = (await leases.all()).find((l) => l.name === 'role:x')!;
+    await eventually('the lease to lapse in database time', async () => {
+      const { rows } = await pg.pool.query<{ now: string }>('SELECT botflow_now_ms() AS now');
+      return Number(rows[0]!.now) > held.expiresAt;
+    });
     expect(await leases.acquire('b', ['role:x'], 300)).toEqual(['role:x']);
     const lease = (await leases.all()).find((l) => l.name === 'role:x')!;
     expect(lease).toMatchObject({ owner: 'b', epoch: 2 });
@@ -190,7 +195,9 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     await leases.acquire('b', ['dispatcher'], 5000);
     // 'a' lives on and may still be sending it: the head stays its own, and the call after it waits.
     expect(await outbox.claimHeads('b', [], 10, 2)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // 'a' missed its heartbeat: gone
+    await eventually("'a' to miss its heartbeat: gone", async () =>
+      (await leases.liveMembers()).every((m) => m.id !== 'a'),
+    );
     const [again] = await outbox.claimHeads('b', [], 10, 3);
     expect(again).toMatchObject({ id: first!.id, attempts: 2 });
   });
