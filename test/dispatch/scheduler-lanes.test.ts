@@ -152,6 +152,8 @@ describe('Scheduler lanes (issue 28)', () => {
     // The read-back went through chat 7's lane (depthOf counts it) and found the message: no resend.
     expect(api.calls.filter((c) => c.args.text === 'hello')).toHaveLength(1);
     expect(api.calls.filter((c) => c.op === 'getMessages').every((c) => c.args.chat_id === 7)).toBe(true);
+    // In chat 7's order: the read-back submitted first thing waits behind the chat's queued replies.
+    expect(order.slice(0, 4)).toEqual(['sendMessage', 'sendMessage', 'sendMessage', 'getMessages']);
     expect(clock.time).toBeLessThan(5_000);
   });
 
