@@ -24,6 +24,11 @@ export interface OperationSpec {
    * from `chat_id`, or from `user_id` for a dialog, or from the caller's hint.
    */
   chatScoped?: boolean;
+  /**
+   * Tied to the chat of its `chat_id` without counting against the per-chat limit (the platform does
+   * not count it): the scheduler runs it in that chat's lane, in order with the chat's other calls.
+   */
+  chatLane?: boolean;
   /** Repeating it after an ambiguous failure cannot do harm. */
   idempotent: boolean;
   /** Writes something (the outbox may send it); reads are never effects. */
@@ -58,6 +63,7 @@ export const OPERATIONS = {
     path: '/chats/{chat_id}/actions',
     body: ['action'],
     result: R,
+    chatLane: true,
     idempotent: true,
     write: true,
   },
@@ -174,6 +180,7 @@ export const OPERATIONS = {
     path: '/messages',
     query: ['chat_id', 'message_ids', 'from', 'to', 'count'],
     result: S.MessageList,
+    chatLane: true,
     idempotent: true,
     write: false,
   },

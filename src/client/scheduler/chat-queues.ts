@@ -33,6 +33,8 @@ export class Entry {
   /** The chat it counts against, and the lane it waits in. */
   chatId: number | undefined = undefined;
   lane: Lane | undefined = undefined;
+  /** Counts against its chat's per-chat window (false for read-backs and chat actions in a chat lane). */
+  countsPerChat = true;
   /** Queued, in flight, delayed (waiting to retry outside a queue) or done. */
   where = 0;
 
@@ -75,6 +77,29 @@ export class LaneQueues {
     this.heads[q] = entry;
     if (!this.tails[q]) this.tails[q] = entry;
     this.size++;
+  }
+
+  /** Puts `entry` where `queued` waits (same FIFO), taking it out; false if `queued` is not queued here. */
+  replace(queued: Entry, entry: Entry): boolean {
+    const q = queued.queueIndex;
+    if (entry.queueIndex !== q) return false;
+    let prev: Entry | null = null;
+    for (let cur = this.heads[q]; cur; prev = cur, cur = cur.next) {
+      if (cur !== queued) continue;
+      entry.next = cur.next;
+      if (prev) prev.next = entry;
+      else this.heads[q] = entry;
+      if (this.tails[q] === cur) this.tails[q] = entry;
+      cur.next = null;
+      return true;
+    }
+    return false;
+  }
+
+  /** The head of the FIFO that serves next, if any. */
+  nextEntry(bulkShareEvery: number): Entry | undefined {
+    const q = this.nextQueue(bulkShareEvery);
+    return q < 0 ? undefined : this.heads[q as QueueIndex]!;
   }
 
   /** Removes one entry wherever it is (abort, expiry). Returns whether it was queued. */

@@ -61,6 +61,8 @@ export class FailureHandler {
       reason,
       message: error.message,
     });
+    if (entry.op === 'sendAction' && (reason === 'expired' || reason === 'rate-limited'))
+      host.recorder.chatActions.expired++;
     // Closing and aborting are no failures: the owner asked for them (what was queued goes back to it).
     if (reason !== 'closed' && reason !== 'aborted')
       host.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
@@ -86,7 +88,8 @@ export class FailureHandler {
           {
             error,
             attempts: entry.attempts,
-            chatScoped: lane.chatId !== undefined,
+            // A 429 on a call its chat does not count (a read-back, "typing…") is the global limit.
+            chatScoped: lane.chatId !== undefined && entry.countsPerChat,
             mayRepeat: entry.retryAmbiguous,
             mediaKind: entry.mediaKind,
             notReadyElapsedMs: notReady ? now - entry.notReadySince : -1,

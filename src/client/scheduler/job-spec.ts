@@ -13,6 +13,12 @@ export interface JobSpec {
   op: string;
   args: Record<string, unknown>;
   chatId: number | undefined;
+  /**
+   * Whether it counts against its chat's per-chat limit (sends, edits, deletes, callback answers).
+   * Read-backs (`getMessages` by `chat_id`) and chat actions ("typing…") wait in their chat's lane,
+   * in order with it, but the platform does not count them per chat.
+   */
+  countsPerChat: boolean;
   /** The person a chat-scoped call targets by `user_id` (no `chat_id`): their dialog is the chat it counts against. */
   userTarget: number | undefined;
   priority: Priority;
@@ -34,8 +40,10 @@ export function jobSpecOf(job: Job): JobSpec {
   const spec = OPERATIONS[job.op];
   const args = (job.args ?? {}) as Record<string, unknown>;
   let chatId: number | undefined;
-  if ('chatScoped' in spec && spec.chatScoped) {
-    const raw = job.chatId ?? args.chat_id ?? args.user_id;
+  const chatScoped = 'chatScoped' in spec && spec.chatScoped === true;
+  const inChatLane = 'chatLane' in spec && spec.chatLane === true;
+  if (chatScoped || inChatLane) {
+    const raw = chatScoped ? (job.chatId ?? args.chat_id ?? args.user_id) : (job.chatId ?? args.chat_id);
     if (raw !== undefined && (typeof raw !== 'number' || !Number.isFinite(raw))) {
       throw new TypeError(
         `Scheduler.submit(${job.op}): the chat id must be a number, got ${JSON.stringify(raw)}`,
@@ -53,6 +61,8 @@ export function jobSpecOf(job: Job): JobSpec {
     op: job.op,
     args,
     chatId,
+    // Matters only in a chat lane; everything that reaches one counts there except the chat-lane ops.
+    countsPerChat: !inChatLane,
     userTarget,
     priority: job.priority ?? defaultPriority(job.op),
     // A typing action is worth something for a few seconds only: not retried through an outage.

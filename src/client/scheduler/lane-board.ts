@@ -13,8 +13,18 @@ const READY_BASE = 10;
 export class LaneBoard {
   /** Chat lanes by chat id; created on first use, deleted when idle. */
   readonly lanes = new Map<number, Lane>();
-  /** The lane of calls that count against no chat (reads, uploads, the long poll). */
-  readonly unscoped = new Lane(undefined);
+  /**
+   * The lanes of calls tied to no chat (the long poll, getMyInfo, subscriptions, uploads), one per
+   * FIFO (express, main, bulk). Separate lanes, so that each keeps its own place in the round of its
+   * class: with one shared lane, a long poll re-submitted every 150 ms lifted the lane into the
+   * callback class, and after the poll went it was filed at the back of the reply round again, so a
+   * queued getMyInfo behind 40 busy chats never reached the front (issue 28).
+   */
+  readonly unscoped: readonly [Lane, Lane, Lane] = [
+    new Lane(undefined),
+    new Lane(undefined),
+    new Lane(undefined),
+  ];
   private readonly rings = [new LaneRing(), new LaneRing(), new LaneRing(), new LaneRing()];
   private readonly isReadyIn = [0, 1, 2, 3].map(
     (c) => (lane: Lane, token: number) => lane.token === token && lane.state === READY_BASE + c,
@@ -62,8 +72,12 @@ export class LaneBoard {
       return;
     }
     this.noteBacklog(lane);
+    const next = lane.queues.nextEntry(this.bulkShareEvery)!;
+    // Read-backs and chat actions keep the chat's order but not its per-chat window (not counted).
     const windowFreeAt =
-      lane.chatId === undefined ? 0 : chatNextFreeAt(lane, this.perChat, this.chatWindowMs, now);
+      lane.chatId === undefined || !next.countsPerChat
+        ? 0
+        : chatNextFreeAt(lane, this.perChat, this.chatWindowMs, now);
     const eligibleAt = Math.max(lane.pausedUntil, windowFreeAt);
     if (eligibleAt > now) {
       lane.token++;
@@ -71,8 +85,7 @@ export class LaneBoard {
       this.wakeups.push({ at: eligibleAt, lane, token: lane.token, entry: null });
       return;
     }
-    const queue = lane.queues.nextQueue(this.bulkShareEvery);
-    const classIndex = lane.queues.heads[queue as 0 | 1 | 2]!.classIndex;
+    const classIndex = next.classIndex;
     if (lane.state === READY_BASE + classIndex) return; // keeps its place in the round
     lane.token++;
     lane.state = READY_BASE + classIndex;
@@ -116,7 +129,7 @@ export class LaneBoard {
     if (lane.state !== LANE_SLEEPING) this.place(lane, now);
   }
 
-  /** Holds one entry of the unscoped lane outside its queue until `at` (its retry backoff). */
+  /** Holds one entry of an unscoped lane outside its queue until `at` (its retry backoff). */
   delay(entry: Entry, at: number): void {
     this.wakeups.push({ at, lane: entry.lane!, token: -1, entry });
   }
@@ -202,7 +215,7 @@ export class LaneBoard {
 
   /** Every lane (close, global pauses). */
   allLanes(): Lane[] {
-    return [this.unscoped, ...this.lanes.values()];
+    return [...this.unscoped, ...this.lanes.values()];
   }
 
   /** Removes every delayed entry (close). */

@@ -42,6 +42,12 @@ export interface SchedulerMetrics {
     byReason: Partial<Record<DeadLetterReason, number>>;
     recent: DeadLetterRecord[];
   };
+  /**
+   * Chat actions ("typing…"): sent; replaced while queued by a newer one for the same chat (settled
+   * as `superseded`, not dead letters); and given up because their short time-to-live ran out
+   * (`expired` or `rate-limited`, also among the dead letters).
+   */
+  chatActions: { sent: number; coalesced: number; expired: number };
   /** Chats whose state is in memory (queued work, recent starts or a pause). */
   chatsTracked: number;
   /** Starts in the current global window. */
@@ -90,6 +96,7 @@ export class MetricsRecorder {
   readonly http429 = { chat: 0, global: 0 };
   readonly retries = { notReady: 0, network: 0, serverError: 0 };
   readonly queuedByPriority = [0, 0, 0, 0];
+  readonly chatActions = { sent: 0, coalesced: 0, expired: 0 };
   private readonly waits = PRIORITIES.map(() => new Histogram());
   private readonly calls = new Histogram();
   private deadTotal = 0;
@@ -155,6 +162,7 @@ export class MetricsRecorder {
         byReason: { ...this.deadByReason },
         recent: [...this.recentDead],
       },
+      chatActions: { ...this.chatActions },
       chatsTracked: live.chatsTracked,
       globalWindowUsed: live.globalWindowUsed,
     };

@@ -4,6 +4,19 @@
  * round robin within four priority classes, scope-limited 429 pauses, in-place retries for
  * attachment.not.ready and network failures, dead letters with reasons. One timer for the whole
  * scheduler; per-chat state exists only while a chat has work or recent starts.
+ *
+ * Read-backs (`getMessages` by `chat_id`) and chat actions ("typing…") wait in their chat's lane, in
+ * order with it, without spending its 2/s (the platform does not count them per chat); calls tied to
+ * no chat have one lane per FIFO (express: the long poll; main; bulk), each keeping its own place.
+ *
+ * The bound, no class starves: with K lanes ready in a class, a lane gets its turn within K turns of
+ * that class (2K while a chat with an outsized backlog is boosted: it takes at most every other turn);
+ * a class with ready work gets at least one of every classShareEvery + 1 dispatches while one more
+ * urgent class competes (classShareEvery + 4 with all four classes busy). Inside a lane a job with p
+ * jobs ahead of it in its FIFO goes on the lane's (p + 1)-th turn (bulk: up to bulkShareEvery more).
+ * Dispatches come at up to G per window W. So 40 busy chats, the unscoped lane and a long poll back
+ * every 150 ms (K = 41, classShareEvery 8): a call at the head of its lane within 41 × 9 = 369
+ * dispatches, 12.3 s at 30/s (about 2 s in practice; scheduler-lanes.test.ts).
  */
 
 import type { OperationName } from '../operations.ts';
@@ -18,7 +31,14 @@ import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFacto
 import { PendingJobs } from './pending.ts';
 import { classIndexOf, queueIndexOf } from './priorities.ts';
 import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
-import type { ApiCaller, DeadLetterReason, Job, OperationResult, Task } from './types.ts';
+import {
+  type ApiCaller,
+  DeadLetterError,
+  type DeadLetterReason,
+  type Job,
+  type OperationResult,
+  type Task,
+} from './types.ts';
 
 const WHERE_QUEUED = 0;
 const WHERE_IN_FLIGHT = 1;
@@ -105,6 +125,7 @@ export class Scheduler {
       op: task.label ?? 'task',
       args: {},
       chatId: undefined,
+      countsPerChat: false,
       userTarget: undefined,
       priority: task.priority ?? 'reply',
       ttlMs: task.ttlMs,
@@ -125,7 +146,7 @@ export class Scheduler {
       if (lane.pausedUntil > now) pausedChats++;
     }
     return this.recorder.snapshot({
-      unscoped: this.board.unscoped.queues?.size ?? 0,
+      unscoped: this.board.unscoped.reduce((n, lane) => n + (lane.queues?.size ?? 0), 0),
       chatsWithWork,
       inFlight: this.inFlight,
       pausedChats,
@@ -174,7 +195,9 @@ export class Scheduler {
         job.op,
         job.args,
         classIndex,
-        queueIndexOf(classIndex),
+        // A chat action waits in its chat's main FIFO whatever its class: in the bulk FIFO it would sit
+        // behind up to bulkShareEvery of the chat's replies, longer than it is worth.
+        job.op === 'sendAction' && chatId !== undefined ? 1 : queueIndexOf(classIndex),
         now,
         now + ttl,
         job.mayRepeat,
@@ -188,13 +211,16 @@ export class Scheduler {
       this.pending.added();
       if (this.closed) return this.deadLetter(entry, 'closed', 'the scheduler is closed');
       if (signal?.aborted) return this.deadLetter(entry, 'aborted', 'the signal had already fired');
-      const lane = chatId === undefined ? this.board.unscoped : this.board.laneFor(chatId);
+      entry.countsPerChat = job.countsPerChat;
+      const lane = chatId === undefined ? this.board.unscoped[entry.queueIndex] : this.board.laneFor(chatId);
       entry.lane = lane;
       if (signal) {
         entry.onAbort = () => this.abort(entry);
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
-      this.requeue(entry, false);
+      const older = lane.chatId === undefined ? undefined : this.queuedActionLike(lane, entry);
+      if (older) this.coalesce(older, entry);
+      else this.requeue(entry, false);
       this.board.placeAfterSubmit(lane, now);
       this.schedulePump();
     });
@@ -211,6 +237,42 @@ export class Scheduler {
     else lane.queues.push(entry);
     entry.where = WHERE_QUEUED;
     this.recorder.queuedByPriority[entry.classIndex]!++;
+  }
+
+  /** A queued chat action of `entry`'s chat doing the same (`typing_on`…), when `entry` is one. */
+  private queuedActionLike(lane: Lane, entry: Entry): Entry | undefined {
+    if (entry.op !== 'sendAction' || !lane.queues) return undefined;
+    for (const queued of lane.queues.entries())
+      if (queued.op === 'sendAction' && queued.args.action === entry.args.action) return queued;
+    return undefined;
+  }
+
+  /**
+   * A newer chat action takes the place of a queued one for the same chat (same FIFO: its place in
+   * line): one "typing…" per chat waits, never a pile of stale ones. The older job is settled as
+   * `superseded` (no dead letter: nothing failed) and counted in `metrics().chatActions.coalesced`.
+   */
+  private coalesce(older: Entry, entry: Entry): void {
+    const queues = older.lane!.queues!;
+    if (queues.replace(older, entry)) {
+      this.recorder.queuedByPriority[older.classIndex]!--;
+      this.recorder.queuedByPriority[entry.classIndex]!++;
+      entry.where = WHERE_QUEUED;
+    } else {
+      this.unqueue(older);
+      this.requeue(entry, false);
+    }
+    this.recorder.chatActions.coalesced++;
+    this.settle(older);
+    older.reject(
+      new DeadLetterError(
+        'superseded',
+        older.op,
+        older.chatId,
+        undefined,
+        'a newer chat action for the same chat took its place in the queue',
+      ),
+    );
   }
 
   private unqueue(entry: Entry): boolean {
@@ -276,7 +338,7 @@ export class Scheduler {
     const spacing = this.globalLog.windowMs / this.globalLog.limit;
     this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
     if (lane.chatId !== undefined) {
-      entry.chatCallsInWindow = chatCountIn(lane, this.chatWindowMs, now);
+      entry.chatCallsInWindow = entry.countsPerChat ? chatCountIn(lane, this.chatWindowMs, now) : 0;
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
     } else {
       this.board.place(lane, now);
@@ -311,6 +373,7 @@ export class Scheduler {
     if (this.breaker.succeeded())
       this.logger?.warn({ op: entry.op }, 'the platform answers again: sending resumes');
     this.recorder.succeeded++;
+    if (entry.op === 'sendAction') this.recorder.chatActions.sent++;
     this.settle(entry);
     entry.resolve(value);
     if (!this.closed) {
@@ -341,7 +404,7 @@ export class Scheduler {
     if (lane.chatId !== undefined) {
       lane.busy = false;
       const arrivedBy = Math.min(now, entry.dispatchedAt + this.options.arrivalBoundMs);
-      chatRecord(lane, this.options.limits.perChat, arrivedBy);
+      if (entry.countsPerChat) chatRecord(lane, this.options.limits.perChat, arrivedBy);
     }
     return lane;
   }

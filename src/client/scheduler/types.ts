@@ -74,7 +74,8 @@ export type DeadLetterReason =
   | 'ambiguous' // sent without an answer, and the job allows at most one delivery
   | 'server-error' // 5xx answers after the allowed retries
   | 'aborted' // the caller's signal fired
-  | 'closed'; // the scheduler was closed before the job ran
+  | 'closed' // the scheduler was closed before the job ran
+  | 'superseded'; // a chat action ("typing…") replaced while queued by a newer one for the same chat
 
 /** A job the scheduler gave up on: the reason, the last error seen, and what the job was. */
 export class DeadLetterError extends Error {
