@@ -9,6 +9,7 @@ import type { BotApi } from '../client/client.ts';
 import { ApiError, NetworkError } from '../client/errors.ts';
 import type { UpdatesResult } from '../client/operation-types.ts';
 import type { UpdateType } from '../client/schemas/index.ts';
+import { BotflowError } from '../errors/index.ts';
 import type { OnAccepted } from '../inbox/inbox-writer.ts';
 import { type ConversationKeyStrategy, dedupeKey } from '../inbox/keys.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
@@ -16,8 +17,11 @@ import { type AppendResult, type InboxEntry, InboxStore } from '../store/inbox.t
 import { KV_KEYS, KvStore } from '../store/kv.ts';
 
 /** Polling cannot go on: a webhook subscription blocks it, the token is refused, or the request is wrong. */
-export class PollingError extends Error {
+export class PollingError extends BotflowError {
   override name = 'PollingError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_POLLING_FAILED', message, options);
+  }
 }
 
 /** Options of `startPolling`. */

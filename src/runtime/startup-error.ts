@@ -3,7 +3,8 @@
  * `message` as is and exits with `exitCode`; no stack trace, because the fix is in the configuration or the
  * environment, not in the code.
  */
-export class StartupError extends Error {
+import { BotflowError } from '../errors/index.ts';
+export class StartupError extends BotflowError {
   override name = 'StartupError';
   constructor(
     message: string,
@@ -11,7 +12,7 @@ export class StartupError extends Error {
     readonly exitCode = 1,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('BOTFLOW_STARTUP_FAILED', message, options);
   }
 }
 

@@ -11,6 +11,7 @@
  *   await engine.stop(); await writer.close();
  */
 import { Worker } from 'node:worker_threads';
+import { BotflowError } from '../../errors/index.ts';
 import type { AppendResult, InboxEntry } from '../../store/inbox.ts';
 import { SQLite } from '../../store/sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
@@ -40,8 +41,11 @@ export type WriterReply =
     };
 
 /** The thread stopped (closed, or crashed): nothing more can be written through it. */
-export class WriterThreadStoppedError extends Error {
+export class WriterThreadStoppedError extends BotflowError {
   override name = 'WriterThreadStoppedError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_WRITER_THREAD_STOPPED', message, options);
+  }
 }
 
 interface Waiting {
