@@ -140,7 +140,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * subscription exists, naming it and saying how to remove it.
  */
 export function startPolling(options: PollingOptions): PollingHandle {
-  if (!options.store && !options.db) throw new Error('startPolling: give it a database (db) or a store');
+  if (!options.store && !options.db)
+    throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'startPolling: give it a database (db) or a store');
   const store = options.store ?? sqlitePollingStore(options.db!, options.markerKey);
   const strategy = options.conversationKey ?? 'user-in-chat';
   const initialBackoff = options.initialBackoffMs ?? 500;

@@ -80,7 +80,10 @@ export class WriterThread {
   /** Starts the thread and waits until its connection is open. */
   static async start(options: WriterThreadOptions): Promise<WriterThread> {
     if (options.path === ':memory:' || options.path === '') {
-      throw new Error('a writer thread needs a database file: an in-memory database cannot be shared');
+      throw new BotflowError(
+        'BOTFLOW_OPTIONS_INVALID',
+        'a writer thread needs a database file: an in-memory database cannot be shared; give a file path, or run without one (database.writerThread: false)',
+      );
     }
     const entry = new URL(
       `./writer-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
@@ -97,11 +100,22 @@ export class WriterThread {
       };
       const onError = (error: Error) => {
         cleanup();
-        reject(new Error(`the writer thread could not start: ${error.message}`, { cause: error }));
+        reject(
+          new BotflowError(
+            'BOTFLOW_WRITER_THREAD_FAILED',
+            `the writer thread could not start: ${error.message}`,
+            { cause: error },
+          ),
+        );
       };
       const onExit = (code: number) => {
         cleanup();
-        reject(new Error(`the writer thread exited while starting (code ${code})`));
+        reject(
+          new BotflowError(
+            'BOTFLOW_WRITER_THREAD_FAILED',
+            `the writer thread exited while starting (code ${code})`,
+          ),
+        );
       };
       const cleanup = () => {
         worker.off('message', onMessage);
@@ -159,6 +173,7 @@ export class WriterThread {
       return;
     }
     const { name, message, code } = reply.error;
+    // Plain Error (or SqliteError): the thread's error rebuilt with its own name and code, not a new one.
     // SQLite's errors are rebuilt as such, so callers tell a full disk from a bad write as on their own connection.
     const error =
       code !== undefined && name === 'SqliteError'

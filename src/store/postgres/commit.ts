@@ -68,6 +68,7 @@ export async function applyBatch(
       throw rethrown(e);
     });
   }
+  // Plain Error: carries the refused write's own reason back to the engine, which records it on the event.
   return raw.map((r): EventApplied => (r.status === 'failed' ? { ...r, error: new Error(r.reason) } : r));
 }
 
