@@ -16,13 +16,15 @@ export const CATALOGUE = {
   BOTFLOW_WRITER_THREAD_FAILED: 'the writer thread could not start or exited',
   BOTFLOW_WRITER_THREAD_STOPPED: 'a write was asked of a writer thread that has stopped',
   // Intake (src/intake/, src/inbox/)
-  BOTFLOW_SUBSCRIPTION_FAILED: 'the webhook subscription could not be set up or checked',
+  BOTFLOW_SUBSCRIPTION_FAILED: 'the platform refused to set up or remove the webhook subscription',
   BOTFLOW_POLLING_FAILED:
-    'long polling cannot run (a webhook subscription is in the way, or the marker is broken)',
-  BOTFLOW_UPDATE_INVALID: 'an incoming update is not a JSON object with an update_type',
+    'long polling cannot run (a webhook subscription is in the way) or stopped on an error',
+  BOTFLOW_UPDATE_INVALID: 'an incoming update is not a JSON object with an update_type, or nests too deep',
   // Flows (src/flows/, src/engine/step/)
   BOTFLOW_FLOW_DEFINITION: 'a flow given to the engine is not usable (duplicate id, invoke/spawn, bad shape)',
   BOTFLOW_FLOW_VERSION_MISSING: 'a session is pinned to a flow version this process did not load',
+  BOTFLOW_FLOW_FAILED:
+    "a flow's own code failed at run time (the flow recovers: on_error or the built-in apology)",
   BOTFLOW_FLOW_REBUILD: 'a flow version stored in the database could not be built again',
   BOTFLOW_FLOW_EXPRESSION: 'a computed value (=expression) of a flow cannot be read or evaluated',
   BOTFLOW_FLOW_REGEX: 'a pattern of a flow cannot be used as a safe regular expression',

@@ -102,7 +102,7 @@ export interface LoadConfigOptions {
   values?: Record<string, unknown>;
 }
 
-/** Thrown for `--help`: the caller prints the usage text. */
+/** Thrown for `--help`: the caller prints the usage text. (Plain: control flow, never reported as an error.) */
 export class HelpRequested extends Error {
   override name = 'HelpRequested';
 }
