@@ -24,7 +24,7 @@ export type {
   User,
 } from './client/schemas/index.ts';
 export type { Effect } from './engine/step/contract.ts';
-export { type BotflowCode, BotflowError, CATALOGUE, isBotflowError } from './errors/index.ts';
+export { BotflowError, isBotflowError } from './errors/index.ts';
 export {
   defineRegistry,
   defineTask,

@@ -8,6 +8,7 @@
 import { brandClass } from './brand.ts';
 import type { BotflowCode } from './catalogue.ts';
 
+/** An error of botflow's catalogue: `botflowCode` (and usually `code`) is its stable `BOTFLOW_…` code. */
 export class BotflowError extends Error {
   override name = 'BotflowError';
   /** The catalogue's code, e.g. `BOTFLOW_CONFIG_INVALID`: stable, listed in docs/errors.md. */

@@ -1,9 +1,10 @@
+import { BotflowError } from '../errors/index.ts';
+
 /**
  * A start that cannot go on, described for a person: what failed and what to do. The run command prints
  * `message` as is and exits with `exitCode`; no stack trace, because the fix is in the configuration or the
  * environment, not in the code.
  */
-import { BotflowError } from '../errors/index.ts';
 export class StartupError extends BotflowError {
   override name = 'StartupError';
   constructor(
