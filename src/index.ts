@@ -3,6 +3,7 @@
  * - Run a bot inside your service: `createBot()`; mount its webhook on your fastify app.
  * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks.
  * - Call the Bot API yourself: `BotApi` and its errors.
+ * - Tell botflow's errors apart: `BotflowError`, `isBotflowError(error, code)`, the codes in docs/errors.md.
  *
  * The rest lives in subpaths: `botflow-engine/flows` (load, check, compile flow files),
  * `botflow-engine/engine` (the engine and hand-written flows), `botflow-engine/client` (the full client,
@@ -23,6 +24,7 @@ export type {
   User,
 } from './client/schemas/index.ts';
 export type { Effect } from './engine/step/contract.ts';
+export { BotflowError, isBotflowError } from './errors/index.ts';
 export {
   defineRegistry,
   defineTask,

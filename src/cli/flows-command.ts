@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { describePlan, type PlanRow, planFlowChange } from '../engine/flows-plan.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { loadFlows, loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
@@ -97,7 +98,8 @@ function planOnSqlite(path: string, flows: FlowDefinition[], rebuild: Rebuild): 
       rebuild,
     });
   } catch (error) {
-    throw new Error(
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
       `could not read ${path}: ${(error as Error).message} (run botflow migrate --db ${path} first?)`,
     );
   } finally {
@@ -111,7 +113,10 @@ async function planOnPostgres(url: string, flows: FlowDefinition[], rebuild: Reb
     const sources = await pgPlanSources(pg.pool, new Map(flows.map((f) => [f.id, f.version])));
     return planFlowChange({ flows, ...sources, rebuild });
   } catch (error) {
-    throw new Error(`could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`);
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
+      `could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`,
+    );
   } finally {
     await pg.close();
   }

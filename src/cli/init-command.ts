@@ -9,6 +9,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BotflowError } from '../errors/index.ts';
 import { flowJsonSchema } from '../flows/schema.ts';
 import type { Command } from './command.ts';
 
@@ -77,8 +78,11 @@ export interface InitResult {
 }
 
 /** Thrown when the project cannot be created; the message says what to do. */
-export class InitError extends Error {
+export class InitError extends BotflowError {
   override name = 'InitError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_INIT_REFUSED', message, options);
+  }
 }
 
 /** What `initProject` can be asked for besides the folder. */

@@ -140,6 +140,7 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
       void stop('failure');
     };
     // A bug somewhere must not kill the process mid-transaction: log it and shut down in order instead.
+    // (Plain Error: only wraps a thrown non-Error.)
     const onUnexpected = (error: unknown) =>
       fail(error instanceof Error ? error : new Error(String(error)), 'unexpected error');
     process.on('uncaughtException', onUnexpected);

@@ -3,6 +3,7 @@
  * alone until interrupted. When ready it prints one JSON line `{"baseUrl": …, "token": …}`.
  */
 
+import { BotflowError } from '../errors/index.ts';
 import { exposureWarning } from '../sandbox/local-routes.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import type { Command } from './command.ts';
@@ -48,32 +49,38 @@ function parse(args: string[]): {
   };
   const share = (flag: string, v: string) => {
     const n = Number(v);
-    if (!(n >= 0 && n <= 1)) throw new Error(`${flag} is a share from 0 to 1, like 0.2`);
+    if (!(n >= 0 && n <= 1))
+      throw new BotflowError('BOTFLOW_CLI_USAGE', `${flag} is a share from 0 to 1, like 0.2`);
     return n;
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const value = () => {
       const v = args[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
+      if (v === undefined) throw new BotflowError('BOTFLOW_CLI_USAGE', `${a} needs a value`);
       return v;
     };
     if (a === '--port') {
       out.port = Number(value());
       if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535)
-        throw new Error('--port must be 0..65535');
+        throw new BotflowError('BOTFLOW_CLI_USAGE', '--port must be 0..65535');
     } else if (a === '--host') out.host = value();
     else if (a === '--token') out.token = value();
     else if (a === '--no-limits') out.noLimits = true;
     else if (a === '--limits-scale') {
       out.scale = Number(value());
-      if (!(out.scale > 0)) throw new Error('--limits-scale must be a positive number');
+      if (!(out.scale > 0))
+        throw new BotflowError('BOTFLOW_CLI_USAGE', '--limits-scale must be a positive number');
     } else if (a === '--db') out.db = value();
     else if (a === '--realistic') out.realistic = true;
     else if (a === '--show-notification-only-answers') out.showNotificationOnlyAnswers = true;
     else if (a === '--callbacks-without-message') out.withoutMessage = share(a, value());
     else if (a === '--callbacks-without-chat-id') out.withoutChatId = share(a, value());
-    else throw new Error(`unknown option ${a}`);
+    else
+      throw new BotflowError(
+        'BOTFLOW_CLI_USAGE',
+        `unknown option ${a}: botflow sandbox --help lists the options`,
+      );
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { describeFunnel, type FlowFunnel, funnelOf, funnelOfPages } from '../runtime/funnel.ts';
@@ -88,7 +89,8 @@ type Query = { since: number; flowId?: string };
 /** Tallies the step log of a SQLite file, read as it is tallied (the file is opened read-only). */
 function tallySqlite(path: string, query: Query, flows: readonly FlowDefinition[]): FlowFunnel[] {
   if (!existsSync(path))
-    throw new Error(
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
       `no database at ${path} yet: botflow run creates it (run the bot first), or give --db <file>`,
     );
   const db = new SQLite(path, { readonly: true, fileMustExist: true });
@@ -96,10 +98,14 @@ function tallySqlite(path: string, query: Query, flows: readonly FlowDefinition[
     return funnelOf(new StepLogStore(db).rows(query), flows);
   } catch (error) {
     if (/no such table: step_log/.test((error as Error).message))
-      throw new Error(
+      throw new BotflowError(
+        'BOTFLOW_DATABASE_UNREADABLE',
         `${path} has no step log yet: botflow run (or botflow migrate --db ${path}) adds it; conversations are counted from then on`,
       );
-    throw new Error(`could not read ${path}: ${(error as Error).message}`);
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
+      `could not read ${path}: ${(error as Error).message}`,
+    );
   } finally {
     db.close();
   }
@@ -115,7 +121,10 @@ async function tallyPostgres(
   try {
     return await funnelOfPages(pgStepLog(pg.pool, query), flows);
   } catch (error) {
-    throw new Error(`could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`);
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
+      `could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`,
+    );
   } finally {
     await pg.close();
   }

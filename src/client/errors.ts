@@ -5,18 +5,21 @@
  * - `NetworkError`: no answer came; `sent` says whether the request may have reached the server;
  * - `UsageError`: the client refused the call before sending anything (limits, target rules);
  * - `ResponseDecodeError`: the platform answered 2xx but the body does not have the expected shape.
- * None of them ever carries the bot token.
+ * None of them ever carries the bot token. They are catalogue errors (src/errors/): ApiError and NetworkError
+ * keep their own `code` (the platform's, the socket's) and carry the catalogue's in `botflowCode`.
  */
-import { brandClass } from './brand.ts';
+
+import { BotflowError } from '../errors/botflow-error.ts';
+import { brandClass } from '../errors/brand.ts';
 import { DecodeError } from './schemas/decode.ts';
 
 /** The platform answered with an error status. */
-export class ApiError extends Error {
+export class ApiError extends BotflowError {
   override name = 'ApiError';
   /** HTTP status, e.g. 400, 401, 403, 404, 429, 500. */
   readonly status: number;
   /** The platform's error code (`verify.token`, `attachment.not.ready`, …) or `http.<status>` when the body had none. */
-  readonly code: string;
+  override readonly code: string;
   /** The platform's own message, as it came (may be empty). */
   readonly platformMessage: string;
   /** Seconds to wait before repeating, from the Retry-After header (429, sometimes 503). */
@@ -36,7 +39,10 @@ export class ApiError extends Error {
   }) {
     const detail = init.platformMessage ? `: ${init.platformMessage}` : '';
     const wait = init.retryAfter !== undefined ? ` (retry after ${init.retryAfter} s)` : '';
-    super(`${init.operation} failed with HTTP ${init.status} ${init.code}${detail}${wait}`);
+    super(
+      'BOTFLOW_API_ERROR',
+      `${init.operation} failed with HTTP ${init.status} ${init.code}${detail}${wait}`,
+    );
     this.operation = init.operation;
     this.status = init.status;
     this.code = init.code;
@@ -57,7 +63,7 @@ export class ApiError extends Error {
 }
 
 /** No answer came from the platform (connection refused, DNS, TLS, reset, timeout). */
-export class NetworkError extends Error {
+export class NetworkError extends BotflowError {
   override name = 'NetworkError';
   /** The operation that failed. */
   readonly operation: string;
@@ -68,11 +74,11 @@ export class NetworkError extends Error {
    */
   readonly sent: boolean;
   /** The low-level error code, e.g. `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, `UNABLE_TO_GET_ISSUER_CERT_LOCALLY`. */
-  readonly code: string;
+  override readonly code: string;
   override readonly cause: unknown;
 
   constructor(init: { operation: string; sent: boolean; code: string; message: string; cause: unknown }) {
-    super(`${init.operation}: ${init.message}`);
+    super('BOTFLOW_NETWORK_ERROR', `${init.operation}: ${init.message}`);
     this.operation = init.operation;
     this.sent = init.sent;
     this.code = init.code;
@@ -89,7 +95,7 @@ export interface LimitViolation {
 }
 
 /** The client refused a call before sending anything: the arguments break a documented rule. */
-export class UsageError extends Error {
+export class UsageError extends BotflowError {
   override name = 'UsageError';
   /** Path of the first field at fault. */
   readonly field: string;
@@ -102,6 +108,7 @@ export class UsageError extends Error {
     const first = violations[0] ?? { field: '', message: 'invalid arguments' };
     const more = violations.length > 1 ? ` (and ${violations.length - 1} more problem(s))` : '';
     super(
+      'BOTFLOW_API_USAGE',
       `${operation ? `${operation}: ` : ''}${first.field ? `${first.field}: ` : ''}${first.message}${more}`,
     );
     this.field = first.field;
@@ -121,7 +128,7 @@ export class ResponseDecodeError extends DecodeError {
   readonly raw: unknown;
 
   constructor(init: { operation: string; status: number; path: string; issue: string; raw: unknown }) {
-    super(`${init.operation} response`, init.path, init.issue);
+    super(`${init.operation} response`, init.path, init.issue, 'BOTFLOW_RESPONSE_DECODE');
     this.operation = init.operation;
     this.status = init.status;
     this.raw = init.raw;

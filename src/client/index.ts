@@ -3,6 +3,7 @@
  * schemas, the throttled scheduler and uploads.
  */
 
+export { type BotflowCode, BotflowError, CATALOGUE, isBotflowError } from '../errors/index.ts';
 export * from './client.ts';
 export * from './errors.ts';
 export * from './limits.ts';

@@ -127,7 +127,7 @@ async function openSource(source: string | Buffer | Readable, options: UploadOpt
     let size: number;
     try {
       const info = await stat(source);
-      if (!info.isFile()) throw new Error('not a regular file');
+      if (!info.isFile()) throw new Error('not a regular file'); // plain: wrapped in a UsageError below
       size = info.size;
     } catch (error) {
       throw new UsageError([

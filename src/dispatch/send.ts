@@ -6,6 +6,7 @@
 import { ApiError } from '../client/errors.ts';
 import type { Job, MediaKind } from '../client/scheduler/types.ts';
 import type { MediaSource } from '../client/upload.ts';
+import { BotflowError } from '../errors/index.ts';
 import type { OutboxRow } from '../store/outbox.ts';
 import { type ClaimedMessages, messageIdOf, sendOnce } from './sent-once.ts';
 
@@ -62,7 +63,11 @@ export async function sendCall(
     media: MediaSource;
     message: Record<string, unknown>;
   };
-  if (!via.upload) throw new Error('upload_and_send needs an uploader: give createEngine an api client');
+  if (!via.upload)
+    throw new BotflowError(
+      'BOTFLOW_OPTIONS_INVALID',
+      'upload_and_send needs an uploader: give createEngine an api client',
+    );
   const attachment = await via.upload(media);
   const attachments = [...(Array.isArray(message.attachments) ? message.attachments : []), attachment];
   const result = await via.gateway.submit({

@@ -11,6 +11,7 @@ import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/
 import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
 import { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+import { BotflowError } from '../errors/index.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import type { WriterThread } from './commit/writer-thread.ts';
@@ -213,7 +214,8 @@ export function createEngine(options: EngineOptions): Engine {
 
   function processPending(): EventOutcome[] {
     if (pipeline && pipeline.inFlight > 0) {
-      throw new Error(
+      throw new BotflowError(
+        'BOTFLOW_ENGINE_BUSY',
         'processPending() while the writer thread commits a batch of this started engine: await engine.drain() instead',
       );
     }

@@ -4,6 +4,7 @@
  * a session that is stuck (for instance pinned to a flow version nobody loads any more).
  */
 import type Database from 'better-sqlite3';
+import { BotflowError } from '../errors/index.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
 import { OutboxStore } from '../store/outbox.ts';
@@ -184,7 +185,11 @@ export function sessionInspector(db: Database.Database, hooks: InspectorHooks): 
         sessions,
         versions: new FlowVersionStore(db),
         rebuild: (source) => {
-          if (!hooks.rebuildFlow) throw new Error('no rebuildFlow was given to the engine');
+          if (!hooks.rebuildFlow)
+            throw new BotflowError(
+              'BOTFLOW_OPTIONS_INVALID',
+              'no rebuildFlow was given to the engine: give createEngine one (createBot and botflow run do)',
+            );
           return hooks.rebuildFlow(source);
         },
       }),

@@ -54,6 +54,7 @@ export function restorePinned(
     if (source !== undefined && rebuild) {
       try {
         const flow = rebuild(source);
+        // Plain Error: caught just below, its message becomes the logged reason.
         if (flow.id !== flowId || flow.version !== flowVersion) {
           throw new Error(`its stored source built flow "${flow.id}" version ${flow.version} instead`);
         }

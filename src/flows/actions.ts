@@ -262,6 +262,7 @@ export function actionsFor(
       const builtin = event.type === 'botflow.failed' && event.builtin === true;
       let text: string;
       try {
+        // Plain Error: control flow to the catch below, never seen outside.
         if (builtin) throw new Error('only the built-in text is left');
         text = say(e, context, { builtin: 'flow-failed' });
       } catch {

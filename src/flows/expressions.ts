@@ -7,6 +7,7 @@
  * transcripts), so an expression gives the same answer in a replay on any day.
  */
 import { compileExpression } from 'filtrex';
+import { BotflowError } from '../errors/index.ts';
 import { relativeDate } from './relative-dates.ts';
 import { readVar } from './vars.ts';
 
@@ -91,8 +92,11 @@ export const EXPRESSION_FUNCTIONS: readonly string[] = [
 ];
 
 /** An expression that cannot be read or run, with the expression and what is wrong. */
-export class ExpressionError extends Error {
+export class ExpressionError extends BotflowError {
   override name = 'ExpressionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_FLOW_EXPRESSION', message, options);
+  }
 }
 
 type Compiled = (vars: Readonly<Record<string, unknown>>, scope: ExpressionScope) => unknown;

@@ -61,7 +61,10 @@ export function describeFlowSource(args: {
   return JSON.stringify(stored);
 }
 
-/** Reads a stored source, or throws an Error saying what is wrong with it. */
+/**
+ * Reads a stored source, or throws an Error saying what is wrong with it. Plain Errors: every caller catches
+ * them (rebuildFlow wraps the message in a FlowRebuildError; the storyboard and step lines go without).
+ */
 export function parseFlowSourceRecord(source: string): StoredFlowSource {
   let value: unknown;
   try {

@@ -3,6 +3,7 @@
  * version whose file has changed since: the engine calls it at start through EngineOptions.rebuildFlow.
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { parseFlowSourceRecord } from './flow-source.ts';
 import { compileSources } from './load.ts';
 import { formatProblem } from './problems.ts';
@@ -10,8 +11,11 @@ import { EMPTY_REGISTRY, type Registry } from './registry.ts';
 import { type Catalog, loadCatalog } from './texts.ts';
 
 /** A stored flow source that cannot give back its version. */
-export class FlowRebuildError extends Error {
+export class FlowRebuildError extends BotflowError {
   override name = 'FlowRebuildError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_FLOW_REBUILD', message, options);
+  }
 }
 
 /** What rebuilding needs besides the stored source. */

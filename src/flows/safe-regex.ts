@@ -10,6 +10,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import isSafe from 'safe-regex2';
+import { BotflowError } from '../errors/index.ts';
 
 /** Longer texts are tested on their first this many characters. */
 export const MAX_REGEX_INPUT = 4_096;
@@ -57,7 +58,8 @@ export function flowRegex(source: string, flags = ''): RegExp {
   const cached = compiledCache.get(key);
   if (cached) return cached;
   const compiled = compileFlowRegex(source, flags);
-  if ('error' in compiled) throw new Error(`/${source}/${flags} ${compiled.error}`);
+  if ('error' in compiled)
+    throw new BotflowError('BOTFLOW_FLOW_REGEX', `/${source}/${flags} ${compiled.error}`);
   if (compiledCache.size > 1_000) compiledCache.clear();
   compiledCache.set(key, compiled.regex);
   return compiled.regex;

@@ -4,6 +4,7 @@
  * answer only after a durable commit and still take thousands of updates per second.
  */
 import type { Logger } from 'pino';
+import { BotflowError } from '../errors/index.ts';
 import type { AppendResult, InboxEntry, InboxStore } from '../store/inbox.ts';
 
 /** What one commit added: the engine's cue to look at the inbox. */
@@ -81,7 +82,8 @@ export class InboxWriter {
     const entries = batch.map((w) => w.entry);
     let results: AppendResult[];
     try {
-      if (!this.options.inbox) throw new Error('InboxWriter needs an inbox or a commit function');
+      if (!this.options.inbox)
+        throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'InboxWriter needs an inbox or a commit function');
       results = this.options.inbox.append(entries);
     } catch (error) {
       this.#fail(batch, error);

@@ -3,6 +3,7 @@
  * keys. Shared by the webhook receiver and long polling so that both store the same rows.
  */
 import { createHash } from 'node:crypto';
+import { BotflowError } from '../errors/index.ts';
 import type { InboxEntry } from '../store/inbox.ts';
 import { badIntegers, type ConversationKeyStrategy, conversationKey, dedupeKey } from './keys.ts';
 
@@ -10,8 +11,11 @@ import { badIntegers, type ConversationKeyStrategy, conversationKey, dedupeKey }
 export const MAX_UPDATE_DEPTH = 64;
 
 /** The received text is not an update: not JSON, not an object, or without a string `update_type`. */
-export class InvalidUpdateError extends Error {
+export class InvalidUpdateError extends BotflowError {
   override name = 'InvalidUpdateError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_UPDATE_INVALID', message, options);
+  }
 }
 
 /**

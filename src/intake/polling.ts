@@ -9,6 +9,7 @@ import type { BotApi } from '../client/client.ts';
 import { ApiError, NetworkError } from '../client/errors.ts';
 import type { UpdatesResult } from '../client/operation-types.ts';
 import type { UpdateType } from '../client/schemas/index.ts';
+import { BotflowError } from '../errors/index.ts';
 import type { OnAccepted } from '../inbox/inbox-writer.ts';
 import { type ConversationKeyStrategy, dedupeKey } from '../inbox/keys.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
@@ -16,8 +17,11 @@ import { type AppendResult, type InboxEntry, InboxStore } from '../store/inbox.t
 import { KV_KEYS, KvStore } from '../store/kv.ts';
 
 /** Polling cannot go on: a webhook subscription blocks it, the token is refused, or the request is wrong. */
-export class PollingError extends Error {
+export class PollingError extends BotflowError {
   override name = 'PollingError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_POLLING_FAILED', message, options);
+  }
 }
 
 /** Options of `startPolling`. */
@@ -136,7 +140,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * subscription exists, naming it and saying how to remove it.
  */
 export function startPolling(options: PollingOptions): PollingHandle {
-  if (!options.store && !options.db) throw new Error('startPolling: give it a database (db) or a store');
+  if (!options.store && !options.db)
+    throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'startPolling: give it a database (db) or a store');
   const store = options.store ?? sqlitePollingStore(options.db!, options.markerKey);
   const strategy = options.conversationKey ?? 'user-in-chat';
   const initialBackoff = options.initialBackoffMs ?? 500;

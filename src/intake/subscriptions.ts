@@ -4,10 +4,14 @@
  */
 import type { BotApi } from '../client/client.ts';
 import type { Subscription } from '../client/schemas/index.ts';
+import { BotflowError } from '../errors/index.ts';
 
 /** The platform answered a subscription call with `success: false`. */
-export class SubscriptionError extends Error {
+export class SubscriptionError extends BotflowError {
   override name = 'SubscriptionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_SUBSCRIPTION_FAILED', message, options);
+  }
 }
 
 /** The subscription the bot needs. */

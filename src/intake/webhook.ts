@@ -13,6 +13,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { BotflowError } from '../errors/index.ts';
 import { type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
@@ -98,12 +99,16 @@ export interface WebhookIntake {
 /** The receiver, ready to mount on an existing fastify app (`buildWebhook` mounts it on one of its own). */
 export function webhookIntake(options: WebhookReceiverOptions): WebhookIntake {
   if (options.secret !== undefined && !SECRET_PATTERN.test(options.secret)) {
-    throw new Error(
+    throw new BotflowError(
+      'BOTFLOW_OPTIONS_INVALID',
       'webhook secret: must be 5..256 characters of A-Z, a-z, 0-9, "_" and "-" (the platform refuses others)',
     );
   }
   if (!options.db && !options.commit)
-    throw new Error('webhook receiver: give it a database (db) or a commit function');
+    throw new BotflowError(
+      'BOTFLOW_OPTIONS_INVALID',
+      'webhook receiver: give it a database (db) or a commit function',
+    );
   const writer = new InboxWriter({
     ...(options.db ? { inbox: new InboxStore(options.db) } : {}),
     maxBatch: options.maxBatch,

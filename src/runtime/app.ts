@@ -196,6 +196,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       logger: logger.child({ component: 'intake' }),
     };
     intake = await startIntake(config, parts, common, scheduler, writer, options, healthRoutes(probe));
+    // Plain Error: only wraps a thrown non-Error so it can be reported; it is not an error of its own.
     const failed = new Promise<Error>((resolve) => {
       intake?.done?.catch((error: unknown) =>
         resolve(error instanceof Error ? error : new Error(String(error))),

@@ -209,6 +209,7 @@ export async function startClusterApp(config: Config, options: StartAppOptions):
         throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
       }
     }
+    // Plain Error: only wraps a thrown non-Error so it can be reported; it is not an error of its own.
     const failed = new Promise<Error>((resolve) => {
       intake?.done?.catch((error: unknown) =>
         resolve(error instanceof Error ? error : new Error(String(error))),

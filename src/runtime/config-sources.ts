@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { type Document, isMap, isPair, isScalar, LineCounter, parseDocument } from 'yaml';
+import { BotflowError } from '../errors/index.ts';
 import { KEYS, type KeySpec } from './config-schema.ts';
 
 /** The origin of one value. */
@@ -29,8 +30,11 @@ export interface ConfigFile {
 }
 
 /** A problem found while reading a source, before validation. */
-export class SourceError extends Error {
+export class SourceError extends BotflowError {
   override name = 'SourceError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_CONFIG_SOURCE', message, options);
+  }
 }
 
 /** The file names looked for in the working directory when none is named. */

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { BotflowError } from '../errors/index.ts';
 import { closest } from '../flows/problems.ts';
 import { type ConfigProblem, describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
@@ -28,10 +29,11 @@ export type { ValueSource } from './config-sources.ts';
 export { Secret } from './secret.ts';
 
 /** The configuration cannot be used; `message` lists every problem, one per line, ready to print. */
-export class ConfigError extends Error {
+export class ConfigError extends BotflowError {
   override name = 'ConfigError';
   constructor(readonly problems: ConfigProblem[]) {
     super(
+      'BOTFLOW_CONFIG_INVALID',
       problems.length === 1
         ? `invalid configuration: ${render(problems[0]!)}`
         : `invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - ${render(p)}`).join('\n')}`,
@@ -100,7 +102,7 @@ export interface LoadConfigOptions {
   values?: Record<string, unknown>;
 }
 
-/** Thrown for `--help`: the caller prints the usage text. */
+/** Thrown for `--help`: the caller prints the usage text. (Plain: control flow, never reported as an error.) */
 export class HelpRequested extends Error {
   override name = 'HelpRequested';
 }

@@ -10,6 +10,7 @@
  *   {"type":"end","at":1767607200000}
  */
 import { readFileSync } from 'node:fs';
+import { BotflowError } from '../errors/index.ts';
 
 /** The first line. */
 export interface StartRecord {
@@ -74,8 +75,11 @@ export interface Recording {
 }
 
 /** A line of a recording that is not what `--record` writes. */
-export class RecordingError extends Error {
+export class RecordingError extends BotflowError {
   override name = 'RecordingError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_RECORDING_INVALID', message, options);
+  }
 }
 
 /** Reads a recording; a truncated last line (the process was killed while writing) is ignored. */

@@ -1,9 +1,11 @@
+import { BotflowError } from '../errors/index.ts';
+
 /**
  * A start that cannot go on, described for a person: what failed and what to do. The run command prints
  * `message` as is and exits with `exitCode`; no stack trace, because the fix is in the configuration or the
  * environment, not in the code.
  */
-export class StartupError extends Error {
+export class StartupError extends BotflowError {
   override name = 'StartupError';
   constructor(
     message: string,
@@ -11,7 +13,7 @@ export class StartupError extends Error {
     readonly exitCode = 1,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('BOTFLOW_STARTUP_FAILED', message, options);
   }
 }
 

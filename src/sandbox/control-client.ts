@@ -4,6 +4,7 @@
  */
 import { Pool } from 'undici';
 import type { z } from 'zod';
+import { BotflowError } from '../errors/index.ts';
 import type { CreateChatInput } from './control/people-chats.ts';
 import type { PersonFile, PersonMessage, PressResult } from './control/people-messages.ts';
 import type { PersonView } from './control/view.ts';
@@ -44,15 +45,16 @@ export interface SandboxMessage {
 export type ChatRef = number | 'dialog';
 
 /** The control API answered with an error. */
-export class SandboxControlError extends Error {
+export class SandboxControlError extends BotflowError {
   override name = 'SandboxControlError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** The control API's own code; the catalogue's is `botflowCode`: BOTFLOW_SANDBOX_CONTROL. */
+    override readonly code: string,
     message: string,
     readonly route: string,
   ) {
-    super(`${route}: ${status} ${code}: ${message}`);
+    super('BOTFLOW_SANDBOX_CONTROL', `${route}: ${status} ${code}: ${message}`);
   }
 }
 
@@ -311,7 +313,8 @@ export class SandboxControl {
       const v = await this.view(userId, chat);
       if (predicate(v)) return v;
       if (Date.now() > deadline) {
-        throw new Error(
+        throw new BotflowError(
+          'BOTFLOW_SANDBOX_USAGE',
           `waitForView: condition not met in time; last view: ${JSON.stringify(v.messages.map((m) => m.text))}`,
         );
       }

@@ -2,7 +2,10 @@
  * The platform's error answers: every non-200 status carries `{code, message}`.
  */
 
-/** An error the sandbox answers with, exactly as the platform would. */
+/**
+ * An error the sandbox answers with, exactly as the platform would. Not a catalogue error: it becomes an HTTP
+ * answer, which callers meet as the client's ApiError (BOTFLOW_API_ERROR).
+ */
 export class PlatformError extends Error {
   override name = 'PlatformError';
   constructor(

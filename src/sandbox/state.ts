@@ -4,6 +4,7 @@
  * subscriptions and the notifications people were shown.
  */
 import type { Attachment } from '../client/schemas/index.ts';
+import { BotflowError } from '../errors/index.ts';
 import { type IdCounters, newCounters } from './ids.ts';
 import type { MarkupElement } from './markup.ts';
 
@@ -208,7 +209,11 @@ export function canonicalPermissions(input: readonly string[]): string[] {
     const legacy = LEGACY[p];
     if (legacy) for (const x of legacy) out.add(x);
     else if (ASSIGNABLE.has(p)) out.add(p);
-    else throw new Error(`unknown permission "${p}" (known: ${[...ASSIGNABLE].join(', ')})`);
+    else
+      throw new BotflowError(
+        'BOTFLOW_SANDBOX_USAGE',
+        `unknown permission "${p}" (known: ${[...ASSIGNABLE].join(', ')})`,
+      );
   }
   return [...out];
 }

@@ -5,10 +5,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { BotflowError } from '../errors/index.ts';
 
 /** A migration problem a person must resolve: a database newer than the code, a bad file name, a failed script. */
-export class MigrationError extends Error {
+export class MigrationError extends BotflowError {
   override name = 'MigrationError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_MIGRATION_FAILED', message, options);
+  }
 }
 
 /** One migration file found on disk. */

@@ -3,6 +3,7 @@
  * pinned to, and the revision that guards every write (compare-and-swap). Also the support queries.
  */
 import type Database from 'better-sqlite3';
+import { BotflowError } from '../errors/index.ts';
 
 /** A session as stored. `snapshot` and `stateValue` are JSON text. */
 export interface SessionRow {
@@ -26,13 +27,14 @@ export interface SessionRow {
 export type SessionSummary = Omit<SessionRow, 'snapshot'>;
 
 /** Another writer committed a step of this conversation first: re-read and retry. */
-export class RevisionConflictError extends Error {
+export class RevisionConflictError extends BotflowError {
   override name = 'RevisionConflictError';
   constructor(
     readonly conversationKey: string,
     readonly expectedRevision: number,
   ) {
     super(
+      'BOTFLOW_REVISION_CONFLICT',
       `session ${conversationKey} is no longer at revision ${expectedRevision}: another writer committed a step first`,
     );
   }

@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import { BotflowError } from '../errors/index.ts';
 
 const require = createRequire(import.meta.url);
 const major = Number(process.versions.node.split('.')[0]);
@@ -25,7 +26,8 @@ function load(): typeof BetterSqlite3 {
     // install on Node 20 that later runs on Node 22 lacks it.
     if (SQLITE_PACKAGE !== 'better-sqlite3-13' || (error as { code?: string }).code !== 'MODULE_NOT_FOUND')
       throw error;
-    throw new Error(
+    throw new BotflowError(
+      'BOTFLOW_SQLITE_MISSING',
       `Node ${process.versions.node} needs the optional dependency better-sqlite3-13, which is not installed ` +
         '(node_modules was installed with an older Node, or its build failed): run npm install again with this Node',
       { cause: error },

@@ -1,6 +1,7 @@
 /** Loading the flows under test: any problem in them stops the run with the checker's messages. */
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
 
@@ -15,7 +16,8 @@ export async function loadProjectOrThrow(
 ): Promise<{ flows: FlowDefinition[]; tasks: Readonly<Record<string, TaskDefinition>> }> {
   const { flows, problems, registry } = await loadFlows(dir);
   if (hasErrors(problems)) {
-    throw new Error(
+    throw new BotflowError(
+      'BOTFLOW_TEST_SETUP',
       `the flows in ${dir} have problems (run botflow check ${dir}):\n${problems.map(formatProblem).join('\n')}`,
     );
   }

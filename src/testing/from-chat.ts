@@ -8,6 +8,7 @@
 import { stringify } from 'yaml';
 import type { HistoryEntry } from '../engine/inspect.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { Harness } from './harness.ts';
 import { type ActualAction, describeCall } from './match.ts';
 import { stubTasks, withMissingStubs } from './task-stubs.ts';
@@ -190,7 +191,10 @@ export async function transcriptFromChat(
   name: string,
 ): Promise<string> {
   if (log.actions.length === 0)
-    throw new Error('nothing to save: the person did nothing since their last Start');
+    throw new BotflowError(
+      'BOTFLOW_TEST_SETUP',
+      'nothing to save: the person did nothing since their last Start',
+    );
   const harness = await Harness.start({ flows, tasks: withMissingStubs(stubTasks(log.tasks)) });
   const turns: Obj[] = [];
   try {

@@ -15,6 +15,7 @@ import { createEngine, type Engine } from '../engine/engine.ts';
 import type { Clock } from '../engine/step/clock.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { FlowSet } from '../engine/step/flow-set.ts';
+import { BotflowError } from '../errors/index.ts';
 import { stepKeyOf } from '../flows/compile.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
 import type { Recorder } from '../runtime/recorder.ts';
@@ -55,8 +56,11 @@ export interface TurnOutcome {
 }
 
 /** A problem with the dialog itself (a button that is not there, a person without a chat). */
-export class HarnessError extends Error {
+export class HarnessError extends BotflowError {
   override name = 'HarnessError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_TRANSCRIPT', message, options);
+  }
 }
 
 export interface HarnessOptions {

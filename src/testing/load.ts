@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import { BotflowError } from '../errors/index.ts';
 import type { Problem } from '../flows/problems.ts';
 import { Invalid, InvalidMany, type Path, toTranscript } from './parse-transcript.ts';
 import type { Transcript } from './transcript.ts';
@@ -22,7 +23,7 @@ export interface LoadedTranscripts {
 export function findTranscriptFiles(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
-    if (!existsSync(p)) throw new Error(`${p}: no such file or folder`);
+    if (!existsSync(p)) throw new BotflowError('BOTFLOW_TEST_SETUP', `${p}: no such file or folder`);
     if (statSync(p).isDirectory()) {
       for (const name of readdirSync(p).sort()) {
         if (name === 'node_modules' || name.startsWith('.')) continue;

@@ -2,7 +2,10 @@
 import { closest } from '../flows/problems.ts';
 
 export type Path = (string | number)[];
-/** A transcript that does not fit the format, with where and what to write instead. */
+/**
+ * A transcript that does not fit the format, with where and what to write instead. Plain: the loader turns
+ * it into a `file:line` problem (load.ts), as flow files' problems are; it is never thrown at a user.
+ */
 export class Invalid extends Error {
   constructor(
     readonly path: Path,

@@ -12,7 +12,7 @@ const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop',
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call', 'task'];
 const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'http', 'turns'];
 
-/** Several problems of one transcript, reported together. */
+/** Several problems of one transcript, reported together (plain, like Invalid: load.ts reports them). */
 export class InvalidMany extends Error {
   constructor(readonly all: Invalid[]) {
     super(all.map((x) => x.message).join('; '));

@@ -4,6 +4,7 @@
  * still hold the conversation from its first update (inbox pruning removes old rows).
  */
 
+import { BotflowError } from '../errors/index.ts';
 import type { CallRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
 import { type HistoryData, HistoryStore } from '../store/history.ts';
 import { SQLite } from '../store/sqlite.ts';
@@ -68,7 +69,10 @@ export function recordingFromHistory(history: HistoryData, where: string, conver
     };
   });
   if (conversation !== undefined && updates.length === 0) {
-    throw new Error(`the inbox of ${where} has no updates of conversation "${conversation}"`);
+    throw new BotflowError(
+      'BOTFLOW_TEST_SETUP',
+      `the inbox of ${where} has no updates of conversation "${conversation}"`,
+    );
   }
   const warnings: string[] = [];
   for (const [k, at] of history.sessionStarts) {

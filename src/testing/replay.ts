@@ -142,6 +142,7 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
       payloadsOf(args).forEach((p, i) => {
         if (recorded[i] && p) payloadMap.set(recorded[i]!, p);
       });
+      // Plain Error on purpose: the recorded failure, replayed with its own message and code.
       if (match.error) throw Object.assign(new Error(match.error.message), { code: match.error.code });
       if (match.result !== undefined) {
         places.learnResult(args, match.result);

@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import { placeSession } from '../engine/jump.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { BotflowError } from '../errors/index.ts';
 import { conversationKey, updatePlace } from '../inbox/keys.ts';
 import type { StartAt } from './transcript.ts';
 
@@ -19,7 +20,11 @@ export function placeAtStep(
 ): { conversationKey: string; step: string } {
   const key = conversationKey(update);
   const place = updatePlace(update);
-  if (!key) throw new Error('start_at: the sandbox produced no conversation for the person');
+  if (!key)
+    throw new BotflowError(
+      'BOTFLOW_TRANSCRIPT',
+      'start_at: the sandbox produced no conversation for the person',
+    );
   try {
     placeSession(
       db,
@@ -34,7 +39,7 @@ export function placeAtStep(
       now,
     );
   } catch (error) {
-    throw new Error(`start_at: ${(error as Error).message}`);
+    throw new BotflowError('BOTFLOW_TRANSCRIPT', `start_at: ${(error as Error).message}`);
   }
   return { conversationKey: key, step: at.step };
 }

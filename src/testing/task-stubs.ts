@@ -33,6 +33,7 @@ export function stubTasks(
         throw new TaskError(stub.error.code, stub.error.message ?? stub.error.code, {
           retryable: stub.error.retryable ?? false,
         });
+      // Plain Error on purpose: the transcript asked for a task that throws a bare error (a bug in the task).
       if (stub.throw !== undefined) throw new Error(stub.throw);
       return stub.result ?? null;
     };

@@ -39,6 +39,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['dispatch'],
   ['client'],
   ['store'],
+  ['errors'],
 ];
 
 /** The folder a file of src/ belongs to: its first folder, or `engine/<part>` inside the engine. */

@@ -1,4 +1,6 @@
 /** How many jobs a scheduler holds (queued, delayed or in flight), and who waits for it to reach zero. */
+
+import { BotflowError } from '../../errors/index.ts';
 import type { TimerFactory } from './options.ts';
 
 export class PendingJobs {
@@ -36,7 +38,12 @@ export class PendingJobs {
       cancel = setTimer(
         () => {
           this.#waiters = this.#waiters.filter((w) => w !== done);
-          reject(new Error(`Scheduler.drain: ${this.#count} job(s) still pending after ${timeoutMs} ms`));
+          reject(
+            new BotflowError(
+              'BOTFLOW_SCHEDULER_DRAIN_TIMEOUT',
+              `Scheduler.drain: ${this.#count} job(s) still pending after ${timeoutMs} ms: give drain() a longer timeout, or close() the scheduler to drop them`,
+            ),
+          );
         },
         timeoutMs,
         true,

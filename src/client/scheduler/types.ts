@@ -2,6 +2,8 @@
  * The vocabulary of the dispatch scheduler: what a caller submits (a Job), how it is limited, and how a
  * job that could not be delivered is reported (DeadLetterError).
  */
+
+import { BotflowError } from '../../errors/index.ts';
 import type { CallOptions } from '../client-core.ts';
 import type { OperationArgs, OperationResult } from '../operation-types.ts';
 import type { OperationName } from '../operations.ts';
@@ -78,7 +80,7 @@ export type DeadLetterReason =
   | 'superseded'; // a chat action ("typing…") replaced while queued by a newer one for the same chat
 
 /** A job the scheduler gave up on: the reason, the last error seen, and what the job was. */
-export class DeadLetterError extends Error {
+export class DeadLetterError extends BotflowError {
   override readonly name = 'DeadLetterError';
   constructor(
     readonly reason: DeadLetterReason,
@@ -90,6 +92,7 @@ export class DeadLetterError extends Error {
     readonly attempted = false,
   ) {
     super(
+      'BOTFLOW_DEAD_LETTER',
       `${operation}${chatId === undefined ? '' : ` for chat ${chatId}`} dead-lettered (${reason}): ${detail}`,
     );
   }

@@ -1,15 +1,17 @@
 import type { z } from 'zod';
+import { BotflowError } from '../../errors/index.ts';
 import { KnownUpdate, UPDATE_TYPES, type Update } from './updates.ts';
 
 /** A payload did not have the shape its schema expects; `path` names the field. */
-export class DecodeError extends Error {
+export class DecodeError extends BotflowError {
   override name = 'DecodeError';
   constructor(
     readonly what: string,
     readonly path: string,
     readonly issue: string,
+    code: 'BOTFLOW_DECODE' | 'BOTFLOW_RESPONSE_DECODE' = 'BOTFLOW_DECODE',
   ) {
-    super(`${what}: ${path ? `field ${path}: ` : ''}${issue}`);
+    super(code, `${what}: ${path ? `field ${path}: ` : ''}${issue}`);
   }
 }
 

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import { brandClass } from '../../client/brand.ts';
+import { BotflowError } from '../../errors/index.ts';
 
 /** What a task run gets besides its input. */
 export interface TaskContext {
@@ -63,13 +64,14 @@ export function defineTask<I, R>(spec: TaskSpec<I, R>): TaskSpec<I, R> {
  * (`slot_taken`) are not retried unless the flow's retry policy names their code; pass
  * `retryable: true` for passing troubles (a 503 from your system).
  */
-export class TaskError extends Error {
+export class TaskError extends BotflowError {
   override name = 'TaskError';
-  readonly code: string;
+  /** The task's own code (e.g. `sold_out`); the catalogue's is `botflowCode`: BOTFLOW_TASK_FAILED. */
+  override readonly code: string;
   readonly retryable: boolean;
 
   constructor(code: string, message?: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message ?? code, options.cause !== undefined ? { cause: options.cause } : undefined);
+    super('BOTFLOW_TASK_FAILED', message ?? code, options);
     this.code = code;
     this.retryable = options.retryable ?? false;
   }

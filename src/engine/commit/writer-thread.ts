@@ -11,6 +11,7 @@
  *   await engine.stop(); await writer.close();
  */
 import { Worker } from 'node:worker_threads';
+import { BotflowError } from '../../errors/index.ts';
 import type { AppendResult, InboxEntry } from '../../store/inbox.ts';
 import { SQLite } from '../../store/sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
@@ -40,8 +41,11 @@ export type WriterReply =
     };
 
 /** The thread stopped (closed, or crashed): nothing more can be written through it. */
-export class WriterThreadStoppedError extends Error {
+export class WriterThreadStoppedError extends BotflowError {
   override name = 'WriterThreadStoppedError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_WRITER_THREAD_STOPPED', message, options);
+  }
 }
 
 interface Waiting {
@@ -76,7 +80,10 @@ export class WriterThread {
   /** Starts the thread and waits until its connection is open. */
   static async start(options: WriterThreadOptions): Promise<WriterThread> {
     if (options.path === ':memory:' || options.path === '') {
-      throw new Error('a writer thread needs a database file: an in-memory database cannot be shared');
+      throw new BotflowError(
+        'BOTFLOW_OPTIONS_INVALID',
+        'a writer thread needs a database file: an in-memory database cannot be shared; give a file path, or run without one (database.writerThread: false)',
+      );
     }
     const entry = new URL(
       `./writer-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
@@ -93,11 +100,22 @@ export class WriterThread {
       };
       const onError = (error: Error) => {
         cleanup();
-        reject(new Error(`the writer thread could not start: ${error.message}`, { cause: error }));
+        reject(
+          new BotflowError(
+            'BOTFLOW_WRITER_THREAD_FAILED',
+            `the writer thread could not start: ${error.message}`,
+            { cause: error },
+          ),
+        );
       };
       const onExit = (code: number) => {
         cleanup();
-        reject(new Error(`the writer thread exited while starting (code ${code})`));
+        reject(
+          new BotflowError(
+            'BOTFLOW_WRITER_THREAD_FAILED',
+            `the writer thread exited while starting (code ${code})`,
+          ),
+        );
       };
       const cleanup = () => {
         worker.off('message', onMessage);
@@ -155,6 +173,7 @@ export class WriterThread {
       return;
     }
     const { name, message, code } = reply.error;
+    // Plain Error (or SqliteError): the thread's error rebuilt with its own name and code, not a new one.
     // SQLite's errors are rebuilt as such, so callers tell a full disk from a bad write as on their own connection.
     const error =
       code !== undefined && name === 'SqliteError'

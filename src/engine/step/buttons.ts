@@ -7,12 +7,16 @@
  */
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { KEYBOARD_LIMITS } from '../../client/schemas/keyboard.ts';
+import { BotflowError } from '../../errors/index.ts';
 
 const MAC_LENGTH = 8;
 
 /** A button payload that cannot be sent: too long once signed, or empty. */
-export class ButtonPayloadError extends Error {
+export class ButtonPayloadError extends BotflowError {
   override name = 'ButtonPayloadError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_BUTTON_PAYLOAD', message, options);
+  }
 }
 
 /** What a pressed payload says, once verified. */

@@ -6,6 +6,7 @@
  */
 import { OPERATIONS, type OperationSpec } from '../../client/operations.ts';
 import type { Priority } from '../../client/scheduler/types.ts';
+import { BotflowError } from '../../errors/index.ts';
 import type { Effect, EventMeta, StartTaskEffect } from './contract.ts';
 
 /** One API call a committed step will make. */
@@ -40,8 +41,11 @@ export type TaskChange =
   | { kind: 'cancel'; ref: string };
 
 /** An effect that cannot be turned into a call: the flow asked for something impossible. */
-export class EffectError extends Error {
+export class EffectError extends BotflowError {
   override name = 'EffectError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_EFFECT_INVALID', message, options);
+  }
 }
 
 /** What planning needs to know about the step. */

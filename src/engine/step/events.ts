@@ -141,6 +141,7 @@ export function decodeStoredUpdate(id: number, payload: string): { update: Updat
   try {
     raw = JSON.parse(payload);
   } catch {
+    // Plain Error: an internal invariant (intake only commits JSON rows), not something a user can cause.
     throw new Error(`inbox row ${id}: payload is not JSON`);
   }
   const wrong = badIntegers(raw);

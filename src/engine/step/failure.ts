@@ -4,19 +4,20 @@
  * naming the step it failed at; the step (step.ts) then runs the flow's recovery instead of the event:
  * the failing step's `on_error`, else the flow's, else a built-in apology and a clean end.
  */
+import { BotflowError } from '../../errors/index.ts';
 
 const BRAND = Symbol.for('botflow.FlowFailure');
 
 /** The flow's own code failed at `step` (a step key: `ask_qty`, or `address>street` in a called flow). */
-export class FlowFailure extends Error {
+export class FlowFailure extends BotflowError {
   override name = 'FlowFailure';
-  readonly code = 'BOTFLOW_FLOW_FAILED';
+  override readonly code = 'BOTFLOW_FLOW_FAILED';
   readonly [BRAND] = true;
   constructor(
     readonly step: string | undefined,
     cause: unknown,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super('BOTFLOW_FLOW_FAILED', cause instanceof Error ? cause.message : String(cause), { cause });
   }
 }
 

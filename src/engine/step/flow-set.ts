@@ -5,15 +5,19 @@
  * survive a restart, so they are refused with a message saying what to use instead.
  */
 import type { AnyStateMachine } from 'xstate';
+import { BotflowError } from '../../errors/index.ts';
 import type { FlowDefinition } from './contract.ts';
 
 /** A flow that botflow cannot run as given. */
-export class FlowDefinitionError extends Error {
+export class FlowDefinitionError extends BotflowError {
   override name = 'FlowDefinitionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_FLOW_DEFINITION', message, options);
+  }
 }
 
 /** A session is pinned to a flow version this process did not load. */
-export class MissingFlowVersionError extends Error {
+export class MissingFlowVersionError extends BotflowError {
   override name = 'MissingFlowVersionError';
   constructor(
     readonly flowId: string,
@@ -21,6 +25,7 @@ export class MissingFlowVersionError extends Error {
     loaded: readonly string[],
   ) {
     super(
+      'BOTFLOW_FLOW_VERSION_MISSING',
       loaded.length === 0
         ? `flow "${flowId}" is not loaded: load it (any version with a migrate() for ${version}) or end the session`
         : `flow "${flowId}" version ${version} is not loaded (loaded: ${loaded.join(', ')}), and no loaded version ` +

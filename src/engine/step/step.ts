@@ -5,6 +5,7 @@
  */
 
 import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
+import { BotflowError } from '../../errors/index.ts';
 import {
   EFFECT_ACTION,
   type Effect,
@@ -88,8 +89,11 @@ export interface StepResult {
 }
 
 /** A step that cannot run: the snapshot does not fit the flow, or the flow itself threw. */
-export class StepError extends Error {
+export class StepError extends BotflowError {
   override name = 'StepError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_STEP_FAILED', message, options);
+  }
 }
 
 type ExecutedAction = { type: string; params?: unknown };

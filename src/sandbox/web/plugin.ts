@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
+import { BotflowError } from '../../errors/index.ts';
 
 /** Where the page is served. */
 export interface WebChatOptions {
@@ -49,7 +50,11 @@ export function webChatPlugin(options: WebChatOptions = {}): FastifyPluginAsync 
   return async (app) => {
     const assets = loadAssets();
     const page = assets.get('index.html');
-    if (!page) throw new Error(`the web chat page is missing from ${ASSETS_DIR.pathname}`);
+    if (!page)
+      throw new BotflowError(
+        'BOTFLOW_SANDBOX_ASSETS_MISSING',
+        `the web chat page is missing from ${ASSETS_DIR.pathname}: install botflow-engine again (npm install), or run npm run build in a checkout`,
+      );
     app.get(pagePath, async (_req, reply) =>
       reply.type(page.type).header('cache-control', 'no-cache').send(page.body),
     );

@@ -7,11 +7,15 @@
  * writes nothing more in it.
  */
 import type pg from 'pg';
+import { BotflowError } from '../../errors/index.ts';
 import { partitionOf } from './database.ts';
 
 /** This process no longer holds a lease the batch needs: nothing of it was written. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends BotflowError {
   override name = 'LeaseLostError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('BOTFLOW_LEASE_LOST', message, options);
+  }
 }
 
 /** Errors of the environment, not of an event: the batch is planned again later. */
@@ -64,6 +68,7 @@ export async function applyBatch(
       throw rethrown(e);
     });
   }
+  // Plain Error: carries the refused write's own reason back to the engine, which records it on the event.
   return raw.map((r): EventApplied => (r.status === 'failed' ? { ...r, error: new Error(r.reason) } : r));
 }
 

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { BotflowError } from '../../errors/index.ts';
 import { partitionOf } from './database.ts';
 
 /** Tables copied, in order, and whether their rows carry a conversation's partition. */
@@ -38,7 +39,8 @@ export async function copyFromSqlite(
     for (const table of ['sessions', 'inbox', 'outbox']) {
       const { rows } = await client.query(`SELECT 1 FROM ${table} LIMIT 1`);
       if (rows.length > 0) {
-        throw new Error(
+        throw new BotflowError(
+          'BOTFLOW_POSTGRES_NOT_EMPTY',
           `the PostgreSQL database already holds ${table}: copy into a new, empty database (botflow migrate --to creates the tables)`,
         );
       }

@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { BotflowError } from '../../errors/index.ts';
 import { MigrationError, readMigrations } from '../migrate.ts';
 
 /** The `migrations/postgres/` folder shipped with botflow. */
@@ -78,7 +79,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   pool.on('error', () => {});
   try {
     const client = await pool.connect().catch((cause: Error) => {
-      throw new Error(
+      throw new BotflowError(
+        'BOTFLOW_POSTGRES_CONNECT',
         `cannot connect to PostgreSQL at ${where}: ${cause.message.replaceAll(options.url, where)}. ` +
           'Check that the server runs and the URL (database.url or BOTFLOW_DATABASE_URL) is right.',
       );
