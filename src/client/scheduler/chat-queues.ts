@@ -12,6 +12,9 @@ export type ClassIndex = 0 | 1 | 2 | 3;
 /** Which of a lane's FIFOs a job waits in: 0 express (callback answers), 1 main (replies, edits), 2 bulk. */
 export type QueueIndex = 0 | 1 | 2;
 
+/** Where an entry is: in its lane's FIFO, on the wire, waiting to retry outside a FIFO, or settled. */
+export const WHERE = { queued: 0, inFlight: 1, delayed: 2, done: 3 } as const;
+
 /** One submitted job while the scheduler holds it. */
 export class Entry {
   /** Next entry in the same FIFO. */
@@ -35,8 +38,8 @@ export class Entry {
   lane: Lane | undefined = undefined;
   /** Counts against its chat's per-chat window (false for read-backs and chat actions in a chat lane). */
   countsPerChat = true;
-  /** Queued, in flight, delayed (waiting to retry outside a queue) or done. */
-  where = 0;
+  /** Queued, in flight, delayed (waiting to retry outside a queue) or done: one of WHERE. */
+  where: number = WHERE.queued;
 
   constructor(
     readonly op: OperationName | string,

@@ -9,19 +9,15 @@
  * order with it, without spending its 2/s (the platform does not count them per chat); calls tied to
  * no chat have one lane per FIFO (express: the long poll; main; bulk), each keeping its own place.
  *
- * The bound, no class starves: with K lanes ready in a class, a lane gets its turn within K turns of
- * that class (2K while a chat with an outsized backlog is boosted: it takes at most every other turn);
- * a class with ready work gets at least one of every classShareEvery + 1 dispatches while one more
- * urgent class competes (classShareEvery + 4 with all four classes busy). Inside a lane a job with p
- * jobs ahead of it in its FIFO goes on the lane's (p + 1)-th turn (bulk: up to bulkShareEvery more).
- * Dispatches come at up to G per window W. So 40 busy chats, the unscoped lane and a long poll back
- * every 150 ms (K = 41, classShareEvery 8): a call at the head of its lane within 41 × 9 = 369
- * dispatches, 12.3 s at 30/s (about 2 s in practice; scheduler-lanes.test.ts).
+ * No class starves: with K lanes ready in a class, a lane gets its turn within K turns of that class
+ * (2K while a boosted chat takes every other turn), and a class with ready work gets one of every
+ * classShareEvery + 1 dispatches (+ 4 with all four classes busy): the bound is worked out in
+ * docs/client.md ("No class of call starves another") and checked by scheduler-lanes.test.ts.
  */
 
 import type { OperationName } from '../operations.ts';
 import { CircuitBreaker } from './breaker.ts';
-import { Entry, type Lane, LaneQueues } from './chat-queues.ts';
+import { Entry, type Lane, WHERE } from './chat-queues.ts';
 import { DialogDirectory } from './dialog-directory.ts';
 import { FailureHandler } from './failures.ts';
 import { type JobSpec, jobSpecOf } from './job-spec.ts';
@@ -30,20 +26,9 @@ import { MetricsRecorder, type SchedulerMetrics } from './metrics.ts';
 import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFactory } from './options.ts';
 import { PendingJobs } from './pending.ts';
 import { classIndexOf, queueIndexOf } from './priorities.ts';
+import { LaneQueueing, queuedActionLike } from './queueing.ts';
 import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
-import {
-  type ApiCaller,
-  DeadLetterError,
-  type DeadLetterReason,
-  type Job,
-  type OperationResult,
-  type Task,
-} from './types.ts';
-
-const WHERE_QUEUED = 0;
-const WHERE_IN_FLIGHT = 1;
-const WHERE_DELAYED = 2;
-const WHERE_DONE = 3;
+import type { ApiCaller, DeadLetterReason, Job, OperationResult, Task } from './types.ts';
 
 export class Scheduler {
   private readonly options: ReturnType<typeof resolveOptions>;
@@ -56,6 +41,7 @@ export class Scheduler {
   private readonly board: LaneBoard;
   private readonly dialogs = new DialogDirectory();
   private readonly recorder = new MetricsRecorder();
+  private readonly queueing: LaneQueueing;
   private globalPausedUntil = 0;
   private readonly breaker = new CircuitBreaker();
   private readonly failures: FailureHandler;
@@ -85,6 +71,7 @@ export class Scheduler {
       this.options.classShareEvery,
       this.options.bulkShareEvery,
     );
+    this.queueing = new LaneQueueing(this.recorder, this.board, (entry) => this.settle(entry));
     this.failures = new FailureHandler(
       {
         options: this.options,
@@ -92,10 +79,10 @@ export class Scheduler {
         recorder: this.recorder,
         board: this.board,
         breaker: this.breaker,
-        requeueAtHead: (entry) => this.requeue(entry, true),
-        unqueue: (entry) => this.unqueue(entry),
+        requeueAtHead: (entry) => this.queueing.requeue(entry, true),
+        unqueue: (entry) => this.queueing.unqueue(entry),
         delay: (entry, until) => {
-          entry.where = WHERE_DELAYED;
+          entry.where = WHERE.delayed;
           this.board.delay(entry, until);
         },
         settle: (entry) => this.settle(entry),
@@ -218,75 +205,19 @@ export class Scheduler {
         entry.onAbort = () => this.abort(entry);
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
-      const older = lane.chatId === undefined ? undefined : this.queuedActionLike(lane, entry);
-      if (older) this.coalesce(older, entry);
-      else this.requeue(entry, false);
+      const older = lane.chatId === undefined ? undefined : queuedActionLike(lane, entry);
+      if (older) this.queueing.coalesce(older, entry);
+      else this.queueing.requeue(entry, false);
       this.board.placeAfterSubmit(lane, now);
       this.schedulePump();
     });
   }
 
-  /** Puts an entry in its lane's FIFO: at the tail when new, at the head when it is a retry. */
-  private requeue(entry: Entry, atHead: boolean): void {
-    const lane = entry.lane!;
-    if (!lane.queues) {
-      lane.queues = new LaneQueues();
-      this.board.lanesWithWork++;
-    }
-    if (atHead) lane.queues.unshift(entry);
-    else lane.queues.push(entry);
-    entry.where = WHERE_QUEUED;
-    this.recorder.queuedByPriority[entry.classIndex]!++;
-  }
-
-  /** A queued chat action of `entry`'s chat doing the same (`typing_on`…), when `entry` is one. */
-  private queuedActionLike(lane: Lane, entry: Entry): Entry | undefined {
-    if (entry.op !== 'sendAction' || !lane.queues) return undefined;
-    for (const queued of lane.queues.entries())
-      if (queued.op === 'sendAction' && queued.args.action === entry.args.action) return queued;
-    return undefined;
-  }
-
-  /**
-   * A newer chat action takes the place of a queued one for the same chat (same FIFO: its place in
-   * line): one "typing…" per chat waits, never a pile of stale ones. The older job is settled as
-   * `superseded` (no dead letter: nothing failed) and counted in `metrics().chatActions.coalesced`.
-   */
-  private coalesce(older: Entry, entry: Entry): void {
-    const queues = older.lane!.queues!;
-    if (queues.replace(older, entry)) {
-      this.recorder.queuedByPriority[older.classIndex]!--;
-      this.recorder.queuedByPriority[entry.classIndex]!++;
-      entry.where = WHERE_QUEUED;
-    } else {
-      this.unqueue(older);
-      this.requeue(entry, false);
-    }
-    this.recorder.chatActions.coalesced++;
-    this.settle(older);
-    older.reject(
-      new DeadLetterError(
-        'superseded',
-        older.op,
-        older.chatId,
-        undefined,
-        'a newer chat action for the same chat took its place in the queue',
-      ),
-    );
-  }
-
-  private unqueue(entry: Entry): boolean {
-    const queues = entry.lane?.queues;
-    if (!queues?.remove(entry)) return false;
-    this.recorder.queuedByPriority[entry.classIndex]!--;
-    return true;
-  }
-
   private abort(entry: Entry): void {
-    if (entry.where === WHERE_QUEUED && this.unqueue(entry)) {
+    if (entry.where === WHERE.queued && this.queueing.unqueue(entry)) {
       this.deadLetter(entry, 'aborted', 'the caller aborted it while it waited');
       this.board.place(entry.lane!, this.now());
-    } else if (entry.where === WHERE_DELAYED) {
+    } else if (entry.where === WHERE.delayed) {
       this.deadLetter(entry, 'aborted', 'the caller aborted it while it waited to retry');
     } // in flight: the API call sees the same signal and fails, and onFailure reports it
   }
@@ -304,8 +235,8 @@ export class Scheduler {
     if (this.closed) return;
     const now = this.now();
     this.board.wake(now, (entry: Entry) => {
-      if (entry.where !== WHERE_DELAYED) return false;
-      this.requeue(entry, true);
+      if (entry.where !== WHERE.delayed) return false;
+      this.queueing.requeue(entry, true);
       return true;
     });
     while (this.inFlight < this.options.maxInFlight) {
@@ -344,7 +275,7 @@ export class Scheduler {
       this.board.place(lane, now);
     }
     entry.attempts++;
-    entry.where = WHERE_IN_FLIGHT;
+    entry.where = WHERE.inFlight;
     if (entry.firstDispatchAt < 0) {
       entry.firstDispatchAt = now;
       this.recorder.recordWait(entry.classIndex, now - entry.submittedAt);
@@ -414,7 +345,7 @@ export class Scheduler {
   }
 
   private settle(entry: Entry): void {
-    entry.where = WHERE_DONE;
+    entry.where = WHERE.done;
     if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
     this.pending.settled();
   }
