@@ -50,7 +50,17 @@ describe('save as test', () => {
     const note = panel.getByRole('status');
     await expect.poll(() => note.textContent(), WAIT).toMatch(/^Saved as /);
     mkdirSync(RESULTS, { recursive: true });
-    await panel.locator('.panel-head').screenshot({ path: join(RESULTS, 'playground-save-test.png') });
+    // The panel redraws itself as the conversation's state arrives (its head is replaced): a shot taken
+    // while the head is swapped fails with "not attached to the DOM", so it is taken again.
+    const head = () =>
+      panel
+        .locator('.panel-head')
+        .screenshot({ path: join(RESULTS, 'playground-save-test.png'), timeout: 2_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+    await expect.poll(head, WAIT).toBe(true);
     await page.screenshot({ path: join(RESULTS, 'playground-save-test-page.png') });
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
       copyFileSync(
