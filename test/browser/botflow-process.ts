@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -178,4 +178,20 @@ export async function bookingChat(page: Page, name: string, timeoutMs = 30_000) 
   await say('/book');
   await chat.locator('.msg-bot', { hasText: 'Which day?' }).waitFor({ timeout: timeoutMs });
   return { chat, say };
+}
+
+/**
+ * Takes a screenshot of a part of the playground, again when the part was redrawn mid-shot: the side
+ * panel replaces its sections as the conversation's events arrive ("element is not attached to the DOM").
+ */
+export async function shotOf(part: Locator, path: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await part.screenshot({ path, timeout: 2_000 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
 }

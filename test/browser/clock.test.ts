@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { usePlayground } from './botflow-process.ts';
+import { shotOf, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -27,7 +27,7 @@ describe("the playground's clock", () => {
     await timers.getByText('ask_name:remind:0').waitFor();
     await timers.getByText('ask_name:idle').waitFor();
     mkdirSync(RESULTS, { recursive: true });
-    await timers.screenshot({ path: join(RESULTS, 'playground-clock.png') });
+    await shotOf(timers, join(RESULTS, 'playground-clock.png'));
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
       copyFileSync(join(RESULTS, 'playground-clock.png'), join(REPO, 'docs', 'playground-clock.png'));
 

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { usePlayground } from './botflow-process.ts';
+import { shotOf, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -28,7 +28,7 @@ describe('start at a step', () => {
     await jump.getByLabel('Step').selectOption('confirm');
     await jump.getByLabel('Variables (JSON)').fill('{"name": "Kim", "age": 41, "email": "kim@example.org"}');
     mkdirSync(RESULTS, { recursive: true });
-    await jump.screenshot({ path: join(RESULTS, 'playground-jump.png') });
+    await shotOf(jump, join(RESULTS, 'playground-jump.png'));
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
       copyFileSync(join(RESULTS, 'playground-jump.png'), join(REPO, 'docs', 'playground-jump.png'));
     await jump.getByRole('button', { name: 'Start here' }).click();

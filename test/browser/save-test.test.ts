@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { usePlayground } from './botflow-process.ts';
+import { shotOf, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -50,17 +50,7 @@ describe('save as test', () => {
     const note = panel.getByRole('status');
     await expect.poll(() => note.textContent(), WAIT).toMatch(/^Saved as /);
     mkdirSync(RESULTS, { recursive: true });
-    // The panel redraws itself as the conversation's state arrives (its head is replaced): a shot taken
-    // while the head is swapped fails with "not attached to the DOM", so it is taken again.
-    const head = () =>
-      panel
-        .locator('.panel-head')
-        .screenshot({ path: join(RESULTS, 'playground-save-test.png'), timeout: 2_000 })
-        .then(
-          () => true,
-          () => false,
-        );
-    await expect.poll(head, WAIT).toBe(true);
+    await shotOf(panel.locator('.panel-head'), join(RESULTS, 'playground-save-test.png'));
     await page.screenshot({ path: join(RESULTS, 'playground-save-test-page.png') });
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
       copyFileSync(

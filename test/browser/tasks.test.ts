@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bookingChat, usePlayground } from './botflow-process.ts';
+import { bookingChat, shotOf, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -48,7 +48,7 @@ describe('tasks in the playground', () => {
     expect(await panel.locator('.panel-head').textContent()).not.toContain('null');
 
     mkdirSync(RESULTS, { recursive: true });
-    await tasks.screenshot({ path: join(RESULTS, 'playground-tasks.png') });
+    await shotOf(tasks, join(RESULTS, 'playground-tasks.png'));
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
       copyFileSync(join(RESULTS, 'playground-tasks.png'), join(REPO, 'docs', 'playground-tasks.png'));
     expect(pageErrors).toEqual([]);
@@ -74,7 +74,7 @@ describe('tasks in the playground', () => {
     await history.getByText('turned the choices to page 2').waitFor(WAIT);
     expect(await history.textContent()).not.toMatch(/button #/);
     mkdirSync(RESULTS, { recursive: true });
-    await history.screenshot({ path: join(RESULTS, 'playground-paged-history.png') });
+    await shotOf(history, join(RESULTS, 'playground-paged-history.png'));
     expect(pageErrors).toEqual([]);
   });
 });
