@@ -108,13 +108,16 @@ function zoomableGraph(graphEl, view) {
   return h('div', { class: 'graph-frame' }, controls, box);
 }
 
+/** How long "copied ✓" stays on the button. */
+const COPIED_FOR_MS = 3000;
+
 /**
  * The Graph section's parts for `flow` with `current` highlighted. `panel` keeps what outlives its
  * redraws: `copiedAt`, `sourceOf` (the step whose lines show), `graphViews` (zoom and scroll per flow).
  */
 export function graphParts(panel, flow, current) {
   // The answer outlives the panel's redraws (a step event may redraw it right after the click).
-  const copied = Date.now() - (panel.copiedAt ?? 0) < 1500;
+  const copied = Date.now() - (panel.copiedAt ?? 0) < COPIED_FOR_MS;
   const copy = h(
     'button',
     {
@@ -126,7 +129,10 @@ export function graphParts(panel, flow, current) {
           await navigator.clipboard.writeText(flow.mermaid);
           panel.copiedAt = Date.now();
           button.textContent = 'copied ✓';
-          setTimeout(() => panel.refresh(), 1600);
+          // A redraw already under way may replace this button with one drawn before the click:
+          // redraw once more now (it reads copiedAt), and again when the answer is due to go.
+          panel.refresh();
+          setTimeout(() => panel.refresh(), COPIED_FOR_MS + 100);
         } catch {
           button.textContent = 'copy failed: botflow graph prints the same text';
         }
