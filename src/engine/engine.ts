@@ -1,204 +1,170 @@
 /**
- * `createEngine`: the engine assembled. Events in the inbox (updates from intake, due timers, API results)
- * drive one XState machine per conversation; each step commits its snapshot, calls and timers in one
- * transaction; the dispatcher sends the calls through the scheduler and feeds results back.
+ * `createEngine`: the engine assembled, the same over SQLite and PostgreSQL. Events in the inbox (updates
+ * from intake, due timers, API and task results) drive one XState machine per conversation; each batch
+ * commits its snapshots, calls and timers in one transaction; the dispatcher sends the calls through the
+ * scheduler and feeds results back.
+ *
+ * One process owns every conversation and is always the dispatcher. When the store has leases
+ * (PostgreSQL), several processes share the database: each handles the partitions it holds leases on
+ * (lane/ownership.ts), and the holder of the `dispatcher` lease sends for all of them.
+ *
+ *   const engine = createEngine({ db: openDatabase({ path }), flows, scheduler, api });
+ *   const engine = createEngine({ store: postgresStore(await openPostgres({ url })), flows, scheduler, api });
  */
-import type Database from 'better-sqlite3';
-import type { Logger } from 'pino';
-import type { OperationName } from '../client/operations.ts';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Job } from '../client/scheduler/types.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
-import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
-import { TaskRunner } from '../dispatch/tasks/runner.ts';
-import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { BotflowError } from '../errors/index.ts';
-import { buttonSecret } from '../store/engine-settings.ts';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import type { WriterThread } from './commit/writer-thread.ts';
-import { type SessionInspector, sessionInspector } from './inspect.ts';
-import { WriterPipeline } from './lane/pipeline.ts';
-import { type EventOutcome, InboxProcessor } from './lane/processor.ts';
+import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
+import { LeaseLostError } from '../store/postgres/commit.ts';
+import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import { sqliteStore } from './commit/sqlite-store.ts';
+import type { EngineStore } from './commit/store.ts';
+import type { Answer, Engine, EngineOptions } from './engine-options.ts';
+import { sessionInspector } from './inspect.ts';
+import { BatchLoop } from './lane/batches.ts';
+import { Ownership, type Role } from './lane/ownership.ts';
+import { BatchPlanner, type EventOutcome } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
-import { type EngineEvents, EngineListeners } from './listeners.ts';
-import { recordFlowVersions } from './pinned-versions.ts';
+import { EngineListeners } from './listeners.ts';
+import { restorePinned, versionRestorer } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
-import { type Clock, clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
-import type { FlowDefinition } from './step/contract.ts';
+import { clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
 import { FlowSet } from './step/flow-set.ts';
-import { type GraceReport, type TimerGrace, TimerService } from './timers.ts';
+import { workersFor } from './workers.ts';
 
-/** The API client parts the engine uses: calls (when no scheduler is given) and uploads. */
-export type EngineApi = Partial<UploadClient> & {
-  call(op: OperationName, args: Record<string, unknown>): Promise<unknown>;
-};
-
-/** How to build an engine. */
-export interface EngineOptions {
-  /** An open botflow database (`openDatabase`): migrations applied. */
-  db: Database.Database;
-  /** The Bot API client: calls go straight to it when no scheduler is given; uploads use it. */
-  api?: EngineApi;
-  /** The throttled scheduler every call goes through (recommended). */
-  scheduler?: CallGateway & { run?: unknown };
-  /** Overrides how `upload_and_send` effects upload their media (default: `uploadMedia` with `api`). */
-  upload?: MediaUploader;
-  /** The flows to run: a `FlowSet` (several versions per flow) or a list (later entries are newer). */
-  flows: FlowSet | FlowDefinition[];
-  /** Secret for signing button payloads; by default generated once and kept in the database. */
-  secret?: string;
-  /** Reads the time (ms); the testing tools pass a virtual clock. Ignored when `clock` is given. */
-  now?: () => number;
-  /** Time and waiting, replaceable as a whole. */
-  clock?: Clock;
-  logger?: Logger;
-  /** What to do with timers that came due while the engine was not running. */
-  timerGrace?: TimerGrace;
-  /** The bot's username (`getMe`): in groups, `/start@other_bot` and `@other_bot /start` are not ours. */
-  botUsername?: string;
-  /** Answer to a press on a keyboard that no running step owns (default "This menu is no longer active."). */
-  staleText?: string;
-  /** Inbox events per transaction (default 256). */
-  batchSize?: number;
-  /**
-   * Sessions kept in memory after this process wrote them (default 10,000; 0 turns the cache off). The
-   * next event of a cached conversation skips reading and restoring its snapshot. Bounded: memory does
-   * not grow with the number of conversations.
-   */
-  sessionCacheSize?: number;
-  /**
-   * A writer thread on the same database file (`startWriterThread`): a started engine plans the next
-   * batch while the thread commits the previous one, using a second core. Without it, batches are
-   * committed on `db`. `processPending()` and `tick()` still commit on `db`.
-   */
-  writer?: WriterThread;
-  /** Calls handed to the scheduler at once (default 256). */
-  maxInFlight?: number;
-  /** How often a started engine looks for inbox rows nobody told it about (default 1000 ms). */
-  pollIntervalMs?: number;
-  /**
-   * Rebuilds a flow version from the `source` stored with it (flow files: `rebuildFlow` of src/flows).
-   * At creation, running sessions pinned to a version `flows` lacks are given that version back from
-   * its stored source, so they go on after a restart with a changed flow file. Without it, or when a
-   * source is missing or no longer builds, they are migrated if the latest version maps them, else warned about.
-   */
-  rebuildFlow?: (source: string) => FlowDefinition;
-  /** The team's tasks flows start (`do: [{task: …}]`), by name: run by the engine's task runner. */
-  tasks?: Readonly<Record<string, TaskDefinition>>;
-  /** Tasks running at once (default 16); apart from the platform's request budget. */
-  taskConcurrency?: number;
-}
-
-export type { EngineEvents } from './listeners.ts';
-
-/** A running (or ready) engine. */
-export interface Engine {
-  /** Processes the inbox as events arrive, fires timers when due and sends the outbox. */
-  start(): void;
-  /** Stops processing and waits up to `waitMs` (a duration, default 10 s) for calls in flight. */
-  stop(options?: { waitMs?: number }): Promise<void>;
-  /** Tells a started engine that intake committed inbox rows. */
-  notify(): void;
-  /** Handles pending inbox events until none is left (tests, tools); returns what became of each. */
-  processPending(): EventOutcome[];
-  /** Fires the timers due at `now` (default: the clock's time), then handles pending events. Virtual clocks. */
-  tick(now?: number): EventOutcome[];
-  /** Resolves when the inbox is empty and no call is in flight (a started engine). */
-  drain(): Promise<void>;
-  /**
-   * Deletes settled outbox rows, timers and tasks older than `olderThanMs` (default 7 days), and the funnel's
-   * step log older than `stepLogOlderThanMs` (default 90 days), in small chunks. The inbox has its own
-   * retention (intake's store); sessions are kept.
-   */
-  prune(
-    olderThanMs?: number,
-    stepLogOlderThanMs?: number,
-  ): { outbox: number; timers: number; tasks: number; stepLog: number };
-  /** Support: list, inspect and end sessions. */
-  sessions: SessionInspector;
-  /** The flows this engine runs, every version it was given (add one to hot-reload). */
-  flows: FlowSet;
-  /** Listens to engine events; returns a function that stops listening. */
-  on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void;
-}
+export type { Answer, Engine, EngineApi, EngineEvents, EngineOptions } from './engine-options.ts';
 
 /** How long the funnel's step log is kept (`botflow stats` looks back at most this far). */
 export const STEP_LOG_KEPT_MS = 90 * 24 * 3_600_000;
 
-/** Builds an engine over `options.db`. Nothing runs until `start()`, `processPending()` or `tick()`. */
-export function createEngine(options: EngineOptions): Engine {
-  const { db, logger } = options;
+/** Builds an engine. Nothing runs until `start()`, `processPending()` or `tick()`. */
+export function createEngine(options: EngineOptions<true> & { store?: EngineStore<true> }): Engine<true>;
+export function createEngine(options: EngineOptions<false> & { store: EngineStore<false> }): Engine<false>;
+export function createEngine(options: EngineOptions<boolean> & { store: EngineStore }): Engine<boolean>;
+export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
+  const { logger } = options;
   const clock = options.clock ?? (options.now ? clockFrom(options.now) : systemClock);
+  const now = () => clock.now();
+  const store = storeOf(options, now);
   const flows = options.flows instanceof FlowSet ? options.flows : new FlowSet(options.flows);
-  const signer = new ButtonSigner(options.secret ?? buttonSecret(db, clock.now()));
+  const member = options.member ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const cache = new SessionCache(options.sessionCacheSize ?? 10_000);
-  const processor = new InboxProcessor({
-    cache,
-    db,
-    flows,
-    signer,
-    now: () => clock.now(),
-    logger,
-    staleText: options.staleText ?? 'This menu is no longer active.',
-    botUsername: options.botUsername,
-    batchSize: options.batchSize ?? 256,
-  });
-  const timers = new TimerService(db, options.timerGrace, logger);
   const events = new EngineListeners(logger);
-  const emit = events.emit;
+  const tickMs = options.tickMs ?? 1000;
+  const ownership = store.leases
+    ? new Ownership({
+        leases: store.leases,
+        member,
+        leaseMs: options.leaseMs ?? 3000,
+        dispatcher: options.dispatcher ?? true,
+        info: { host: hostname(), pid: process.pid },
+        logger,
+      })
+    : undefined;
+  const partitions = () => (ownership ? ownership.role.partitions : 'all');
+  const grace = {
+    toleranceMs: options.timerGrace?.toleranceMs ?? 60_000,
+    maxLateMs: options.timerGrace?.maxLateMs ?? 6 * 3_600_000,
+    perSecond: Math.max(0.001, options.timerGrace?.perSecond ?? 10),
+  };
+
+  const restore = versionRestorer(
+    (versions) => store.flowSources(versions),
+    flows,
+    logger,
+    options.rebuildFlow,
+  );
+  let planner: BatchPlanner | undefined;
+  const loop = new BatchLoop({
+    store,
+    get planner() {
+      return planner!;
+    },
+    cache,
+    member,
+    partitions,
+    now,
+    batchSize: options.batchSize ?? 256,
+    restore,
+    logger,
+    report,
+    wake: (delayMs = 0) => (delayMs > 0 ? clock.setTimer(scheduleProcessing, delayMs) : scheduleProcessing()),
+    empty: () => armTimerWake(),
+    leaseLost(error) {
+      if (!(error instanceof LeaseLostError)) return false;
+      logger?.warn('a partition of the batch moved to another process; nothing of it was written');
+      nextLeaseTickAt = 0;
+      return true;
+    },
+  });
 
   const { gateway, upload } = callsOf(options);
+  const { dispatcher, runner } = workersFor(store, {
+    member,
+    clock,
+    gateway,
+    upload,
+    logger,
+    maxInFlight: options.maxInFlight ?? 256,
+    tasks: options.tasks ?? {},
+    taskConcurrency: options.taskConcurrency ?? 16,
+    onResult: () => scheduleProcessing(),
+    onOutcome: (outcome) => events.emit('effect', outcome),
+    onTask: (outcome) => events.emit('task', outcome),
+  });
+
+  // Ready on a synchronous store at once; on PostgreSQL once `start()` has read the secret.
+  const prepared: MaybePromise<void> = andThen(
+    options.secret ?? store.buttonSecret(now()),
+    (secret) =>
+      andThen(recordVersions(), () => {
+        planner = new BatchPlanner({
+          cache,
+          load: (key) => loop.load(key),
+          flows,
+          signer: new ButtonSigner(secret),
+          now,
+          logger,
+          staleText: options.staleText ?? 'This menu is no longer active.',
+          botUsername: options.botUsername,
+        });
+      }),
+  );
+  flows.onAdd((flow) => {
+    void Promise.resolve()
+      .then(() => store.recordFlowVersion(flow.id, flow.version, now(), flow.source))
+      .catch(() => {});
+  });
+
+  /** Records every loaded version with its source; rebuilds those running sessions are pinned to. */
+  function recordVersions(): MaybePromise<void> {
+    const at = now();
+    const records = flows.all().map((flow) => store.recordFlowVersion(flow.id, flow.version, at, flow.source));
+    const recorded = store.synchronous ? undefined : Promise.all(records).then(() => {});
+    return andThen(recorded, () =>
+      andThen(store.pinnedVersions(), (pinned) => {
+        const missing = pinned.filter(({ flowId, flowVersion }) => !flows.get(flowId, flowVersion));
+        return andThen(store.flowSources(missing), (sources) => {
+          for (const flow of restorePinned(missing, sources, flows, logger, options.rebuildFlow))
+            void store.recordFlowVersion(flow.id, flow.version, at);
+        });
+      }),
+    );
+  }
 
   let running = false;
-  let recovered = false;
+  let joined = false;
+  let graced = false;
   let processingQueued = false;
   let timerWake: { at: number; handle: TimerHandle } | undefined;
   let pollHandle: TimerHandle | undefined;
-
-  const dispatcher = gateway
-    ? new OutboxDispatcher({
-        db,
-        gateway,
-        upload,
-        now: () => clock.now(),
-        logger,
-        maxInFlight: options.maxInFlight ?? 256,
-        onResult: () => scheduleProcessing(),
-        onOutcome: (outcome) => emit('effect', outcome),
-      })
-    : undefined;
-
-  const taskRunner = new TaskRunner({
-    db,
-    tasks: options.tasks ?? {},
-    clock,
-    concurrency: options.taskConcurrency ?? 16,
-    gateway,
-    logger,
-    onResult: () => scheduleProcessing(),
-    onOutcome: (outcome) => emit('task', outcome),
-  });
-
-  let pipeline: WriterPipeline | undefined = options.writer
-    ? new WriterPipeline({
-        processor,
-        writer: options.writer,
-        now: () => clock.now(),
-        logger,
-        report,
-        wake: (delayMs = 0) =>
-          delayMs > 0 ? clock.setTimer(scheduleProcessing, delayMs) : scheduleProcessing(),
-        lost: () => {
-          pipeline = undefined;
-          scheduleProcessing();
-        },
-      })
-    : undefined;
-
-  recordFlowVersions(db, flows, clock.now(), logger, options.rebuildFlow);
-  const flowVersions = new FlowVersionStore(db);
-  flows.onAdd((flow) => {
-    if (db.open) flowVersions.record(flow.id, flow.version, clock.now(), flow.source);
-  });
+  let leaseHandle: TimerHandle | undefined;
+  let nextLeaseTickAt = 0;
+  let lastLoopAt = 0;
+  let listener: { close(): Promise<void> } | undefined;
 
   function report(outcomes: EventOutcome[]): void {
     let calls = 0;
@@ -206,176 +172,270 @@ export function createEngine(options: EngineOptions): Engine {
     for (const outcome of outcomes) {
       calls += outcome.calls;
       tasks += outcome.tasks ?? 0;
-      emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
+      events.emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
     }
-    if (calls > 0) dispatcher?.wake();
-    if (tasks > 0) taskRunner.wake();
-  }
-
-  function processPending(): EventOutcome[] {
-    if (pipeline && pipeline.inFlight > 0) {
-      throw new BotflowError(
-        'BOTFLOW_ENGINE_BUSY',
-        'processPending() while the writer thread commits a batch of this started engine: await engine.drain() instead',
-      );
-    }
-    const all: EventOutcome[] = [];
-    for (;;) {
-      const batch = processor.processBatch();
-      if (batch.length === 0) break;
-      report(batch);
-      for (const outcome of batch) all.push(outcome);
-    }
-    if (running) armTimerWake();
-    return all;
-  }
-
-  function recoverOnce(now: number): GraceReport | undefined {
-    if (recovered) return undefined;
-    recovered = true;
-    return timers.recover(now);
-  }
-
-  function fireDueTimers(now: number): number {
-    let fired = 0;
-    for (;;) {
-      const n = timers.fireDue(now);
-      fired += n;
-      if (n === 0) return fired;
-    }
+    if (tasks > 0) runner.wake();
+    if (calls === 0) return;
+    if (!ownership || ownership.role.dispatcher) dispatcher?.wake();
+    else void store.announceOutbox?.().catch(() => {});
   }
 
   function scheduleProcessing(): void {
     if (!running || processingQueued) return;
     processingQueued = true;
-    setImmediate(runProcessing);
+    setImmediate(() => {
+      processingQueued = false;
+      lastLoopAt = Date.now();
+      if (running) loop.pump();
+    });
   }
 
-  function runProcessing(): void {
-    processingQueued = false;
-    if (!running) return;
-    try {
-      if (pipeline) {
-        // One batch planned per turn of the event loop; the writer thread commits the one before.
-        const pumped = pipeline.pump();
-        if (pumped === 'sent') scheduleProcessing();
-        else if (pumped === 'empty') armTimerWake();
-        return;
-      }
-      const batch = processor.processBatch();
-      report(batch);
-      // Yield between batches so intake's webhook replies are never starved by a long backlog.
-      if (batch.length > 0) scheduleProcessing();
-      else armTimerWake();
-    } catch (error) {
-      logger?.error({ err: error }, 'inbox processing failed; retrying shortly');
-      clock.setTimer(scheduleProcessing, 500);
-    }
+  /** The grace rule for overdue timers, once for the partitions this process just took (all: at start). */
+  function applyGrace(taken: 'all' | readonly number[], at: number): MaybePromise<void> {
+    return andThen(store.timerGrace(taken, at, grace), (done) => {
+      if (done.postponed + done.expired > 0)
+        logger?.info(done, 'timers that came due while nothing ran them: spread out or expired');
+    });
   }
 
+  function fireDueTimers(at: number): MaybePromise<number> {
+    const round = (fired: number): MaybePromise<number> =>
+      andThen(store.fireDueTimers(partitions(), at, 1000), (n) => (n === 0 ? fired : round(fired + n)));
+    return round(0);
+  }
+
+  let timerSeq = 0;
   function armTimerWake(): void {
     if (!running) return;
-    const next = timers.nextFireAt();
-    if (timerWake && timerWake.at === next) return;
-    if (timerWake) clock.clearTimer(timerWake.handle);
-    timerWake = undefined;
-    if (next === undefined) return;
-    timerWake = { at: next, handle: clock.setTimer(onTimerWake, next - clock.now()) };
+    const seq = ++timerSeq;
+    void Promise.resolve(
+      andThen(store.nextTimerAt(partitions()), (next) => {
+        if (seq !== timerSeq || !running) return;
+        if (timerWake && timerWake.at === next) return;
+        if (timerWake) clock.clearTimer(timerWake.handle);
+        timerWake = undefined;
+        if (next === undefined) return;
+        timerWake = { at: next, handle: clock.setTimer(onTimerWake, next - clock.now()) };
+      }),
+    ).catch((error: unknown) => logger?.error({ err: error }, 'could not read the next timer'));
   }
 
   function onTimerWake(): void {
     timerWake = undefined;
     if (!running) return;
-    try {
-      if (fireDueTimers(clock.now()) > 0) scheduleProcessing();
-    } catch (error) {
+    void Promise.resolve(
+      andThen(fireDueTimers(clock.now()), (fired) => {
+        if (fired > 0) scheduleProcessing();
+        armTimerWake();
+      }),
+    ).catch((error: unknown) => {
       logger?.error({ err: error }, 'firing due timers failed; retrying shortly');
-    }
-    armTimerWake();
+      clock.setTimer(onTimerWake, 500);
+    });
   }
 
   let polls = 0;
   function poll(): void {
     if (!running) return;
     scheduleProcessing();
-    onTimerWakeIfDue();
+    if (timerWake === undefined || timerWake.at <= clock.now()) onTimerWake();
     // Now and then, look for outbox rows put back in line from outside (botflow outbox retry).
     if (++polls % 10 === 0) dispatcher?.wake();
     pollHandle = clock.setTimer(poll, options.pollIntervalMs ?? 1000);
   }
 
-  function onTimerWakeIfDue(): void {
-    const next = timers.nextFireAt();
-    if (next !== undefined && next <= clock.now()) onTimerWake();
+  /** Several processes: heartbeat, take or give partitions and the dispatcher role. */
+  async function leaseTick(): Promise<void> {
+    if (!ownership) return;
+    const before = ownership.role;
+    const { role, gained, lost } = await ownership.tick();
+    // Sessions cached from an earlier time of ownership may have moved on under another process.
+    if (gained.length > 0) cache.clear();
+    if (gained.length + lost.length > 0) runner.setPartitions(role.partitions);
+    if (gained.length > 0) {
+      await Promise.resolve(applyGrace(gained, now())).catch((error: unknown) => {
+        logger?.warn({ err: error }, 'could not apply the grace rule to overdue timers; they fire as they are');
+      });
+      armTimerWake();
+      scheduleProcessing();
+    }
+    if (role.dispatcher) dispatcher?.lead();
+    else dispatcher?.follow();
+    // Every tick too: a notification lost with the LISTEN connection delays a call by a tick at most.
+    if (role.dispatcher) dispatcher?.wake();
+    const changed = gained.length + lost.length > 0 || role.dispatcher !== before.dispatcher;
+    if (changed) options.onRole?.(role);
   }
 
-  return {
+  function scheduleLeaseTick(): void {
+    if (!running || !ownership) return;
+    // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
+    leaseHandle = systemClock.setTimer(() => {
+      nextLeaseTickAt = Date.now() + tickMs;
+      leaseTick()
+        .catch((error: unknown) => logger?.error({ err: error }, 'lease renewal failed; trying again shortly'))
+        .finally(scheduleLeaseTick);
+    }, Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())));
+  }
+
+  async function listen(): Promise<void> {
+    if (!running || !store.listen) return;
+    const heard = await store.listen(
+      { inbox: scheduleProcessing, outbox: () => dispatcher?.wake() },
+      () => {
+        listener = undefined;
+        if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+      },
+    );
+    if (heard && !running) await heard.close().catch(() => {});
+    else listener = heard;
+  }
+
+  function begin(): void {
+    running = true;
+    joined = true;
+    lastLoopAt = Date.now();
+    dispatcher?.start();
+    runner.start();
+    if (!dispatcher) logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
+    onTimerWake();
+    poll();
+  }
+
+  const ALL_PARTITIONS: Role = { member, partitions: [], dispatcher: true, members: 1, lastTickAt: 0 };
+  const engine: Engine<boolean> = {
+    member,
+    store,
     flows,
-    sessions: sessionInspector(db, {
-      now: () => clock.now(),
+    sessions: store.kind === 'sqlite' ? inspectorOf(store) : notOnPostgres(),
+    start(): Answer<boolean, void> {
+      if (running) return (store.synchronous ? undefined : Promise.resolve()) as Answer<boolean, void>;
+      if (!ownership) {
+        if (!graced) {
+          graced = true;
+          applyGrace('all', clock.now());
+        }
+        begin();
+        dispatcher?.lead();
+        return undefined as Answer<boolean, void>;
+      }
+      return (async () => {
+        await prepared;
+        running = true;
+        await leaseTick();
+        runner.setPartitions(ownership.role.partitions);
+        begin();
+        scheduleLeaseTick();
+        void listen().catch(() => {});
+      })() as Answer<boolean, void>;
+    },
+    async stop(stopOptions = {}) {
+      const was = running;
+      running = false;
+      if (timerWake) clock.clearTimer(timerWake.handle);
+      if (pollHandle !== undefined) clock.clearTimer(pollHandle);
+      if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
+      timerWake = undefined;
+      pollHandle = undefined;
+      leaseHandle = undefined;
+      await loop.idle(); // batches handed to the store finish (or fail) before the engine stops
+      dispatcher?.follow();
+      await Promise.all([dispatcher?.stop(stopOptions.waitMs ?? 10_000), runner.stop(stopOptions.waitMs ?? 10_000)]);
+      if (ownership && was) {
+        options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
+        await ownership.leave().catch((error: unknown) => {
+          logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
+        });
+      }
+      const client = listener;
+      listener = undefined;
+      await client?.close().catch(() => {});
+    },
+    notify: scheduleProcessing,
+    processPending() {
+      return andThen(prepared, () => loop.processPending()) as Answer<boolean, EventOutcome[]>;
+    },
+    tick(at = clock.now()) {
+      return andThen(prepared, () => {
+        const first = graced || ownership ? undefined : applyGrace('all', at);
+        graced = true;
+        return andThen(first, () =>
+          andThen(fireDueTimers(at), () => {
+            runner.wake(); // retries that came due on a virtual clock
+            return loop.processPending();
+          }),
+        );
+      }) as Answer<boolean, EventOutcome[]>;
+    },
+    async drain() {
+      for (;;) {
+        if (running) {
+          loop.pump();
+          await loop.idle();
+        } else await engine.processPending();
+        await dispatcher?.idle();
+        await runner.idle();
+        await dispatcher?.idle(); // calls planned from task results that came in meanwhile
+        const busy = (dispatcher?.inFlight ?? 0) > 0 || loop.inFlight > 0 || runner.inFlight > 0;
+        if (!busy && (await store.pendingCount(partitions())) === 0) return;
+        if (running) await new Promise((resolve) => setTimeout(resolve, store.synchronous ? 0 : 20));
+      }
+    },
+    prune(olderThanMs = 7 * 24 * 3_600_000, stepLogOlderThanMs = STEP_LOG_KEPT_MS) {
+      const at = clock.now();
+      return store.prune({
+        inbox: at - DEFAULT_INBOX_RETENTION_MS,
+        settled: at - olderThanMs,
+        stepLog: at - stepLogOlderThanMs,
+      }) as Answer<boolean, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
+    },
+    stepLog: (query) => store.stepLog(query),
+    role: () => (ownership ? ownership.role : { ...ALL_PARTITIONS, lastTickAt: joined ? lastLoopAt : 0 }),
+    ready: () =>
+      running && (!ownership || (ownership.role.lastTickAt > 0 && Date.now() - nextLeaseTickAt < 3 * tickMs)),
+    alive: () => running && Date.now() - lastLoopAt < 10_000 + (options.pollIntervalMs ?? 1000),
+    on: events.on,
+  };
+  return engine;
+
+  function inspectorOf(sqlite: EngineStore & { db?: import('better-sqlite3').Database }) {
+    return sessionInspector(sqlite.db!, {
+      now,
       onEnded: (key) => cache.delete(key),
       onRedriven: () => dispatcher?.wake(),
       onTimersMoved: () => {
-        onTimerWakeIfDue();
+        if (timerWake === undefined || timerWake.at <= clock.now()) onTimerWake();
         armTimerWake();
       },
       flow: (flowId) => flows.latest(flowId),
       onJumped: () => scheduleProcessing(),
       currentFlows: () => flows.current(),
       rebuildFlow: options.rebuildFlow,
-    }),
-    start() {
-      if (running) return;
-      running = true;
-      recoverOnce(clock.now());
-      dispatcher?.start();
-      taskRunner.start();
-      if (!dispatcher)
-        logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
-      onTimerWakeIfDue();
-      armTimerWake();
-      poll();
+    });
+  }
+}
+
+/** The store `options` name: `store`, or `db` through the SQLite adapter. */
+function storeOf(options: EngineOptions<boolean>, now: () => number): EngineStore {
+  if (options.store) return options.store;
+  if (!options.db) {
+    throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'createEngine needs `db` (SQLite) or `store` (sqliteStore, postgresStore)');
+  }
+  return sqliteStore(options.db, { writer: options.writer, now, logger: options.logger });
+}
+
+/** The session inspector where it does not run yet: every method says so. */
+function notOnPostgres(): Engine['sessions'] {
+  return new Proxy({} as Engine['sessions'], {
+    get(_target, name) {
+      return () => {
+        throw new BotflowError(
+          'BOTFLOW_SESSIONS_UNSUPPORTED',
+          `engine.sessions.${String(name)}() works on SQLite only for now: read sessions with botflow inspect on PostgreSQL`,
+        );
+      };
     },
-    async stop(stopOptions = {}) {
-      running = false;
-      if (timerWake) clock.clearTimer(timerWake.handle);
-      if (pollHandle !== undefined) clock.clearTimer(pollHandle);
-      timerWake = undefined;
-      pollHandle = undefined;
-      await pipeline?.idle(); // batches handed to the writer thread finish (or fail) before the engine stops
-      await Promise.all([
-        dispatcher?.stop(stopOptions.waitMs ?? 10_000),
-        taskRunner.stop(stopOptions.waitMs ?? 10_000),
-      ]);
-    },
-    notify: scheduleProcessing,
-    processPending,
-    tick(now = clock.now()) {
-      recoverOnce(now);
-      fireDueTimers(now);
-      taskRunner.wake(); // retries that came due on a virtual clock
-      return processPending();
-    },
-    async drain() {
-      for (;;) {
-        if (pipeline && running) {
-          while (pipeline.pump() === 'sent') {}
-          await pipeline.idle();
-        } else processPending();
-        await dispatcher?.idle();
-        await taskRunner.idle();
-        await dispatcher?.idle(); // calls planned from task results that came in meanwhile
-        const busy =
-          (dispatcher?.inFlight ?? 0) > 0 || (pipeline?.inFlight ?? 0) > 0 || taskRunner.inFlight > 0;
-        if (!busy && processor.inbox.pendingCount() === 0) return;
-      }
-    },
-    prune(olderThanMs = 7 * 24 * 3_600_000, stepLogOlderThanMs = STEP_LOG_KEPT_MS) {
-      const now = clock.now();
-      return processor.applier.stores.prune(now - olderThanMs, now - stepLogOlderThanMs);
-    },
-    on: events.on,
-  };
+  });
 }
 
 /** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */

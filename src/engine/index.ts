@@ -1,7 +1,8 @@
 /**
- * `botflow-engine/engine`. The engine: per-conversation XState machines persisted in SQLite. Build one with `createEngine`; write
- * flows by hand with the helpers (or compile flow files with src/flows); test steps with the pure `step`. Several processes on one
- * PostgreSQL database (`openPostgres`) each run a `createClusterEngine`.
+ * `botflow-engine/engine`. The engine: per-conversation XState machines persisted in SQLite or PostgreSQL. Build one with
+ * `createEngine({ db })` (SQLite, one process) or `createEngine({ store: postgresStore(pg) })` (several processes on one
+ * PostgreSQL database, `openPostgres`); write flows by hand with the helpers (or compile flow files with src/flows); test steps
+ * with the pure `step`.
  */
 
 export type { CallGateway, DispatchOutcome, MediaUploader } from '../dispatch/dispatcher.ts';
@@ -12,7 +13,9 @@ export {
   openDatabase,
 } from '../store/database.ts';
 export { openPostgres, type PostgresDatabase, type PostgresOptions } from '../store/postgres/database.ts';
-export { type ClusterEngine, type ClusterEngineOptions, createClusterEngine } from './cluster-engine.ts';
+export { type PostgresEngineStore, postgresStore } from './commit/postgres-store.ts';
+export { type SqliteEngineStore, type SqliteStoreOptions, sqliteStore } from './commit/sqlite-store.ts';
+export type { EngineStore, Partitions } from './commit/store.ts';
 export {
   startWriterThread,
   type WriterThread,
@@ -20,6 +23,7 @@ export {
   WriterThreadStoppedError,
 } from './commit/writer-thread.ts';
 export {
+  type Answer,
   createEngine,
   type Engine,
   type EngineApi,
@@ -65,4 +69,4 @@ export {
   type StoredSnapshot,
   step,
 } from './step/step.ts';
-export type { GraceReport, TimerGrace } from './timers.ts';
+export type { GraceReport, TimerGrace } from '../store/timer-service.ts';

@@ -87,13 +87,15 @@ export function restorePinned(
  * `sourcesOf` reads; each version is tried once per process.
  */
 export function versionRestorer(
-  sourcesOf: (versions: { flowId: string; flowVersion: string }[]) => Promise<ReadonlyMap<string, string>>,
+  sourcesOf: (
+    versions: { flowId: string; flowVersion: string }[],
+  ) => ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>,
   flows: FlowSet,
   logger?: Logger,
   rebuild?: (source: string) => FlowDefinition,
-): (sessions: Iterable<SessionRow>) => Promise<void> {
+): (sessions: Iterable<SessionRow>) => void | Promise<void> {
   const tried = new Set<string>();
-  return async (sessions) => {
+  return (sessions) => {
     const missing = new Map<string, { flowId: string; flowVersion: string; n: number }>();
     for (const { flowId, flowVersion, status } of sessions) {
       const key = `${flowId}@${flowVersion}`;
@@ -104,8 +106,11 @@ export function versionRestorer(
     }
     if (missing.size === 0) return;
     const wanted = [...missing.values()];
-    const sources = await sourcesOf(wanted);
-    for (const key of missing.keys()) tried.add(key);
-    restorePinned(wanted, sources, flows, logger, rebuild);
+    const restore = (sources: ReadonlyMap<string, string>) => {
+      for (const key of missing.keys()) tried.add(key);
+      restorePinned(wanted, sources, flows, logger, rebuild);
+    };
+    const sources = sourcesOf(wanted);
+    return sources instanceof Promise ? sources.then(restore) : restore(sources);
   };
 }

@@ -7,15 +7,13 @@ import type { FastifyPluginAsync, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import type { Scheduler } from '../client/scheduler/scheduler.ts';
-import type { ClusterEngine } from '../engine/cluster-engine.ts';
-import type { WriterThread } from '../engine/commit/writer-thread.ts';
+import type { EngineStore } from '../engine/commit/store.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { PollingStore } from '../intake/polling.ts';
-import type { PostgresDatabase } from '../store/postgres/database.ts';
 import type { Recorder } from './recorder.ts';
 import type { BotIdentity } from './self-check.ts';
 import type { StepOutcome } from './shutdown.ts';
@@ -37,9 +35,7 @@ export interface SandboxHandle {
   /** The web chat page, when the sandbox serves one. */
   webChatUrl?: string;
   /** Lets the web chat's side panel show the engine, once it runs. */
-  attachEngine?(engine: Engine, loaded: LoadedFlows): void;
-  /** On PostgreSQL: the side panel shows the process's role and events. */
-  attachCluster?(cluster: ClusterEngine, loaded: LoadedFlows): void;
+  attachEngine?(engine: Engine<boolean>, loaded: LoadedFlows): void;
   /** Tells the side panel that flows were reloaded (or failed to). */
   flowsChanged?(loaded: LoadedFlows): void;
   close(): Promise<void>;
@@ -90,9 +86,8 @@ export interface AppParts {
   loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;
   watchFlows?(dir: string, onChange: (loaded: LoadedFlows) => void, logger?: Logger): { close(): void };
   createEngine(options: {
-    db: Database.Database;
-    /** Commits the engine's batches on a second thread (absent: on `db`). */
-    writer?: WriterThread;
+    /** The database, through its adapter (runtime/app-store.ts opens it from the configuration). */
+    store: EngineStore;
     api: BotApi;
     scheduler: Scheduler;
     flows: FlowDefinition[];
@@ -102,7 +97,9 @@ export interface AppParts {
     botUsername?: string;
     /** Tasks running at once (`tasks.concurrency`). */
     taskConcurrency?: number;
-  }): Engine;
+    /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
+    onRole?(role: Role): void;
+  }): Engine<boolean>;
   startPolling(
     options: Omit<IntakeOptions, 'api'> & {
       /** The long poll goes through the scheduler, so it counts in the same 30/s window as the sends. */
@@ -132,19 +129,6 @@ export interface AppParts {
       routes?: FastifyPluginCallback;
     },
   ): Promise<IntakeHandle>;
-  /** The engine of one process among several on PostgreSQL (`database.url`). */
-  createClusterEngine(options: {
-    pg: PostgresDatabase;
-    api: BotApi;
-    scheduler: Scheduler;
-    flows: FlowDefinition[];
-    secret?: string;
-    logger: Logger;
-    botUsername?: string;
-    taskConcurrency?: number;
-    /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
-    onRole(role: Role): void;
-  }): ClusterEngine;
 }
 
 /** Where the running parts can be reached. */
@@ -167,10 +151,8 @@ export interface RunningApp {
   bot: BotIdentity;
   /** Flows loaded at start. */
   flowCount: number;
-  /** The engine, for tools and tests (SQLite; on PostgreSQL see `cluster`). */
-  engine?: Engine;
-  /** The cluster engine, when the database is PostgreSQL. */
-  cluster?: ClusterEngine;
+  /** The engine, for tools and tests. */
+  engine?: Engine<boolean>;
   /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
   failed: Promise<Error>;
   /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */

@@ -1,33 +1,24 @@
 /**
- * The whole bot as one process: configuration in, running parts out. `startApp` starts them in dependency
- * order (sandbox in the embedded default, API client, self-check, database, flows, scheduler, engine,
- * intake) and returns `close()`, which stops them in the reverse order under one deadline: intake first so
- * nothing new is accepted, then the engine finishes its current steps, sends in flight get a deadline, and
- * the database closes last. Anything accepted but not processed stays pending in the inbox for the next start.
+ * `startApp`: the bot assembled from the configuration, the same on both databases. The embedded sandbox
+ * (or the configured platform) and the self-check, the database (`database.path`: SQLite; `database.url`:
+ * PostgreSQL, where several processes share the work), the flows, the scheduler every call goes through,
+ * the engine, health checks, pruning, and intake: a webhook receiver (any process may receive deliveries
+ * behind a load balancer) or long polling (by the process that holds the dispatcher role: every call to
+ * the platform then goes through one scheduler; one process always holds it).
+ *
+ * Stopping, in reverse: intake stops accepting, the engine finishes its batch and its calls in flight (and,
+ * among several processes, gives its leases back: the others take its partitions at their next tick); the
+ * database closes last.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
-import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import { Scheduler } from '../client/scheduler/scheduler.ts';
 import { throttledClient } from '../client/scheduler/throttled-client.ts';
-import { startWriterThread, type WriterThread } from '../engine/commit/writer-thread.ts';
 import type { Engine } from '../engine/engine.ts';
-import { startInboxPruner } from '../inbox/pruner.ts';
-import { openDatabase } from '../store/database.ts';
-import { EngineInbox } from '../store/engine-inbox.ts';
+import type { Role } from '../engine/lane/ownership.ts';
 import { connectToPlatform, loadFlowsOrRefuse, reloadFlows } from './app-common.ts';
-import type {
-  AppParts,
-  IntakeHandle,
-  IntakeOptions,
-  RunningApp,
-  SandboxHandle,
-  StartAppOptions,
-} from './app-parts.ts';
-import { startClusterApp } from './cluster-app.ts';
+import type { IntakeHandle, RunningApp, SandboxHandle, StartAppOptions } from './app-parts.ts';
+import { type AppStore, openAppStore } from './app-store.ts';
 import type { Config } from './config.ts';
 import { watchGroupRights } from './group-rights.ts';
 import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
@@ -37,33 +28,35 @@ import { describeListenError } from './startup-error.ts';
 
 export type { AppAddresses, RunningApp, StartAppOptions } from './app-parts.ts';
 
-/** Backlogs smaller than this are processed without a progress line. */
-const PROGRESS_THRESHOLD = 500;
+/** Requests per second the dispatcher leaves for the other processes' own calls (start-up checks). */
+export const CLUSTER_RESERVE_PER_SECOND = 2;
 
-/** Starts every part the configuration asks for. Throws `StartupError` (after closing what started) on failure. */
+const PROGRESS_THRESHOLD = 500;
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/** Starts the bot. Throws `StartupError` (after closing what started) when it cannot. */
 export async function startApp(config: Config, options: StartAppOptions): Promise<RunningApp> {
-  if (config.database.url) return startClusterApp(config, options);
   const { logger, parts } = options;
   let sandbox: SandboxHandle | undefined;
   let api: BotApi | undefined;
-  let db: Database.Database | undefined;
-  let writer: WriterThread | undefined;
+  let database: AppStore | undefined;
   let scheduler: Scheduler | undefined;
-  let engine: Engine | undefined;
+  let engine: Engine<boolean> | undefined;
   let intake: IntakeHandle | undefined;
+  let poller: IntakeHandle | undefined;
+  let health: { address: string; close(): Promise<void> } | undefined;
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
-  let stopPruning: (() => void) | undefined;
-  let stopHealth: (() => void | Promise<void>) | undefined;
-  let healthAddress: string | undefined;
+  let pruning: ReturnType<typeof setInterval> | undefined;
+  let onRole: (role: Role) => void = () => {};
 
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
+    { name: 'stop polling', started: () => !!poller, run: () => poller?.stop() },
     { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
-    { name: 'stop pruning', started: () => !!stopPruning, run: () => stopPruning?.() },
-    { name: 'stop health checks', started: () => !!stopHealth, run: () => stopHealth?.() },
+    { name: 'stop pruning', started: () => !!pruning, run: () => clearInterval(pruning) },
     {
       name: 'finish current steps and sends in flight',
       started: () => !!engine,
@@ -74,16 +67,14 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         scheduler?.close();
         const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
         await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
-        if (db?.open) {
-          const left = new EngineInbox(db).pendingCount();
-          if (left > 0)
-            logger.info({ pending: left }, `${left} accepted event(s) stay pending for the next start`);
-        }
+        const left = await Promise.resolve(engine?.store.pendingCount(engine.role().partitions)).catch(() => 0);
+        if (left && !database?.shared)
+          logger.info({ pending: left }, `${left} accepted event(s) stay pending for the next start`);
       },
     },
+    { name: 'stop health checks', always: true, started: () => !!health, run: () => health?.close() },
     { name: 'close the recording', always: true, run: () => options.recorder?.close() },
-    { name: 'stop the writer thread', always: true, started: () => !!writer, run: () => writer?.close() },
-    { name: 'close database', always: true, started: () => !!db, run: () => db?.open && db.close() },
+    { name: 'close database', always: true, started: () => !!database, run: () => database?.close() },
     { name: 'stop scheduler', always: true, started: () => !!scheduler, run: () => scheduler?.close() },
     { name: 'close API client', started: () => !!api, run: () => api?.close() },
     { name: 'stop sandbox', always: true, started: () => !!sandbox, run: () => sandbox?.close() },
@@ -102,32 +93,27 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     const { baseUrl } = connected;
     const check = { bot: connected.bot };
 
-    if (config.database.path !== ':memory:') mkdirSync(dirname(config.database.path), { recursive: true });
-    db = openDatabase({
-      path: config.database.path,
-      synchronous: config.database.synchronous,
-      logger: logger.child({ component: 'store' }),
-    });
-    if (config.database.writerThread && config.database.path !== ':memory:') {
-      writer = await startWriterThread({
-        path: config.database.path,
-        synchronous: config.database.synchronous,
-      });
-    }
-
+    database = await openAppStore(config, logger);
+    const { store, intake: intakeStore } = database;
     const flowLogger = logger.child({ component: 'flows' });
     const loaded = await loadFlowsOrRefuse(config, parts, flowLogger);
 
+    // Several processes: the dispatcher sends for all of them; the others' few calls (self-check and
+    // subscription at start) come out of a reserve, so all of them together stay within the bot's limit.
+    const reserve = database.shared ? CLUSTER_RESERVE_PER_SECOND : 0;
     scheduler = new Scheduler({
       api: options.recorder ? options.recorder.wrapApi(api) : api,
-      limits: { global: config.limits.requestsPerSecond, perChat: config.limits.perChatPerSecond },
+      limits: {
+        global: Math.max(1, config.limits.requestsPerSecond - reserve),
+        perChat: config.limits.perChatPerSecond,
+      },
       // The previous process may have spent this second's budget just before it stopped.
       startPausedMs: 1_000,
       logger: logger.child({ component: 'scheduler' }),
     });
+    const polling = config.mode === 'polling';
     const running = parts.createEngine({
-      db,
-      ...(writer ? { writer } : {}),
+      store,
       api,
       scheduler,
       flows: loaded.flows,
@@ -135,46 +121,95 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       logger: logger.child({ component: 'engine' }),
       taskConcurrency: config.tasks.concurrency,
       ...(check.bot.username ? { botUsername: check.bot.username } : {}),
+      onRole: (role) => onRole(role),
     });
     engine = running;
     if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
     watchGroupRights(running, scheduler, logger.child({ component: 'engine' }));
     sandbox?.attachEngine?.(running, loaded);
-    const inbox = new EngineInbox(db);
-    if (inbox.pendingCount() >= PROGRESS_THRESHOLD) {
+
+    const probe: HealthProbe = {
+      alive: () => running.alive(),
+      ready: () => running.ready(),
+      details: () => {
+        const role = running.role();
+        if (!database?.shared) return { database: store.kind };
+        return {
+          database: store.kind,
+          member: role.member,
+          partitions: role.partitions.length,
+          dispatcher: role.dispatcher,
+          ...(polling ? { poller: role.dispatcher } : {}),
+          members: role.members,
+        };
+      },
+    };
+    if (config.health.port !== undefined) {
+      health = await startHealthServer({ host: config.health.host, port: config.health.port, probe }).catch(
+        (error: unknown) => {
+          const where = `the health checks cannot listen on ${config.health.host}:${config.health.port}`;
+          throw describeListenError(error, where, 'health.port or BOTFLOW_HEALTH_PORT') ?? error;
+        },
+      );
+    }
+
+    const intakeLogger = logger.child({ component: 'intake' });
+    const accepted = (batch?: { ids: number[] }) => {
+      if (options.recorder && intakeStore.db && batch) options.recorder.accepted(intakeStore.db, batch.ids);
+      running.notify();
+    };
+    // The subscription check and the polls count in the same 30-per-second window as everything else.
+    const throttled = throttledClient(scheduler);
+    // Resolves with the reason when intake fails for good (polling refused, the token revoked).
+    let fail: (error: Error) => void = () => {};
+    const failed = new Promise<Error>((resolve) => {
+      fail = resolve;
+    });
+    // Plain Error: only wraps a thrown non-Error so it can be reported; it is not an error of its own.
+    const watch = (part: IntakeHandle) =>
+      part.done?.catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
+    // Only the dispatcher polls (one scheduler for every call), from the marker the last poller committed.
+    let switching = Promise.resolve();
+    const switchPolling = (role: Role): Promise<void> => {
+      switching = switching.catch(() => {}).then(async () => {
+        if (role.dispatcher && !poller && engine) {
+          poller = await parts.startPolling({
+            api: throttled,
+            conversationKey: config.conversationKey,
+            onAccepted: accepted,
+            logger: intakeLogger,
+            timeoutSeconds: config.polling.timeoutSeconds,
+            limit: config.polling.limit,
+            ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
+            store: await database!.pollingStore(),
+          });
+          watch(poller);
+        } else if (!role.dispatcher && poller) {
+          const stopping = poller;
+          poller = undefined;
+          await stopping.stop();
+        }
+      });
+      return switching;
+    };
+    if (polling) {
+      onRole = (role) => {
+        switchPolling(role).catch((error: unknown) => logger.error({ err: error }, 'polling could not start or stop'));
+      };
+    }
+
+    const waiting = store.synchronous ? (store.pendingCount('all') as number) : 0;
+    if (waiting >= PROGRESS_THRESHOLD) {
       stopProgress = trackProgress({
         label: 'processing events left from the last run',
-        remaining: () => (db?.open ? inbox.pendingCount() : 0),
+        remaining: () => (running.alive() ? (store.pendingCount('all') as number) : 0),
         logger,
       });
     }
-    running.start();
-    let engineRunning = true;
-    const probe: HealthProbe = {
-      alive: () => engineRunning && !!db?.open,
-      ready: () => engineRunning && !!db?.open,
-      details: () => ({ database: 'sqlite' }),
-    };
-    stopHealth = () => {
-      engineRunning = false;
-    };
-    if (config.health.port !== undefined) {
-      const server = await startHealthServer({
-        host: config.health.host,
-        port: config.health.port,
-        probe,
-      }).catch((error: unknown) => {
-        const where = `the health checks cannot listen on ${config.health.host}:${config.health.port}`;
-        throw describeListenError(error, where, 'health.port or BOTFLOW_HEALTH_PORT') ?? error;
-      });
-      healthAddress = server.address;
-      const stopChecks = stopHealth;
-      stopHealth = () => {
-        stopChecks();
-        return server.close();
-      };
-    }
-    stopPruning = startPruning(db, running, logger.child({ component: 'pruner' }));
+    await running.start();
+    // The first poller is up before start returns (its marker handshake: updates after it are never skipped).
+    if (polling) await switchPolling(running.role());
+    pruning = startPruning(running, logger.child({ component: 'pruner' }));
 
     if (config.flows.watch && parts.watchFlows) {
       const shown = sandbox;
@@ -185,48 +220,55 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       );
     }
 
-    const common = {
-      api,
-      db,
-      conversationKey: config.conversationKey,
-      onAccepted: (batch?: { ids: number[] }) => {
-        if (options.recorder && db && batch) options.recorder.accepted(db, batch.ids);
-        running.notify();
-      },
-      logger: logger.child({ component: 'intake' }),
-    };
-    intake = await startIntake(config, parts, common, scheduler, writer, options, healthRoutes(probe));
-    // Plain Error: only wraps a thrown non-Error so it can be reported; it is not an error of its own.
-    const failed = new Promise<Error>((resolve) => {
-      intake?.done?.catch((error: unknown) =>
-        resolve(error instanceof Error ? error : new Error(String(error))),
-      );
-    });
+    if (!polling) {
+      const { host, port, path, url, secret, updateTypes } = config.webhook;
+      try {
+        intake = await parts.startWebhook({
+          api: throttled,
+          conversationKey: config.conversationKey,
+          onAccepted: accepted,
+          logger: intakeLogger,
+          ...intakeStore,
+          host,
+          port,
+          path,
+          url: url!,
+          secret: secret!.reveal(),
+          ...(updateTypes ? { types: updateTypes } : {}),
+          ...(options.mountWebhook ? { mount: true } : {}),
+          routes: healthRoutes(probe),
+        });
+      } catch (error) {
+        const where = `the webhook receiver cannot listen on ${host}:${port}`;
+        throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
+      }
+    }
+    if (intake) watch(intake);
 
     let closing: Promise<{ clean: boolean; steps: StepOutcome[] }> | undefined;
     return {
       addresses: {
         api: baseUrl,
-        ...(sandbox
-          ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` }
-          : {}),
-        ...(intake.address ? { webhook: intake.address } : {}),
-        ...(healthAddress ? { health: healthAddress } : {}),
+        ...(sandbox ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` } : {}),
+        ...(intake?.address ? { webhook: intake.address } : {}),
+        ...(health ? { health: health.address } : {}),
       },
       bot: check.bot,
       flowCount: loaded.flows.length,
       engine: running,
       failed,
-      ...(intake.plugin ? { webhook: intake.plugin } : {}),
+      ...(intake?.plugin ? { webhook: intake.plugin } : {}),
       close(reason = 'close') {
         closing ??= (async () => {
-          logger.info({ reason }, 'stopping: no new updates are accepted; finishing the current steps');
+          logger.info(
+            { reason },
+            database?.shared
+              ? 'stopping: no new updates are accepted; handing over to the other processes'
+              : 'stopping: no new updates are accepted; finishing the current steps',
+          );
           const deadline = Date.now() + config.shutdown.timeoutMs - 1000;
           const result = await runShutdown(shutdownSteps(), { deadline, logger });
-          logger.info(
-            { clean: result.clean },
-            result.clean ? 'stopped' : 'stopped; some steps ran out of time',
-          );
+          logger.info({ clean: result.clean }, result.clean ? 'stopped' : 'stopped; some steps ran out of time');
           return result;
         })();
         return closing;
@@ -238,73 +280,24 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   }
 }
 
-const PRUNE_EVERY_MS = 10 * 60_000;
-
 /**
- * Keeps the database from growing without end: settled inbox rows after intake's retention (72 h), and
- * finished outbox, timer and task rows after the engine's (7 days), the funnel's step log after 90 days.
- * Pending work is never touched.
+ * Keeps the database from growing without end: settled inbox rows after intake's retention (72 h), finished
+ * outbox, timer and task rows after the engine's (7 days), the funnel's step log after 90 days. Pending work
+ * is never touched. Any process may run it.
  */
-function startPruning(db: Database.Database, engine: Engine, logger: Logger): () => void {
-  const stopInbox = startInboxPruner({ db, intervalMs: PRUNE_EVERY_MS, logger });
-  const pruneEngine = () => {
-    try {
-      const pruned = engine.prune();
-      if (pruned.outbox + pruned.timers + pruned.tasks + pruned.stepLog > 0)
-        logger.info(pruned, 'outbox, timers, tasks and step log pruned');
-    } catch (error) {
-      logger.error({ err: error }, 'pruning the outbox, timers, tasks and step log failed; will try again');
-    }
+function startPruning(engine: Engine<boolean>, logger: Logger): ReturnType<typeof setInterval> {
+  const prune = () => {
+    Promise.resolve()
+      .then(() => engine.prune())
+      .then(
+        (pruned) => {
+          if (Object.values(pruned).some((n) => n > 0)) logger.info(pruned, 'old rows pruned');
+        },
+        (error: unknown) => logger.error({ err: error }, 'pruning failed; will try again'),
+      );
   };
-  pruneEngine();
-  const timer = setInterval(pruneEngine, PRUNE_EVERY_MS);
+  prune();
+  const timer = setInterval(prune, PRUNE_EVERY_MS);
   timer.unref();
-  return () => {
-    stopInbox();
-    clearInterval(timer);
-  };
-}
-
-/** Webhook receiver or long polling, as configured; every call to the platform goes through the scheduler. */
-async function startIntake(
-  config: Config,
-  parts: AppParts,
-  common: IntakeOptions,
-  scheduler: Scheduler,
-  writer: WriterThread | undefined,
-  options: StartAppOptions,
-  routes: FastifyPluginCallback,
-): Promise<IntakeHandle> {
-  // The subscription check and the polls count in the same 30-per-second window as everything else.
-  const api = throttledClient(scheduler);
-  if (config.mode === 'webhook') {
-    const { host, port, path, url, secret, updateTypes } = config.webhook;
-    try {
-      const thread = writer;
-      return await parts.startWebhook({
-        ...common,
-        api,
-        ...(thread ? { commit: (entries) => thread.append(entries) } : {}),
-        host,
-        port,
-        path,
-        url: url!,
-        secret: secret!.reveal(),
-        ...(updateTypes ? { types: updateTypes } : {}),
-        ...(options.mountWebhook ? { mount: true } : {}),
-        routes,
-      });
-    } catch (error) {
-      const where = `the webhook receiver cannot listen on ${host}:${port}`;
-      throw describeListenError(error, where, 'webhook.port or BOTFLOW_WEBHOOK_PORT') ?? error;
-    }
-  } else {
-    return parts.startPolling({
-      ...common,
-      api,
-      timeoutSeconds: config.polling.timeoutSeconds,
-      limit: config.polling.limit,
-      ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
-    });
-  }
+  return timer;
 }

@@ -7,8 +7,7 @@ import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { UpdateType } from '../client/schemas/index.ts';
-import { createClusterEngine } from '../engine/cluster-engine.ts';
-import { createEngine } from '../engine/engine.ts';
+import { createEngine, type Engine } from '../engine/engine.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
@@ -91,16 +90,20 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         token: sandbox.token,
         webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
         attachEngine: (engine, loaded) => {
+          if (!engine.store.synchronous) {
+            // Conversations are not read through the panel on PostgreSQL yet: it shows the role and events.
+            inspector.attachCluster({ cluster: engine, flows: loaded.flows, problems: loaded.problems });
+            return;
+          }
+          const local = engine as Engine<true>;
           inspector.attach({
             // The side panel reads a subset of the engine; its types are still settling (see inspector.ts).
-            engine: engine as unknown as Parameters<Inspector['attach']>[0]['engine'],
+            engine: local as unknown as Parameters<Inspector['attach']>[0]['engine'],
             flows: loaded.flows,
             problems: loaded.problems,
           });
-          for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
+          for (const e of extensions) e.attach(local, loaded, flowsDir ?? 'flows');
         },
-        attachCluster: (cluster, loaded) =>
-          inspector.attachCluster({ cluster, flows: loaded.flows, problems: loaded.problems }),
         flowsChanged: (loaded) => {
           inspector.setFlows(loaded.flows, loaded.problems);
           for (const e of extensions) e.flowsChanged?.(loaded);
@@ -136,8 +139,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
     },
     createEngine(options) {
       return createEngine({
-        db: options.db,
-        ...(options.writer ? { writer: options.writer } : {}),
+        store: options.store,
         api: options.api,
         scheduler: options.scheduler,
         flows: options.flows,
@@ -147,21 +149,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         tasks,
         ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
-      });
-    },
-    createClusterEngine(options) {
-      return createClusterEngine({
-        pg: options.pg,
-        api: options.api,
-        scheduler: options.scheduler,
-        flows: options.flows,
-        ...(options.secret ? { secret: options.secret } : {}),
-        logger: options.logger,
-        ...(options.botUsername ? { botUsername: options.botUsername } : {}),
-        tasks,
-        ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
-        rebuildFlow: (source) => rebuildFlow(source, { registry: programmers }),
-        onRole: options.onRole,
+        ...(options.onRole ? { onRole: options.onRole } : {}),
       });
     },
     async startPolling(options) {

@@ -15,7 +15,6 @@
  * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ClusterEngine } from '../engine/cluster-engine.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
@@ -54,7 +53,7 @@ const ON_POSTGRES = {
 /** What the panel shows of a process among several on PostgreSQL. */
 export interface InspectedCluster {
   on: InspectedEngine['on'];
-  stepLog: ClusterEngine['stepLog'];
+  stepLog: Engine['stepLog'];
   role(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
 }
 

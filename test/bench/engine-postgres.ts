@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createClusterEngine } from '../../src/engine/cluster-engine.ts';
+import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
+import { createEngine } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
@@ -38,7 +39,7 @@ export async function benchDatabase(): Promise<{ url: string; drop(): Promise<vo
 /** Child mode: one engine process on `url` until its stdin closes. */
 export async function engineChild(url: string, member: string, flows: FlowDefinition[], secret: string) {
   const database = await openPostgres({ url });
-  const engine = createClusterEngine({ pg: database, flows, secret, member });
+  const engine = createEngine({ store: postgresStore(database), flows, secret, member });
   await engine.start();
   process.stdout.write('ready\n');
   await new Promise<void>((resolve) => process.stdin.on('close', resolve).resume());

@@ -3,7 +3,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClusterEngine } from '../../src/engine/cluster-engine.ts';
+import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
+import { createEngine } from '../../src/engine/engine.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
@@ -54,7 +55,7 @@ describe.skipIf(!up)('botflow migrate with PostgreSQL', { timeout: 60_000 }, () 
       expect(again.stderr).toContain('already holds sessions');
 
       const pg = await openPostgres({ url: target.url });
-      const engine = createClusterEngine({ pg, flows: [signupFlow], secret: SECRET, tickMs: 50 });
+      const engine = createEngine({ store: postgresStore(pg), flows: [signupFlow], secret: SECRET, tickMs: 50 });
       await engine.start();
       const inbox = new PgInbox(pg.pool);
       await inbox.append([{ ...updateEntry(JSON.stringify(textMessage(1, sqlite.time + 2, 'Bo'))) }]);

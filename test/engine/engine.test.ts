@@ -199,7 +199,7 @@ describe('engine over SQLite', () => {
     expect(h.engine.sessions.get('u:4')!.status).toBe('stopped');
   });
 
-  it('prunes settled calls and timers past their retention, keeping open ones and sessions', async () => {
+  it('prunes settled updates, calls and timers past their retention, keeping open ones and sessions', async () => {
     const { RecordingGateway } = await import('./harness.ts');
     h = new EngineOnDisk(() => [signupFlow], { scheduler: new RecordingGateway() });
     h.deliver(botStarted(1, h.time));
@@ -211,7 +211,8 @@ describe('engine over SQLite', () => {
     h.advance(8 * 24 * 3_600_000);
     h.deliver(press(1, h.time, h.lastKeyboard('u:1').Pro!)); // a recent call, not settled yet
     h.engine.processPending();
-    expect(h.engine.prune()).toEqual({ outbox: 2, timers: 1, tasks: 0, stepLog: 0 });
+    // The two updates of 8 days ago are past the inbox's 72 h; the press of now is kept.
+    expect(h.engine.prune()).toEqual({ inbox: 2, outbox: 2, timers: 1, tasks: 0, stepLog: 0 });
     // The funnel's step log is kept 90 days: ask_name and ask_plan were entered 8 days ago, confirm now.
     expect(h.engine.prune(undefined, 24 * 3_600_000).stepLog).toBe(2);
     expect(h.outbox('u:1').map((r) => r.op)).toEqual(['answerCallback', 'editMessage', 'sendMessage']);

@@ -8,11 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { BotApi } from '../../src/client/client.ts';
 import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
-import {
-  type ClusterEngine,
-  type ClusterEngineOptions,
-  createClusterEngine,
-} from '../../src/engine/cluster-engine.ts';
+import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
+import { createEngine, type Engine, type EngineOptions } from '../../src/engine/engine.ts';
 import { buildWebhook } from '../../src/intake/webhook.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
@@ -25,11 +22,11 @@ export interface ClusterProcess {
   pg: PostgresDatabase;
   api: BotApi;
   scheduler: Scheduler;
-  engine: ClusterEngine;
+  engine: Engine<false>;
 }
 
 /** What a test passes to each engine (the harness adds the database, client, scheduler and name). */
-export type EngineSetup = Omit<ClusterEngineOptions, 'pg' | 'api' | 'scheduler' | 'member'>;
+export type EngineSetup = Omit<EngineOptions<false>, 'store' | 'db' | 'api' | 'scheduler' | 'member'>;
 
 export interface ClusterHarness {
   readonly sandbox: Sandbox;
@@ -79,11 +76,11 @@ export function useClusterHarness(): ClusterHarness {
       const pg = await openPostgres({ url: harness.url, max: 3 });
       const api = new BotApi({ token: harness.sandbox.token, baseUrl: harness.sandbox.baseUrl });
       const scheduler = new Scheduler({ api });
-      const engine = createClusterEngine({
+      const engine = createEngine({
         tickMs: 100,
         leaseMs: 500,
         ...setup,
-        pg,
+        store: postgresStore(pg),
         api,
         scheduler,
         member: name,

@@ -8,8 +8,8 @@
  * call to the platform then goes through one scheduler, within the bot's limits).
  */
 import type { Logger } from 'pino';
-import { hash32, PARTITIONS } from '../../store/postgres/database.ts';
-import type { PgLeases } from '../../store/postgres/leases.ts';
+import { hash32, PARTITIONS } from '../../store/partitions.ts';
+import type { LeasePort } from '../../store/ports/leases.ts';
 
 /** Timings of ownership. */
 export interface OwnershipTimings {
@@ -57,7 +57,7 @@ const partitionName = (p: number) => `partition:${p}`;
 
 /** One process's side of ownership: call `tick()` every `tickMs`. */
 export class Ownership {
-  readonly #leases: PgLeases;
+  readonly #leases: LeasePort;
   readonly #member: string;
   readonly #leaseMs: number;
   readonly #dispatcher: boolean;
@@ -66,7 +66,7 @@ export class Ownership {
   #role: Role;
 
   constructor(options: {
-    leases: PgLeases;
+    leases: LeasePort;
     member: string;
     /** Take part in the dispatcher election (default true). */
     dispatcher?: boolean;

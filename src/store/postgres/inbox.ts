@@ -60,13 +60,13 @@ export class PgInbox {
     }
   }
 
-  /** Up to `limit` pending events of `partitions`, in arrival order. */
-  async pending(partitions: readonly number[], limit: number): Promise<PartitionedEvent[]> {
+  /** Up to `limit` pending events of `partitions` with ids above `afterId`, in arrival order. */
+  async pending(partitions: readonly number[], limit: number, afterId = 0): Promise<PartitionedEvent[]> {
     if (partitions.length === 0) return [];
     const { rows } = await this.pool.query<PartitionedEvent>(
       `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND partition = ANY ($1::int[]) ` +
-        'ORDER BY id LIMIT $2',
-      [partitions, limit],
+        'AND id > $3 ORDER BY id LIMIT $2',
+      [partitions, limit, afterId],
     );
     return rows;
   }

@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { EngineInbox } from '../store/engine-inbox.ts';
-import { TimerStore } from '../store/timers.ts';
+import { EngineInbox } from './engine-inbox.ts';
+import { TimerStore } from './timers.ts';
 
 /** What to do with timers that came due while the process was not running. */
 export interface TimerGrace {

@@ -1,0 +1,85 @@
+/**
+ * The engine's store on PostgreSQL: several processes share the database, each handling the partitions it
+ * holds leases on; a batch commits in one round trip (`botflow_apply_batch`), which checks those leases in
+ * the same transaction. Notifications tell the processes about each other's commits.
+ */
+import { applyBatch } from '../../store/postgres/commit.ts';
+import { type PostgresDatabase, pgListen } from '../../store/postgres/database.ts';
+import { INBOX_CHANNEL, PgInbox } from '../../store/postgres/inbox.ts';
+import { PgLeases } from '../../store/postgres/leases.ts';
+import { notifyOutbox, OUTBOX_CHANNEL } from '../../store/postgres/outbox.ts';
+import { pgPrune } from '../../store/postgres/prune.ts';
+import { pgSessions, pgStepLog } from '../../store/postgres/sessions.ts';
+import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../../store/postgres/settings.ts';
+import { applyTimerGrace, fireDueTimers, nextFireAt } from '../../store/postgres/timers.ts';
+import { PARTITIONS } from '../../store/partitions.ts';
+import type { ApplyResult } from './apply.ts';
+import type { EngineStore, Partitions } from './store.ts';
+
+/** The PostgreSQL adapter over an open database (`openPostgres`: migrations applied). */
+export interface PostgresEngineStore extends EngineStore<false> {
+  readonly kind: 'postgres';
+  readonly pg: PostgresDatabase;
+}
+
+const ALL = Array.from({ length: PARTITIONS }, (_, i) => i);
+const list = (partitions: Partitions): readonly number[] => (partitions === 'all' ? ALL : partitions);
+
+/** The engine's store over `pg`. */
+export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
+  const { pool } = pg;
+  const inbox = new PgInbox(pool);
+  let applying = 0;
+  // Batches commit in the order they were planned: a conversation's later event never commits first.
+  let previous: Promise<unknown> = Promise.resolve();
+
+  const apply = (batch: Parameters<EngineStore['apply']>[0], member: string, now: number) => {
+    applying++;
+    const run = previous
+      .catch(() => {})
+      .then(() => applyBatch(pool, member, batch, now) as Promise<ApplyResult[]>)
+      .finally(() => {
+        applying--;
+      });
+    previous = run;
+    return run;
+  };
+
+  return {
+    kind: 'postgres',
+    synchronous: false,
+    pg,
+    pending: (partitions, afterId, limit) => inbox.pending(list(partitions), limit, afterId),
+    pendingCount: (partitions) => inbox.pendingCount(partitions === 'all' ? undefined : partitions),
+    sessions: (keys) => pgSessions(pool, keys),
+    apply,
+    applyHere: apply,
+    get applying() {
+      return applying;
+    },
+    fireDueTimers: (partitions, now, limit) => fireDueTimers(pool, list(partitions), now, limit),
+    nextTimerAt: (partitions) => nextFireAt(pool, list(partitions)),
+    timerGrace: (partitions, now, grace) => applyTimerGrace(pool, list(partitions), now, grace),
+    buttonSecret: (now) => pgButtonSecret(pool, now),
+    recordFlowVersion: (flowId, version, now, source) => pgRecordFlowVersion(pool, flowId, version, now, source),
+    flowSources: (versions) => pgFlowSources(pool, versions),
+    async pinnedVersions() {
+      const { rows } = await pool.query<{ flowId: string; flowVersion: string; n: number }>(
+        'SELECT flow_id AS "flowId", flow_version AS "flowVersion", count(*)::int AS n FROM sessions ' +
+          "WHERE status = 'active' GROUP BY flow_id, flow_version ORDER BY flow_id, flow_version",
+      );
+      return rows;
+    },
+    stepLog: (query = {}) => pgStepLog(pool, query),
+    prune: (before) => pgPrune(pool, before),
+    leases: new PgLeases(pool),
+    listen: (hear, lost) =>
+      pgListen(
+        pg,
+        [INBOX_CHANNEL, OUTBOX_CHANNEL],
+        (channel) => (channel === INBOX_CHANNEL ? hear.inbox() : hear.outbox()),
+        lost,
+      ),
+    announceOutbox: () => notifyOutbox(pool),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The engine's store on SQLite: one process owns every conversation, every answer is immediate, and an
+ * optional writer thread commits batches on a second core while the engine plans the next one.
+ */
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { EngineInbox } from '../../store/engine-inbox.ts';
+import { buttonSecret } from '../../store/engine-settings.ts';
+import { FlowVersionStore } from '../../store/flow-versions.ts';
+import { InboxStore } from '../../store/inbox.ts';
+import { type SessionRow, SessionStore } from '../../store/sessions.ts';
+import { StepLogStore } from '../../store/step-log.ts';
+import { TimerService } from '../../store/timer-service.ts';
+import { BatchApplier } from './apply.ts';
+import type { EngineStore } from './store.ts';
+import { type WriterThread, WriterThreadStoppedError } from './writer-thread.ts';
+
+/** How to open the SQLite adapter. */
+export interface SqliteStoreOptions {
+  /** A writer thread on the same file (`startWriterThread`): batches commit there while the next is planned. */
+  writer?: WriterThread | undefined;
+  /** The engine's clock, for the rows the applier stamps. */
+  now: () => number;
+  logger?: Logger | undefined;
+}
+
+/** The SQLite adapter over an open database (`openDatabase`: migrations applied). */
+export interface SqliteEngineStore extends EngineStore<true> {
+  readonly kind: 'sqlite';
+  readonly db: Database.Database;
+}
+
+/** The engine's store over `db`. */
+export function sqliteStore(db: Database.Database, options: SqliteStoreOptions): SqliteEngineStore {
+  const inbox = new EngineInbox(db);
+  const sessions = new SessionStore(db);
+  const applier = new BatchApplier(db, options.now);
+  const timers = new TimerService(db, {}, options.logger);
+  const versions = new FlowVersionStore(db);
+  const stepLog = new StepLogStore(db);
+  let writer = options.writer;
+  let applying = 0;
+
+  return {
+    kind: 'sqlite',
+    synchronous: true,
+    db,
+    pending: (_partitions, afterId, limit) => inbox.pending(afterId, limit),
+    pendingCount: () => (db.open ? inbox.pendingCount() : 0),
+    sessions(keys) {
+      const found = new Map<string, SessionRow>();
+      for (const key of keys) {
+        const row = sessions.get(key);
+        if (row) found.set(key, row);
+      }
+      return found;
+    },
+    apply(batch, _member, now) {
+      if (!writer) return applier.apply(batch);
+      applying++;
+      return writer
+        .apply(batch, now)
+        .catch((error: unknown) => {
+          if (error instanceof WriterThreadStoppedError) {
+            options.logger?.error({ err: error }, 'writer thread stopped; the engine commits on its own connection');
+            writer = undefined;
+          }
+          throw error;
+        })
+        .finally(() => {
+          applying--;
+        });
+    },
+    applyHere: (batch) => applier.apply(batch),
+    get applying() {
+      return applying;
+    },
+    fireDueTimers: (_partitions, now, limit) => timers.fireDue(now, limit),
+    nextTimerAt: () => timers.nextFireAt(),
+    timerGrace: (_partitions, now, grace) => new TimerService(db, grace, options.logger).recover(now),
+    buttonSecret: (now) => buttonSecret(db, now),
+    recordFlowVersion(flowId, version, now, source) {
+      if (db.open) versions.record(flowId, version, now, source);
+    },
+    flowSources: (wanted) =>
+      new Map(
+        versions
+          .sources(wanted.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
+          .map((s) => [`${s.flowId}@${s.version}`, s.source]),
+      ),
+    pinnedVersions: () => sessions.activeByVersion(),
+    async *stepLog(query = {}) {
+      // Read at once: the connection must not stay busy with a cursor while the consumer awaits.
+      yield* [...stepLog.rows(query)];
+    },
+    prune(before) {
+      const inbox = new InboxStore(db).prune(0, before.inbox);
+      return { inbox, ...applier.stores.prune(before.settled, before.stepLog) };
+    },
+  };
+}

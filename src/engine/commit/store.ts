@@ -1,0 +1,82 @@
+/**
+ * The engine's store: everything one engine needs of a database, whichever it is. Two adapters implement
+ * it: `sqliteStore` (one process; every answer is immediate, so `processPending()` and `tick()` answer
+ * synchronously) and `postgresStore` (several processes; answers are promises, and leases share the
+ * partitions). The engine, its dispatcher and its task runner are written once over this port.
+ */
+import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { MaybePromise } from '../../store/ports/index.ts';
+import type { LeasePort } from '../../store/ports/leases.ts';
+import type { SessionRow } from '../../store/sessions.ts';
+import type { StepLogRow } from '../../store/step-log.ts';
+import type { GraceReport, TimerGrace } from '../../store/timer-service.ts';
+import type { ApplyResult, PlannedWrites } from './apply.ts';
+
+/** The partitions a process handles: all of them (one process), or those it holds leases on. */
+export type Partitions = 'all' | readonly number[];
+
+/** `T` at once (a synchronous store) or a promise of it. */
+export type Answer<Sync extends boolean, T> = Sync extends true ? T : Promise<T>;
+
+/** A flow version pinned by running sessions. */
+export interface PinnedVersion {
+  flowId: string;
+  flowVersion: string;
+  /** Active sessions pinned to it. */
+  n: number;
+}
+
+/** What to prune: rows settled before these times (ms). */
+export interface PruneBefore {
+  /** Settled inbox rows (intake keeps its own retention on SQLite). */
+  inbox: number;
+  /** Finished outbox rows, settled timers and tasks. */
+  settled: number;
+  stepLog: number;
+}
+
+/** The engine's store. `Sync` is true when every method answers at once. */
+export interface EngineStore<Sync extends boolean = boolean> {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly synchronous: Sync;
+  /** Up to `limit` pending inbox events of `partitions` with ids above `afterId`, in arrival order. */
+  pending(partitions: Partitions, afterId: number, limit: number): Answer<Sync, InboxEvent[]>;
+  /** Events waiting in `partitions`. */
+  pendingCount(partitions: Partitions): Answer<Sync, number>;
+  /** The stored sessions of `keys` (absent keys have none). */
+  sessions(keys: readonly string[]): Answer<Sync, ReadonlyMap<string, SessionRow>>;
+  /**
+   * Commits a planned batch in one transaction, in the order batches are given; `member` holds the
+   * partitions' leases (checked in the same transaction; `LeaseLostError` when one moved). May answer
+   * later even on a synchronous store (SQLite's writer thread commits on another core).
+   */
+  apply(batch: PlannedWrites[], member: string, now: number): MaybePromise<ApplyResult[]>;
+  /** `apply` on the caller's own connection, for `processPending()`. */
+  applyHere(batch: PlannedWrites[], member: string, now: number): Answer<Sync, ApplyResult[]>;
+  /** Batches handed to `apply` and not answered yet. */
+  readonly applying: number;
+  /** Moves up to `limit` timers of `partitions` due at `now` into the inbox; returns how many. */
+  fireDueTimers(partitions: Partitions, now: number, limit: number): Answer<Sync, number>;
+  /** The earliest firing time of an armed timer of `partitions`. */
+  nextTimerAt(partitions: Partitions): Answer<Sync, number | undefined>;
+  /** The grace rule for overdue timers of `partitions` (at start, or when a process takes partitions). */
+  timerGrace(partitions: Partitions, now: number, grace: Required<TimerGrace>): Answer<Sync, GraceReport>;
+  /** The button-signing secret, created once and shared by every process. */
+  buttonSecret(now: number): Answer<Sync, string>;
+  /** Records a flow version (with its source, which rebuilds it for sessions pinned to it later). */
+  recordFlowVersion(flowId: string, version: string, now: number, source?: string): Answer<Sync, void>;
+  /** The stored sources of `versions`, by `flowId@version`. */
+  flowSources(versions: readonly { flowId: string; flowVersion: string }[]): Answer<Sync, ReadonlyMap<string, string>>;
+  /** Flow versions active sessions are pinned to. */
+  pinnedVersions(): Answer<Sync, PinnedVersion[]>;
+  /** The funnel's step log of a flow (or all) since `since`, a page at a time. */
+  stepLog(query?: { flowId?: string; since?: number }): AsyncIterable<StepLogRow>;
+  /** Deletes what `before` says, in small chunks; returns how many rows of each kind. */
+  prune(before: PruneBefore): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
+  /** Leases, when several processes may share the database. */
+  readonly leases?: LeasePort;
+  /** Hears other processes' commits: new inbox rows, new outbox rows. */
+  listen?(hear: { inbox(): void; outbox(): void }, lost: () => void): Promise<{ close(): Promise<void> } | undefined>;
+  /** Tells the dispatcher (in another process) that calls were committed. */
+  announceOutbox?(): Promise<void>;
+}
