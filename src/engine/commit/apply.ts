@@ -11,22 +11,10 @@
 import type Database from 'better-sqlite3';
 import { RevisionConflictError } from '../../store/sessions.ts';
 import { SQLite } from '../../store/sqlite.ts';
-import { applyWrites, type WriteOp, WriteStores } from './commit.ts';
+import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+import { applyWrites, WriteStores } from './commit.ts';
 
-/** A planned event's writes as the applier takes them (plain data: it crosses to the writer thread). */
-export interface PlannedWrites {
-  inboxId: number;
-  conversationKey: string | null;
-  /** The event was handled (not ignored or failed): it is settled `done` with the batch. */
-  done: boolean;
-  ops: WriteOp[];
-}
-
-/** How one event's writes went. */
-export type ApplyResult =
-  | { status: 'applied'; dropped: number }
-  | { status: 'held' }
-  | { status: 'failed'; reason: string; error: unknown };
+export type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
 
 /** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
 const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;
