@@ -53,9 +53,14 @@ export class BatchApplier {
         dropped: applyWrites(this.stores, writes.ops),
       }),
     );
-    // Every event of the batch not settled otherwise was done, and every pending row up to the batch's last
-    // id is in the batch (rows are read in id order): one statement settles them.
-    if (batch.length > 0) this.stores.inbox.settleDone(batch[0]!.inboxId, batch.at(-1)!.inboxId, this.#now());
+    // Every event of the batch not settled otherwise was done. Consecutive ids (rows read in id order, the
+    // usual batch): one statement settles them. Otherwise one per event: a range would also settle pending
+    // rows the batch does not hold (as botflow_apply_batch, which settles the batch's own ids, never does).
+    const now = this.#now();
+    const first = batch[0]?.inboxId ?? 0;
+    if (batch.every((writes, i) => writes.inboxId === first + i)) {
+      if (batch.length > 0) this.stores.inbox.settleDone(first, first + batch.length - 1, now);
+    } else for (const writes of batch) this.stores.inbox.settleDone(writes.inboxId, writes.inboxId, now);
     return results;
   }
 

@@ -363,6 +363,9 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
       case 'step-log':
         stores.stepLog.append(op.row);
         break;
+      default:
+        // Only a plan built outside the types gets here: refused, as botflow_apply_ops refuses it.
+        throw new Error(`unknown write ${(op satisfies never as { kind?: unknown }).kind}`);
     }
   }
   return dropped;
