@@ -15,12 +15,14 @@ import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgOutbox } from '../../src/store/postgres/outbox.ts';
 import { pgSession } from '../../src/store/postgres/sessions.ts';
 import { applyTimerGrace } from '../../src/store/postgres/timers.ts';
+import type { SessionRow } from '../../src/store/sessions.ts';
+import type { PlannedWrites, WriteOp } from '../../src/store/write-plan.ts';
 import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 
-const session = (key: string, revision: number) => ({
+const session = (key: string, revision: number): SessionRow => ({
   conversationKey: key,
   flowId: 'f',
   flowVersion: 'v1',
@@ -59,6 +61,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '001_init.sql',
       '002_task_cancellation.sql',
       '003_step_log_failures.sql',
+      '004_write_plan_conformance.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });
@@ -106,7 +109,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
           inboxId: a!.id!,
           conversationKey: 'cas:x1',
           done: true,
-          ops: [{ kind: 'session', row: session('cas:x1', 1), sameShape: false }],
+          ops: [{ kind: 'session', row: session('cas:x1', 1), expected: undefined, sameShape: false }],
         },
       ],
       10,
@@ -124,7 +127,12 @@ describe.skipIf(!up)('PostgreSQL store', () => {
           done: true,
           ops: [{ kind: 'session', row: session('cas:x1', 2), expected: 0, sameShape: true }],
         },
-        { inboxId: c!.id!, conversationKey: 'cas:x3', done: true, ops: [{ kind: 'nonsense' }] },
+        {
+          inboxId: c!.id!,
+          conversationKey: 'cas:x3',
+          done: true,
+          ops: [{ kind: 'nonsense' } as unknown as WriteOp],
+        },
       ],
       11,
     );
@@ -145,12 +153,12 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     const [row] = await new PgInbox(pg.pool).append([
       { dedupeKey: 'fence', conversationKey: 'fence:1', payload: '{}' },
     ]);
-    const batch = [
+    const batch: PlannedWrites[] = [
       {
         inboxId: row!.id!,
         conversationKey: 'fence:1',
         done: true,
-        ops: [{ kind: 'session', row: session('fence:1', 1), sameShape: false }],
+        ops: [{ kind: 'session', row: session('fence:1', 1), expected: undefined, sameShape: false }],
       },
     ];
     await expect(applyBatch(pg.pool, 'nobody', batch, 1)).rejects.toBeInstanceOf(LeaseLostError);

@@ -11,22 +11,10 @@
 import type Database from 'better-sqlite3';
 import { RevisionConflictError } from '../../store/sessions.ts';
 import { SQLite } from '../../store/sqlite.ts';
-import { applyWrites, type WriteOp, WriteStores } from './commit.ts';
+import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+import { applyWrites, WriteStores } from './commit.ts';
 
-/** A planned event's writes as the applier takes them (plain data: it crosses to the writer thread). */
-export interface PlannedWrites {
-  inboxId: number;
-  conversationKey: string | null;
-  /** The event was handled (not ignored or failed): it is settled `done` with the batch. */
-  done: boolean;
-  ops: WriteOp[];
-}
-
-/** How one event's writes went. */
-export type ApplyResult =
-  | { status: 'applied'; dropped: number }
-  | { status: 'held' }
-  | { status: 'failed'; reason: string; error: unknown };
+export type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
 
 /** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
 const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;
@@ -65,9 +53,14 @@ export class BatchApplier {
         dropped: applyWrites(this.stores, writes.ops),
       }),
     );
-    // Every event of the batch not settled otherwise was done, and every pending row up to the batch's last
-    // id is in the batch (rows are read in id order): one statement settles them.
-    if (batch.length > 0) this.stores.inbox.settleDone(batch[0]!.inboxId, batch.at(-1)!.inboxId, this.#now());
+    // Every event of the batch not settled otherwise was done. Consecutive ids (rows read in id order, the
+    // usual batch): one statement settles them. Otherwise one per event: a range would also settle pending
+    // rows the batch does not hold (as botflow_apply_batch, which settles the batch's own ids, never does).
+    const now = this.#now();
+    const first = batch[0]?.inboxId ?? 0;
+    if (batch.every((writes, i) => writes.inboxId === first + i)) {
+      if (batch.length > 0) this.stores.inbox.settleDone(first, first + batch.length - 1, now);
+    } else for (const writes of batch) this.stores.inbox.settleDone(writes.inboxId, writes.inboxId, now);
     return results;
   }
 

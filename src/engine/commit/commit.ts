@@ -7,39 +7,18 @@
  */
 import type Database from 'better-sqlite3';
 import { EngineInbox } from '../../store/engine-inbox.ts';
-import { type NewOutboxRow, OutboxStore } from '../../store/outbox.ts';
+import { OutboxStore } from '../../store/outbox.ts';
 import { type SessionRow, SessionStore } from '../../store/sessions.ts';
 import { type StepLogEntry, StepLogStore } from '../../store/step-log.ts';
-import { type NewTaskRow, TaskStore } from '../../store/tasks.ts';
-import { TimerStore, type TimerToArm } from '../../store/timers.ts';
+import { TaskStore } from '../../store/tasks.ts';
+import { TimerStore } from '../../store/timers.ts';
+import type { WriteOp } from '../../store/write-plan.ts';
 import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
 import { FAILED_STATE } from '../step/failure.ts';
 import { type StepResult, stepName } from '../step/step.ts';
 
-/** One write of a planned event. */
-export type WriteOp =
-  /** The session row; `expected` is the revision it must still have (undefined: it must not exist yet). */
-  | { kind: 'session'; row: SessionRow; expected: number | undefined; sameShape: boolean }
-  | { kind: 'call'; row: NewOutboxRow }
-  | { kind: 'arm'; timer: TimerToArm }
-  | { kind: 'cancel'; key: string; name: string; reason: string; now: number }
-  | { kind: 'discard'; key: string; stepInstance: number; reason: string; now: number }
-  | { kind: 'settle-timers'; key: string; status: 'cancelled' | 'discarded'; reason: string; now: number }
-  | { kind: 'drop-calls'; key: string; reason: string; now: number }
-  | { kind: 'task'; row: NewTaskRow }
-  | { kind: 'cancel-task'; key: string; ref: string; reason: string; now: number }
-  | { kind: 'cancel-tasks'; key: string; reason: string; now: number }
-  /** A line of the funnel's step log: a step entered or finished at, answers refused, a session stopped. */
-  | { kind: 'step-log'; row: StepLogEntry }
-  | {
-      kind: 'settle';
-      id: number;
-      status: 'done' | 'ignored' | 'failed';
-      reason: string | null;
-      key: string | null;
-      now: number;
-    };
+export { WRITE_OP_KINDS, type WriteOp } from '../../store/write-plan.ts';
 
 /** A written session as the cache keeps it: the row, and which timers it has armed when that is known. */
 export interface WrittenSession {
@@ -384,6 +363,9 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
       case 'step-log':
         stores.stepLog.append(op.row);
         break;
+      default:
+        // Only a plan built outside the types gets here: refused, as botflow_apply_ops refuses it.
+        throw new Error(`unknown write ${(op satisfies never as { kind?: unknown }).kind}`);
     }
   }
   return dropped;

@@ -1,6 +1,6 @@
 /**
- * Committing a planned batch on PostgreSQL: the batch's writes (the engine's planned writes,
- * each event with its partition) go to the database function `botflow_apply_batch` (migrations/postgres),
+ * Committing a planned batch on PostgreSQL: the batch's writes (`PlannedWrites[]`, the same plan the SQLite
+ * applier takes, each event with its partition) go to the database function `botflow_apply_batch` (migrations/postgres),
  * which writes them in one transaction and one round trip: every event at once, or, when that fails, one
  * subtransaction per event (a revision conflict holds the event, another error fails it). The owner's
  * partition leases are checked (and share-locked) in the same transaction: a process that lost a partition
@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
+import type { ApplyResult, PlannedWrites } from '../write-plan.ts';
 import { partitionOf } from './database.ts';
 
 /** This process no longer holds a lease the batch needs: nothing of it was written. */
@@ -25,29 +26,16 @@ export function isEnvironmentalPg(error: unknown): boolean {
   return /^(08|40|53|55|57|58|BF002)/.test(code);
 }
 
-/** One planned event's writes (the engine's PlannedWrites: plain data). */
-export interface EventWrites {
-  inboxId: number;
-  conversationKey: string | null;
-  done: boolean;
-  ops: readonly unknown[];
-}
-
-/** How one event's writes went (the engine's ApplyResult). */
-export type EventApplied =
-  | { status: 'applied'; dropped: number }
-  | { status: 'held' }
-  | { status: 'failed'; reason: string; error: unknown };
-
+/** What the function answers for one event (a failure's reason, without an Error object). */
 type Raw = { status: 'applied'; dropped: number } | { status: 'held' } | { status: 'failed'; reason: string };
 
 /** Applies `batch` for `owner` (null: no lease check, a single process) in one transaction. */
 export async function applyBatch(
   pool: pg.Pool,
   owner: string | null,
-  batch: readonly EventWrites[],
+  batch: readonly PlannedWrites[],
   now: number,
-): Promise<EventApplied[]> {
+): Promise<ApplyResult[]> {
   if (batch.length === 0) return [];
   const events = batch.map((writes) => ({ ...writes, partition: partitionOf(writes.conversationKey) }));
   const partitions = [...new Set(events.map((e) => e.partition))];
@@ -69,7 +57,7 @@ export async function applyBatch(
     });
   }
   // Plain Error: carries the refused write's own reason back to the engine, which records it on the event.
-  return raw.map((r): EventApplied => (r.status === 'failed' ? { ...r, error: new Error(r.reason) } : r));
+  return raw.map((r): ApplyResult => (r.status === 'failed' ? { ...r, error: new Error(r.reason) } : r));
 }
 
 function rethrown(error: unknown): unknown {
