@@ -21,8 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
-import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
 import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
@@ -45,6 +45,7 @@ import { SessionCache } from './lane/session-cache.ts';
 import { type EngineEvents, EngineListeners } from './listeners.ts';
 import { versionRestorer } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
+import { clockFrom } from './step/clock.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { FlowSet } from './step/flow-set.ts';
 import type { TimerGrace } from './timers.ts';
@@ -155,12 +156,12 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
 
   const { gateway, upload } = callsOf(options);
   const dispatcher = gateway
-    ? new SharedDispatcher({
+    ? new Dispatcher({
         outbox: new PgOutbox(pool),
         member,
         gateway,
         upload,
-        now,
+        clock: clockFrom(now),
         logger,
         maxInFlight: options.maxInFlight ?? 256,
         onOutcome: (outcome) => events.emit('effect', outcome),

@@ -8,12 +8,13 @@ import type { Logger } from 'pino';
 import type { OperationName } from '../client/operations.ts';
 import type { Job } from '../client/scheduler/types.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
-import { type CallGateway, type MediaUploader, OutboxDispatcher } from '../dispatch/dispatcher.ts';
+import { type CallGateway, Dispatcher, type MediaUploader } from '../dispatch/dispatcher.ts';
 import { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { BotflowError } from '../errors/index.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
+import { SqliteOutbox } from '../store/sqlite-outbox.ts';
 import type { WriterThread } from './commit/writer-thread.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
 import { WriterPipeline } from './lane/pipeline.ts';
@@ -155,11 +156,11 @@ export function createEngine(options: EngineOptions): Engine {
   let pollHandle: TimerHandle | undefined;
 
   const dispatcher = gateway
-    ? new OutboxDispatcher({
-        db,
+    ? new Dispatcher({
+        outbox: new SqliteOutbox(db),
         gateway,
         upload,
-        now: () => clock.now(),
+        clock,
         logger,
         maxInFlight: options.maxInFlight ?? 256,
         onResult: () => scheduleProcessing(),

@@ -5,35 +5,9 @@
  * `failed` (given up) or `dropped` (the person left before it was sent).
  */
 import type Database from 'better-sqlite3';
+import type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
 
-/** An outbox row to insert. `args` is the JSON argument object. */
-export interface NewOutboxRow {
-  conversationKey: string;
-  revision: number;
-  seq: number;
-  orderKey: string;
-  chatId: number | null;
-  kind: 'api' | 'upload_and_send';
-  op: string;
-  args: string;
-  ref: string | null;
-  priority: string;
-  /** Defaults to `<conversation>:<revision>:<seq>`. */
-  idempotencyKey?: string;
-  createdAt: number;
-}
-
-/** An outbox row as stored. */
-export interface OutboxRow extends NewOutboxRow {
-  id: number;
-  idempotencyKey: string;
-  status: 'pending' | 'sending' | 'done' | 'failed' | 'dropped';
-  attempts: number;
-  result: string | null;
-  error: string | null;
-  sentAt: number | null;
-  finishedAt: number | null;
-}
+export type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
 
 const COLUMNS =
   'id, conversation_key AS conversationKey, revision, seq, order_key AS orderKey, chat_id AS chatId, kind, op, ' +

@@ -5,7 +5,7 @@
  * lost the lease claims nothing more.
  */
 import type pg from 'pg';
-import type { OutboxRow } from '../outbox.ts';
+import type { OutboxFinish, OutboxPort, OutboxRow } from '../ports/outbox.ts';
 
 const COLUMNS =
   'o.id, o.conversation_key AS "conversationKey", o.revision, o.seq, o.order_key AS "orderKey", ' +
@@ -25,7 +25,7 @@ export async function notifyOutbox(pool: pg.Pool): Promise<void> {
 export type PgOutboxRow = OutboxRow & { partition: number };
 
 /** The dispatcher's outbox queries over a pool. */
-export class PgOutbox {
+export class PgOutbox implements OutboxPort {
   constructor(readonly pool: pg.Pool) {}
 
   /**
@@ -73,29 +73,21 @@ export class PgOutbox {
    * `effect_result` event, in one transaction.
    */
   async finish(
-    row: PgOutboxRow,
-    outcome: { status: 'done' | 'failed'; result?: string; error?: string },
+    row: OutboxRow,
+    outcome: OutboxFinish,
     resultEvent: string | undefined,
     now: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     await this.pool.query(
       'WITH settled AS (UPDATE outbox SET status = $2, result = $3, error = $4, finished_at = $5 ' +
-        "WHERE id = $1 AND status = 'sending' RETURNING id) " +
+        "WHERE id = $1 AND status = 'sending' RETURNING id, partition, conversation_key) " +
         'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
-        "SELECT $6, 'effect_result', 'effect:' || $1, $7, $8, $5 FROM settled WHERE $8::text IS NOT NULL " +
-        'ON CONFLICT (dedupe_key) DO NOTHING',
-      [
-        row.id,
-        outcome.status,
-        outcome.result ?? null,
-        outcome.error ?? null,
-        now,
-        row.partition,
-        row.conversationKey,
-        resultEvent ?? null,
-      ],
+        "SELECT partition, 'effect_result', 'effect:' || $1, conversation_key, $6, $5 FROM settled " +
+        'WHERE $6::text IS NOT NULL ON CONFLICT (dedupe_key) DO NOTHING',
+      [row.id, outcome.status, outcome.result ?? null, outcome.error ?? null, now, resultEvent ?? null],
     );
     if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify('botflow_inbox', '')");
+    return true;
   }
 
   /** Stored results of messages sent to `chatId` by rows before `beforeId` finished since `since` (see OutboxStore). */
@@ -109,11 +101,11 @@ export class PgOutbox {
   }
 
   /** Gives back a claimed row that was never sent: pending again, attempt not counted. */
-  async release(id: number): Promise<void> {
+  async release(row: Pick<OutboxRow, 'id'>): Promise<void> {
     await this.pool.query(
       "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL, claimed_by = NULL WHERE id = $1 " +
         "AND status = 'sending'",
-      [id],
+      [row.id],
     );
   }
 
