@@ -29,7 +29,7 @@ export class PgOutbox implements OutboxPort {
   constructor(readonly pool: pg.Pool) {}
 
   /**
-   * Marks in flight (attempt counted) the head row of up to `limit` order keys not in `busy`, oldest first,
+   * Marks in flight (attempt counted, the first send time kept) the head row of up to `limit` order keys not in `busy`, oldest first,
    * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died (no live member of
    * that id) are claimed again (their attempts say so); those of a live process that lost the lease stay
    * with it until it settles them. Returns the claimed rows.
@@ -100,11 +100,15 @@ export class PgOutbox implements OutboxPort {
     return rows.map((row) => row.result);
   }
 
-  /** Gives back a claimed row that was never sent: pending again, attempt not counted. */
+  /**
+   * Gives back a claimed row that was never sent: pending again, attempt not counted. Its first send time
+   * stays when an earlier claim may have sent the call (issue 28: the read-back of the next resend starts
+   * there, so it finds the first copy).
+   */
   async release(row: Pick<OutboxRow, 'id'>): Promise<void> {
     await this.pool.query(
-      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL, claimed_by = NULL WHERE id = $1 " +
-        "AND status = 'sending'",
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, claimed_by = NULL, " +
+        "sent_at = CASE WHEN attempts > 1 THEN sent_at END WHERE id = $1 AND status = 'sending'",
       [row.id],
     );
   }
