@@ -29,10 +29,10 @@ export class PgOutbox implements OutboxPort {
   constructor(readonly pool: pg.Pool) {}
 
   /**
-   * Marks in flight (attempt counted, the first send time kept) the head row of up to `limit` order keys not in `busy`, oldest first,
-   * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died (no live member of
-   * that id) are claimed again (their attempts say so); those of a live process that lost the lease stay
-   * with it until it settles them. Returns the claimed rows.
+   * Marks in flight (attempt counted, the first send time kept) the head row of up to `limit` order keys
+   * not in `busy`, oldest first, if `owner` holds the dispatcher lease. Heads left `sending` by a
+   * dispatcher that died (no live member of that id) are claimed again (their attempts say so); those of
+   * a live process that lost the lease stay with it until it settles them. Returns the claimed rows.
    */
   async claimHeads(
     owner: string,
