@@ -1,15 +1,22 @@
 /**
  * The outbox dispatcher: sends committed API calls through the scheduler, one at a time per order key
- * (a chat, or one callback) and in commit order within it, many order keys at once. A row is marked
- * `sending` (committed) before it goes out and settled when the answer comes, so after a crash exactly
- * the rows that were in flight are sent again. Results a flow asked for (`ref`) come back through the
- * inbox as `effect_result` events, in the conversation's order like everything else.
+ * (a chat, or one callback) and in commit order within it, many order keys at once, over any outbox that
+ * implements the store's `OutboxPort` (SQLite in one process, PostgreSQL shared by several).
+ *
+ * A row is marked `sending` (committed) before it goes out and settled with its result event in one
+ * transaction when the answer comes, so after a crash exactly the rows that were in flight are sent again
+ * (a message through the send-once read-back: never shown twice). Results a flow asked for (`ref`) come
+ * back through the inbox as `effect_result` events, in the conversation's order like everything else.
+ *
+ * One process sends from `start()`. Several processes on one PostgreSQL database send one at a time, the
+ * platform's limits being per bot: the holder of the `dispatcher` lease, which the cluster's ownership
+ * loop tells with `lead()` / `follow()`. A new leader pauses first (the previous one may have spent this
+ * second's budget) and waits for the calls a previous leader, alive without the lease, still sends.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { DeadLetterError } from '../client/scheduler/types.ts';
-import { EngineInbox } from '../store/engine-inbox.ts';
-import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
+import type { Clock, TimerHandle } from '../store/ports/clock.ts';
+import type { OutboxPort, OutboxRow } from '../store/ports/outbox.ts';
 import {
   type CallGateway,
   type CallOutcome,
@@ -37,82 +44,60 @@ export interface DispatchOutcome {
 
 /** What the dispatcher needs. */
 export interface DispatcherOptions {
-  db: Database.Database;
+  outbox: OutboxPort;
+  /** This process's name among the dispatchers of one database (the lease holder's); default `local`. */
+  member?: string;
   gateway: CallGateway;
   upload?: MediaUploader | undefined;
-  now: () => number;
+  /** Time, and the timers of the handover pause and wait. */
+  clock: Clock;
   logger?: Logger | undefined;
   /** Calls handed to the scheduler at once, all order keys together (default 256). */
   maxInFlight?: number;
-  /** Called after a result was written to the inbox (the engine processes it). */
-  onResult(): void;
+  /** Called after a result event was written to the inbox (the engine processes it). */
+  onResult?(): void;
   /** Called for every settled row. */
   onOutcome(outcome: DispatchOutcome): void;
+  /** `lead()`: pause before the first claim (default 1000 ms: the platform's limits are per second). */
+  handoverPauseMs?: number;
+  /**
+   * `lead()`: how long to wait, at most, for the calls a previous dispatcher still sends (it lost its lease
+   * while alive: its scheduler sends what it holds); default 30 s. Meanwhile this one sends nothing, so
+   * the two together stay within the limits.
+   */
+  handoverWaitMs?: number;
 }
 
-const SCAN_PAGE = 500;
+/** Looks again this soon while a previous dispatcher still sends (ms). */
+const HANDOVER_POLL_MS = 250;
 
-/** Sends the outbox. */
-export class OutboxDispatcher {
+/** Sends the outbox while this process leads. */
+export class Dispatcher {
   readonly #o: DispatcherOptions;
-  readonly #outbox: OutboxStore;
-  readonly #inbox: EngineInbox;
+  readonly #member: string;
   readonly #busyKeys = new Set<string>();
   /** Messages sent or found by read-backs, so that a read-back never takes another call's message. */
   readonly #claimed = new ClaimedMessages();
   readonly #inFlight = new Map<number, Promise<void>>();
-  readonly #settle: Database.Transaction<(row: OutboxRow, outcome: CallOutcome) => void>;
-  #running = false;
+  #leading = false;
+  /** No claim before this time (ms): the handover pause. */
+  #resumeAt = 0;
+  /** Until this time (ms) the first claim waits for calls other live processes still send. */
+  #handoverUntil: number | undefined;
+  #resumeTimer: TimerHandle | undefined;
   #pumpQueued = false;
+  #pumping = false;
+  #again = false;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
-    this.#outbox = new OutboxStore(options.db);
-    this.#inbox = new EngineInbox(options.db);
-    this.#settle = options.db.transaction((row: OutboxRow, outcome: CallOutcome) => {
-      const now = this.#o.now();
-      this.#outbox.finish(row.id, finishOf(row, outcome), now);
-      const payload = resultEventOf(row, outcome);
-      if (payload !== undefined) {
-        this.#inbox.add({
-          kind: 'effect_result',
-          dedupeKey: `effect:${row.id}`,
-          conversationKey: row.conversationKey,
-          payload,
-          receivedAt: now,
-        });
-      }
-    });
+    this.#member = options.member ?? 'local';
   }
 
-  /** Starts sending; rows left `sending` by a crash are sent again first (they lead their order keys). */
-  start(): void {
-    this.#running = true;
-    this.wake();
-  }
-
-  /** Stops taking rows and waits up to `waitMs` (a duration) for the calls in flight (the rest stay `sending`). */
-  async stop(waitMs = 10_000): Promise<void> {
-    this.#running = false;
-    if (this.#inFlight.size === 0) return;
-    await settledWithin(this.#inFlight.values(), waitMs);
-  }
-
-  /** New rows were committed: look for work soon. */
-  wake(): void {
-    if (!this.#running || this.#pumpQueued) return;
-    this.#pumpQueued = true;
-    setImmediate(() => {
-      this.#pumpQueued = false;
-      this.#pump();
-    });
-  }
-
-  /** Resolves when nothing is in flight and nothing sendable is left (tests, shutdown). */
-  idle(): Promise<void> {
-    if (this.#inFlight.size === 0 && !this.#pumpQueued) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  /** True while this process sends (started, or holding the dispatcher lease). */
+  get leading(): boolean {
+    return this.#leading;
   }
 
   /** Calls in flight now. */
@@ -120,27 +105,130 @@ export class OutboxDispatcher {
     return this.#inFlight.size;
   }
 
-  #pump(): void {
-    if (!this.#running) return;
-    const max = this.#o.maxInFlight ?? 256;
-    const seen = new Set<string>();
-    let afterId = 0;
-    while (this.#inFlight.size < max) {
-      const rows = this.#outbox.open(afterId, SCAN_PAGE);
-      for (const row of rows) {
-        afterId = row.id;
-        if (this.#inFlight.size >= max) break;
-        // The first open row of an order key is its head; later rows wait for it.
-        if (seen.has(row.orderKey) || this.#busyKeys.has(row.orderKey)) {
-          seen.add(row.orderKey);
-          continue;
-        }
-        seen.add(row.orderKey);
-        if (this.#outbox.claim(row.id, this.#o.now())) this.#launch({ ...row, attempts: row.attempts + 1 });
-      }
-      if (rows.length < SCAN_PAGE) break;
+  /** One process: starts sending at once; rows left `sending` by a crash are sent again first. */
+  start(): void {
+    this.#lead(false);
+  }
+
+  /**
+   * This process took the dispatcher lease: start sending (calls left in flight by the previous holder
+   * first) after the handover pause: the previous dispatcher may have spent this second's budget, globally
+   * and per chat, and this process's scheduler never saw it.
+   */
+  lead(): void {
+    this.#lead(true);
+  }
+
+  #lead(handover: boolean): void {
+    if (this.#leading) return;
+    this.#leading = true;
+    if (handover) {
+      this.#o.logger?.info('this process is the dispatcher now: it sends the outbox');
+      const now = this.#o.clock.now();
+      this.#resumeAt = now + (this.#o.handoverPauseMs ?? 1000);
+      this.#handoverUntil = now + (this.#o.handoverWaitMs ?? 30_000);
+    } else {
+      this.#resumeAt = 0;
+      this.#handoverUntil = undefined;
     }
-    if (this.#inFlight.size === 0) this.#notifyIdle();
+    this.wake();
+  }
+
+  /** The lease is gone (or the process stops): claim nothing more; calls in flight finish. */
+  follow(): void {
+    if (this.#leading) this.#o.logger?.info('this process is no longer the dispatcher');
+    this.#leading = false;
+    this.#clearResumeTimer();
+  }
+
+  /** Stops claiming and waits up to `waitMs` (a duration) for calls in flight (the rest stay `sending`). */
+  async stop(waitMs = 10_000): Promise<void> {
+    this.#leading = false;
+    this.#clearResumeTimer();
+    if (this.#inFlight.size === 0) return;
+    await settledWithin(this.#inFlight.values(), waitMs);
+  }
+
+  /** New rows may be there: look soon. */
+  wake(): void {
+    if (!this.#leading || this.#pumpQueued) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    const wait = this.#resumeAt - this.#o.clock.now();
+    if (wait > 0) {
+      // In the handover pause: look when it ends (a timer may fire a little early: it wakes again).
+      this.#resumeTimer ??= this.#o.clock.setTimer(() => {
+        this.#resumeTimer = undefined;
+        this.wake();
+      }, wait + 1);
+      return;
+    }
+    this.#pumpQueued = true;
+    setImmediate(() => {
+      this.#pumpQueued = false;
+      this.#pumping = true;
+      void this.#pump().finally(() => {
+        this.#pumping = false;
+        if (this.#again && this.#leading) {
+          this.#again = false;
+          this.wake();
+        } else if (this.#inFlight.size === 0) this.#notifyIdle();
+      });
+    });
+  }
+
+  /** Resolves when nothing is in flight and no claim is under way or queued (tests, shutdown). */
+  idle(): Promise<void> {
+    if (this.#inFlight.size === 0 && !this.#pumping && !this.#pumpQueued) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  async #pump(): Promise<void> {
+    if (!this.#leading) return;
+    if (this.#handoverUntil !== undefined && !(await this.#previousDone())) return;
+    const max = this.#o.maxInFlight ?? 256;
+    while (this.#leading && this.#inFlight.size < max) {
+      const limit = max - this.#inFlight.size;
+      let rows: OutboxRow[];
+      try {
+        rows = await this.#o.outbox.claimHeads(this.#member, [...this.#busyKeys], limit, this.#o.clock.now());
+      } catch (error) {
+        this.#o.logger?.error({ err: error }, 'could not claim outbox rows; trying again shortly');
+        return;
+      }
+      for (const row of rows) this.#launch(row);
+      // Fewer than asked: no other head is free now (new commits wake the dispatcher again).
+      if (rows.length < limit) return;
+    }
+  }
+
+  /**
+   * Whether the previous dispatcher (alive, without the lease) has finished what it was sending; if not,
+   * looks again shortly. Gives up waiting after `handoverWaitMs`.
+   */
+  async #previousDone(): Promise<boolean> {
+    let others = 0;
+    try {
+      others = await this.#o.outbox.othersSending(this.#member);
+    } catch (error) {
+      this.#o.logger?.error(
+        { err: error },
+        'could not read the calls in flight elsewhere; trying again shortly',
+      );
+      others = 1;
+    }
+    const now = this.#o.clock.now();
+    if (others === 0 || now >= this.#handoverUntil!) {
+      if (others > 0)
+        this.#o.logger?.warn({ inFlightElsewhere: others }, 'sending although another process still sends');
+      this.#handoverUntil = undefined;
+      return true;
+    }
+    this.#resumeAt = now + HANDOVER_POLL_MS;
+    this.#again = true;
+    return false;
   }
 
   #launch(row: OutboxRow): void {
@@ -148,16 +236,12 @@ export class OutboxDispatcher {
     if (row.attempts > 1) {
       this.#o.logger?.warn(
         { conversation: row.conversationKey, outboxId: row.id, op: row.op, attempts: row.attempts },
-        'resending a call that was in flight when the process stopped',
+        'resending a call that was in flight when its dispatcher stopped',
       );
     }
-    if (row.attempts > 1 && row.op === 'sendMessage' && row.chatId !== null) {
-      // Messages earlier calls sent before are theirs, not this one's: the read-back must not take them.
-      const since = (row.sentAt ?? this.#o.now()) - LEARN_WINDOW_MS;
-      for (const mid of sentMessageIds(this.#outbox.sentResults(row.chatId, since, row.id)))
-        this.#claimed.add(mid);
-    }
-    const done = sendCall(row, this.#o, this.#claimed)
+    const via = { gateway: this.#o.gateway, upload: this.#o.upload, now: () => this.#o.clock.now() };
+    const done = this.#learnSent(row)
+      .then(() => sendCall(row, via, this.#claimed))
       .then(
         (result) => this.#finish(row, { ok: true, result }),
         (error: unknown) =>
@@ -168,28 +252,49 @@ export class OutboxDispatcher {
       .finally(() => {
         this.#inFlight.delete(row.id);
         this.#busyKeys.delete(row.orderKey);
-        if (this.#running) this.wake();
-        else if (this.#inFlight.size === 0) this.#notifyIdle();
+        if (this.#leading) this.wake();
+        else if (this.#inFlight.size === 0 && !this.#pumping) this.#notifyIdle();
       });
     this.#inFlight.set(row.id, done);
   }
 
-  /** The scheduler stopped before the call went out: the row is pending again, sent at the next start. */
-  #release(row: OutboxRow): void {
-    if (!this.#o.db.open) return; // left `sending`: sent again at the next start, still never sent twice
-    this.#outbox.release(row.id);
+  /**
+   * Before a resend: messages earlier calls to the chat sent are theirs, not this one's, so the read-back
+   * must not take them. Looks back from the call's first send (`sentAt`, kept across handovers).
+   */
+  async #learnSent(row: OutboxRow): Promise<void> {
+    if (row.attempts <= 1 || row.op !== 'sendMessage' || row.chatId === null) return;
+    const since = (row.sentAt ?? this.#o.clock.now()) - LEARN_WINDOW_MS;
+    const results = await this.#o.outbox.sentResults(row.chatId, since, row.id);
+    for (const mid of sentMessageIds(results)) this.#claimed.add(mid);
   }
 
-  #finish(row: OutboxRow, outcome: CallOutcome): void {
-    if (!this.#o.db.open) {
-      // An answer after the database closed: the row stays `sending` and is sent again at the next start.
-      this.#o.logger?.info({ outboxId: row.id, op: row.op }, 'a call answered after the database closed');
-      return;
-    }
+  /** The scheduler stopped before the call went out: the row is pending again, sent by the next claim. */
+  async #release(row: OutboxRow): Promise<void> {
     try {
-      this.#settle.immediate(row, outcome);
+      await this.#o.outbox.release(row);
     } catch (error) {
-      // The database is gone (closing) or failing: the row stays `sending` and is resent after a restart.
+      // Left `sending`: sent again by the next dispatcher, through the read-back for a message.
+      this.#o.logger?.error({ outboxId: row.id, err: error }, 'could not give back an unsent call');
+    }
+  }
+
+  async #finish(row: OutboxRow, outcome: CallOutcome): Promise<void> {
+    const now = this.#o.clock.now();
+    try {
+      const recorded = await this.#o.outbox.finish(
+        row,
+        finishOf(row, outcome),
+        resultEventOf(row, outcome),
+        now,
+      );
+      if (!recorded) {
+        // The store closed: the row stays `sending` and is sent again at the next start.
+        this.#o.logger?.info({ outboxId: row.id, op: row.op }, 'a call answered after the store closed');
+        return;
+      }
+    } catch (error) {
+      // The store is failing: the row stays `sending`: the next dispatcher sends it again.
       this.#o.logger?.error({ outboxId: row.id, err: error }, 'could not record a call outcome');
       return;
     }
@@ -199,7 +304,7 @@ export class OutboxDispatcher {
         'call failed for good',
       );
     }
-    if (row.ref) this.#o.onResult();
+    if (row.ref) this.#o.onResult?.();
     this.#o.onOutcome({
       outboxId: row.id,
       conversationKey: row.conversationKey,
@@ -210,9 +315,13 @@ export class OutboxDispatcher {
     });
   }
 
+  #clearResumeTimer(): void {
+    if (this.#resumeTimer === undefined) return;
+    this.#o.clock.clearTimer(this.#resumeTimer);
+    this.#resumeTimer = undefined;
+  }
+
   #notifyIdle(): void {
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 }

@@ -295,7 +295,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     running = true;
     joined = true;
     lastLoopAt = Date.now();
-    dispatcher?.start();
+    if (!ownership) dispatcher?.start(); // one process always sends; among several, the lease holder does
     runner.start();
     if (!dispatcher) logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
     onTimerWake();
@@ -316,7 +316,6 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
           applyGrace('all', clock.now());
         }
         begin();
-        dispatcher?.lead();
         return undefined as Answer<boolean, void>;
       }
       return (async () => {

@@ -4,14 +4,12 @@
  * process handles).
  */
 import type { Logger } from 'pino';
-import { type DispatchOutcome, OutboxDispatcher } from '../dispatch/dispatcher.ts';
+import { Dispatcher, type DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
-import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
 import { type TaskOutcome, TaskRunner } from '../dispatch/tasks/runner.ts';
 import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { Clock } from '../store/ports/clock.ts';
-import { PgOutbox } from '../store/postgres/outbox.ts';
 import { PgTasks } from '../store/postgres/tasks.ts';
 import type { EngineStore } from './commit/store.ts';
 
@@ -57,22 +55,23 @@ export function workersFor(
   store: EngineStore & { db?: import('better-sqlite3').Database; pg?: { pool: import('pg').Pool } },
   o: WorkerOptions,
 ): { dispatcher: Sender | undefined; runner: Runner } {
+  const dispatcher = o.gateway
+    ? new Dispatcher({
+        outbox: store.outbox,
+        member: o.member,
+        gateway: o.gateway,
+        upload: o.upload,
+        clock: o.clock,
+        logger: o.logger,
+        maxInFlight: o.maxInFlight,
+        onResult: o.onResult,
+        onOutcome: o.onOutcome,
+      })
+    : undefined;
   const now = () => o.clock.now();
   if (store.kind === 'sqlite') {
     const db = store.db!;
-    const sending = o.gateway
-      ? new OutboxDispatcher({
-          db,
-          gateway: o.gateway,
-          upload: o.upload,
-          now,
-          logger: o.logger,
-          maxInFlight: o.maxInFlight,
-          onResult: o.onResult,
-          onOutcome: o.onOutcome,
-        })
-      : undefined;
-    const runner = new TaskRunner({
+  const runner = new TaskRunner({
       db,
       tasks: o.tasks,
       clock: o.clock,
@@ -82,24 +81,9 @@ export function workersFor(
       onResult: o.onResult,
       onOutcome: o.onTask,
     });
-    return {
-      dispatcher: sending && Object.assign(sending, { lead() {}, follow() {} }),
-      runner: Object.assign(runner, { setPartitions() {} }),
-    };
+    return { dispatcher, runner: Object.assign(runner, { setPartitions() {} }) };
   }
   const pool = store.pg!.pool;
-  const dispatcher = o.gateway
-    ? new SharedDispatcher({
-        outbox: new PgOutbox(pool),
-        member: o.member,
-        gateway: o.gateway,
-        upload: o.upload,
-        now,
-        logger: o.logger,
-        maxInFlight: o.maxInFlight,
-        onOutcome: o.onOutcome,
-      })
-    : undefined;
   const runner = new SharedTaskRunner({
     store: new PgTasks(pool),
     member: o.member,
@@ -111,8 +95,5 @@ export function workersFor(
     onResult: o.onResult,
     onOutcome: o.onTask,
   });
-  return {
-    dispatcher: dispatcher && Object.assign(dispatcher, { start() {} }),
-    runner,
-  };
+  return { dispatcher, runner };
 }

@@ -5,35 +5,9 @@
  * `failed` (given up) or `dropped` (the person left before it was sent).
  */
 import type Database from 'better-sqlite3';
+import type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
 
-/** An outbox row to insert. `args` is the JSON argument object. */
-export interface NewOutboxRow {
-  conversationKey: string;
-  revision: number;
-  seq: number;
-  orderKey: string;
-  chatId: number | null;
-  kind: 'api' | 'upload_and_send';
-  op: string;
-  args: string;
-  ref: string | null;
-  priority: string;
-  /** Defaults to `<conversation>:<revision>:<seq>`. */
-  idempotencyKey?: string;
-  createdAt: number;
-}
-
-/** An outbox row as stored. */
-export interface OutboxRow extends NewOutboxRow {
-  id: number;
-  idempotencyKey: string;
-  status: 'pending' | 'sending' | 'done' | 'failed' | 'dropped';
-  attempts: number;
-  result: string | null;
-  error: string | null;
-  sentAt: number | null;
-  finishedAt: number | null;
-}
+export type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
 
 const COLUMNS =
   'id, conversation_key AS conversationKey, revision, seq, order_key AS orderKey, chat_id AS chatId, kind, op, ' +
@@ -65,7 +39,7 @@ export class OutboxStore {
       `SELECT ${COLUMNS} FROM outbox WHERE status IN ('pending', 'sending') AND id > ? ORDER BY id LIMIT ?`,
     );
     this.#claim = db.prepare(
-      "UPDATE outbox SET status = 'sending', attempts = attempts + 1, sent_at = ? " +
+      "UPDATE outbox SET status = 'sending', attempts = attempts + 1, sent_at = coalesce(sent_at, ?) " +
         "WHERE id = ? AND status IN ('pending', 'sending')",
     );
     this.#finish = db.prepare(
@@ -81,7 +55,9 @@ export class OutboxStore {
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE id = ?`);
     this.#release = db.prepare(
-      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL WHERE id = ? AND status = 'sending'",
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, " +
+        // An earlier claim may have sent the call: its first send time stays (the read-back starts there).
+        "sent_at = CASE WHEN attempts > 1 THEN sent_at END WHERE id = ? AND status = 'sending'",
     );
     this.#counts = db.prepare('SELECT status, count(*) AS n FROM outbox GROUP BY status');
     this.#prune = db.prepare(
@@ -122,7 +98,10 @@ export class OutboxStore {
     return this.#get.get(id);
   }
 
-  /** Marks a row in flight (counts an attempt). False when it was dropped or finished meanwhile. */
+  /**
+   * Marks a row in flight (counts an attempt; the first send time stays). False when it was dropped or
+   * finished meanwhile.
+   */
   claim(id: number, now: number): boolean {
     return this.#claim.run(now, id).changes === 1;
   }
@@ -154,7 +133,10 @@ export class OutboxStore {
       .changes;
   }
 
-  /** Gives back a claimed row that was never sent (the process is stopping): pending again, attempt not counted. */
+  /**
+   * Gives back a claimed row that was never sent (the process is stopping): pending again, attempt not
+   * counted; its send time is kept when an earlier claim may have sent the call (issue 28).
+   */
   release(id: number): void {
     this.#release.run(id);
   }

@@ -118,7 +118,16 @@ describe('OutboxStore', () => {
     // A call claimed and never sent (the process stopped) goes back in line without counting an attempt.
     outbox.claim(open[1]!.id, 7);
     outbox.release(open[1]!.id);
-    expect(outbox.get(open[1]!.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(outbox.get(open[1]!.id)).toMatchObject({ status: 'pending', attempts: 0, sentAt: null });
+    // Issue 28: once a claim may have sent it, the first send time stays through re-claims and releases.
+    outbox.claim(open[1]!.id, 8);
+    outbox.claim(open[1]!.id, 9); // the next dispatcher, after the first one died
+    outbox.release(open[1]!.id);
+    expect(outbox.get(open[1]!.id)).toMatchObject({ status: 'pending', attempts: 1, sentAt: 8 });
+    outbox.claim(open[1]!.id, 10);
+    expect(outbox.get(open[1]!.id)).toMatchObject({ status: 'sending', attempts: 2, sentAt: 8 });
+    outbox.release(open[1]!.id);
+    outbox.release(open[1]!.id); // not in flight: nothing changes
     expect(outbox.counts()).toMatchObject({ pending: 1, done: 1 });
     expect(outbox.forConversation('u:1').map((r) => r.seq)).toEqual([2, 1]);
   });

@@ -207,7 +207,11 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       (await leases.liveMembers()).every((m) => m.id !== 'a'),
     );
     const [again] = await outbox.claimHeads('b', [], 10, 3);
-    expect(again).toMatchObject({ id: first!.id, attempts: 2 });
+    expect(again).toMatchObject({ id: first!.id, attempts: 2, sentAt: 1 });
+    // Issue 28: given back unsent, it keeps the first send time ('a' may have sent it), and so does the next claim.
+    await outbox.release(again!);
+    const [third] = await outbox.claimHeads('b', [], 10, 4);
+    expect(third).toMatchObject({ id: first!.id, attempts: 2, sentAt: 1 });
   });
 
   it('applies the grace rule to timers of partitions taken after downtime: a little late fire, later spread, very old expire', async () => {

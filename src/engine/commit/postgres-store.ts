@@ -7,7 +7,7 @@ import { applyBatch } from '../../store/postgres/commit.ts';
 import { type PostgresDatabase, pgListen } from '../../store/postgres/database.ts';
 import { INBOX_CHANNEL, PgInbox } from '../../store/postgres/inbox.ts';
 import { PgLeases } from '../../store/postgres/leases.ts';
-import { notifyOutbox, OUTBOX_CHANNEL } from '../../store/postgres/outbox.ts';
+import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from '../../store/postgres/outbox.ts';
 import { pgPrune } from '../../store/postgres/prune.ts';
 import { pgSessions, pgStepLog } from '../../store/postgres/sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../../store/postgres/settings.ts';
@@ -72,6 +72,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     },
     stepLog: (query = {}) => pgStepLog(pool, query),
     prune: (before) => pgPrune(pool, before),
+    outbox: new PgOutbox(pool),
     leases: new PgLeases(pool),
     listen: (hear, lost) =>
       pgListen(

@@ -8,6 +8,7 @@ import { EngineInbox } from '../../store/engine-inbox.ts';
 import { buttonSecret } from '../../store/engine-settings.ts';
 import { FlowVersionStore } from '../../store/flow-versions.ts';
 import { InboxStore } from '../../store/inbox.ts';
+import { SqliteOutbox } from '../../store/sqlite-outbox.ts';
 import { type SessionRow, SessionStore } from '../../store/sessions.ts';
 import { StepLogStore } from '../../store/step-log.ts';
 import { TimerService } from '../../store/timer-service.ts';
@@ -89,6 +90,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
           .map((s) => [`${s.flowId}@${s.version}`, s.source]),
       ),
     pinnedVersions: () => sessions.activeByVersion(),
+    outbox: new SqliteOutbox(db),
     async *stepLog(query = {}) {
       // Read at once: the connection must not stay busy with a cursor while the consumer awaits.
       yield* [...stepLog.rows(query)];

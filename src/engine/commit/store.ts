@@ -7,6 +7,7 @@
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { MaybePromise } from '../../store/ports/index.ts';
 import type { LeasePort } from '../../store/ports/leases.ts';
+import type { OutboxPort } from '../../store/ports/outbox.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { StepLogRow } from '../../store/step-log.ts';
 import type { GraceReport, TimerGrace } from '../../store/timer-service.ts';
@@ -73,6 +74,8 @@ export interface EngineStore<Sync extends boolean = boolean> {
   stepLog(query?: { flowId?: string; since?: number }): AsyncIterable<StepLogRow>;
   /** Deletes what `before` says, in small chunks; returns how many rows of each kind. */
   prune(before: PruneBefore): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
+  /** The outbox, as the dispatcher claims, settles and releases its calls. */
+  readonly outbox: OutboxPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
   /** Hears other processes' commits: new inbox rows, new outbox rows. */

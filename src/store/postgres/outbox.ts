@@ -5,7 +5,7 @@
  * lost the lease claims nothing more.
  */
 import type pg from 'pg';
-import type { OutboxRow } from '../outbox.ts';
+import type { OutboxFinish, OutboxPort, OutboxRow } from '../ports/outbox.ts';
 
 const COLUMNS =
   'o.id, o.conversation_key AS "conversationKey", o.revision, o.seq, o.order_key AS "orderKey", ' +
@@ -25,14 +25,14 @@ export async function notifyOutbox(pool: pg.Pool): Promise<void> {
 export type PgOutboxRow = OutboxRow & { partition: number };
 
 /** The dispatcher's outbox queries over a pool. */
-export class PgOutbox {
+export class PgOutbox implements OutboxPort {
   constructor(readonly pool: pg.Pool) {}
 
   /**
-   * Marks in flight (attempt counted) the head row of up to `limit` order keys not in `busy`, oldest first,
-   * if `owner` holds the dispatcher lease. Heads left `sending` by a dispatcher that died (no live member of
-   * that id) are claimed again (their attempts say so); those of a live process that lost the lease stay
-   * with it until it settles them. Returns the claimed rows.
+   * Marks in flight (attempt counted, the first send time kept) the head row of up to `limit` order keys
+   * not in `busy`, oldest first, if `owner` holds the dispatcher lease. Heads left `sending` by a
+   * dispatcher that died (no live member of that id) are claimed again (their attempts say so); those of
+   * a live process that lost the lease stay with it until it settles them. Returns the claimed rows.
    */
   async claimHeads(
     owner: string,
@@ -73,29 +73,21 @@ export class PgOutbox {
    * `effect_result` event, in one transaction.
    */
   async finish(
-    row: PgOutboxRow,
-    outcome: { status: 'done' | 'failed'; result?: string; error?: string },
+    row: OutboxRow,
+    outcome: OutboxFinish,
     resultEvent: string | undefined,
     now: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     await this.pool.query(
       'WITH settled AS (UPDATE outbox SET status = $2, result = $3, error = $4, finished_at = $5 ' +
-        "WHERE id = $1 AND status = 'sending' RETURNING id) " +
+        "WHERE id = $1 AND status = 'sending' RETURNING id, partition, conversation_key) " +
         'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
-        "SELECT $6, 'effect_result', 'effect:' || $1, $7, $8, $5 FROM settled WHERE $8::text IS NOT NULL " +
-        'ON CONFLICT (dedupe_key) DO NOTHING',
-      [
-        row.id,
-        outcome.status,
-        outcome.result ?? null,
-        outcome.error ?? null,
-        now,
-        row.partition,
-        row.conversationKey,
-        resultEvent ?? null,
-      ],
+        "SELECT partition, 'effect_result', 'effect:' || $1, conversation_key, $6, $5 FROM settled " +
+        'WHERE $6::text IS NOT NULL ON CONFLICT (dedupe_key) DO NOTHING',
+      [row.id, outcome.status, outcome.result ?? null, outcome.error ?? null, now, resultEvent ?? null],
     );
     if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify('botflow_inbox', '')");
+    return true;
   }
 
   /** Stored results of messages sent to `chatId` by rows before `beforeId` finished since `since` (see OutboxStore). */
@@ -108,12 +100,16 @@ export class PgOutbox {
     return rows.map((row) => row.result);
   }
 
-  /** Gives back a claimed row that was never sent: pending again, attempt not counted. */
-  async release(id: number): Promise<void> {
+  /**
+   * Gives back a claimed row that was never sent: pending again, attempt not counted. Its first send time
+   * stays when an earlier claim may have sent the call (issue 28: the read-back of the next resend starts
+   * there, so it finds the first copy).
+   */
+  async release(row: Pick<OutboxRow, 'id'>): Promise<void> {
     await this.pool.query(
-      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, sent_at = NULL, claimed_by = NULL WHERE id = $1 " +
-        "AND status = 'sending'",
-      [id],
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, claimed_by = NULL, " +
+        "sent_at = CASE WHEN attempts > 1 THEN sent_at END WHERE id = $1 AND status = 'sending'",
+      [row.id],
     );
   }
 
