@@ -23,7 +23,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { SharedDispatcher } from '../dispatch/shared-dispatcher.ts';
-import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
+import { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import { applyBatch, LeaseLostError } from '../store/postgres/commit.ts';
@@ -45,6 +45,7 @@ import { SessionCache } from './lane/session-cache.ts';
 import { type EngineEvents, EngineListeners } from './listeners.ts';
 import { versionRestorer } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
+import { clockFrom } from './step/clock.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { FlowSet } from './step/flow-set.ts';
 import type { TimerGrace } from './timers.ts';
@@ -167,11 +168,12 @@ export function createClusterEngine(options: ClusterEngineOptions): ClusterEngin
       })
     : undefined;
 
-  const taskRunner = new SharedTaskRunner({
-    store: new PgTasks(pool),
-    member,
+  const taskRunner = new TaskRunner({
+    port: new PgTasks(pool, member),
+    partitions: [],
+    pollMs: 500,
     tasks: options.tasks ?? {},
-    clock: { now },
+    clock: clockFrom(now),
     concurrency: options.taskConcurrency ?? 16,
     gateway,
     logger,

@@ -14,6 +14,7 @@ import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { BotflowError } from '../errors/index.ts';
 import { buttonSecret } from '../store/engine-settings.ts';
 import { FlowVersionStore } from '../store/flow-versions.ts';
+import { TaskStore } from '../store/tasks.ts';
 import type { WriterThread } from './commit/writer-thread.ts';
 import { type SessionInspector, sessionInspector } from './inspect.ts';
 import { WriterPipeline } from './lane/pipeline.ts';
@@ -168,7 +169,7 @@ export function createEngine(options: EngineOptions): Engine {
     : undefined;
 
   const taskRunner = new TaskRunner({
-    db,
+    port: new TaskStore(db),
     tasks: options.tasks ?? {},
     clock,
     concurrency: options.taskConcurrency ?? 16,

@@ -158,10 +158,10 @@ describe('TaskStore', () => {
       idempotencyKey: 'task:u:1:1:0',
       createdAt: 1,
     });
-    const [first] = tasks.claimDue(1, 10);
+    const [first] = tasks.claimDue('all', 1, 10);
     const timeout = '{"code":"timeout","message":"no answer in 10 s"}';
     expect(tasks.retryLater(first!.id, 2, timeout)).toBe(true);
-    expect(tasks.claimDue(2, 10)).toHaveLength(1);
+    expect(tasks.claimDue('all', 2, 10)).toHaveLength(1);
     expect(tasks.finish(first!.id, { status: 'done', result: '[]' }, 3)).toBe(true);
     expect(tasks.get(first!.id)).toMatchObject({ status: 'done', attempts: 2, result: '[]', error: timeout });
   });
