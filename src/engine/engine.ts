@@ -18,8 +18,8 @@ import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { BotflowError } from '../errors/index.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
-import { LeaseLostError } from '../store/postgres/commit.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import { LeaseLostError } from '../store/postgres/commit.ts';
 import { sqliteStore } from './commit/sqlite-store.ts';
 import type { EngineStore } from './commit/store.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
@@ -117,21 +117,19 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   });
 
   // Ready on a synchronous store at once; on PostgreSQL once `start()` has read the secret.
-  const prepared: MaybePromise<void> = andThen(
-    options.secret ?? store.buttonSecret(now()),
-    (secret) =>
-      andThen(recordVersions(), () => {
-        planner = new BatchPlanner({
-          cache,
-          load: (key) => loop.load(key),
-          flows,
-          signer: new ButtonSigner(secret),
-          now,
-          logger,
-          staleText: options.staleText ?? 'This menu is no longer active.',
-          botUsername: options.botUsername,
-        });
-      }),
+  const prepared: MaybePromise<void> = andThen(options.secret ?? store.buttonSecret(now()), (secret) =>
+    andThen(recordVersions(), () => {
+      planner = new BatchPlanner({
+        cache,
+        load: (key) => loop.load(key),
+        flows,
+        signer: new ButtonSigner(secret),
+        now,
+        logger,
+        staleText: options.staleText ?? 'This menu is no longer active.',
+        botUsername: options.botUsername,
+      });
+    }),
   );
   flows.onAdd((flow) => {
     void Promise.resolve()
@@ -142,7 +140,9 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   /** Records every loaded version with its source; rebuilds those running sessions are pinned to. */
   function recordVersions(): MaybePromise<void> {
     const at = now();
-    const records = flows.all().map((flow) => store.recordFlowVersion(flow.id, flow.version, at, flow.source));
+    const records = flows
+      .all()
+      .map((flow) => store.recordFlowVersion(flow.id, flow.version, at, flow.source));
     const recorded = store.synchronous ? undefined : Promise.all(records).then(() => {});
     return andThen(recorded, () =>
       andThen(store.pinnedVersions(), (pinned) => {
@@ -254,7 +254,10 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     if (gained.length + lost.length > 0) runner.setPartitions(role.partitions);
     if (gained.length > 0) {
       await Promise.resolve(applyGrace(gained, now())).catch((error: unknown) => {
-        logger?.warn({ err: error }, 'could not apply the grace rule to overdue timers; they fire as they are');
+        logger?.warn(
+          { err: error },
+          'could not apply the grace rule to overdue timers; they fire as they are',
+        );
       });
       armTimerWake();
       scheduleProcessing();
@@ -270,23 +273,25 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   function scheduleLeaseTick(): void {
     if (!running || !ownership) return;
     // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
-    leaseHandle = systemClock.setTimer(() => {
-      nextLeaseTickAt = Date.now() + tickMs;
-      leaseTick()
-        .catch((error: unknown) => logger?.error({ err: error }, 'lease renewal failed; trying again shortly'))
-        .finally(scheduleLeaseTick);
-    }, Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())));
+    leaseHandle = systemClock.setTimer(
+      () => {
+        nextLeaseTickAt = Date.now() + tickMs;
+        leaseTick()
+          .catch((error: unknown) =>
+            logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
+          )
+          .finally(scheduleLeaseTick);
+      },
+      Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())),
+    );
   }
 
   async function listen(): Promise<void> {
     if (!running || !store.listen) return;
-    const heard = await store.listen(
-      { inbox: scheduleProcessing, outbox: () => dispatcher?.wake() },
-      () => {
-        listener = undefined;
-        if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
-      },
-    );
+    const heard = await store.listen({ inbox: scheduleProcessing, outbox: () => dispatcher?.wake() }, () => {
+      listener = undefined;
+      if (running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+    });
     if (heard && !running) await heard.close().catch(() => {});
     else listener = heard;
   }
@@ -297,7 +302,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     lastLoopAt = Date.now();
     if (!ownership) dispatcher?.start(); // one process always sends; among several, the lease holder does
     runner.start();
-    if (!dispatcher) logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
+    if (!dispatcher)
+      logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
     onTimerWake();
     poll();
   }
@@ -339,7 +345,10 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       leaseHandle = undefined;
       await loop.idle(); // batches handed to the store finish (or fail) before the engine stops
       dispatcher?.follow();
-      await Promise.all([dispatcher?.stop(stopOptions.waitMs ?? 10_000), runner.stop(stopOptions.waitMs ?? 10_000)]);
+      await Promise.all([
+        dispatcher?.stop(stopOptions.waitMs ?? 10_000),
+        runner.stop(stopOptions.waitMs ?? 10_000),
+      ]);
       if (ownership && was) {
         options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
         await ownership.leave().catch((error: unknown) => {
@@ -418,7 +427,10 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
 function storeOf(options: EngineOptions<boolean>, now: () => number): EngineStore {
   if (options.store) return options.store;
   if (!options.db) {
-    throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'createEngine needs `db` (SQLite) or `store` (sqliteStore, postgresStore)');
+    throw new BotflowError(
+      'BOTFLOW_OPTIONS_INVALID',
+      'createEngine needs `db` (SQLite) or `store` (sqliteStore, postgresStore)',
+    );
   }
   return sqliteStore(options.db, { writer: options.writer, now, logger: options.logger });
 }

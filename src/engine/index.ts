@@ -13,6 +13,7 @@ export {
   openDatabase,
 } from '../store/database.ts';
 export { openPostgres, type PostgresDatabase, type PostgresOptions } from '../store/postgres/database.ts';
+export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
 export { type PostgresEngineStore, postgresStore } from './commit/postgres-store.ts';
 export { type SqliteEngineStore, type SqliteStoreOptions, sqliteStore } from './commit/sqlite-store.ts';
 export type { EngineStore, Partitions } from './commit/store.ts';
@@ -69,4 +70,3 @@ export {
   type StoredSnapshot,
   step,
 } from './step/step.ts';
-export type { GraceReport, TimerGrace } from '../store/timer-service.ts';

@@ -7,35 +7,11 @@ import type { Logger } from 'pino';
 import { Dispatcher, type DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { type TaskOutcome, TaskRunner } from '../dispatch/tasks/runner.ts';
-import { SharedTaskRunner } from '../dispatch/tasks/shared-runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { Clock } from '../store/ports/clock.ts';
-import { PgTasks } from '../store/postgres/tasks.ts';
 import type { EngineStore } from './commit/store.ts';
 
-/** The dispatcher as the engine drives it. */
-export interface Sender {
-  readonly inFlight: number;
-  start(): void;
-  /** This process holds the dispatcher role: send. */
-  lead(): void;
-  /** It no longer does: claim nothing more. */
-  follow(): void;
-  wake(): void;
-  idle(): Promise<void>;
-  stop(waitMs: number): Promise<void>;
-}
-
-/** The task runner as the engine drives it. */
-export interface Runner {
-  readonly inFlight: number;
-  start(): void;
-  setPartitions(partitions: readonly number[]): void;
-  wake(): void;
-  idle(): Promise<void>;
-  stop(waitMs: number): Promise<void>;
-}
-
+/** What the workers need from the engine. */
 export interface WorkerOptions {
   member: string;
   clock: Clock;
@@ -50,11 +26,14 @@ export interface WorkerOptions {
   onTask(outcome: TaskOutcome): void;
 }
 
+/** How often a runner among several looks for tasks a dead process left running (ms). */
+const SHARED_TASK_POLL_MS = 500;
+
 /** The dispatcher (when calls can go out) and the task runner of `store`. */
 export function workersFor(
-  store: EngineStore & { db?: import('better-sqlite3').Database; pg?: { pool: import('pg').Pool } },
+  store: EngineStore,
   o: WorkerOptions,
-): { dispatcher: Sender | undefined; runner: Runner } {
+): { dispatcher: Dispatcher | undefined; runner: TaskRunner } {
   const dispatcher = o.gateway
     ? new Dispatcher({
         outbox: store.outbox,
@@ -68,27 +47,13 @@ export function workersFor(
         onOutcome: o.onOutcome,
       })
     : undefined;
-  const now = () => o.clock.now();
-  if (store.kind === 'sqlite') {
-    const db = store.db!;
   const runner = new TaskRunner({
-      db,
-      tasks: o.tasks,
-      clock: o.clock,
-      concurrency: o.taskConcurrency,
-      gateway: o.gateway,
-      logger: o.logger,
-      onResult: o.onResult,
-      onOutcome: o.onTask,
-    });
-    return { dispatcher, runner: Object.assign(runner, { setPartitions() {} }) };
-  }
-  const pool = store.pg!.pool;
-  const runner = new SharedTaskRunner({
-    store: new PgTasks(pool),
-    member: o.member,
-    tasks: o.tasks,
+    port: store.taskPort(o.member),
     clock: o.clock,
+    // Among several processes the partitions come with the first lease tick; one process runs them all.
+    partitions: store.leases ? [] : 'all',
+    ...(store.leases ? { pollMs: SHARED_TASK_POLL_MS } : {}),
+    tasks: o.tasks,
     concurrency: o.taskConcurrency,
     gateway: o.gateway,
     logger: o.logger,

@@ -63,7 +63,8 @@ export async function openAppStore(config: Config, logger: Logger): Promise<AppS
   const db = openDatabase({ path, synchronous, logger: storeLogger });
   let writer: WriterThread | undefined;
   try {
-    if (config.database.writerThread && path !== ':memory:') writer = await startWriterThread({ path, synchronous });
+    if (config.database.writerThread && path !== ':memory:')
+      writer = await startWriterThread({ path, synchronous });
   } catch (error) {
     db.close();
     throw error;

@@ -67,7 +67,9 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         scheduler?.close();
         const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
         await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
-        const left = await Promise.resolve(engine?.store.pendingCount(engine.role().partitions)).catch(() => 0);
+        const left = await Promise.resolve(engine?.store.pendingCount(engine.role().partitions)).catch(
+          () => 0,
+        );
         if (left && !database?.shared)
           logger.info({ pending: left }, `${left} accepted event(s) stay pending for the next start`);
       },
@@ -171,30 +173,34 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     // Only the dispatcher polls (one scheduler for every call), from the marker the last poller committed.
     let switching = Promise.resolve();
     const switchPolling = (role: Role): Promise<void> => {
-      switching = switching.catch(() => {}).then(async () => {
-        if (role.dispatcher && !poller && engine) {
-          poller = await parts.startPolling({
-            api: throttled,
-            conversationKey: config.conversationKey,
-            onAccepted: accepted,
-            logger: intakeLogger,
-            timeoutSeconds: config.polling.timeoutSeconds,
-            limit: config.polling.limit,
-            ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
-            store: await database!.pollingStore(),
-          });
-          watch(poller);
-        } else if (!role.dispatcher && poller) {
-          const stopping = poller;
-          poller = undefined;
-          await stopping.stop();
-        }
-      });
+      switching = switching
+        .catch(() => {})
+        .then(async () => {
+          if (role.dispatcher && !poller && engine) {
+            poller = await parts.startPolling({
+              api: throttled,
+              conversationKey: config.conversationKey,
+              onAccepted: accepted,
+              logger: intakeLogger,
+              timeoutSeconds: config.polling.timeoutSeconds,
+              limit: config.polling.limit,
+              ...(config.polling.updateTypes ? { types: config.polling.updateTypes } : {}),
+              store: await database!.pollingStore(),
+            });
+            watch(poller);
+          } else if (!role.dispatcher && poller) {
+            const stopping = poller;
+            poller = undefined;
+            await stopping.stop();
+          }
+        });
       return switching;
     };
     if (polling) {
       onRole = (role) => {
-        switchPolling(role).catch((error: unknown) => logger.error({ err: error }, 'polling could not start or stop'));
+        switchPolling(role).catch((error: unknown) =>
+          logger.error({ err: error }, 'polling could not start or stop'),
+        );
       };
     }
 
@@ -249,7 +255,9 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     return {
       addresses: {
         api: baseUrl,
-        ...(sandbox ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` } : {}),
+        ...(sandbox
+          ? { sandbox: sandbox.baseUrl, webChat: sandbox.webChatUrl ?? `${sandbox.baseUrl}/` }
+          : {}),
         ...(intake?.address ? { webhook: intake.address } : {}),
         ...(health ? { health: health.address } : {}),
       },
@@ -268,7 +276,10 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           );
           const deadline = Date.now() + config.shutdown.timeoutMs - 1000;
           const result = await runShutdown(shutdownSteps(), { deadline, logger });
-          logger.info({ clean: result.clean }, result.clean ? 'stopped' : 'stopped; some steps ran out of time');
+          logger.info(
+            { clean: result.clean },
+            result.clean ? 'stopped' : 'stopped; some steps ran out of time',
+          );
           return result;
         })();
         return closing;

@@ -28,4 +28,3 @@ export function hash32(text: string): number {
 export function partitionOf(conversationKey: string | null | undefined): number {
   return conversationKey ? hash32(conversationKey) % PARTITIONS : 0;
 }
-

@@ -5,6 +5,11 @@
  * again with the same idempotency key (at least once).
  */
 import type Database from 'better-sqlite3';
+import { EngineInbox } from './engine-inbox.ts';
+import { partitionOf } from './partitions.ts';
+import type { AttemptEnd, NewTaskRow, Partitions, Recorded, TaskPort, TaskRow } from './ports/tasks.ts';
+
+export type { NewTaskRow, TaskRow } from './ports/tasks.ts';
 
 /**
  * The ref of a compensating task (`on_cancel`) is its task's ref with this suffix. Compensations belong to
@@ -61,35 +66,6 @@ export function compensationOf(row: Cancelling, now: number): NewTaskRow | undef
   };
 }
 
-/** A task row to insert. JSON columns are texts. */
-export interface NewTaskRow {
-  conversationKey: string;
-  revision: number;
-  stepInstance: number;
-  name: string;
-  ref: string;
-  input: string;
-  scope: string;
-  policy: string;
-  chatId: number | null;
-  idempotencyKey: string;
-  createdAt: number;
-  /** When its first attempt may start (default: `createdAt`). */
-  runAfter?: number;
-}
-
-/** A task row as stored. */
-export interface TaskRow extends NewTaskRow {
-  id: number;
-  status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
-  attempts: number;
-  runAfter: number;
-  result: string | null;
-  error: string | null;
-  startedAt: number | null;
-  finishedAt: number | null;
-}
-
 // Queries of open tasks repeat the partial index's predicate (`status IN ('pending', 'running')`): SQLite
 // uses a partial index only when the query names its condition.
 const COLUMNS =
@@ -97,17 +73,24 @@ const COLUMNS =
   'policy, chat_id AS chatId, idempotency_key AS idempotencyKey, status, attempts, run_after AS runAfter, ' +
   'result, error, created_at AS createdAt, started_at AS startedAt, finished_at AS finishedAt';
 
-/** Queries of the `tasks` table; statements are prepared once. */
-export class TaskStore {
+/** Partitions: a conversation's partition, computed in SQL (SQLite stores none: one process owns all). */
+const IN_PARTITIONS =
+  ' AND botflow_partition(conversation_key) IN (SELECT value FROM json_each(@partitions))';
+const withPartitionFunction = new WeakSet<Database.Database>();
+
+/**
+ * Queries of the `tasks` table (statements prepared once); the task runner's port on SQLite, where one
+ * process owns every partition (`'all'`) and every answer is synchronous.
+ */
+export class TaskStore implements TaskPort {
   readonly #insert: Database.Statement;
-  readonly #claimDue: Database.Statement<[{ now: number; limit: number }], TaskRow>;
   readonly #finish: Database.Statement;
   readonly #later: Database.Statement;
   readonly #open: Database.Statement<[string], TaskRow>;
   readonly #cancelOne: Database.Statement<[number, string, number]>;
   readonly #get: Database.Statement<[number], TaskRow>;
-  readonly #nextRunAfter: Database.Statement<[], { at: number | null }>;
-  readonly #recover: Database.Statement<[]>;
+  /** Statements that name partitions, prepared when first used (`'all'` and a list differ). */
+  readonly #partitioned = new Map<string, Database.Statement>();
   readonly #forConversation: Database.Statement<[string, number], TaskRow>;
   readonly #db: Database.Database;
 
@@ -117,13 +100,6 @@ export class TaskStore {
       'INSERT INTO tasks (conversation_key, revision, step_instance, name, ref, input, scope, policy, chat_id, ' +
         'idempotency_key, run_after, created_at) VALUES (@conversationKey, @revision, @stepInstance, @name, @ref, ' +
         '@input, @scope, @policy, @chatId, @idempotencyKey, coalesce(@runAfter, @createdAt), @createdAt)',
-    );
-    // One statement (one commit) starts every due task the runner has room for.
-    this.#claimDue = db.prepare(
-      "UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = @now WHERE id IN (" +
-        "SELECT id FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending' AND run_after <= @now " +
-        'ORDER BY run_after, id LIMIT @limit) ' +
-        `RETURNING ${COLUMNS}`,
     );
     this.#finish = db.prepare(
       // A task done after a failed attempt keeps that attempt's error (shown beside its attempts).
@@ -141,12 +117,6 @@ export class TaskStore {
       "UPDATE tasks SET status = 'cancelled', finished_at = ?, error = ? WHERE id = ? AND status IN ('pending', 'running')",
     );
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`);
-    this.#nextRunAfter = db.prepare(
-      "SELECT min(run_after) AS at FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending'",
-    );
-    this.#recover = db.prepare(
-      "UPDATE tasks SET status = 'pending' WHERE status IN ('pending', 'running') AND status = 'running'",
-    );
     this.#forConversation = db.prepare(
       `SELECT ${COLUMNS} FROM tasks WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
     );
@@ -156,12 +126,26 @@ export class TaskStore {
     this.#insert.run({ runAfter: null, ...row });
   }
 
+  get open(): boolean {
+    return this.#db.open;
+  }
+
   /**
-   * Starts an attempt of up to `limit` pending tasks whose next attempt may start at `now`, oldest first:
-   * each is `running` with its attempt counted. Returns them as they are now.
+   * Starts an attempt of up to `limit` pending tasks of `partitions` whose next attempt may start at `now`,
+   * oldest first: each is `running` with its attempt counted. One statement (one commit) starts every due
+   * task the runner has room for. Returns them as they are now.
    */
-  claimDue(now: number, limit: number): TaskRow[] {
-    return this.#claimDue.all({ now, limit }).sort((a, b) => a.runAfter - b.runAfter || a.id - b.id);
+  claimDue(partitions: Partitions, now: number, limit: number): TaskRow[] {
+    if (partitions !== 'all' && partitions.length === 0) return [];
+    return (
+      this.#statement(
+        partitions,
+        "UPDATE tasks SET status = 'running', attempts = attempts + 1, started_at = @now WHERE id IN (" +
+          "SELECT id FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending' AND run_after <= @now" +
+          ' {partitions} ORDER BY run_after, id LIMIT @limit) ' +
+          `RETURNING ${COLUMNS}`,
+      ).all({ now, limit, ...this.#partitionsParam(partitions) }) as TaskRow[]
+    ).sort((a, b) => a.runAfter - b.runAfter || a.id - b.id);
   }
 
   /** Records the outcome of a running task; false when it is no longer running (cancelled meanwhile). */
@@ -237,14 +221,110 @@ export class TaskStore {
     return this.#get.get(id);
   }
 
-  /** When the earliest pending task may start, if any. */
-  nextRunAfter(): number | undefined {
-    return this.#nextRunAfter.get()?.at ?? undefined;
+  /** When the earliest pending task of `partitions` may start, if any. */
+  nextRunAfter(partitions: Partitions = 'all'): number | undefined {
+    if (partitions !== 'all' && partitions.length === 0) return undefined;
+    const row = this.#statement(
+      partitions,
+      "SELECT min(run_after) AS at FROM tasks WHERE status IN ('pending', 'running') AND status = 'pending' {partitions}",
+    ).get(this.#partitionsParam(partitions)) as { at: number | null } | undefined;
+    return row?.at ?? undefined;
   }
 
-  /** Tasks left running by a process that stopped are pending again (they run again); returns how many. */
-  recover(): number {
-    return this.#recover.run().changes;
+  /**
+   * Tasks of `partitions` left running by a process that stopped are pending again (they run again), but
+   * those of `runningHere`, which this process runs; returns how many.
+   */
+  recover(partitions: Partitions = 'all', runningHere: readonly number[] = []): number {
+    if (partitions !== 'all' && partitions.length === 0) return 0;
+    return this.#statement(
+      partitions,
+      "UPDATE tasks SET status = 'pending' WHERE status IN ('pending', 'running') AND status = 'running' " +
+        'AND id NOT IN (SELECT value FROM json_each(@running)) {partitions}',
+    ).run({ running: JSON.stringify(runningHere), ...this.#partitionsParam(partitions) }).changes;
+  }
+
+  /**
+   * Records ended attempts (see `TaskPort.record`) in one transaction, each settled one with its
+   * `task_result` inbox event, and with `claim` starts the next due tasks in the same transaction.
+   */
+  record(
+    ends: readonly AttemptEnd[],
+    now: number,
+    claim?: { partitions: Partitions; limit: number },
+  ): { recorded: Recorded[]; claimed: TaskRow[] } {
+    this.#recordAll ??= this.#db.transaction(
+      (ends: readonly AttemptEnd[], now: number, claim?: { partitions: Partitions; limit: number }) => {
+        const recorded = ends.map((end) => this.#recordOne(end, now));
+        const claimed = claim && claim.limit > 0 ? this.claimDue(claim.partitions, now, claim.limit) : [];
+        return { recorded, claimed };
+      },
+    );
+    return this.#recordAll.immediate(ends, now, claim);
+  }
+
+  #recordAll:
+    | Database.Transaction<
+        (
+          ends: readonly AttemptEnd[],
+          now: number,
+          claim?: { partitions: Partitions; limit: number },
+        ) => { recorded: Recorded[]; claimed: TaskRow[] }
+      >
+    | undefined;
+  #inbox: EngineInbox | undefined;
+
+  #recordOne(end: AttemptEnd, now: number): Recorded {
+    if (end.kind === 'aborted') {
+      this.recordLate(end.row, {}, now); // aborted: nothing to keep but that it ended
+      return 'cancelled';
+    }
+    if (end.kind === 'retry') {
+      if (this.retryLater(end.row.id, end.runAfter, end.error)) return 'retry';
+    } else if (this.finish(end.row.id, end.finish, now)) {
+      this.#inbox ??= new EngineInbox(this.#db);
+      this.#inbox.add({
+        kind: 'task_result',
+        dedupeKey: `task:${end.row.id}`,
+        conversationKey: end.row.conversationKey,
+        payload: end.payload,
+        receivedAt: now,
+      });
+      return 'settled';
+    }
+    this.recordLate(end.row, end.late, now); // cancelled meanwhile: kept on the row, nobody told
+    return 'cancelled';
+  }
+
+  /** The ids among `ids` whose step cancelled them. */
+  cancelled(ids: readonly number[]): number[] {
+    if (ids.length === 0) return [];
+    return (
+      this.#db
+        .prepare("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND status = 'cancelled'")
+        .all(JSON.stringify(ids)) as { id: number }[]
+    ).map((row) => row.id);
+  }
+
+  /** `sql` with its `{partitions}` condition for `partitions`, prepared once per form. */
+  #statement(partitions: Partitions, sql: string): Database.Statement {
+    const text = sql.replace(' {partitions}', partitions === 'all' ? '' : IN_PARTITIONS);
+    let statement = this.#partitioned.get(text);
+    if (!statement) {
+      if (partitions !== 'all' && !withPartitionFunction.has(this.#db)) {
+        this.#db.function('botflow_partition', { deterministic: true }, (key) =>
+          partitionOf(key as string | null),
+        );
+        withPartitionFunction.add(this.#db);
+      }
+      statement = this.#db.prepare(text);
+      this.#partitioned.set(text, statement);
+    }
+    return statement;
+  }
+
+  #partitionsParam(partitions: Partitions): { partitions?: string } {
+    return partitions === 'all' ? {} : { partitions: JSON.stringify(partitions) };
   }
 
   /** The latest tasks of a conversation, newest first (support, the playground). */

@@ -55,7 +55,12 @@ describe.skipIf(!up)('botflow migrate with PostgreSQL', { timeout: 60_000 }, () 
       expect(again.stderr).toContain('already holds sessions');
 
       const pg = await openPostgres({ url: target.url });
-      const engine = createEngine({ store: postgresStore(pg), flows: [signupFlow], secret: SECRET, tickMs: 50 });
+      const engine = createEngine({
+        store: postgresStore(pg),
+        flows: [signupFlow],
+        secret: SECRET,
+        tickMs: 50,
+      });
       await engine.start();
       const inbox = new PgInbox(pg.pool);
       await inbox.append([{ ...updateEntry(JSON.stringify(textMessage(1, sqlite.time + 2, 'Bo'))) }]);

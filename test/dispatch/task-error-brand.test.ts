@@ -56,7 +56,7 @@ describe('errors made by another copy of botflow', () => {
           throw error;
         },
       },
-      clock: { now: () => 0 },
+      clock: { now: () => 0, setTimer: () => undefined, clearTimer: () => {} },
     });
     expect(settled).toEqual({
       ok: false,

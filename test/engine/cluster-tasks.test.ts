@@ -129,7 +129,7 @@ describe.skipIf(!up)('PostgreSQL task claims', () => {
     const db = await freshDatabase();
     const pg = await openPostgres({ url: db.url });
     try {
-      const store = new PgTasks(pg.pool);
+      const store = new PgTasks(pg.pool, 'me');
       const leases = new PgLeases(pg.pool);
       await pg.pool.query(
         'INSERT INTO tasks (partition, conversation_key, revision, step_instance, name, ref, input, scope, policy, ' +
@@ -140,9 +140,10 @@ describe.skipIf(!up)('PostgreSQL task claims', () => {
       );
       await leases.heartbeat('live', 60_000, {});
       await leases.heartbeat('me', 60_000, {});
-      expect(await store.claimDue('me', [3, 4], 10, 10)).toEqual([]); // holds no lease yet
+      expect(await store.recover([3, 4], [])).toBe(1); // the dead member's; the live one keeps its task
+      expect(await store.claimDue([3, 4], 10, 10)).toEqual([]); // holds no lease yet
       await leases.acquire('me', ['partition:3'], 60_000);
-      const claimed = await store.claimDue('me', [3, 4], 10, 10);
+      const claimed = await store.claimDue([3, 4], 10, 10);
       expect(claimed.map((t) => [t.idempotencyKey, t.attempts])).toEqual([['i2', 2]]);
     } finally {
       await pg.close();

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { type NewOutboxRow, OutboxStore } from '../../src/store/outbox.ts';
+import { partitionOf } from '../../src/store/partitions.ts';
 import { RevisionConflictError, type SessionRow, SessionStore } from '../../src/store/sessions.ts';
 import { TaskStore } from '../../src/store/tasks.ts';
 import { TimerStore } from '../../src/store/timers.ts';
@@ -167,12 +168,58 @@ describe('TaskStore', () => {
       idempotencyKey: 'task:u:1:1:0',
       createdAt: 1,
     });
-    const [first] = tasks.claimDue(1, 10);
+    const [first] = tasks.claimDue('all', 1, 10);
     const timeout = '{"code":"timeout","message":"no answer in 10 s"}';
     expect(tasks.retryLater(first!.id, 2, timeout)).toBe(true);
-    expect(tasks.claimDue(2, 10)).toHaveLength(1);
+    expect(tasks.claimDue('all', 2, 10)).toHaveLength(1);
     expect(tasks.finish(first!.id, { status: 'done', result: '[]' }, 3)).toBe(true);
     expect(tasks.get(first!.id)).toMatchObject({ status: 'done', attempts: 2, result: '[]', error: timeout });
+  });
+});
+
+describe('TaskStore as the task port', () => {
+  const add = (tasks: TaskStore, conversationKey: string, runAfter: number) =>
+    tasks.insert({
+      conversationKey,
+      revision: 1,
+      stepInstance: 1,
+      name: 't',
+      ref: 'r',
+      input: '{}',
+      scope: '{}',
+      policy: '{}',
+      chatId: null,
+      idempotencyKey: `task:${conversationKey}`,
+      createdAt: 1,
+      runAfter,
+    });
+
+  it("takes partitions: 'all' for one process, or a list of the conversations' partitions", () => {
+    const tasks = new TaskStore(db);
+    add(tasks, 'u:1', 5);
+    add(tasks, 'u:2', 7);
+    const [p1, p2] = [partitionOf('u:1'), partitionOf('u:2')];
+    expect(p1).not.toBe(p2);
+    expect(tasks.nextRunAfter('all')).toBe(5);
+    expect(tasks.nextRunAfter([p2])).toBe(7);
+    expect(tasks.nextRunAfter([])).toBeUndefined();
+    expect(tasks.claimDue([], 10, 10)).toEqual([]);
+    expect(tasks.claimDue([p2], 10, 10).map((t) => t.conversationKey)).toEqual(['u:2']);
+    expect(tasks.claimDue('all', 10, 10).map((t) => t.conversationKey)).toEqual(['u:1']);
+  });
+
+  it('recovers tasks left running, never those this process runs', () => {
+    const tasks = new TaskStore(db);
+    add(tasks, 'u:1', 5);
+    add(tasks, 'u:2', 5);
+    const [mine] = tasks.claimDue('all', 10, 1);
+    tasks.claimDue('all', 10, 1);
+    expect(tasks.recover('all', [mine!.id])).toBe(1);
+    expect(tasks.get(mine!.id)).toMatchObject({ status: 'running' });
+    expect(tasks.counts()).toMatchObject({ pending: 1, running: 1 });
+    expect(tasks.cancelled([mine!.id])).toEqual([]);
+    tasks.cancelAll('u:1', 'left', 11);
+    expect(tasks.cancelled([mine!.id, 99])).toEqual([mine!.id]);
   });
 });
 

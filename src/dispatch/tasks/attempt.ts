@@ -5,7 +5,8 @@
  */
 import pino, { type Logger } from 'pino';
 import type { Job } from '../../client/scheduler/types.ts';
-import type { TaskRow } from '../../store/tasks.ts';
+import type { Clock } from '../../store/ports/clock.ts';
+import type { TaskRow } from '../../store/ports/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
 import {
   DEFAULT_TASK_POLICY,
@@ -20,7 +21,8 @@ import {
 /** What an attempt needs from the runner. */
 export interface AttemptOptions {
   tasks: Readonly<Record<string, TaskDefinition>>;
-  clock: { now(): number };
+  /** The deadline and "typing…" run on it. */
+  clock: Clock;
   gateway?: CallGateway | undefined;
   typingEveryMs?: number;
   logger?: Logger | undefined;
@@ -76,7 +78,7 @@ export async function runAttempt(
     input = parsed.data;
   }
   const deadline = o.clock.now() + policy.timeoutMs;
-  const timeout = setTimeout(
+  const timeout = o.clock.setTimer(
     () =>
       controller.abort(
         new TaskError(TASK_CODES.timeout, `no result within ${policy.timeoutMs} ms`, { retryable: true }),
@@ -130,7 +132,7 @@ export async function runAttempt(
     if (controller.signal.aborted) return failureOf(controller.signal.reason);
     return failureOf(error);
   } finally {
-    clearTimeout(timeout);
+    o.clock.clearTimer(timeout);
     stopTyping();
   }
 }
@@ -154,11 +156,17 @@ function typing(row: TaskRow, o: AttemptOptions): () => void {
     } as Job;
     gateway.submit(job).catch(() => {}); // a lost "typing…" loses nothing
   };
+  let timer: unknown;
+  const again = () => {
+    timer = o.clock.setTimer(() => {
+      send();
+      if (!done.signal.aborted) again();
+    }, every);
+  };
   send();
-  const timer = setInterval(send, every);
-  timer.unref?.();
+  again();
   return () => {
-    clearInterval(timer);
+    o.clock.clearTimer(timer);
     done.abort();
   };
 }

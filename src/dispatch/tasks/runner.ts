@@ -1,65 +1,41 @@
 /**
- * The task runner: runs the task outbox. Pending tasks are started up to `concurrency` at once (a budget
- * of its own, apart from the platform's 30 requests/s), each attempt under a deadline with an AbortSignal.
- * A result (or a failure after the last attempt) is recorded on the task row and written to the inbox as a
- * `task_result` event in ONE transaction, so the conversation hears it exactly once, in its order. A task
- * left running by a crash runs again at the next start, with the same idempotency key.
+ * The task runner: runs the task outbox of the partitions this process owns (`'all'` for a single process;
+ * the cluster engine says which at every change), over the store's task port (store/ports/tasks.ts:
+ * SQLite answers at once, PostgreSQL later). Due tasks are started up to `concurrency` at once (a budget of
+ * its own, apart from the platform's 30 requests/s), each attempt under a deadline with an AbortSignal
+ * (attempt.ts). A result (or a failure after the last attempt) is recorded on the task row and written to
+ * the inbox as a `task_result` event in ONE transaction, so the conversation hears it exactly once, in its
+ * order. A task left running by a process that stopped runs again, with the same idempotency key.
  *
  * Both ends are group commits: one statement starts every due task there is room for, and the attempts
- * that ended within one turn of the event loop are recorded in one transaction (one disk sync for many).
+ * that ended within one turn of the event loop are recorded in one transaction, which also starts the
+ * next due tasks. All waiting (retries coming due, cancel checks, polling) goes through the injected
+ * clock, so on a virtual clock a retry comes due when the clock says.
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { EngineInbox } from '../../store/engine-inbox.ts';
-import { type TaskRow, TaskStore } from '../../store/tasks.ts';
-import type { CallGateway } from '../dispatcher.ts';
+import type { Clock, TimerHandle } from '../../store/ports/index.ts';
+import { andThen } from '../../store/ports/index.ts';
+import type { Partitions, TaskPort, TaskRow } from '../../store/ports/tasks.ts';
 import { settledWithin } from '../wait.ts';
-import {
-  cancelledOf,
-  compensatesOf,
-  lateOutcome,
-  plain,
-  runAttempt,
-  type Settled,
-  type Verdict,
-  verdictOf,
-} from './attempt.ts';
-import { TASK_CODES, type TaskDefinition, TaskError } from './task.ts';
+import { type AttemptOptions, cancelledOf, compensatesOf, runAttempt, verdictOf } from './attempt.ts';
+import { type Ended, endOf, settle, type TaskOutcome, tell } from './recording.ts';
+import { TASK_CODES, TaskError } from './task.ts';
 
-/** Time and waiting, as the engine's clock gives them. */
-export interface RunnerClock {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
+export type { TaskOutcome } from './recording.ts';
 
-/** What happened to one task attempt. */
-export interface TaskOutcome {
-  taskId: number;
-  conversationKey: string;
-  task: string;
-  attempt: number;
-  /** `retry`: the attempt failed and another is planned; `cancelled`: the step cancelled it meanwhile. */
-  status: 'done' | 'failed' | 'retry' | 'cancelled';
-  ms: number;
-  /** The input it ran with, and its result when done (recordings, the playground). */
-  input: unknown;
-  result?: unknown;
-  /** The conversation's chat, when known. */
-  chatId?: number;
-  error?: { code: string; message: string };
-}
-
-export interface TaskRunnerOptions {
-  db: Database.Database;
-  tasks: Readonly<Record<string, TaskDefinition>>;
-  clock: RunnerClock;
+export interface TaskRunnerOptions extends AttemptOptions {
+  /** The task outbox: `TaskStore` (SQLite) or `PgTasks` (PostgreSQL). */
+  port: TaskPort;
+  clock: Clock;
+  /** The partitions run at first (default `'all'`); `setPartitions` changes them. */
+  partitions?: Partitions;
   /** Tasks running at once (default 16). */
   concurrency?: number;
-  /** Where "typing…" goes while a task runs (the scheduler); without it nothing is shown. */
-  gateway?: CallGateway | undefined;
-  /** How often "typing…" is sent again while a task runs (default 4 s; the platform shows it a few seconds). */
-  typingEveryMs?: number;
+  /**
+   * How often to look for work nobody announces (tasks a dead process left running, partitions gained),
+   * on the clock; by default never (one process: every change goes through `wake`).
+   */
+  pollMs?: number;
   logger?: Logger | undefined;
   /** A result was written to the inbox: the engine processes it. */
   onResult(): void;
@@ -67,82 +43,69 @@ export interface TaskRunnerOptions {
 }
 
 const CANCEL_CHECK_MS = 250;
-/** Why a stopping process aborts the attempts still running: they stay `running` and run again at the next start. */
+/** Why a stopping process aborts the attempts still running: they stay `running` and run again later. */
 const STOPPING = new Error('the process is stopping');
-
-/** An attempt that ended, to be recorded. */
-type Ended = { row: TaskRow; attempt: number; outcome: Settled; started: number };
 
 /** Runs tasks from the task outbox. */
 export class TaskRunner {
   readonly #o: TaskRunnerOptions;
-  readonly #store: TaskStore;
-  readonly #inbox: EngineInbox;
+  readonly #port: TaskPort;
+  readonly #clock: Clock;
   readonly #running = new Map<number, { controller: AbortController; done: Promise<void> }>();
-  readonly #settle: (
-    row: TaskRow,
-    finish: Extract<Verdict, { kind: 'settle' }>['finish'],
-    payload: string,
-  ) => boolean;
-  /** Attempts that ended, waiting for the next group commit; each resolves when recorded. */
-  #ended: (Ended & { recorded: () => void })[] = [];
-  #recordQueued = false;
-  /** Records ended attempts in one transaction; what to tell listeners goes into `after` (run after commit). */
-  readonly #recordAll: Database.Transaction<
-    (ended: readonly Ended[], after: (() => void)[], free: number) => TaskRow[]
-  >;
+  #partitions: Partitions;
   #started = false;
-  #wake: unknown;
-  #wakeAt: number | undefined;
-  #cancelCheck: NodeJS.Timeout | undefined;
+  /** Tasks left running by a stopped process are looked for at the next pump (start, new partitions, poll). */
+  #recoverDue = false;
   #pumpQueued = false;
+  #pumping = false;
+  #again = false;
+  /** Pumps done, and how many tasks the last one started (idle: a look found nothing to start). */
+  #pumps = 0;
+  #lastClaimed = 0;
+  #wake: { at: number; handle: TimerHandle } | undefined;
+  #poll: TimerHandle | undefined;
+  #cancelCheck: { handle: TimerHandle } | undefined;
+  /** Attempts that ended, waiting for the next group commit. */
+  #ended: Ended[] = [];
+  #recordQueued = false;
+  #recording = false;
+  #recordTries = 0;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: TaskRunnerOptions) {
     this.#o = options;
-    this.#store = new TaskStore(options.db);
-    this.#inbox = new EngineInbox(options.db);
-    // Runs inside #recordAll's transaction: the task row and its inbox event commit together.
-    this.#settle = (row, finish, payload) => {
-      const now = this.#o.clock.now();
-      if (!this.#store.finish(row.id, finish, now)) return false; // cancelled meanwhile: nobody hears of it
-      this.#inbox.add({
-        kind: 'task_result',
-        dedupeKey: `task:${row.id}`,
-        conversationKey: row.conversationKey,
-        payload,
-        receivedAt: now,
-      });
-      return true;
-    };
-    this.#recordAll = options.db.transaction(
-      (ended: readonly Ended[], after: (() => void)[], free: number) => {
-        let results = 0;
-        for (const e of ended) if (this.#record(e.row, e.attempt, e.outcome, e.started, after)) results++;
-        if (results > 0) after.push(() => this.#o.onResult());
-        return free > 0 ? this.#store.claimDue(this.#o.clock.now(), free) : [];
-      },
-    );
+    this.#port = options.port;
+    this.#clock = options.clock;
+    this.#partitions = options.partitions ?? 'all';
+  }
+
+  get #max(): number {
+    return this.#o.concurrency ?? 16;
   }
 
   /** Starts running tasks; those a stopped process left running are run again (same idempotency key). */
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    const again = this.#store.recover();
-    if (again > 0)
-      this.#o.logger?.warn(
-        { tasks: again },
-        'running again tasks that were running when the process stopped',
-      );
+    this.#recoverDue = true;
+    this.#armPoll();
     this.wake();
   }
 
-  /** Stops starting tasks; waits up to `waitMs` for running ones, then aborts them (they run again next start). */
+  /** The partitions this process owns now (tasks of partitions it lost finish here; none start). */
+  setPartitions(partitions: Partitions): void {
+    this.#partitions = partitions === 'all' ? 'all' : [...partitions];
+    this.#recoverDue = true;
+    this.wake();
+  }
+
+  /** Stops starting tasks; waits up to `waitMs` for running ones, then aborts them (they run again later). */
   async stop(waitMs = 10_000): Promise<void> {
     this.#started = false;
     this.#clearWake();
-    clearTimeout(this.#cancelCheck);
+    if (this.#poll !== undefined) this.#clock.clearTimer(this.#poll);
+    this.#poll = undefined;
+    if (this.#cancelCheck) this.#clock.clearTimer(this.#cancelCheck.handle);
     this.#cancelCheck = undefined;
     if (this.#running.size === 0) return;
     const all = [...this.#running.values()].map((r) => r.done);
@@ -153,7 +116,12 @@ export class TaskRunner {
 
   /** New tasks were committed (or a retry came due): look for work soon. */
   wake(): void {
-    if (!this.#started || this.#pumpQueued) return;
+    if (!this.#started) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    if (this.#pumpQueued) return;
     this.#pumpQueued = true;
     setImmediate(() => {
       this.#pumpQueued = false;
@@ -166,83 +134,154 @@ export class TaskRunner {
     return this.#running.size;
   }
 
-  /** Resolves when no task runs and none is due now (tests, drain). */
-  idle(): Promise<void> {
-    if (this.#isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  /** Resolves when no task runs and none this process may start is due now (tests, drain). */
+  async idle(): Promise<void> {
+    let lookedAt = -1;
+    for (;;) {
+      if (this.#quiet()) {
+        if (!this.#started || !this.#port.open) return;
+        // A look since the last call found nothing it may start (due tasks of partitions not held yet).
+        if (lookedAt >= 0 && this.#pumps > lookedAt && this.#lastClaimed === 0) return;
+        let next: number | undefined;
+        try {
+          next = await this.#port.nextRunAfter(this.#partitions);
+        } catch {
+          return;
+        }
+        if (this.#quiet()) {
+          if (next === undefined || next > this.#clock.now()) return;
+          lookedAt = this.#pumps;
+          this.wake();
+          if (this.#quiet()) return;
+        }
+      }
+      await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    }
   }
 
-  #isIdle(): boolean {
-    if (this.#running.size > 0 || this.#pumpQueued) return false;
-    if (!this.#started || !this.#o.db.open) return true;
-    const next = this.#store.nextRunAfter();
-    return next === undefined || next > this.#o.clock.now();
+  #quiet(): boolean {
+    return this.#running.size === 0 && !this.#pumpQueued && !this.#pumping;
   }
 
+  /** Recovers when due, starts the due tasks there is room for, and arms the wake for the next one. */
   #pump(): void {
-    if (!this.#started || !this.#o.db.open) {
+    if (!this.#started || !this.#port.open) {
       this.#notifyIdle();
       return;
     }
-    const max = this.#o.concurrency ?? 16;
-    const now = this.#o.clock.now();
-    const free = max - this.#running.size;
-    // A read first: the claim is a write, which would wait for the engine's commits to take the lock.
-    const next = free > 0 ? this.#store.nextRunAfter() : undefined;
-    if (next !== undefined && next <= now)
-      for (const row of this.#store.claimDue(now, free)) this.#launch(row, row.attempts);
-    this.#armWake();
-    this.#armCancelCheck();
-    this.#notifyIdle();
-  }
-
-  /** Wakes up when the earliest retry comes due. */
-  #armWake(): void {
-    const next = this.#store.nextRunAfter();
-    if (next === undefined || this.#running.size >= (this.#o.concurrency ?? 16)) {
-      this.#clearWake();
-      return;
-    }
-    if (this.#wakeAt === next) return;
-    this.#clearWake();
-    this.#wakeAt = next;
-    this.#wake = this.#o.clock.setTimer(
-      () => {
-        this.#wake = undefined;
-        this.#wakeAt = undefined;
-        this.#pump();
+    this.#pumping = true;
+    let claimed = 0;
+    const partitions = this.#partitions;
+    const recover = this.#recoverDue;
+    this.#recoverDue = false;
+    settle(
+      () =>
+        andThen(recover ? this.#port.recover(partitions, [...this.#running.keys()]) : 0, (again) => {
+          if (again > 0)
+            this.#o.logger?.warn(
+              { tasks: again },
+              'running again tasks that were running when their process stopped',
+            );
+          const free = this.#max - this.#running.size;
+          if (free <= 0) return undefined;
+          // A read first: the claim is a write, which would wait for the engine's commits to take the lock.
+          return andThen(this.#port.nextRunAfter(partitions), (next) => {
+            if (next === undefined || next > this.#clock.now()) return next;
+            return andThen(this.#port.claimDue(partitions, this.#clock.now(), free), (rows) => {
+              claimed = rows.length;
+              for (const row of rows) this.#launch(row);
+              return this.#port.nextRunAfter(partitions);
+            });
+          });
+        }),
+      (result) => {
+        if ('error' in result) {
+          if (recover) this.#recoverDue = true;
+          if (this.#port.open)
+            this.#o.logger?.error({ err: result.error }, 'could not start tasks; trying again');
+        } else this.#armWake(result.value);
+        this.#pumping = false;
+        this.#pumps++;
+        this.#lastClaimed = claimed;
+        this.#armCancelCheck();
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+        this.#notifyIdle();
       },
-      Math.max(0, next - this.#o.clock.now()),
     );
   }
 
+  /** Wakes up when the earliest retry comes due (when there is room to start it). */
+  #armWake(next: number | undefined): void {
+    if (next === undefined || !this.#started || this.#running.size >= this.#max) {
+      this.#clearWake();
+      return;
+    }
+    if (this.#wake?.at === next) return;
+    this.#clearWake();
+    const handle = this.#clock.setTimer(
+      () => {
+        this.#wake = undefined;
+        this.wake();
+      },
+      Math.max(0, next - this.#clock.now()),
+    );
+    this.#wake = { at: next, handle };
+  }
+
   #clearWake(): void {
-    if (this.#wake !== undefined) this.#o.clock.clearTimer(this.#wake);
+    if (this.#wake) this.#clock.clearTimer(this.#wake.handle);
     this.#wake = undefined;
-    this.#wakeAt = undefined;
+  }
+
+  #armPoll(): void {
+    const every = this.#o.pollMs;
+    if (!every || !this.#started) return;
+    this.#poll = this.#clock.setTimer(() => {
+      this.#poll = undefined;
+      this.#recoverDue = true;
+      this.wake();
+      this.#armPoll();
+    }, every);
   }
 
   /** While tasks run, looks now and then whether their steps cancelled them (the `cancel` input policy). */
   #armCancelCheck(): void {
-    if (this.#cancelCheck !== undefined || this.#running.size === 0) return;
-    this.#cancelCheck = setTimeout(() => {
-      this.#cancelCheck = undefined;
-      if (!this.#o.db.open) return;
-      for (const [id, { controller }] of this.#running) {
-        if (this.#store.get(id)?.status === 'cancelled')
-          controller.abort(new TaskError(TASK_CODES.cancelled));
-      }
-      this.#armCancelCheck();
+    if (this.#cancelCheck || this.#running.size === 0 || !this.#started) return;
+    const check = { handle: undefined as TimerHandle };
+    this.#cancelCheck = check;
+    check.handle = this.#clock.setTimer(() => {
+      if (this.#cancelCheck === check) this.#cancelCheck = undefined;
+      if (!this.#port.open) return;
+      settle(
+        () => this.#port.cancelled([...this.#running.keys()]),
+        (result) => {
+          if ('value' in result)
+            for (const id of result.value)
+              this.#running.get(id)?.controller.abort(new TaskError(TASK_CODES.cancelled));
+          this.#armCancelCheck();
+        },
+      );
     }, CANCEL_CHECK_MS);
-    this.#cancelCheck.unref();
   }
 
-  #launch(row: TaskRow, attempt: number): void {
+  #launch(row: TaskRow): void {
     const controller = new AbortController();
-    const started = this.#o.clock.now();
+    const started = this.#clock.now();
+    const attempt = row.attempts;
     const compensates = compensatesOf(row);
-    const cancelled = compensates === undefined ? undefined : cancelledOf(this.#store.get(compensates));
-    const done = runAttempt(row, attempt, controller, this.#o, cancelled)
+    const original = new Promise<TaskRow | undefined>((resolve) =>
+      compensates === undefined
+        ? resolve(undefined)
+        : settle(
+            () => this.#port.get(compensates),
+            (r) => resolve('value' in r ? r.value : undefined),
+          ),
+    );
+    const done = original
+      .then((o) => runAttempt(row, attempt, controller, this.#o, cancelledOf(o)))
       .then((outcome) =>
         controller.signal.reason === STOPPING
           ? undefined
@@ -257,102 +296,71 @@ export class TaskRunner {
         else this.#notifyIdle();
       });
     this.#running.set(row.id, { controller, done });
+    this.#armCancelCheck();
   }
 
   #queueRecording(delayMs = 0): void {
-    if (this.#recordQueued) return;
+    if (this.#recordQueued || this.#recording) return;
     this.#recordQueued = true;
-    const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs).unref() : setImmediate(fn));
-    later(() => {
+    const go = () => {
       this.#recordQueued = false;
-      const ended = this.#ended;
-      this.#ended = [];
-      const after: (() => void)[] = [];
-      // The slots these attempts free are filled in the same transaction: one disk sync records the
-      // outcomes and starts the next tasks.
-      const free = this.#started ? (this.#o.concurrency ?? 16) - (this.#running.size - ended.length) : 0;
-      let claimed: TaskRow[] = [];
-      try {
-        if (this.#o.db.open) claimed = this.#recordAll.immediate(ended, after, free);
-      } catch (error) {
-        if (this.#o.db.open) {
-          // The database refused for now (busy, disk full…): the outcomes are kept and recorded again
-          // shortly; nothing is lost and nothing runs twice meanwhile (the rows stay running).
-          this.#o.logger?.error(
-            { err: error, tasks: ended.length },
-            'could not record task outcomes; trying again',
-          );
-          this.#ended.push(...ended);
-          this.#queueRecording(500);
-          return;
-        }
-        // The database is closed: the rows stay running and run again at the next start.
-        after.length = 0;
-      }
-      for (const notify of after) notify();
-      for (const row of claimed) this.#launch(row, row.attempts);
-      for (const e of ended) e.recorded();
-    });
+      this.#flush();
+    };
+    if (delayMs > 0) this.#clock.setTimer(go, delayMs);
+    else setImmediate(go);
   }
 
-  /** Records one ended attempt; true when its result went to the inbox. */
-  #record(row: TaskRow, attempt: number, outcome: Settled, started: number, after: (() => void)[]): boolean {
-    const ms = this.#o.clock.now() - started;
-    const base = {
-      taskId: row.id,
-      conversationKey: row.conversationKey,
-      task: row.name,
-      attempt,
-      ms,
-      input: JSON.parse(row.input) as unknown,
-      ...(row.chatId !== null ? { chatId: row.chatId } : {}),
-    };
-    const verdict = verdictOf(row, attempt, outcome, this.#o.clock.now());
-    if (verdict.kind === 'cancelled') {
-      this.#store.recordLate(row, {}, this.#o.clock.now()); // aborted: nothing to keep but that it ended
-      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error }));
-      return false;
+  /** Records the attempts that ended in one transaction, which also starts the tasks they make room for. */
+  #flush(): void {
+    const ended = this.#ended;
+    this.#ended = [];
+    if (ended.length === 0) return;
+    if (!this.#port.open) {
+      // The database is closed: the rows stay running and run again at the next start.
+      for (const e of ended) e.recorded();
+      return;
     }
-    if (verdict.kind === 'retry') {
-      if (!this.#store.retryLater(row.id, verdict.runAfter, JSON.stringify(verdict.error))) {
-        this.#store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
-        after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled', error: verdict.error }));
-        return false;
-      }
-      after.push(() => {
-        this.#o.logger?.warn(
-          { taskId: row.id, task: row.name, attempt, error: verdict.error },
-          'task attempt failed; trying again',
-        );
-        this.#o.onOutcome?.({ ...base, status: 'retry', error: verdict.error });
-      });
-      return false;
-    }
-    if (!this.#settle(row, verdict.finish, verdict.payload)) {
-      // Cancelled meanwhile (its step was left): the outcome is kept on the row, nobody is told.
-      this.#store.recordLate(row, lateOutcome(outcome), this.#o.clock.now());
-      after.push(() => this.#o.onOutcome?.({ ...base, status: 'cancelled' }));
-      return false;
-    }
-    after.push(() => {
-      if (!outcome.ok)
-        this.#o.logger?.warn(
-          { taskId: row.id, task: row.name, attempt, error: plain(outcome.error) },
-          'task failed for good',
-        );
-      this.#o.onOutcome?.({
-        ...base,
-        status: outcome.ok ? 'done' : 'failed',
-        ...(outcome.ok ? { result: outcome.result } : { error: plain(outcome.error) }),
-      });
-    });
-    return true;
+    const now = this.#clock.now();
+    const verdicts = ended.map((e) => verdictOf(e.row, e.attempt, e.outcome, now));
+    const ends = ended.map((e, i) => endOf(e, verdicts[i]!));
+    const free = this.#started ? this.#max - (this.#running.size - ended.length) : 0;
+    const claim = free > 0 ? { partitions: this.#partitions, limit: free } : undefined;
+    this.#recording = true;
+    settle(
+      () => this.#port.record(ends, now, claim),
+      (result) => {
+        this.#recording = false;
+        if ('error' in result) {
+          this.#recordTries++;
+          if (this.#port.open && (this.#started || this.#recordTries <= 3)) {
+            // The database refused for now (busy, disk full…): the outcomes are kept and recorded again
+            // shortly; nothing is lost and nothing runs twice meanwhile (the rows stay running).
+            this.#o.logger?.error(
+              { err: result.error, tasks: ended.length },
+              'could not record task outcomes; trying again',
+            );
+            this.#ended.unshift(...ended);
+            this.#queueRecording(Math.min(5_000, 250 * this.#recordTries));
+            return;
+          }
+          // Closed, or stopping: the rows stay running and run again later.
+          for (const e of ended) e.recorded();
+          return;
+        }
+        this.#recordTries = 0;
+        let results = 0;
+        ended.forEach((e, i) => {
+          if (tell(e, verdicts[i]!, result.value.recorded[i]!, this.#clock.now(), this.#o)) results++;
+        });
+        if (results > 0) this.#o.onResult();
+        for (const row of result.value.claimed) this.#launch(row);
+        for (const e of ended) e.recorded();
+        if (this.#ended.length > 0) this.#queueRecording();
+      },
+    );
   }
 
   #notifyIdle(): void {
-    if (this.#idleWaiters.length === 0 || !this.#isIdle()) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
+    for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 }

@@ -3,6 +3,8 @@
  * holds leases on; a batch commits in one round trip (`botflow_apply_batch`), which checks those leases in
  * the same transaction. Notifications tell the processes about each other's commits.
  */
+
+import { PARTITIONS } from '../../store/partitions.ts';
 import { applyBatch } from '../../store/postgres/commit.ts';
 import { type PostgresDatabase, pgListen } from '../../store/postgres/database.ts';
 import { INBOX_CHANNEL, PgInbox } from '../../store/postgres/inbox.ts';
@@ -11,8 +13,8 @@ import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from '../../store/postgres/out
 import { pgPrune } from '../../store/postgres/prune.ts';
 import { pgSessions, pgStepLog } from '../../store/postgres/sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../../store/postgres/settings.ts';
+import { PgTasks } from '../../store/postgres/tasks.ts';
 import { applyTimerGrace, fireDueTimers, nextFireAt } from '../../store/postgres/timers.ts';
-import { PARTITIONS } from '../../store/partitions.ts';
 import type { ApplyResult } from './apply.ts';
 import type { EngineStore, Partitions } from './store.ts';
 
@@ -61,7 +63,8 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     nextTimerAt: (partitions) => nextFireAt(pool, list(partitions)),
     timerGrace: (partitions, now, grace) => applyTimerGrace(pool, list(partitions), now, grace),
     buttonSecret: (now) => pgButtonSecret(pool, now),
-    recordFlowVersion: (flowId, version, now, source) => pgRecordFlowVersion(pool, flowId, version, now, source),
+    recordFlowVersion: (flowId, version, now, source) =>
+      pgRecordFlowVersion(pool, flowId, version, now, source),
     flowSources: (versions) => pgFlowSources(pool, versions),
     async pinnedVersions() {
       const { rows } = await pool.query<{ flowId: string; flowVersion: string; n: number }>(
@@ -73,6 +76,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     stepLog: (query = {}) => pgStepLog(pool, query),
     prune: (before) => pgPrune(pool, before),
     outbox: new PgOutbox(pool),
+    taskPort: (member) => new PgTasks(pool, member),
     leases: new PgLeases(pool),
     listen: (hear, lost) =>
       pgListen(

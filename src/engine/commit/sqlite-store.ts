@@ -8,9 +8,10 @@ import { EngineInbox } from '../../store/engine-inbox.ts';
 import { buttonSecret } from '../../store/engine-settings.ts';
 import { FlowVersionStore } from '../../store/flow-versions.ts';
 import { InboxStore } from '../../store/inbox.ts';
-import { SqliteOutbox } from '../../store/sqlite-outbox.ts';
 import { type SessionRow, SessionStore } from '../../store/sessions.ts';
+import { SqliteOutbox } from '../../store/sqlite-outbox.ts';
 import { StepLogStore } from '../../store/step-log.ts';
+import { TaskStore } from '../../store/tasks.ts';
 import { TimerService } from '../../store/timer-service.ts';
 import { BatchApplier } from './apply.ts';
 import type { EngineStore } from './store.ts';
@@ -63,7 +64,10 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
         .apply(batch, now)
         .catch((error: unknown) => {
           if (error instanceof WriterThreadStoppedError) {
-            options.logger?.error({ err: error }, 'writer thread stopped; the engine commits on its own connection');
+            options.logger?.error(
+              { err: error },
+              'writer thread stopped; the engine commits on its own connection',
+            );
             writer = undefined;
           }
           throw error;
@@ -91,6 +95,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
       ),
     pinnedVersions: () => sessions.activeByVersion(),
     outbox: new SqliteOutbox(db),
+    taskPort: () => new TaskStore(db),
     async *stepLog(query = {}) {
       // Read at once: the connection must not stay busy with a cursor while the consumer awaits.
       yield* [...stepLog.rows(query)];

@@ -8,13 +8,14 @@ import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { MaybePromise } from '../../store/ports/index.ts';
 import type { LeasePort } from '../../store/ports/leases.ts';
 import type { OutboxPort } from '../../store/ports/outbox.ts';
+import type { Partitions, TaskPort } from '../../store/ports/tasks.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { StepLogRow } from '../../store/step-log.ts';
 import type { GraceReport, TimerGrace } from '../../store/timer-service.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
 
 /** The partitions a process handles: all of them (one process), or those it holds leases on. */
-export type Partitions = 'all' | readonly number[];
+export type { Partitions } from '../../store/ports/tasks.ts';
 
 /** `T` at once (a synchronous store) or a promise of it. */
 export type Answer<Sync extends boolean, T> = Sync extends true ? T : Promise<T>;
@@ -67,19 +68,28 @@ export interface EngineStore<Sync extends boolean = boolean> {
   /** Records a flow version (with its source, which rebuilds it for sessions pinned to it later). */
   recordFlowVersion(flowId: string, version: string, now: number, source?: string): Answer<Sync, void>;
   /** The stored sources of `versions`, by `flowId@version`. */
-  flowSources(versions: readonly { flowId: string; flowVersion: string }[]): Answer<Sync, ReadonlyMap<string, string>>;
+  flowSources(
+    versions: readonly { flowId: string; flowVersion: string }[],
+  ): Answer<Sync, ReadonlyMap<string, string>>;
   /** Flow versions active sessions are pinned to. */
   pinnedVersions(): Answer<Sync, PinnedVersion[]>;
   /** The funnel's step log of a flow (or all) since `since`, a page at a time. */
   stepLog(query?: { flowId?: string; since?: number }): AsyncIterable<StepLogRow>;
   /** Deletes what `before` says, in small chunks; returns how many rows of each kind. */
-  prune(before: PruneBefore): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
+  prune(
+    before: PruneBefore,
+  ): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
   /** The outbox, as the dispatcher claims, settles and releases its calls. */
   readonly outbox: OutboxPort;
+  /** The task outbox as `member`'s task runner claims and records its tasks. */
+  taskPort(member: string): TaskPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
   /** Hears other processes' commits: new inbox rows, new outbox rows. */
-  listen?(hear: { inbox(): void; outbox(): void }, lost: () => void): Promise<{ close(): Promise<void> } | undefined>;
+  listen?(
+    hear: { inbox(): void; outbox(): void },
+    lost: () => void,
+  ): Promise<{ close(): Promise<void> } | undefined>;
   /** Tells the dispatcher (in another process) that calls were committed. */
   announceOutbox?(): Promise<void>;
 }

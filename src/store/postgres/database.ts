@@ -12,13 +12,12 @@ import pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
 import { MigrationError, readMigrations } from '../migrate.ts';
 
+export { hash32, PARTITIONS, partitionOf } from '../partitions.ts';
+
 /** The `migrations/postgres/` folder shipped with botflow. */
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
   new URL('../../../migrations/postgres', import.meta.url),
 );
-
-/** Partitions (store/partitions.ts), as the PostgreSQL stores use them. */
-export { hash32, PARTITIONS, partitionOf } from '../partitions.ts';
 
 /** How to open the database. */
 export interface PostgresOptions {

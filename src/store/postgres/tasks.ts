@@ -5,8 +5,12 @@
  * attempt runs once across processes; one that a live process still runs stays with it.
  */
 import type pg from 'pg';
-import { COMPENSATION_SUFFIX, type TaskRow } from '../tasks.ts';
+import type { AttemptEnd, LateOutcome, Partitions, Recorded, TaskPort, TaskRow } from '../ports/tasks.ts';
+import { COMPENSATION_SUFFIX } from '../tasks.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
+
+/** The pool or one of its clients (inside a transaction). */
+type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const COLUMNS =
   'id, conversation_key AS "conversationKey", revision, step_instance AS "stepInstance", name, ref, input, ' +
@@ -18,58 +22,110 @@ const COLUMNS =
 const CLAIMED_BY_OTHER_LIVE =
   'EXISTS (SELECT 1 FROM members m WHERE m.id = t.claimed_by AND m.id <> $1 AND m.expires_at > botflow_now_ms())';
 
-/** The task queries of one process. */
-export class PgTasks {
-  constructor(readonly pool: pg.Pool) {}
+/** `partition = ANY ($n)`, or nothing for every partition. */
+const inPartitions = (partitions: Partitions, n: number) =>
+  partitions === 'all' ? '' : ` AND partition = ANY ($${n}::int[])`;
+const partitionsParam = (partitions: Partitions) => (partitions === 'all' ? [] : [partitions]);
+const none = (partitions: Partitions) => partitions !== 'all' && partitions.length === 0;
+
+/**
+ * The task queries of one process (`member`), the task runner's port on PostgreSQL. `'all'` partitions
+ * means every partition this process holds the lease of: a claim always checks the lease.
+ */
+export class PgTasks implements TaskPort {
+  constructor(
+    readonly pool: pg.Pool,
+    readonly member: string,
+  ) {}
+
+  get open(): boolean {
+    return !(this.pool as { ending?: boolean }).ending;
+  }
 
   /**
-   * Starts (attempt counted) up to `limit` due tasks of `partitions` that `member` holds the leases of,
-   * earliest first; running tasks whose process is gone are made pending again first.
+   * Running tasks of `partitions` whose process is gone (no live member claimed them, and not this one)
+   * are pending again; `runningHere` is known by member here. Returns how many.
    */
-  async claimDue(
-    member: string,
-    partitions: readonly number[],
-    now: number,
-    limit: number,
-  ): Promise<TaskRow[]> {
-    if (partitions.length === 0 || limit <= 0) return [];
-    await this.pool.query(
+  async recover(partitions: Partitions, _runningHere: readonly number[] = []): Promise<number> {
+    if (none(partitions)) return 0;
+    const { rowCount } = await this.pool.query(
       "UPDATE tasks t SET status = 'pending', claimed_by = NULL WHERE status = 'running' " +
-        `AND partition = ANY ($2::int[]) AND NOT ${CLAIMED_BY_OTHER_LIVE} AND t.claimed_by IS DISTINCT FROM $1`,
-      [member, partitions],
+        `AND NOT ${CLAIMED_BY_OTHER_LIVE} AND t.claimed_by IS DISTINCT FROM $1${inPartitions(partitions, 2)}`,
+      [this.member, ...partitionsParam(partitions)],
     );
-    const { rows } = await this.pool.query<TaskRow>(
-      "UPDATE tasks t SET status = 'running', attempts = t.attempts + 1, started_at = $3, claimed_by = $1 " +
-        "WHERE t.id IN (SELECT id FROM tasks WHERE status = 'pending' AND run_after <= $3 " +
-        'AND partition = ANY ($2::int[]) ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED) ' +
+    return rowCount ?? 0;
+  }
+
+  /** Starts (attempt counted) up to `limit` due tasks of `partitions` that this process holds the leases of. */
+  async claimDue(partitions: Partitions, now: number, limit: number, db: Queryable = this.pool) {
+    if (none(partitions) || limit <= 0) return [];
+    const { rows } = await db.query<TaskRow>(
+      "UPDATE tasks t SET status = 'running', attempts = t.attempts + 1, started_at = $2, claimed_by = $1 " +
+        "WHERE t.id IN (SELECT id FROM tasks WHERE status = 'pending' AND run_after <= $2" +
+        `${inPartitions(partitions, 4)} ORDER BY run_after, id LIMIT $3 FOR UPDATE SKIP LOCKED) ` +
         "AND EXISTS (SELECT 1 FROM leases l WHERE l.name = 'partition:' || t.partition AND l.owner = $1 " +
         `AND l.expires_at > botflow_now_ms()) RETURNING ${COLUMNS}`,
-      [member, partitions, now, limit],
+      [this.member, now, limit, ...partitionsParam(partitions)],
     );
     return rows.sort((a, b) => a.runAfter - b.runAfter || a.id - b.id);
   }
 
   /** When the next pending task of `partitions` comes due (ms), if any. */
-  async nextRunAfter(partitions: readonly number[]): Promise<number | undefined> {
-    if (partitions.length === 0) return undefined;
+  async nextRunAfter(partitions: Partitions): Promise<number | undefined> {
+    if (none(partitions)) return undefined;
     const { rows } = await this.pool.query<{ at: number | null }>(
-      "SELECT min(run_after) AS at FROM tasks WHERE status = 'pending' AND partition = ANY ($1::int[])",
-      [partitions],
+      `SELECT min(run_after) AS at FROM tasks WHERE status = 'pending'${inPartitions(partitions, 1)}`,
+      partitionsParam(partitions),
     );
     return rows[0]?.at ?? undefined;
+  }
+
+  /** Records ended attempts in one transaction (see `TaskPort.record`), then claims with `claim`. */
+  async record(
+    ends: readonly AttemptEnd[],
+    now: number,
+    claim?: { partitions: Partitions; limit: number },
+  ): Promise<{ recorded: Recorded[]; claimed: TaskRow[] }> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const recorded: Recorded[] = [];
+      for (const end of ends) recorded.push(await this.#recordOne(client, end, now));
+      const claimed = claim ? await this.claimDue(claim.partitions, now, claim.limit, client) : [];
+      await client.query('COMMIT');
+      return { recorded, claimed };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async #recordOne(db: Queryable, end: AttemptEnd, now: number): Promise<Recorded> {
+    if (end.kind === 'aborted') {
+      await this.#recordLate(db, end.row, {}, now); // aborted: only that it ended
+      return 'cancelled';
+    }
+    if (end.kind === 'retry') {
+      if (await this.#retryLater(db, end.row.id, end.runAfter, end.error)) return 'retry';
+    } else if (await this.#finish(db, end.row, end.finish, end.payload, now)) return 'settled';
+    await this.#recordLate(db, end.row, end.late, now); // cancelled meanwhile: kept, nobody told
+    return 'cancelled';
   }
 
   /**
    * Settles a running task and writes its `task_result` event to the conversation's inbox, in one
    * statement. False when the task was cancelled meanwhile (nobody hears of it).
    */
-  async finish(
+  async #finish(
+    db: Queryable,
     row: TaskRow,
     finish: { status: 'done'; result: string } | { status: 'failed'; error: string },
     payload: string,
     now: number,
   ): Promise<boolean> {
-    const { rows } = await this.pool.query<{ n: number }>(
+    const { rows } = await db.query<{ n: number }>(
       // A task done after a failed attempt keeps that attempt's error (shown beside its attempts).
       'WITH settled AS (UPDATE tasks SET status = $2, result = $3, error = COALESCE($4, error), finished_at = $5, ' +
         'claimed_by = NULL ' +
@@ -91,8 +147,8 @@ export class PgTasks {
   }
 
   /** A failed attempt to be tried again at `runAfter`; false when the task was cancelled meanwhile. */
-  async retryLater(id: number, runAfter: number, error: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
+  async #retryLater(db: Queryable, id: number, runAfter: number, error: string): Promise<boolean> {
+    const { rowCount } = await db.query(
       "UPDATE tasks SET status = 'pending', run_after = $2, error = $3, claimed_by = NULL WHERE id = $1 " +
         "AND status = 'running'",
       [id, runAfter, error],
@@ -110,8 +166,8 @@ export class PgTasks {
    * Records what an attempt of a cancelled task ended with (store/tasks.ts `recordLate`): kept on the row,
    * nobody told, and its compensation may start now.
    */
-  async recordLate(row: TaskRow, outcome: { result?: string; error?: string }, now: number): Promise<void> {
-    await this.pool.query(
+  async #recordLate(db: Queryable, row: TaskRow, outcome: LateOutcome, now: number): Promise<void> {
+    await db.query(
       "WITH late AS (UPDATE tasks SET result = $2, error = coalesce($3, error), claimed_by = NULL WHERE id = $1 AND status = 'cancelled') " +
         "UPDATE tasks SET run_after = least(run_after, $4) WHERE status = 'pending' AND conversation_key = $5 " +
         'AND ref = $6 AND idempotency_key = $7',
