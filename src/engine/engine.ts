@@ -13,29 +13,26 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Job } from '../client/scheduler/types.ts';
-import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
-import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
-import { BotflowError } from '../errors/index.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import { LeaseLostError } from '../store/postgres/commit.ts';
-import { sqliteStore } from './commit/sqlite-store.ts';
 import type { EngineStore } from './commit/store.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
+import { callsOf, graceOf, notOnPostgres, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';
 import { BatchLoop } from './lane/batches.ts';
 import { Ownership, type Role } from './lane/ownership.ts';
 import { BatchPlanner, type EventOutcome } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
 import { EngineListeners } from './listeners.ts';
-import { restorePinned, versionRestorer } from './pinned-versions.ts';
+import { recordFlowVersions, versionRestorer } from './pinned-versions.ts';
 import { ButtonSigner } from './step/buttons.ts';
 import { clockFrom, systemClock, type TimerHandle } from './step/clock.ts';
 import { FlowSet } from './step/flow-set.ts';
 import { workersFor } from './workers.ts';
 
 export type { Answer, Engine, EngineApi, EngineEvents, EngineOptions } from './engine-options.ts';
+export { callsOf } from './engine-parts.ts';
 
 /** How long the funnel's step log is kept (`botflow stats` looks back at most this far). */
 export const STEP_LOG_KEPT_MS = 90 * 24 * 3_600_000;
@@ -65,11 +62,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       })
     : undefined;
   const partitions = () => (ownership ? ownership.role.partitions : 'all');
-  const grace = {
-    toleranceMs: options.timerGrace?.toleranceMs ?? 60_000,
-    maxLateMs: options.timerGrace?.maxLateMs ?? 6 * 3_600_000,
-    perSecond: Math.max(0.001, options.timerGrace?.perSecond ?? 10),
-  };
+  const grace = graceOf(options.timerGrace);
 
   const restore = versionRestorer(
     (versions) => store.flowSources(versions),
@@ -118,7 +111,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
 
   // Ready on a synchronous store at once; on PostgreSQL once `start()` has read the secret.
   const prepared: MaybePromise<void> = andThen(options.secret ?? store.buttonSecret(now()), (secret) =>
-    andThen(recordVersions(), () => {
+    andThen(recordFlowVersions(store, flows, now(), logger, options.rebuildFlow), () => {
       planner = new BatchPlanner({
         cache,
         load: (key) => loop.load(key),
@@ -136,24 +129,6 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       .then(() => store.recordFlowVersion(flow.id, flow.version, now(), flow.source))
       .catch(() => {});
   });
-
-  /** Records every loaded version with its source; rebuilds those running sessions are pinned to. */
-  function recordVersions(): MaybePromise<void> {
-    const at = now();
-    const records = flows
-      .all()
-      .map((flow) => store.recordFlowVersion(flow.id, flow.version, at, flow.source));
-    const recorded = store.synchronous ? undefined : Promise.all(records).then(() => {});
-    return andThen(recorded, () =>
-      andThen(store.pinnedVersions(), (pinned) => {
-        const missing = pinned.filter(({ flowId, flowVersion }) => !flows.get(flowId, flowVersion));
-        return andThen(store.flowSources(missing), (sources) => {
-          for (const flow of restorePinned(missing, sources, flows, logger, options.rebuildFlow))
-            void store.recordFlowVersion(flow.id, flow.version, at);
-        });
-      }),
-    );
-  }
 
   let running = false;
   let joined = false;
@@ -308,7 +283,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     poll();
   }
 
-  const ALL_PARTITIONS: Role = { member, partitions: [], dispatcher: true, members: 1, lastTickAt: 0 };
+  const sole = soleRole(member);
   const engine: Engine<boolean> = {
     member,
     store,
@@ -398,7 +373,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       }) as Answer<boolean, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
     },
     stepLog: (query) => store.stepLog(query),
-    role: () => (ownership ? ownership.role : { ...ALL_PARTITIONS, lastTickAt: joined ? lastLoopAt : 0 }),
+    role: () => (ownership ? ownership.role : { ...sole, lastTickAt: joined ? lastLoopAt : 0 }),
     ready: () =>
       running && (!ownership || (ownership.role.lastTickAt > 0 && Date.now() - nextLeaseTickAt < 3 * tickMs)),
     alive: () => running && Date.now() - lastLoopAt < 10_000 + (options.pollIntervalMs ?? 1000),
@@ -421,49 +396,4 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       rebuildFlow: options.rebuildFlow,
     });
   }
-}
-
-/** The store `options` name: `store`, or `db` through the SQLite adapter. */
-function storeOf(options: EngineOptions<boolean>, now: () => number): EngineStore {
-  if (options.store) return options.store;
-  if (!options.db) {
-    throw new BotflowError(
-      'BOTFLOW_OPTIONS_INVALID',
-      'createEngine needs `db` (SQLite) or `store` (sqliteStore, postgresStore)',
-    );
-  }
-  return sqliteStore(options.db, { writer: options.writer, now, logger: options.logger });
-}
-
-/** The session inspector where it does not run yet: every method says so. */
-function notOnPostgres(): Engine['sessions'] {
-  return new Proxy({} as Engine['sessions'], {
-    get(_target, name) {
-      return () => {
-        throw new BotflowError(
-          'BOTFLOW_SESSIONS_UNSUPPORTED',
-          `engine.sessions.${String(name)}() works on SQLite only for now: read sessions with botflow inspect on PostgreSQL`,
-        );
-      };
-    },
-  });
-}
-
-/** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */
-export function callsOf(options: Pick<EngineOptions, 'api' | 'scheduler' | 'upload'>): {
-  gateway?: CallGateway;
-  upload?: MediaUploader;
-} {
-  const api = options.api;
-  const gateway: CallGateway | undefined =
-    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
-  const upload: MediaUploader | undefined =
-    options.upload ??
-    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
-      ? (media) =>
-          uploadMedia(api as UploadClient, media.type, media.source, {
-            ...(options.scheduler?.run ? { scheduler: options.scheduler as UploadScheduler } : {}),
-          }) as Promise<Record<string, unknown>>
-      : undefined);
-  return { ...(gateway ? { gateway } : {}), ...(upload ? { upload } : {}) };
 }

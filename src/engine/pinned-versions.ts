@@ -3,36 +3,36 @@
  * sessions are pinned to but the process did not load are rebuilt from their stored source (or warned
  * about, with what to do).
  */
-import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import { type SessionRow, SessionStore } from '../store/sessions.ts';
+import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import type { SessionRow } from '../store/sessions.ts';
+import type { EngineStore } from './commit/store.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import type { FlowSet } from './step/flow-set.ts';
 
 /**
  * Records the loaded flow versions (with their sources), rebuilds from its stored source every version
- * that running sessions are pinned to and `flows` lacks, and warns about those it cannot rebuild.
+ * that running sessions are pinned to and `flows` lacks, and warns about those it cannot rebuild. At once on
+ * a synchronous store, else a promise.
  */
 export function recordFlowVersions(
-  db: Database.Database,
+  store: EngineStore,
   flows: FlowSet,
   now: number,
   logger?: Logger,
   rebuild?: (source: string) => FlowDefinition,
-): void {
-  const versions = new FlowVersionStore(db);
-  for (const flow of flows.all()) versions.record(flow.id, flow.version, now, flow.source);
-  const missing = new SessionStore(db)
-    .activeByVersion()
-    .filter(({ flowId, flowVersion }) => !flows.get(flowId, flowVersion));
-  const sources = new Map(
-    versions
-      .sources(missing.map(({ flowId, flowVersion }) => ({ flowId, version: flowVersion })))
-      .map((s) => [`${s.flowId}@${s.version}`, s.source]),
+): MaybePromise<void> {
+  const records = flows.all().map((flow) => store.recordFlowVersion(flow.id, flow.version, now, flow.source));
+  const recorded = store.synchronous ? undefined : Promise.all(records).then(() => {});
+  return andThen(recorded, () =>
+    andThen(store.pinnedVersions(), (pinned) => {
+      const missing = pinned.filter(({ flowId, flowVersion }) => !flows.get(flowId, flowVersion));
+      return andThen(store.flowSources(missing), (sources) => {
+        for (const flow of restorePinned(missing, sources, flows, logger, rebuild))
+          void store.recordFlowVersion(flow.id, flow.version, now);
+      });
+    }),
   );
-  for (const flow of restorePinned(missing, sources, flows, logger, rebuild))
-    versions.record(flow.id, flow.version, now);
 }
 
 /**

@@ -45,14 +45,15 @@ describe('botflow-engine/engine', () => {
   const names = exportsOf('src/engine/index.ts');
   const byName = new Map(names.map((n) => [n.name, n]));
 
-  it('builds an engine on SQLite and one of several processes on PostgreSQL, each documented', () => {
+  it('builds one engine on SQLite or on PostgreSQL (one of several processes), each documented', () => {
     const expected = [
       'createEngine',
       'EngineOptions',
+      'Engine',
+      'EngineStore',
       'openDatabase',
-      'createClusterEngine',
-      'ClusterEngine',
-      'ClusterEngineOptions',
+      'sqliteStore',
+      'postgresStore',
       'ClusterRole',
       'openPostgres',
       'PostgresDatabase',

@@ -1,0 +1,76 @@
+/** Small parts of `createEngine`: which store, how calls reach the platform, what stays SQLite-only. */
+import type { Job } from '../client/scheduler/types.ts';
+import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
+import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
+import { BotflowError } from '../errors/index.ts';
+import { PARTITIONS } from '../store/partitions.ts';
+import type { TimerGrace } from '../store/timer-service.ts';
+import { sqliteStore } from './commit/sqlite-store.ts';
+import type { EngineStore } from './commit/store.ts';
+import type { Engine, EngineOptions } from './engine-options.ts';
+import type { Role } from './lane/ownership.ts';
+
+/** The grace rule with its defaults: 60 s tolerance, 6 h at most, 10 per second. */
+export function graceOf(grace: TimerGrace = {}): Required<TimerGrace> {
+  return {
+    toleranceMs: grace.toleranceMs ?? 60_000,
+    maxLateMs: grace.maxLateMs ?? 6 * 3_600_000,
+    perSecond: Math.max(0.001, grace.perSecond ?? 10),
+  };
+}
+
+/** The role of a process alone on its database: every partition, and the dispatcher. */
+export function soleRole(member: string): Role {
+  return {
+    member,
+    partitions: Array.from({ length: PARTITIONS }, (_, i) => i),
+    dispatcher: true,
+    members: 1,
+    lastTickAt: 0,
+  };
+}
+
+/** The store `options` name: `store`, or `db` through the SQLite adapter. */
+export function storeOf(options: EngineOptions<boolean>, now: () => number): EngineStore {
+  if (options.store) return options.store;
+  if (!options.db) {
+    throw new BotflowError(
+      'BOTFLOW_OPTIONS_INVALID',
+      'createEngine needs `db` (SQLite) or `store` (sqliteStore, postgresStore)',
+    );
+  }
+  return sqliteStore(options.db, { writer: options.writer, now, logger: options.logger });
+}
+
+/** The session inspector where it does not run yet: every method says so. */
+export function notOnPostgres(): Engine['sessions'] {
+  return new Proxy({} as Engine['sessions'], {
+    get(_target, name) {
+      return () => {
+        throw new BotflowError(
+          'BOTFLOW_SESSIONS_UNSUPPORTED',
+          `engine.sessions.${String(name)}() works on SQLite only for now: read sessions with botflow inspect on PostgreSQL`,
+        );
+      };
+    },
+  });
+}
+
+/** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */
+export function callsOf(options: Pick<EngineOptions, 'api' | 'scheduler' | 'upload'>): {
+  gateway?: CallGateway;
+  upload?: MediaUploader;
+} {
+  const api = options.api;
+  const gateway: CallGateway | undefined =
+    options.scheduler ?? (api ? { submit: (job: Job) => api.call(job.op, job.args) } : undefined);
+  const upload: MediaUploader | undefined =
+    options.upload ??
+    (api?.dispatcher !== undefined && api.uploadHeaders !== undefined
+      ? (media) =>
+          uploadMedia(api as UploadClient, media.type, media.source, {
+            ...(options.scheduler?.run ? { scheduler: options.scheduler as UploadScheduler } : {}),
+          }) as Promise<Record<string, unknown>>
+      : undefined);
+  return { ...(gateway ? { gateway } : {}), ...(upload ? { upload } : {}) };
+}
