@@ -21,7 +21,7 @@ import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import { callsOf, graceOf, notOnPostgres, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';
 import { BatchLoop } from './lane/batches.ts';
-import { Ownership, type Role } from './lane/ownership.ts';
+import { Ownership } from './lane/ownership.ts';
 import { BatchPlanner, type EventOutcome } from './lane/processor.ts';
 import { SessionCache } from './lane/session-cache.ts';
 import { EngineListeners } from './listeners.ts';
