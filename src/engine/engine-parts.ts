@@ -4,9 +4,9 @@ import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { BotflowError } from '../errors/index.ts';
 import { PARTITIONS } from '../store/partitions.ts';
+import type { EngineStore } from '../store/ports/engine.ts';
+import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
-import { sqliteStore } from './commit/sqlite-store.ts';
-import type { EngineStore } from './commit/store.ts';
 import type { Engine, EngineOptions } from './engine-options.ts';
 import type { Role } from './lane/ownership.ts';
 

@@ -14,9 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
+import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import { LeaseLostError } from '../store/postgres/commit.ts';
-import type { EngineStore } from './commit/store.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import { callsOf, graceOf, notOnPostgres, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';

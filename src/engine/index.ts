@@ -12,17 +12,21 @@ export {
   MigrationError,
   openDatabase,
 } from '../store/database.ts';
+export type { EngineStore, Partitions } from '../store/ports/engine.ts';
 export { openPostgres, type PostgresDatabase, type PostgresOptions } from '../store/postgres/database.ts';
-export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
-export { type PostgresEngineStore, postgresStore } from './commit/postgres-store.ts';
-export { type SqliteEngineStore, type SqliteStoreOptions, sqliteStore } from './commit/sqlite-store.ts';
-export type { EngineStore, Partitions } from './commit/store.ts';
+export { type PostgresEngineStore, postgresStore } from '../store/postgres/engine-store.ts';
+export {
+  type SqliteEngineStore,
+  type SqliteStoreOptions,
+  sqliteStore,
+} from '../store/sqlite/engine-store.ts';
 export {
   startWriterThread,
   type WriterThread,
   type WriterThreadOptions,
   WriterThreadStoppedError,
-} from './commit/writer-thread.ts';
+} from '../store/sqlite/writer-thread.ts';
+export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
 export {
   type Answer,
   createEngine,

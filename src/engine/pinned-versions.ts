@@ -4,9 +4,9 @@
  * about, with what to do).
  */
 import type { Logger } from 'pino';
+import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import type { SessionRow } from '../store/sessions.ts';
-import type { EngineStore } from './commit/store.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import type { FlowSet } from './step/flow-set.ts';
 

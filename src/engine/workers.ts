@@ -9,7 +9,7 @@ import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { type TaskOutcome, TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { Clock } from '../store/ports/clock.ts';
-import type { EngineStore } from './commit/store.ts';
+import type { EngineStore } from '../store/ports/engine.ts';
 
 /** What the workers need from the engine. */
 export interface WorkerOptions {

@@ -7,11 +7,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
+import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 
 const ADMIN_URL = process.env.BOTFLOW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -11,7 +11,6 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assign, setup } from 'xstate';
-import { startWriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
 import { armTimer, button, defineFlow, say } from '../../src/engine/step/helpers.ts';
@@ -19,6 +18,7 @@ import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { startWriterThread } from '../../src/store/sqlite/writer-thread.ts';
 import { engineChild, postgresThroughput } from './engine-postgres.ts';
 
 interface Ctx {

@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startWriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
@@ -18,6 +17,7 @@ import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { startWriterThread } from '../../src/store/sqlite/writer-thread.ts';
 
 const FLOW = `
 flow: work

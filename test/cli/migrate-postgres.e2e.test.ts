@@ -3,10 +3,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
+import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { botStarted, signupFlow, textMessage } from '../engine/fixtures.ts';
 import { EngineOnDisk, SECRET } from '../engine/harness.ts';

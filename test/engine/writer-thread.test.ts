@@ -3,12 +3,12 @@
 // real worker thread.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startWriterThread, type WriterThread } from '../../src/engine/commit/writer-thread.ts';
 import { createEngine } from '../../src/engine/engine.ts';
 import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { startWriterThread, type WriterThread } from '../../src/store/sqlite/writer-thread.ts';
 import { eventually } from '../support/eventually.ts';
 import { botStarted, collectFlow, press, signupFlow, textMessage } from './fixtures.ts';
 import { EngineOnDisk, RecordingGateway, SECRET } from './harness.ts';

@@ -11,12 +11,12 @@
 // their identities restarted (TRUNCATE … RESTART IDENTITY) before each case.
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchApplier } from '../../src/engine/commit/apply.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import type { NewOutboxRow } from '../../src/store/outbox.ts';
 import { applyBatch } from '../../src/store/postgres/commit.ts';
 import { openPostgres, type PostgresDatabase, partitionOf } from '../../src/store/postgres/database.ts';
 import type { SessionRow } from '../../src/store/sessions.ts';
+import { BatchApplier } from '../../src/store/sqlite/apply.ts';
 import type { StepLogEntry } from '../../src/store/step-log.ts';
 import type { NewTaskRow } from '../../src/store/tasks.ts';
 import {

@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { BotApi } from '../../src/client/client.ts';
 import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
-import { postgresStore } from '../../src/engine/commit/postgres-store.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine/engine.ts';
 import { buildWebhook } from '../../src/intake/webhook.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
+import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { freshDatabase } from './postgres.ts';
 

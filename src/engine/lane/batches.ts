@@ -14,10 +14,10 @@
 import type { Logger } from 'pino';
 import { BotflowError } from '../../errors/index.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { EngineStore, Partitions } from '../../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../../store/ports/index.ts';
 import type { SessionRow } from '../../store/sessions.ts';
-import type { ApplyResult } from '../commit/apply.ts';
-import type { EngineStore, Partitions } from '../commit/store.ts';
+import type { ApplyResult } from '../../store/sqlite/apply.ts';
 import type { EventOutcome, EventPlan } from './planner.ts';
 import { type BatchPlanner, writesOf } from './processor.ts';
 import type { SessionCache } from './session-cache.ts';

@@ -1,7 +1,7 @@
 /** What planning an inbox event comes to: the outcome people and logs see, and the plan to commit. */
 import type { Logger } from 'pino';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
-import type { WriteOp, WrittenSession } from '../commit/commit.ts';
+import type { WriteOp, WrittenSession } from '../commit/write-plan.ts';
 import type { FlowDefinition } from '../step/contract.ts';
 import type { StepResult } from '../step/step.ts';
 import type { CachedSession } from './session-cache.ts';

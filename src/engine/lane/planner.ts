@@ -10,7 +10,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { updatePlace } from '../../inbox/keys.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { SessionRow } from '../../store/sessions.ts';
-import { WritePlan, type WrittenSession } from '../commit/commit.ts';
+import { WritePlan, type WrittenSession } from '../commit/write-plan.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';

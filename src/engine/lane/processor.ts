@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EngineInbox, type InboxEvent } from '../../store/engine-inbox.ts';
 import { SessionStore } from '../../store/sessions.ts';
-import { type ApplyResult, BatchApplier, type PlannedWrites } from '../commit/apply.ts';
+import { type ApplyResult, BatchApplier, type PlannedWrites } from '../../store/sqlite/apply.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 

@@ -6,7 +6,7 @@
  * compare-and-swap, and the engine then drops the entry and plans the event again from the database.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { WrittenSession } from '../commit/commit.ts';
+import type { WrittenSession } from '../commit/write-plan.ts';
 import type { FlowDefinition } from '../step/contract.ts';
 
 /** A cached session. */

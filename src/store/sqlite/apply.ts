@@ -9,12 +9,12 @@
  * in the batch are held too (they were planned on top of it).
  */
 import type Database from 'better-sqlite3';
-import { RevisionConflictError } from '../../store/sessions.ts';
-import { SQLite } from '../../store/sqlite.ts';
-import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+import { RevisionConflictError } from '../sessions.ts';
+import { SQLite } from '../sqlite.ts';
+import type { ApplyResult, PlannedWrites } from '../write-plan.ts';
 import { applyWrites, WriteStores } from './commit.ts';
 
-export type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+export type { ApplyResult, PlannedWrites } from '../write-plan.ts';
 
 /** Failures of the environment, not of one event: the batch is retried later instead of failing events. */
 const ENVIRONMENTAL = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|READONLY|CANTOPEN|CORRUPT|PROTOCOL|INTERRUPT)/;

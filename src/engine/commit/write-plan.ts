@@ -1,17 +1,13 @@
 /**
  * What a step writes, as data: planning an event records its writes (the session row with its revision
- * compare-and-swap, outbox rows, timer changes, dropped calls, the inbox row's status) without touching
- * the database; `applyWrites` performs them inside the batch's transaction. Keeping the two apart lets
- * a whole batch be planned first and committed in one go, and a failed commit be retried event by event
- * from the same plans.
+ * compare-and-swap, outbox rows, timer changes, dropped calls, the step log, tasks) without touching the
+ * database; the store applies them inside the batch's transaction (store/sqlite/commit.ts on SQLite, the
+ * `botflow_apply_batch` function on PostgreSQL, held equal by test/store/write-plan-conformance.test.ts).
+ * Keeping the two apart lets a whole batch be planned first and committed in one go, and a failed commit be
+ * retried event by event from the same plans.
  */
-import type Database from 'better-sqlite3';
-import { EngineInbox } from '../../store/engine-inbox.ts';
-import { OutboxStore } from '../../store/outbox.ts';
-import { type SessionRow, SessionStore } from '../../store/sessions.ts';
-import { type StepLogEntry, StepLogStore } from '../../store/step-log.ts';
-import { TaskStore } from '../../store/tasks.ts';
-import { TimerStore } from '../../store/timers.ts';
+import type { SessionRow } from '../../store/sessions.ts';
+import type { StepLogEntry } from '../../store/step-log.ts';
 import type { WriteOp } from '../../store/write-plan.ts';
 import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { PlannedCall } from '../step/effects.ts';
@@ -279,94 +275,4 @@ export class WritePlan {
   ): void {
     this.ops.push({ kind: 'settle', id, status, reason, key, now });
   }
-}
-
-/** The stores writes are applied to, over one connection. */
-export class WriteStores {
-  readonly sessions: SessionStore;
-  readonly outbox: OutboxStore;
-  readonly timers: TimerStore;
-  readonly inbox: EngineInbox;
-  readonly tasks: TaskStore;
-  readonly stepLog: StepLogStore;
-
-  constructor(db: Database.Database) {
-    this.tasks = new TaskStore(db);
-    this.stepLog = new StepLogStore(db);
-    this.sessions = new SessionStore(db);
-    this.outbox = new OutboxStore(db);
-    this.timers = new TimerStore(db);
-    this.inbox = new EngineInbox(db);
-  }
-
-  /** Deletes, in small chunks, settled rows finished before `before` and step log lines before `logBefore`. */
-  prune(
-    before: number,
-    logBefore: number,
-  ): { outbox: number; timers: number; tasks: number; stepLog: number } {
-    const all = (prune: () => number) => {
-      let removed = 0;
-      for (let n = prune(); n > 0; n = prune()) removed += n;
-      return removed;
-    };
-    return {
-      outbox: all(() => this.outbox.prune(before)),
-      timers: all(() => this.timers.prune(before)),
-      tasks: all(() => this.tasks.prune(before)),
-      stepLog: all(() => this.stepLog.prune(logBefore)),
-    };
-  }
-}
-
-/**
- * Performs `ops` in order (inside the caller's transaction). Throws RevisionConflictError when a session
- * moved on meanwhile, or whatever SQLite throws. Returns how many unsent calls were dropped.
- */
-export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): number {
-  let dropped = 0;
-  for (const op of ops) {
-    switch (op.kind) {
-      case 'session':
-        if (op.sameShape) stores.sessions.advance(op.row.conversationKey, op.row, op.expected!);
-        else stores.sessions.save(op.row, op.expected);
-        break;
-      case 'call':
-        stores.outbox.insert(op.row);
-        break;
-      case 'arm':
-        stores.timers.arm(op.timer);
-        break;
-      case 'cancel':
-        stores.timers.cancel(op.key, op.name, op.reason, op.now);
-        break;
-      case 'discard':
-        stores.timers.discardOtherSteps(op.key, op.stepInstance, op.reason, op.now);
-        break;
-      case 'settle-timers':
-        stores.timers.settleAll(op.key, op.status, op.reason, op.now);
-        break;
-      case 'drop-calls':
-        dropped += stores.outbox.dropPending(op.key, op.reason, op.now);
-        break;
-      case 'settle':
-        stores.inbox.settle(op.id, op.status, op.reason, op.key, op.now);
-        break;
-      case 'task':
-        stores.tasks.insert(op.row);
-        break;
-      case 'cancel-task':
-        stores.tasks.cancel(op.key, op.ref, op.reason, op.now);
-        break;
-      case 'cancel-tasks':
-        stores.tasks.cancelAll(op.key, op.reason, op.now);
-        break;
-      case 'step-log':
-        stores.stepLog.append(op.row);
-        break;
-      default:
-        // Only a plan built outside the types gets here: refused, as botflow_apply_ops refuses it.
-        throw new Error(`unknown write ${(op satisfies never as { kind?: unknown }).kind}`);
-    }
-  }
-  return dropped;
 }

@@ -4,18 +4,18 @@
  * synchronously) and `postgresStore` (several processes; answers are promises, and leases share the
  * partitions). The engine, its dispatcher and its task runner are written once over this port.
  */
-import type { InboxEvent } from '../../store/engine-inbox.ts';
-import type { MaybePromise } from '../../store/ports/index.ts';
-import type { LeasePort } from '../../store/ports/leases.ts';
-import type { OutboxPort } from '../../store/ports/outbox.ts';
-import type { Partitions, TaskPort } from '../../store/ports/tasks.ts';
-import type { SessionRow } from '../../store/sessions.ts';
-import type { StepLogRow } from '../../store/step-log.ts';
-import type { GraceReport, TimerGrace } from '../../store/timer-service.ts';
-import type { ApplyResult, PlannedWrites } from './apply.ts';
+import type { InboxEvent } from '../engine-inbox.ts';
+import type { SessionRow } from '../sessions.ts';
+import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
+import type { StepLogRow } from '../step-log.ts';
+import type { GraceReport, TimerGrace } from '../timer-service.ts';
+import type { MaybePromise } from './index.ts';
+import type { LeasePort } from './leases.ts';
+import type { OutboxPort } from './outbox.ts';
+import type { Partitions, TaskPort } from './tasks.ts';
 
 /** The partitions a process handles: all of them (one process), or those it holds leases on. */
-export type { Partitions } from '../../store/ports/tasks.ts';
+export type { Partitions } from './tasks.ts';
 
 /** `T` at once (a synchronous store) or a promise of it. */
 export type Answer<Sync extends boolean, T> = Sync extends true ? T : Promise<T>;

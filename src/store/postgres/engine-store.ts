@@ -4,19 +4,19 @@
  * the same transaction. Notifications tell the processes about each other's commits.
  */
 
-import { PARTITIONS } from '../../store/partitions.ts';
-import { applyBatch } from '../../store/postgres/commit.ts';
-import { type PostgresDatabase, pgListen } from '../../store/postgres/database.ts';
-import { INBOX_CHANNEL, PgInbox } from '../../store/postgres/inbox.ts';
-import { PgLeases } from '../../store/postgres/leases.ts';
-import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from '../../store/postgres/outbox.ts';
-import { pgPrune } from '../../store/postgres/prune.ts';
-import { pgSessions, pgStepLog } from '../../store/postgres/sessions.ts';
-import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from '../../store/postgres/settings.ts';
-import { PgTasks } from '../../store/postgres/tasks.ts';
-import { applyTimerGrace, fireDueTimers, nextFireAt } from '../../store/postgres/timers.ts';
-import type { ApplyResult } from './apply.ts';
-import type { EngineStore, Partitions } from './store.ts';
+import { PARTITIONS } from '../partitions.ts';
+import type { EngineStore, Partitions } from '../ports/engine.ts';
+import type { ApplyResult } from '../sqlite/apply.ts';
+import { applyBatch } from './commit.ts';
+import { type PostgresDatabase, pgListen } from './database.ts';
+import { INBOX_CHANNEL, PgInbox } from './inbox.ts';
+import { PgLeases } from './leases.ts';
+import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from './outbox.ts';
+import { pgPrune } from './prune.ts';
+import { pgSessions, pgStepLog } from './sessions.ts';
+import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from './settings.ts';
+import { PgTasks } from './tasks.ts';
+import { applyTimerGrace, fireDueTimers, nextFireAt } from './timers.ts';
 
 /** The PostgreSQL adapter over an open database (`openPostgres`: migrations applied). */
 export interface PostgresEngineStore extends EngineStore<false> {

@@ -4,17 +4,17 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { EngineInbox } from '../../store/engine-inbox.ts';
-import { buttonSecret } from '../../store/engine-settings.ts';
-import { FlowVersionStore } from '../../store/flow-versions.ts';
-import { InboxStore } from '../../store/inbox.ts';
-import { type SessionRow, SessionStore } from '../../store/sessions.ts';
-import { SqliteOutbox } from '../../store/sqlite-outbox.ts';
-import { StepLogStore } from '../../store/step-log.ts';
-import { TaskStore } from '../../store/tasks.ts';
-import { TimerService } from '../../store/timer-service.ts';
+import { EngineInbox } from '../engine-inbox.ts';
+import { buttonSecret } from '../engine-settings.ts';
+import { FlowVersionStore } from '../flow-versions.ts';
+import { InboxStore } from '../inbox.ts';
+import type { EngineStore } from '../ports/engine.ts';
+import { type SessionRow, SessionStore } from '../sessions.ts';
+import { SqliteOutbox } from '../sqlite-outbox.ts';
+import { StepLogStore } from '../step-log.ts';
+import { TaskStore } from '../tasks.ts';
+import { TimerService } from '../timer-service.ts';
 import { BatchApplier } from './apply.ts';
-import type { EngineStore } from './store.ts';
 import { type WriterThread, WriterThreadStoppedError } from './writer-thread.ts';
 
 /** How to open the SQLite adapter. */

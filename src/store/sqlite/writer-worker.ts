@@ -3,8 +3,8 @@
  * applies the engine's planned batches and intake's inbox appends, one message at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../../store/database.ts';
-import { type InboxEntry, InboxStore } from '../../store/inbox.ts';
+import { openDatabase } from '../database.ts';
+import { type InboxEntry, InboxStore } from '../inbox.ts';
 import { BatchApplier, type PlannedWrites } from './apply.ts';
 import type { WriterReply, WriterRequest, WriterThreadOptions } from './writer-thread.ts';
 

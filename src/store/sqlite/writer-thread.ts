@@ -12,8 +12,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { BotflowError } from '../../errors/index.ts';
-import type { AppendResult, InboxEntry } from '../../store/inbox.ts';
-import { SQLite } from '../../store/sqlite.ts';
+import type { AppendResult, InboxEntry } from '../inbox.ts';
+import { SQLite } from '../sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
 
 /** How to start a writer thread. */
