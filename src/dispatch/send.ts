@@ -16,6 +16,7 @@ import {
   findSent,
   messageIdOf,
   type StoredMessage,
+  sendCommentOnce,
   sendOnce,
 } from './sent-once.ts';
 
@@ -67,6 +68,8 @@ export async function sendCall(
     // (with or without text, attachments included).
     if (row.op === 'sendMessage' && row.chatId !== null)
       return sendOnce(via.gateway, job, row.chatId, row.sentAt ?? via.now(), row.attempts > 1, claimed);
+    if (row.op === 'sendComment')
+      return sendCommentOnce(via.gateway, job, row.sentAt ?? via.now(), row.attempts > 1, claimed);
     return via.gateway.submit(job);
   }
   const { media, message, ...target } = args as {

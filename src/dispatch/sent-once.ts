@@ -265,28 +265,50 @@ export function matchStored(stored: StoredMessage, expected: ExpectedMessage): n
 }
 
 /**
+ * Where a read-back looks: a chat's latest messages (`getMessages`, latest first), or a channel post's
+ * latest comments (`getComments`, oldest first).
+ */
+export interface ReadBackPlace {
+  job: Job;
+  latestFirst: boolean;
+}
+
+/** The read-back of the chat `chatId`. */
+export function chatPlace(chatId: number, priority: Job['priority'] = 'reply'): ReadBackPlace {
+  return {
+    job: { op: 'getMessages', args: { chat_id: chatId, count: READ_BACK }, chatId, priority } as Job,
+    latestFirst: true,
+  };
+}
+
+/** The read-back of the comments under the channel post `messageId`. */
+export function commentsPlace(messageId: string, priority: Job['priority'] = 'reply'): ReadBackPlace {
+  return {
+    job: { op: 'getComments', args: { message_id: messageId, count: READ_BACK }, priority } as Job,
+    latestFirst: false,
+  };
+}
+
+/**
  * Reads the chat back for the bot's message sent as `expected` since `since` (ms since the epoch) that no
  * other call accounts for: the closest match (see `matchStored`), the earliest among equals. Resolves with
- * it as a send's answer (`{message}`), or undefined.
+ * it as a send's answer (`{message}`), or undefined. `where` is a chat id or a place to read.
  */
 export async function findSent(
   gateway: { submit(job: Job): Promise<unknown> },
   expected: ExpectedMessage,
-  chatId: number,
+  where: number | ReadBackPlace,
   since: number,
   claimed: ClaimedMessages,
   priority: Job['priority'] = 'reply',
 ): Promise<{ message: StoredMessage } | undefined> {
-  const read = (await gateway.submit({
-    op: 'getMessages',
-    args: { chat_id: chatId, count: READ_BACK },
-    chatId,
-    priority,
-  } as Job)) as ReadBack;
+  const place = typeof where === 'number' ? chatPlace(where, priority) : where;
+  const read = (await gateway.submit(place.job)) as ReadBack;
+  const listed = read.messages ?? [];
   let found: StoredMessage | undefined;
   let foundScore = 0;
-  // The platform lists the latest first: walking it backwards, the earliest match comes first.
-  for (const m of [...(read.messages ?? [])].reverse()) {
+  // Oldest first, so that the earliest of equal matches comes first.
+  for (const m of place.latestFirst ? [...listed].reverse() : listed) {
     if (m.sender?.is_bot !== true || (m.timestamp ?? 0) < since - READ_BACK_SLACK_MS) continue;
     if (typeof m.body?.mid === 'string' && claimed.has(m.body.mid)) continue;
     const score = matchStored(m, expected);
@@ -311,7 +333,34 @@ export async function sendOnce(
   checkFirst = false,
   claimed: ClaimedMessages = new ClaimedMessages(),
 ): Promise<unknown> {
-  const answer = await sendOrFind(gateway, job, chatId, since, checkFirst, claimed);
+  return sendOnceAt(gateway, job, chatPlace(chatId, job.priority ?? 'reply'), since, checkFirst, claimed);
+}
+
+/**
+ * `sendOnce` for a comment (`sendComment` under the channel post `job.args.message_id`): its comments are
+ * read back. A comment has text only (no attachments), compared as the platform stores it.
+ */
+export async function sendCommentOnce(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  since: number,
+  checkFirst = false,
+  claimed: ClaimedMessages = new ClaimedMessages(),
+): Promise<unknown> {
+  const post = (job.args as { message_id?: unknown }).message_id;
+  if (typeof post !== 'string') return gateway.submit(job);
+  return sendOnceAt(gateway, job, commentsPlace(post, job.priority ?? 'reply'), since, checkFirst, claimed);
+}
+
+async function sendOnceAt(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  place: ReadBackPlace,
+  since: number,
+  checkFirst: boolean,
+  claimed: ClaimedMessages,
+): Promise<unknown> {
+  const answer = await sendOrFind(gateway, job, place, since, checkFirst, claimed);
   claimed.claim(answer);
   return answer;
 }
@@ -319,7 +368,7 @@ export async function sendOnce(
 async function sendOrFind(
   gateway: { submit(job: Job): Promise<unknown> },
   job: Job,
-  chatId: number,
+  place: ReadBackPlace,
   since: number,
   checkFirst: boolean,
   claimed: ClaimedMessages,
@@ -327,7 +376,7 @@ async function sendOrFind(
   const expected = expectedMessage(job.args as Record<string, unknown>);
   // Nothing to recognise (the platform refuses such a message anyway).
   if (expected.texts.every((t) => t === '') && expected.attachments.length === 0) return gateway.submit(job);
-  const readBack = () => findSent(gateway, expected, chatId, since, claimed, job.priority ?? 'reply');
+  const readBack = () => findSent(gateway, expected, place, since, claimed);
   if (checkFirst) {
     const already = await readBack();
     if (already) return already;

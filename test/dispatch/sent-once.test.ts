@@ -7,6 +7,7 @@ import {
   expectedMessage,
   matchStored,
   plainText,
+  sendCommentOnce,
   sendOnce,
 } from '../../src/dispatch/sent-once.ts';
 import type { OutboxRow } from '../../src/store/outbox.ts';
@@ -351,5 +352,46 @@ describe('sendCall: upload_and_send', () => {
     expect(answer.attachment).toEqual({ type: 'file', payload: { token: 'old' } });
     expect(platform.uploads).toBe(0);
     expect(platform.sends).toBe(0);
+  });
+});
+
+describe('sendCommentOnce', () => {
+  /** Comments under one channel post, listed oldest first as the platform does. */
+  class Comments {
+    stored: Stored[] = [];
+    sends = 0;
+    constructor(private readonly failures: Array<'stored' | 'ok'>) {}
+    async submit(job: Job): Promise<unknown> {
+      if (job.op === 'getComments') {
+        expect(job.args).toEqual({ message_id: 'mid.post', count: 20 });
+        return { messages: [...this.stored] };
+      }
+      this.sends++;
+      const text = String((job.args as { text?: string }).text);
+      const message = { sender: { is_bot: true }, timestamp: 10_000, body: { text, mid: `c${this.sends}` } };
+      this.stored.push(message);
+      if ((this.failures.shift() ?? 'ok') === 'ok') return { message };
+      if (job.sendPolicy !== 'at-most-once') return this.submit(job); // the scheduler's own retry
+      throw new DeadLetterError('ambiguous', 'sendComment', undefined, new Error('reset'), 'no answer');
+    }
+  }
+  const comment = { op: 'sendComment', args: { message_id: 'mid.post', text: 'Thanks!' } } as Job;
+
+  it('reads the post’s comments back instead of commenting twice', async () => {
+    const comments = new Comments(['stored']);
+    const answer = (await sendCommentOnce(comments, comment, 9_000)) as Answer;
+    expect(answer.message.body.mid).toBe('c1');
+    expect(comments.stored).toHaveLength(1);
+  });
+
+  it('takes the earliest unclaimed of identical comments (listed oldest first)', async () => {
+    const comments = new Comments([]);
+    for (const mid of ['a', 'b'])
+      comments.stored.push({ sender: { is_bot: true }, timestamp: 9_500, body: { text: 'Thanks!', mid } });
+    const claimed = new ClaimedMessages();
+    const one = (await sendCommentOnce(comments, comment, 9_000, true, claimed)) as Answer;
+    const two = (await sendCommentOnce(comments, comment, 9_000, true, claimed)) as Answer;
+    expect([one.message.body.mid, two.message.body.mid]).toEqual(['a', 'b']);
+    expect(comments.sends).toBe(0);
   });
 });
