@@ -80,7 +80,7 @@ export interface UploadOptions {
    * file), each with a new upload URL since one URL takes one file. Default 8 for a path or a Buffer; a
    * stream cannot be read twice and is uploaded once. An upload makes no message, so doing it again
    * shows nothing twice: at worst the platform keeps a file nobody sends.
-   * Between attempts: 0.25 s, doubling up to 8 s.
+   * Between attempts: 0.25 s, doubling up to 8 s; `onProgress` starts again from 0 with each.
    */
   attempts?: number;
 }
