@@ -3,7 +3,6 @@
  * several processes on PostgreSQL): the call through the gateway (a message through the send-once read-back,
  * media uploaded first), and what its outcome writes back (the row's settlement, the flow's result event).
  */
-
 import { basename } from 'node:path';
 import { ApiError } from '../client/errors.ts';
 import type { Job, MediaKind, Priority } from '../client/scheduler/types.ts';
