@@ -12,8 +12,9 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { type Dispatcher, request } from 'undici';
 import type { BotApi } from './client.ts';
-import { ApiError, ResponseDecodeError, UsageError } from './errors.ts';
+import { ApiError, NetworkError, ResponseDecodeError, UsageError } from './errors.ts';
 import type { OperationArgs, OperationResult } from './operation-types.ts';
+import { DeadLetterError } from './scheduler/types.ts';
 import type { UploadType } from './schemas/index.ts';
 import { toNetworkError } from './transport.ts';
 
@@ -74,6 +75,14 @@ export interface UploadOptions {
   scheduler?: UploadScheduler;
   /** Overall deadline of the host POST; default 60 s plus 1 s per 256 KiB. */
   timeoutMs?: number;
+  /**
+   * Uploads made in all when one's answer is lost (no answer, a reset, a 5xx: the host may have taken the
+   * file), each with a new upload URL since one URL takes one file. Default 8 for a path or a Buffer; a
+   * stream cannot be read twice and is uploaded once. An upload makes no message, so doing it again
+   * shows nothing twice: at worst the platform keeps a file nobody sends.
+   * Between attempts: 0.25 s, doubling up to 8 s; `onProgress` starts again from 0 with each.
+   */
+  attempts?: number;
 }
 
 const MIN_THROUGHPUT_BYTES_PER_S = 256 * 1024;
@@ -90,6 +99,41 @@ export async function uploadMedia(
       { field: 'kind', message: `must be one of image, video, audio, file; got ${String(kind)}` },
     ]);
   }
+  const replayable = typeof source === 'string' || Buffer.isBuffer(source);
+  const attempts = replayable ? Math.max(1, options.attempts ?? DEFAULT_UPLOAD_ATTEMPTS) : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await uploadOnce(api, kind, source, options);
+    } catch (error) {
+      if (attempt >= attempts || !answerLost(error) || options.signal?.aborted) throw error;
+    }
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(RETRY_MAX_DELAY_MS, RETRY_DELAY_MS * 2 ** (attempt - 1))),
+    );
+  }
+}
+
+/** Uploads made in all when answers are lost (see `UploadOptions.attempts`). */
+export const DEFAULT_UPLOAD_ATTEMPTS = 8;
+const RETRY_DELAY_MS = 250;
+const RETRY_MAX_DELAY_MS = 8_000;
+
+/**
+ * Whether a failed step may have been done without its answer arriving: no answer (sent), or a 5xx; also
+ * when the scheduler gave the step up for that reason (the host POST runs as a task, which it does not retry).
+ */
+function answerLost(error: unknown): boolean {
+  const cause = error instanceof DeadLetterError && error.reason !== 'aborted' ? error.lastError : error;
+  if (cause instanceof NetworkError) return cause.code !== 'ABORTED';
+  return cause instanceof ApiError && cause.status >= 500;
+}
+
+async function uploadOnce(
+  api: UploadClient,
+  kind: UploadType,
+  source: string | Buffer | Readable,
+  options: UploadOptions,
+): Promise<UploadedAttachment> {
   const body = await openSource(source, options);
   if (body.size !== undefined && body.size > UPLOAD_SIZE_LIMITS[kind]) {
     body.stream.destroy();

@@ -3,12 +3,21 @@
  * several processes on PostgreSQL): the call through the gateway (a message through the send-once read-back,
  * media uploaded first), and what its outcome writes back (the row's settlement, the flow's result event).
  */
+import { basename } from 'node:path';
 import { ApiError } from '../client/errors.ts';
-import type { Job, MediaKind } from '../client/scheduler/types.ts';
+import type { Job, MediaKind, Priority } from '../client/scheduler/types.ts';
 import type { MediaSource } from '../client/upload.ts';
 import { BotflowError } from '../errors/index.ts';
 import type { OutboxRow } from '../store/outbox.ts';
-import { type ClaimedMessages, messageIdOf, sendOnce } from './sent-once.ts';
+import {
+  type ClaimedMessages,
+  expectedMessage,
+  findSent,
+  messageIdOf,
+  type StoredMessage,
+  sendCommentOnce,
+  sendOnce,
+} from './sent-once.ts';
 
 /** Where calls go: the scheduler (`submit`) or anything with the same shape. */
 export interface CallGateway {
@@ -54,9 +63,12 @@ export async function sendCall(
     ...(row.chatId !== null ? { chatId: row.chatId } : {}),
   } as Job;
   if (row.kind === 'api') {
-    // A message is never shown twice: an ambiguous failure is resolved by reading the chat back.
+    // A message is never shown twice: an ambiguous failure is resolved by reading the chat back
+    // (with or without text, attachments included).
     if (row.op === 'sendMessage' && row.chatId !== null)
       return sendOnce(via.gateway, job, row.chatId, row.sentAt ?? via.now(), row.attempts > 1, claimed);
+    if (row.op === 'sendComment')
+      return sendCommentOnce(via.gateway, job, row.sentAt ?? via.now(), row.attempts > 1, claimed);
     return via.gateway.submit(job);
   }
   const { media, message, ...target } = args as {
@@ -68,14 +80,40 @@ export async function sendCall(
       'BOTFLOW_OPTIONS_INVALID',
       'upload_and_send needs an uploader: give createEngine an api client',
     );
+  const given = Array.isArray(message.attachments) ? message.attachments : [];
+  const since = row.sentAt ?? via.now();
+  if (row.attempts > 1 && row.chatId !== null) {
+    // In flight when the last process stopped: the message may be there already. Its token is unknown
+    // (a new upload would give another), so it is recognised by its text and the kinds of its attachments.
+    const expected = expectedMessage({ ...message, attachments: [...given, { type: media.type }] });
+    const fileName = media.type === 'file' ? basename(media.source) : undefined;
+    if (fileName) expected.attachments.at(-1)!.filename = fileName;
+    const found = await findSent(via.gateway, expected, row.chatId, since, claimed, row.priority as Priority);
+    if (found) {
+      claimed.claim(found);
+      return { ...found, attachment: attachmentOf(found.message, media.type) };
+    }
+  }
+  // The upload makes no message: one whose answer was lost is made again (client/upload.ts), and only
+  // the send below can show something, once.
   const attachment = await via.upload(media);
-  const attachments = [...(Array.isArray(message.attachments) ? message.attachments : []), attachment];
-  const result = await via.gateway.submit({
+  const send = {
     ...job,
-    args: { ...target, ...message, attachments },
+    args: { ...target, ...message, attachments: [...given, attachment] },
     mediaKind: media.type as MediaKind,
-  } as Job);
+  } as Job;
+  const result =
+    row.chatId !== null
+      ? await sendOnce(via.gateway, send, row.chatId, since, false, claimed)
+      : await via.gateway.submit(send);
   return { ...(result as object), attachment };
+}
+
+/** The attachment request that sends again the media of kind `type` a found message carries. */
+function attachmentOf(message: StoredMessage, type: string): Record<string, unknown> | undefined {
+  const stored = message.body?.attachments?.find((a) => a?.type === type);
+  const token = stored?.payload?.token;
+  return typeof token === 'string' ? { type, payload: { token } } : undefined;
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
  * A message sent at most once per person, even when the platform may have taken it without answering
  * (a timeout, a reset or a 5xx after it stored the message). Instead of sending again blindly, the chat's
- * latest messages are read back: the bot's message with the same text, sent since this call first went
- * out, is the answer; only when none is there is the message sent again. Used for `sendMessage` rows whose
- * chat is known; everything else keeps the scheduler's own retry rules.
+ * latest messages are read back: the bot's message stored as this one would be (the same text, the same
+ * attachments: see `matchStored`), sent since this call first went out, is the answer; only when none is
+ * there is the message sent again. Used for `sendMessage` rows whose chat is known, with or without text,
+ * and for the message of an `upload_and_send` (send.ts); everything else keeps the scheduler's own retry
+ * rules.
  *
- * The same text sent twice in a row (an "invalid answer, try again" repeated within seconds) must not be
+ * The same message sent twice in a row (an "invalid answer, try again" repeated within seconds) must not be
  * mistaken for this call's message: every message a call accounts for, sent or found, is remembered in a
- * `ClaimedMessages` shared by the dispatcher, and a read-back takes only the earliest unclaimed match.
+ * `ClaimedMessages` shared by the dispatcher, and a read-back takes only an unclaimed match (the earliest
+ * of the closest).
  */
 import { DeadLetterError, type Job } from '../client/scheduler/types.ts';
 
@@ -102,12 +105,219 @@ export function plainText(text: string, format: string | undefined): string {
   return text;
 }
 
+/** A message as `getMessages` lists it: the parts a read-back compares. */
+export interface StoredMessage {
+  sender?: { is_bot?: boolean };
+  timestamp?: number;
+  body?: { text?: string | null; mid?: string; attachments?: StoredAttachment[] | null };
+}
+
+/** An attachment as the platform stores it (see `Attachment` in client/schemas/attachments.ts). */
+export interface StoredAttachment {
+  type?: string;
+  payload?: {
+    token?: string;
+    url?: string;
+    code?: string;
+    buttons?: Array<Array<{ text?: string }>>;
+  } | null;
+  filename?: string;
+  latitude?: number;
+  longitude?: number;
+}
+
 interface ReadBack {
-  messages?: Array<{
-    sender?: { is_bot?: boolean };
-    timestamp?: number;
-    body?: { text?: string | null; mid?: string };
-  }>;
+  messages?: StoredMessage[];
+}
+
+/**
+ * What a message will look like once the platform stored it, as far as a read-back can tell: its text (as
+ * sent or with the format applied), and per attachment what survives storage. The platform keeps a media
+ * attachment as `{type, payload: {url, token, …}}` with its own URL, so a media attachment is its kind, and
+ * its token when the request gave one (`tokens`: a hint, since the platform may store another token for
+ * the same media); stickers keep their code, locations their coordinates, keyboards their buttons.
+ */
+export interface ExpectedMessage {
+  texts: string[];
+  attachments: ExpectedAttachment[];
+}
+
+export interface ExpectedAttachment {
+  type: string;
+  /** Tokens the request gave (an image's `photos` may give several): a stored one among them is this media. */
+  tokens?: string[];
+  /** A file's name on the upload host: a hint, like tokens. */
+  filename?: string;
+  /** Must be equal once stored: a sticker's code, a location's coordinates, a keyboard's button texts. */
+  exact?: string;
+}
+
+/** The stored form a `sendMessage`'s arguments (NewMessageBody) should take. */
+export function expectedMessage(args: {
+  text?: unknown;
+  format?: unknown;
+  attachments?: unknown;
+}): ExpectedMessage {
+  const text = typeof args.text === 'string' ? args.text : '';
+  const format = typeof args.format === 'string' ? args.format : undefined;
+  const requests = Array.isArray(args.attachments) ? (args.attachments as AttachmentRequest[]) : [];
+  return {
+    // The platform keeps a formatted text as plain text plus markup: compare with what it stores.
+    texts: [...new Set([plainText(text, format), text])],
+    attachments: requests.filter((r) => typeof r?.type === 'string').map(expectedAttachment),
+  };
+}
+
+interface AttachmentRequest {
+  type: string;
+  payload?: {
+    token?: string;
+    url?: string;
+    photos?: Record<string, { token?: string }>;
+    code?: string;
+    buttons?: Array<Array<{ text?: string }>>;
+  } | null;
+  latitude?: number;
+  longitude?: number;
+}
+
+function expectedAttachment(request: AttachmentRequest): ExpectedAttachment {
+  const p = request.payload ?? {};
+  switch (request.type) {
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'file': {
+      const tokens = [
+        ...(typeof p.token === 'string' ? [p.token] : []),
+        ...Object.values(p.photos ?? {})
+          .map((photo) => photo?.token)
+          .filter((t): t is string => typeof t === 'string'),
+      ];
+      return { type: request.type, ...(tokens.length ? { tokens } : {}) };
+    }
+    case 'sticker':
+      return { type: 'sticker', exact: String(p.code) };
+    case 'location':
+      return { type: 'location', exact: `${request.latitude},${request.longitude}` };
+    case 'inline_keyboard':
+      return { type: 'inline_keyboard', exact: buttonTexts(p.buttons) };
+    default:
+      return { type: request.type };
+  }
+}
+
+function buttonTexts(buttons: Array<Array<{ text?: string }>> | undefined): string {
+  return JSON.stringify((buttons ?? []).map((row) => (row ?? []).map((b) => b?.text ?? '')));
+}
+
+function exactOf(stored: StoredAttachment): string | undefined {
+  switch (stored.type) {
+    case 'sticker':
+      return String(stored.payload?.code);
+    case 'location':
+      return `${stored.latitude},${stored.longitude}`;
+    case 'inline_keyboard':
+      return buttonTexts(stored.payload?.buttons);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether `stored` is a message sent as `expected`: 0 when it is not, otherwise 1 plus one per hint (token,
+ * file name) that agrees, so that among several candidates the closest is taken. The text must be the same
+ * (none and empty are the same); the attachments the same kinds (in any order), with the same sticker code,
+ * coordinates and button texts. A link preview (`share`) the platform may add to a text with a URL is not
+ * counted unless one was sent.
+ */
+export function matchStored(stored: StoredMessage, expected: ExpectedMessage): number {
+  const text = stored.body?.text ?? '';
+  if (!expected.texts.includes(text)) return 0;
+  const sentShare = expected.attachments.some((a) => a.type === 'share');
+  const kept = (stored.body?.attachments ?? []).filter(
+    (a): a is StoredAttachment => typeof a?.type === 'string' && (sentShare || a.type !== 'share'),
+  );
+  if (kept.length !== expected.attachments.length) return 0;
+  const left = [...kept];
+  let score = 1;
+  for (const want of expected.attachments) {
+    // The stored attachment of this kind that agrees best (an exact field must agree).
+    let best = -1;
+    let bestHints = -1;
+    left.forEach((have, i) => {
+      if (have.type !== want.type) return;
+      if (want.exact !== undefined && exactOf(have) !== want.exact) return;
+      const hints =
+        (want.tokens && typeof have.payload?.token === 'string' && want.tokens.includes(have.payload.token)
+          ? 1
+          : 0) + (want.filename !== undefined && have.filename === want.filename ? 1 : 0);
+      if (hints > bestHints) {
+        best = i;
+        bestHints = hints;
+      }
+    });
+    if (best < 0) return 0;
+    score += bestHints;
+    left.splice(best, 1);
+  }
+  return score;
+}
+
+/**
+ * Where a read-back looks: a chat's latest messages (`getMessages`, latest first), or a channel post's
+ * latest comments (`getComments`, oldest first).
+ */
+export interface ReadBackPlace {
+  job: Job;
+  latestFirst: boolean;
+}
+
+/** The read-back of the chat `chatId`. */
+export function chatPlace(chatId: number, priority: Job['priority'] = 'reply'): ReadBackPlace {
+  return {
+    job: { op: 'getMessages', args: { chat_id: chatId, count: READ_BACK }, chatId, priority } as Job,
+    latestFirst: true,
+  };
+}
+
+/** The read-back of the comments under the channel post `messageId`. */
+export function commentsPlace(messageId: string, priority: Job['priority'] = 'reply'): ReadBackPlace {
+  return {
+    job: { op: 'getComments', args: { message_id: messageId, count: READ_BACK }, priority } as Job,
+    latestFirst: false,
+  };
+}
+
+/**
+ * Reads the chat back for the bot's message sent as `expected` since `since` (ms since the epoch) that no
+ * other call accounts for: the closest match (see `matchStored`), the earliest among equals. Resolves with
+ * it as a send's answer (`{message}`), or undefined. `where` is a chat id or a place to read.
+ */
+export async function findSent(
+  gateway: { submit(job: Job): Promise<unknown> },
+  expected: ExpectedMessage,
+  where: number | ReadBackPlace,
+  since: number,
+  claimed: ClaimedMessages,
+  priority: Job['priority'] = 'reply',
+): Promise<{ message: StoredMessage } | undefined> {
+  const place = typeof where === 'number' ? chatPlace(where, priority) : where;
+  const read = (await gateway.submit(place.job)) as ReadBack;
+  const listed = read.messages ?? [];
+  let found: StoredMessage | undefined;
+  let foundScore = 0;
+  // Oldest first, so that the earliest of equal matches comes first.
+  for (const m of place.latestFirst ? [...listed].reverse() : listed) {
+    if (m.sender?.is_bot !== true || (m.timestamp ?? 0) < since - READ_BACK_SLACK_MS) continue;
+    if (typeof m.body?.mid === 'string' && claimed.has(m.body.mid)) continue;
+    const score = matchStored(m, expected);
+    if (score > foundScore) {
+      found = m;
+      foundScore = score;
+    }
+  }
+  return found ? { message: found } : undefined;
 }
 
 /**
@@ -123,7 +333,34 @@ export async function sendOnce(
   checkFirst = false,
   claimed: ClaimedMessages = new ClaimedMessages(),
 ): Promise<unknown> {
-  const answer = await sendOrFind(gateway, job, chatId, since, checkFirst, claimed);
+  return sendOnceAt(gateway, job, chatPlace(chatId, job.priority ?? 'reply'), since, checkFirst, claimed);
+}
+
+/**
+ * `sendOnce` for a comment (`sendComment` under the channel post `job.args.message_id`): its comments are
+ * read back. A comment has text only (no attachments), compared as the platform stores it.
+ */
+export async function sendCommentOnce(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  since: number,
+  checkFirst = false,
+  claimed: ClaimedMessages = new ClaimedMessages(),
+): Promise<unknown> {
+  const post = (job.args as { message_id?: unknown }).message_id;
+  if (typeof post !== 'string') return gateway.submit(job);
+  return sendOnceAt(gateway, job, commentsPlace(post, job.priority ?? 'reply'), since, checkFirst, claimed);
+}
+
+async function sendOnceAt(
+  gateway: { submit(job: Job): Promise<unknown> },
+  job: Job,
+  place: ReadBackPlace,
+  since: number,
+  checkFirst: boolean,
+  claimed: ClaimedMessages,
+): Promise<unknown> {
+  const answer = await sendOrFind(gateway, job, place, since, checkFirst, claimed);
   claimed.claim(answer);
   return answer;
 }
@@ -131,32 +368,15 @@ export async function sendOnce(
 async function sendOrFind(
   gateway: { submit(job: Job): Promise<unknown> },
   job: Job,
-  chatId: number,
+  place: ReadBackPlace,
   since: number,
   checkFirst: boolean,
   claimed: ClaimedMessages,
 ): Promise<unknown> {
-  const { text, format } = job.args as { text?: unknown; format?: unknown };
-  if (typeof text !== 'string' || text === '') return gateway.submit(job);
-  // The platform keeps a formatted text as plain text plus markup: compare with what it stores.
-  const stored = plainText(text, typeof format === 'string' ? format : undefined);
-  const readBack = async () => {
-    const read = (await gateway.submit({
-      op: 'getMessages',
-      args: { chat_id: chatId, count: READ_BACK },
-      chatId,
-      priority: job.priority ?? 'reply',
-    } as Job)) as ReadBack;
-    // The platform lists the latest first: the earliest unclaimed match is the last one found.
-    const sent = (read.messages ?? []).findLast(
-      (m) =>
-        m.sender?.is_bot === true &&
-        (m.body?.text === stored || m.body?.text === text) &&
-        (m.timestamp ?? 0) >= since - READ_BACK_SLACK_MS &&
-        !(typeof m.body.mid === 'string' && claimed.has(m.body.mid)),
-    );
-    return sent ? { message: sent } : undefined;
-  };
+  const expected = expectedMessage(job.args as Record<string, unknown>);
+  // Nothing to recognise (the platform refuses such a message anyway).
+  if (expected.texts.every((t) => t === '') && expected.attachments.length === 0) return gateway.submit(job);
+  const readBack = () => findSent(gateway, expected, place, since, claimed);
   if (checkFirst) {
     const already = await readBack();
     if (already) return already;

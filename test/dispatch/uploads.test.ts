@@ -7,8 +7,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BotApi } from '../../src/client/client.ts';
 import { UsageError } from '../../src/client/errors.ts';
+import { Scheduler } from '../../src/client/scheduler/scheduler.ts';
 import { uploadMedia } from '../../src/client/upload.ts';
+import { startFaultProxy } from '../fault-proxy.ts';
 import { type SandboxScheduler, sandboxScheduler } from '../support/sandbox.ts';
 import { dialogs } from './request-log-checks.ts';
 
@@ -116,5 +119,38 @@ describe('uploadMedia', () => {
     );
     await expect(uploadMedia(h.api, 'file', join(dir, 'missing.bin'))).rejects.toBeInstanceOf(UsageError);
     expect(h.sandbox.requestLog.list()).toEqual([]);
+  });
+
+  it('uploads again with a new URL when the upload host’s answer is lost; a stream only once', async () => {
+    h = await sandboxScheduler({ limits: { global: 30, perChat: 2 } });
+    // Through a proxy that loses the answer of the first upload host POST (the host took the file).
+    const draws = [0, 0];
+    const proxy = await startFaultProxy(h.sandbox.baseUrl, () => draws.shift() ?? 0.99, {
+      faulted: (method, path) => method === 'POST' && path.startsWith('/_upload/'),
+      modes: ['502'],
+    });
+    const api = new BotApi({ token: h.sandbox.token, baseUrl: proxy.url });
+    const scheduler = new Scheduler({ api });
+    try {
+      proxy.ambiguousShare(0.5);
+      const filePath = join(dir, 'report.pdf');
+      await writeFile(filePath, Buffer.from('%PDF-1.4 report'));
+      const file = await uploadMedia(api, 'file', filePath, { scheduler });
+      expect(file).toEqual({ type: 'file', payload: { token: expect.any(String) } });
+      expect(proxy.stats.lostBy).toEqual({ 'POST /_upload/…': 1 });
+      const slots = () => h!.sandbox.requestLog.list().filter((r) => r.op === 'getUploadUrl').length;
+      expect(slots()).toBe(2);
+      const [person] = await dialogs(h.sandbox, 1);
+      await h.scheduler.submit({ op: 'sendMessage', args: { chat_id: person!.chatId, attachments: [file] } });
+      expect((await h.sandbox.control.view(person!.userId)).messages).toHaveLength(1);
+
+      draws.push(0, 0);
+      await expect(uploadMedia(api, 'file', Readable.from([Buffer.from('once')]))).rejects.toThrow(/502/);
+      expect(slots()).toBe(3);
+    } finally {
+      scheduler.close();
+      await api.close();
+      await proxy.close();
+    }
   });
 });
