@@ -30,7 +30,7 @@ export interface PollingOptions {
   api: Pick<BotApi, 'getUpdates' | 'getSubscriptions'>;
   /** The SQLite database the inbox and the marker live in; or `store` for another one. */
   db?: Database.Database;
-  /** Where batches and the marker are committed instead of `db` (PostgreSQL: see src/runtime/cluster-app.ts). */
+  /** Where batches and the marker are committed instead of `db` (PostgreSQL: see src/runtime/app-store.ts). */
   store?: PollingStore;
   /** Update types to receive (default: all). */
   types?: UpdateType[];
