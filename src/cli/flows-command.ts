@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import SQLite from 'better-sqlite3';
 import { describePlan, type PlanRow, planFlowChange } from '../engine/flows-plan.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
@@ -14,10 +13,7 @@ import { loadFlows, loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import { openPostgres } from '../store/postgres/database.ts';
-import { pgPlanSources } from '../store/postgres/sessions.ts';
-import { SessionStore } from '../store/sessions.ts';
+import { openReader } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>] [--json]
@@ -74,8 +70,7 @@ export const command: Command = {
     const rebuild = (source: string) => rebuildFlow(source, { registry });
     let rows: PlanRow[];
     try {
-      rows =
-        url !== undefined ? await planOnPostgres(url, flows, rebuild) : planOnSqlite(path, flows, rebuild);
+      rows = await plan(url !== undefined ? { url } : { path }, flows, rebuild);
     } catch (error) {
       console.error(`botflow flows plan: ${(error as Error).message}`);
       return 2;
@@ -88,37 +83,23 @@ export const command: Command = {
 
 type Rebuild = (source: string) => FlowDefinition;
 
-function planOnSqlite(path: string, flows: FlowDefinition[], rebuild: Rebuild): PlanRow[] {
-  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+/** The plan of a flow change over the bot's database (read only). */
+async function plan(
+  source: { path: string } | { url: string },
+  flows: FlowDefinition[],
+  rebuild: Rebuild,
+): Promise<PlanRow[]> {
+  const reader = await openReader(source);
   try {
-    return planFlowChange({
-      flows,
-      sessions: new SessionStore(db),
-      versions: new FlowVersionStore(db),
-      rebuild,
-    });
+    const reads = await reader.planReads(new Map(flows.map((f) => [f.id, f.version])));
+    return planFlowChange({ flows, ...reads, rebuild });
   } catch (error) {
     throw new BotflowError(
       'BOTFLOW_DATABASE_UNREADABLE',
-      `could not read ${path}: ${(error as Error).message} (run botflow migrate --db ${path} first?)`,
+      `could not read ${reader.where}: ${(error as Error).message} (run botflow migrate first?)`,
     );
   } finally {
-    db.close();
-  }
-}
-
-async function planOnPostgres(url: string, flows: FlowDefinition[], rebuild: Rebuild): Promise<PlanRow[]> {
-  const pg = await openPostgres({ url, migrate: false });
-  try {
-    const sources = await pgPlanSources(pg.pool, new Map(flows.map((f) => [f.id, f.version])));
-    return planFlowChange({ flows, ...sources, rebuild });
-  } catch (error) {
-    throw new BotflowError(
-      'BOTFLOW_DATABASE_UNREADABLE',
-      `could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`,
-    );
-  } finally {
-    await pg.close();
+    await reader.close();
   }
 }
 

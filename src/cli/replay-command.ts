@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Recording, readRecording } from '../runtime/recording.ts';
 import { loadFlowsOrThrow } from '../testing/flows.ts';
-import { recordingFromDatabase, recordingFromPostgres } from '../testing/recording-from-db.ts';
+import { recordingFromDatabase } from '../testing/recording-from-db.ts';
 import { replay } from '../testing/replay.ts';
 import type { Command } from './command.ts';
 
@@ -72,9 +72,9 @@ export async function runReplay(args: string[], print: (line: string) => void): 
   try {
     recording =
       url !== undefined
-        ? await recordingFromPostgres(url, values.conversation)
+        ? await recordingFromDatabase({ url }, values.conversation)
         : values.db
-          ? recordingFromDatabase(source, values.conversation)
+          ? await recordingFromDatabase({ path: source }, values.conversation)
           : readRecording(source);
     flows = await loadFlowsOrThrow(values.flows ?? 'flows');
   } catch (error) {

@@ -6,15 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import SQLite from 'better-sqlite3';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { describeFunnel, type FlowFunnel, funnelOf, funnelOfPages } from '../runtime/funnel.ts';
-import { openPostgres } from '../store/postgres/database.ts';
-import { pgStepLog } from '../store/postgres/sessions.ts';
-import { StepLogStore } from '../store/step-log.ts';
+import { describeFunnel, type FlowFunnel, funnelOfPages } from '../runtime/funnel.ts';
+import { openReader } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
@@ -64,10 +61,7 @@ export const command: Command = {
     let funnels: FlowFunnel[];
     const url = config.database.url?.reveal();
     try {
-      funnels =
-        url !== undefined
-          ? await tallyPostgres(url, query, shown)
-          : tallySqlite(config.database.path, query, shown);
+      funnels = await tally(url !== undefined ? { url } : { path: config.database.path }, query, shown);
     } catch (error) {
       console.error(`botflow stats: ${(error as Error).message}`);
       return 1;
@@ -86,47 +80,27 @@ export const command: Command = {
 
 type Query = { since: number; flowId?: string };
 
-/** Tallies the step log of a SQLite file, read as it is tallied (the file is opened read-only). */
-function tallySqlite(path: string, query: Query, flows: readonly FlowDefinition[]): FlowFunnel[] {
-  if (!existsSync(path))
-    throw new BotflowError(
-      'BOTFLOW_DATABASE_UNREADABLE',
-      `no database at ${path} yet: botflow run creates it (run the bot first), or give --db <file>`,
-    );
-  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+/** Tallies the step log of the bot's database, read a page at a time (a SQLite file is opened read-only). */
+async function tally(
+  source: { path: string } | { url: string },
+  query: Query,
+  flows: readonly FlowDefinition[],
+): Promise<FlowFunnel[]> {
+  const reader = await openReader(source);
   try {
-    return funnelOf(new StepLogStore(db).rows(query), flows);
+    return await funnelOfPages(reader.stepLog(query), flows);
   } catch (error) {
     if (/no such table: step_log/.test((error as Error).message))
       throw new BotflowError(
         'BOTFLOW_DATABASE_UNREADABLE',
-        `${path} has no step log yet: botflow run (or botflow migrate --db ${path}) adds it; conversations are counted from then on`,
+        `${reader.where} has no step log yet: botflow run (or botflow migrate${'path' in source ? ` --db ${source.path}` : ''}) adds it; conversations are counted from then on`,
       );
     throw new BotflowError(
       'BOTFLOW_DATABASE_UNREADABLE',
-      `could not read ${path}: ${(error as Error).message}`,
+      `could not read ${reader.where}: ${(error as Error).message} (run botflow migrate first?)`,
     );
   } finally {
-    db.close();
-  }
-}
-
-/** Tallies the step log of a PostgreSQL database, a page at a time. */
-async function tallyPostgres(
-  url: string,
-  query: Query,
-  flows: readonly FlowDefinition[],
-): Promise<FlowFunnel[]> {
-  const pg = await openPostgres({ url, migrate: false });
-  try {
-    return await funnelOfPages(pgStepLog(pg.pool, query), flows);
-  } catch (error) {
-    throw new BotflowError(
-      'BOTFLOW_DATABASE_UNREADABLE',
-      `could not read ${pg.where}: ${(error as Error).message} (run botflow migrate first?)`,
-    );
-  } finally {
-    await pg.close();
+    await reader.close();
   }
 }
 

@@ -43,7 +43,7 @@ export {
   TRANSCRIPT_SUFFIX,
 } from './load.ts';
 export { textMatches } from './match.ts';
-export { recordingFromDatabase, recordingFromPostgres } from './recording-from-db.ts';
+export { recordingFromDatabase } from './recording-from-db.ts';
 export { type ReplayOptions, type ReplayResult, replay } from './replay.ts';
 export type { ConversationDiff } from './replay-diff.ts';
 export { type RunOptions, runTranscript, type TranscriptResult } from './run.ts';

@@ -6,39 +6,22 @@
 
 import { BotflowError } from '../errors/index.ts';
 import type { CallRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
-import { type HistoryData, HistoryStore } from '../store/history.ts';
-import { SQLite } from '../store/sqlite.ts';
+import type { HistoryData } from '../store/history.ts';
+import { openReader } from '../store/reader.ts';
 
-/** Reads the updates and calls of one conversation (or all) from the database at `path`, read-only. */
-export function recordingFromDatabase(path: string, conversation?: string): Recording {
-  const db = new SQLite(path, { readonly: true, fileMustExist: true });
+/**
+ * Reads the updates and calls of one conversation (or all) from the bot's database, read-only: a SQLite
+ * file (`{ path }`) or a PostgreSQL database (`{ url }`, `botflow replay --database-url`).
+ */
+export async function recordingFromDatabase(
+  source: { path: string } | { url: string },
+  conversation?: string,
+): Promise<Recording> {
+  const reader = await openReader(source);
   try {
-    const history = new HistoryStore(db, conversation);
-    return recordingFromHistory(
-      {
-        updates: history.updates(),
-        settledCalls: history.settledCalls(),
-        firstKeptUpdate: history.firstKeptUpdate(),
-        sessionStarts: history.sessionStarts(),
-      },
-      path,
-      conversation,
-    );
+    return recordingFromHistory(await reader.history(conversation), reader.where, conversation);
   } finally {
-    db.close();
-  }
-}
-
-/** The same from a PostgreSQL database (`botflow replay --database-url`), which it only reads. */
-export async function recordingFromPostgres(url: string, conversation?: string): Promise<Recording> {
-  // Loaded here: transcript tests never need the PostgreSQL driver.
-  const { openPostgres } = await import('../store/postgres/database.ts');
-  const { pgHistory } = await import('../store/postgres/history.ts');
-  const pg = await openPostgres({ url, migrate: false });
-  try {
-    return recordingFromHistory(await pgHistory(pg.pool, conversation), pg.where, conversation);
-  } finally {
-    await pg.close();
+    await reader.close();
   }
 }
 

@@ -21,7 +21,7 @@ import { openPostgres } from '../../src/store/postgres/database.ts';
 import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
 import { Harness } from '../../src/testing/harness.ts';
 import { loadTranscripts } from '../../src/testing/load.ts';
-import { recordingFromDatabase, recordingFromPostgres } from '../../src/testing/recording-from-db.ts';
+import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
@@ -132,17 +132,19 @@ describe('record and replay', () => {
       await h.act(ann, { kind: 'say', text: 'Ann' });
       await h.act(ann, { kind: 'say', text: '41' });
       await h.act(ann, { kind: 'wait', ms: 3 * 3_600_000, text: '3h' });
-      const recording = recordingFromDatabase(h.databasePath, `u:${ann.userId}`);
+      const recording = await recordingFromDatabase({ path: h.databasePath }, `u:${ann.userId}`);
       expect(recording.updates).toHaveLength(3);
       expect((await replay(recording, { flows })).differences).toEqual([]);
       const changed = await changedFlows('say: "Your email address?"', 'say: "Email?"');
       const result = await replay(recording, { flows: changed });
       expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
-      expect(() => recordingFromDatabase(h.databasePath, 'u:0')).toThrow(/no updates of conversation "u:0"/);
+      await expect(recordingFromDatabase({ path: h.databasePath }, 'u:0')).rejects.toThrow(
+        /no updates of conversation "u:0"/,
+      );
       expect(recording.warnings).toBeUndefined();
       // Pruning removed the first update: the replay says it cannot start where the session started.
       h.db.prepare("DELETE FROM inbox WHERE id = (SELECT min(id) FROM inbox WHERE kind = 'update')").run();
-      const pruned = recordingFromDatabase(h.databasePath, `u:${ann.userId}`);
+      const pruned = await recordingFromDatabase({ path: h.databasePath }, `u:${ann.userId}`);
       expect(pruned.warnings).toEqual([
         expect.stringContaining(`u:${ann.userId}: its session started before`),
       ]);
@@ -167,8 +169,8 @@ describe('record and replay', () => {
         await copyFromSqlite(sqlite, pg.pool);
         sqlite.close();
         await pg.close();
-        const fromPg = await recordingFromPostgres(target.url, key);
-        expect(fromPg).toEqual(recordingFromDatabase(h.databasePath, key));
+        const fromPg = await recordingFromDatabase({ url: target.url }, key);
+        expect(fromPg).toEqual(await recordingFromDatabase({ path: h.databasePath }, key));
         const changed = await changedFlows('say: "Your email address?"', 'say: "Email?"');
         const result = await replay(fromPg, { flows: changed });
         expect(result.differences.map((d) => [d.removed, d.added])).toEqual([[1, 1]]);
@@ -177,7 +179,7 @@ describe('record and replay', () => {
           await runReplay(['--database-url', target.url, '--conversation', key], (l) => lines.push(l)),
         ).toBe(0);
         expect(lines.at(-1)).toMatch(/3 updates replayed; .*: no differences/);
-        await expect(recordingFromPostgres(target.url, 'u:0')).rejects.toThrow(
+        await expect(recordingFromDatabase({ url: target.url }, 'u:0')).rejects.toThrow(
           /no updates of conversation "u:0"/,
         );
       } finally {
