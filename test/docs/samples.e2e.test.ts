@@ -36,6 +36,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 import { eventually } from '../support/eventually.ts';
+import { freshDatabase } from '../support/postgres.ts';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -228,7 +229,7 @@ describe('TypeScript samples', () => {
     }
     const driver = /^run ([\w-]+)/.exec(note)?.[1];
     it(`${where(s)} runs`, async () => {
-      await runSample(s, driver ? DRIVERS[driver] : undefined);
+      await runSample(s, driver ? DRIVERS[driver] : undefined, driver?.startsWith('postgres'));
     }, 90_000);
   }
 });
@@ -263,6 +264,16 @@ const DRIVERS: Record<string, Driver> = {
     await eventually('the sample to start', () => output().includes('running as'), 30_000);
     await botAnswersAStart(sandbox);
   },
+  // The same on a fresh PostgreSQL database (DATABASE_URL).
+  'postgres-until-stopped': async (_child, output, sandbox) => {
+    await eventually('the sample to start', () => output().includes('running as'), 30_000);
+    await botAnswersAStart(sandbox);
+  },
+  // A process of its own composition on PostgreSQL: it says when it listens, and subscribed its webhook.
+  'postgres-process': async (_child, output, sandbox) => {
+    await eventually('the sample to listen', () => output().includes('listening'), 30_000);
+    await botAnswersAStart(sandbox);
+  },
   'web-service': async (_child, output, sandbox, port) => {
     await eventually(
       `the service on port ${port} (${output()})`,
@@ -276,7 +287,8 @@ const DRIVERS: Record<string, Driver> = {
   },
 };
 
-async function runSample(s: Sample, driver?: Driver): Promise<void> {
+async function runSample(s: Sample, driver?: Driver, postgres = false): Promise<void> {
+  const database = postgres ? await freshDatabase() : undefined;
   const cwd = mkdtempSync(join(tmpdir(), 'botflow-sample-'));
   symlinkSync(join(repo, 'flows'), join(cwd, 'flows'));
   const sandbox = await startSandbox({ limits: false });
@@ -291,6 +303,7 @@ async function runSample(s: Sample, driver?: Driver): Promise<void> {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     PORT: String(port),
     WEBHOOK_SECRET: 'sample_webhook_secret',
+    ...(database ? { DATABASE_URL: database.url } : {}),
   });
   const child = spawn(process.execPath, ['--import', TSX, fileOf(s, 'run')], { cwd, env });
   children.push(child);
@@ -319,7 +332,9 @@ async function runSample(s: Sample, driver?: Driver): Promise<void> {
     });
   } finally {
     child.kill('SIGKILL');
+    await exited;
     rmSync(cwd, { recursive: true, force: true });
+    await database?.drop();
   }
 }
 
