@@ -1,5 +1,5 @@
 /** The PostgreSQL side of `openReader` (store/reader.ts): a pool on the database, migrations not applied. */
-import type { StoreReader } from '../reader.ts';
+import type { StoreReader } from '../ports/reader.ts';
 import { openPostgres } from './database.ts';
 import { pgHistory } from './history.ts';
 import { pgPlanSources, pgStepLog } from './sessions.ts';
