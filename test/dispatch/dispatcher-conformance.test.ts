@@ -15,7 +15,7 @@ import type { NewOutboxRow, OutboxPort, OutboxRow } from '../../src/store/ports/
 import { openPostgres, type PostgresDatabase, partitionOf } from '../../src/store/postgres/database.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgOutbox } from '../../src/store/postgres/outbox.ts';
-import { SqliteOutbox } from '../../src/store/sqlite-outbox.ts';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox-port.ts';
 import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 

@@ -10,11 +10,11 @@ import { FlowVersionStore } from '../flow-versions.ts';
 import { InboxStore } from '../inbox.ts';
 import type { EngineStore } from '../ports/engine.ts';
 import { type SessionRow, SessionStore } from '../sessions.ts';
-import { SqliteOutbox } from '../sqlite-outbox.ts';
 import { StepLogStore } from '../step-log.ts';
 import { TaskStore } from '../tasks.ts';
 import { TimerService } from '../timer-service.ts';
 import { BatchApplier } from './apply.ts';
+import { SqliteOutbox } from './outbox-port.ts';
 import { type WriterThread, WriterThreadStoppedError } from './writer-thread.ts';
 
 /** How to open the SQLite adapter. */

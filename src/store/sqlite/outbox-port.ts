@@ -4,9 +4,9 @@
  * stopping) claims nothing and records nothing: rows left `sending` are sent again at the next start.
  */
 import type Database from 'better-sqlite3';
-import { EngineInbox } from './engine-inbox.ts';
-import { type OutboxRow, OutboxStore } from './outbox.ts';
-import type { OutboxFinish, OutboxPort } from './ports/outbox.ts';
+import { EngineInbox } from '../engine-inbox.ts';
+import { type OutboxRow, OutboxStore } from '../outbox.ts';
+import type { OutboxFinish, OutboxPort } from '../ports/outbox.ts';
 
 /** Open rows read per page while looking for the heads of order keys. */
 const SCAN_PAGE = 500;
