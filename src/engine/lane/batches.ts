@@ -228,11 +228,15 @@ export class BatchLoop {
     this.#inFlight--;
     if (this.#inFlight > 0) return;
     if (this.#restart) {
-      // Everything planned and not committed is forgotten; pending rows are read again from the first.
+      // Everything planned and not committed is forgotten.
       this.#o.planner.forgetPlanned();
-      this.#cursor = 0;
       this.#restart = false;
     }
+    // Nothing is in flight: the next read starts from the first pending row again. Rows below the cursor
+    // can turn up pending later: a PostgreSQL sequence hands out ids before commit, so another process's
+    // append may become visible after a higher id, and partitions taken from another process have rows of
+    // their own below it.
+    this.#cursor = 0;
     if (!this.#reading) this.#notifyIdle();
   }
 
