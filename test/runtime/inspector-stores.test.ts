@@ -13,6 +13,7 @@ import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { Inspector } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type InboxEntry, InboxStore } from '../../src/store/inbox.ts';
+import { partitionOf } from '../../src/store/partitions.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
@@ -210,5 +211,52 @@ describe.each(STORES)('the support API and the side panel on %s', (kind) => {
       expect(state.cluster).toMatchObject({ member: p.engine.member, partitions: 64, dispatcher: true });
     else expect(state.cluster).toBeUndefined();
     expect((await p.get('/_inspector/dead-letters')).body).toEqual({ deadLetters: [] });
+  });
+});
+
+describe.skipIf(!pgUp)('the playground clock among several instances on PostgreSQL', () => {
+  it("moves a conversation's timers from an instance that does not own it: the owner fires them", async () => {
+    const database = await freshDatabase();
+    const pools = [await openPostgres({ url: database.url }), await openPostgres({ url: database.url })];
+    const engines = pools.map((pg, i) =>
+      createEngine({
+        store: postgresStore(pg),
+        flows,
+        secret: 'inspector-stores-secret-0123',
+        member: `instance-${i}`,
+        pollIntervalMs: 5_000,
+        tickMs: 200,
+        leaseMs: 1_000,
+      }),
+    );
+    cleanups.push(async () => {
+      for (const engine of engines) await engine.stop({ waitMs: 500 });
+      for (const pg of pools) await pg.close();
+      await database.drop();
+    });
+    for (const engine of engines) await engine.start();
+    const ann = partitionOf('u:7');
+    const [owner, other] = await eventually('the instances share the partitions', () => {
+      const held = engines.map((e) => e.role().partitions);
+      if (held[0]!.length === 0 || held[1]!.length === 0 || held[0]!.length + held[1]!.length !== 64)
+        return undefined;
+      return held[0]!.includes(ann) ? [engines[0]!, engines[1]!] : [engines[1]!, engines[0]!];
+    });
+    await new PgInbox(pools[0]!.pool).append([annStarts()]);
+    const armed = await eventually('Ann is asked her name', async () => {
+      const detail = await other!.sessions.get('u:7');
+      return detail && detail.timers.length > 1 ? detail.timers : undefined;
+    });
+    // An hour passes for Ann, asked of the instance that does not own her conversation: the owner hears
+    // of it at once (not at its next poll, 5 s away) and fires the reminder.
+    expect(await other!.sessions.advanceTimers('u:7', 3_600_000)).toBe(armed.length);
+    await eventually(
+      'the owner fires the reminder',
+      async () => {
+        const history = await owner!.sessions.history('u:7');
+        return history.some((e) => e.kind === 'timer' && e.status === 'done');
+      },
+      3_000,
+    );
   });
 });

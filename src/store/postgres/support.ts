@@ -71,6 +71,14 @@ async function endWhatRuns(client: pg.PoolClient, key: string, reason: string, n
   ]);
 }
 
+/**
+ * Timers moved by hand: the instance owning the conversation's partition hears it on the inbox channel,
+ * finds no event, and so reads its next timer again (it fires the moved ones when due).
+ */
+async function announceTimers(pool: pg.Pool): Promise<void> {
+  await pool.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+}
+
 /** Support over `pool` (migrations applied). */
 export function pgSupport(pool: pg.Pool): SupportPort<false> {
   const outbox = new PgOutbox(pool);
@@ -139,6 +147,7 @@ export function pgSupport(pool: pg.Pool): SupportPort<false> {
           "AND status = 'armed'",
         [key, ms, now],
       );
+      if (rowCount) await announceTimers(pool);
       return rowCount ?? 0;
     },
     async fireTimerNow(key, timerId, now) {
@@ -146,6 +155,7 @@ export function pgSupport(pool: pg.Pool): SupportPort<false> {
         "UPDATE timers SET fire_at = $3 WHERE id = $1 AND conversation_key = $2 AND status = 'armed'",
         [timerId, key, now],
       );
+      if (rowCount) await announceTimers(pool);
       return rowCount === 1;
     },
     placeSession: (p: PlacedSession, now, jump) =>
