@@ -168,13 +168,17 @@ export async function playgroundDatabases(): Promise<('sqlite' | 'postgres')[]> 
 export function usePlaygroundOn(
   kind: 'sqlite' | 'postgres',
   timeoutMs = 30_000,
-): OpenPlayground & { botflow: BotflowProcess } {
+): OpenPlayground & { botflow: BotflowProcess; databaseUrl?: string } {
   if (kind === 'sqlite') return usePlayground(timeoutMs);
   let db: { url: string; drop(): Promise<void> } | undefined;
-  const state = usePlayground(timeoutMs, async () => {
-    db = await freshDatabase();
-    return { BOTFLOW_DATABASE_URL: db.url };
-  });
+  const state: OpenPlayground & { botflow: BotflowProcess; databaseUrl?: string } = usePlayground(
+    timeoutMs,
+    async () => {
+      db = await freshDatabase();
+      state.databaseUrl = db.url;
+      return { BOTFLOW_DATABASE_URL: db.url };
+    },
+  );
   afterAll(async () => {
     await state.browser?.close();
     await state.botflow?.stop();
