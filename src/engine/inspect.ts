@@ -1,7 +1,9 @@
 /**
  * Sessions as support sees them: which conversations exist, where one stands (step, context, timers,
  * recent calls), what happened to it (its events from the inbox, each with its outcome), and a way to end
- * a session that is stuck (for instance pinned to a flow version nobody loads any more).
+ * a session that is stuck (for instance pinned to a flow version nobody loads any more); the playground's
+ * clock and jumps too. Written once over the store's support port (store/ports/support.ts): answers at
+ * once on SQLite, promises on PostgreSQL.
  */
 import { BotflowError } from '../errors/index.ts';
 import type { InboxHistoryRow } from '../store/engine-inbox.ts';
