@@ -7,7 +7,7 @@ import { PARTITIONS } from '../store/partitions.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
-import type { Engine, EngineOptions } from './engine-options.ts';
+import type { EngineOptions } from './engine-options.ts';
 import type { Role } from './lane/ownership.ts';
 
 /** The grace rule with its defaults: 60 s tolerance, 6 h at most, 10 per second. */
