@@ -126,8 +126,8 @@ export interface Engine<Sync extends boolean = true> {
     olderThanMs?: number,
     stepLogOlderThanMs?: number,
   ): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
-  /** Support: list, inspect and end sessions (SQLite; on PostgreSQL it throws BOTFLOW_SESSIONS_UNSUPPORTED). */
-  sessions: SessionInspector;
+  /** Support: list, inspect, end and jump sessions, move their timers, plan a deploy (both databases). */
+  sessions: SessionInspector<Sync>;
   /** The funnel's step log of a flow (or all) since `since`, a page at a time (runtime/funnel.ts tallies it). */
   stepLog(query?: { flowId?: string; since?: number }): AsyncIterable<StepLogRow>;
   /** The flows this engine runs, every version it was given (add one to hot-reload). */

@@ -1,4 +1,4 @@
-/** Small parts of `createEngine`: which store, how calls reach the platform, what stays SQLite-only. */
+/** Small parts of `createEngine`: which store, how calls reach the platform, the sole role. */
 import type { Job } from '../client/scheduler/types.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
@@ -7,7 +7,7 @@ import { PARTITIONS } from '../store/partitions.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
-import type { Engine, EngineOptions } from './engine-options.ts';
+import type { EngineOptions } from './engine-options.ts';
 import type { Role } from './lane/ownership.ts';
 
 /** The grace rule with its defaults: 60 s tolerance, 6 h at most, 10 per second. */
@@ -40,20 +40,6 @@ export function storeOf(options: EngineOptions<boolean>, now: () => number): Eng
     );
   }
   return sqliteStore(options.db, { writer: options.writer, now, logger: options.logger });
-}
-
-/** The session inspector where it does not run yet: every method says so. */
-export function notOnPostgres(): Engine['sessions'] {
-  return new Proxy({} as Engine['sessions'], {
-    get(_target, name) {
-      return () => {
-        throw new BotflowError(
-          'BOTFLOW_SESSIONS_UNSUPPORTED',
-          `engine.sessions.${String(name)}() works on SQLite only for now: read sessions with botflow inspect on PostgreSQL`,
-        );
-      };
-    },
-  });
 }
 
 /** How the engine's calls reach the platform: the scheduler (or the bare client), and media uploads. */

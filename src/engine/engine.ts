@@ -18,7 +18,7 @@ import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import { LeaseLostError } from '../store/postgres/commit.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
-import { callsOf, graceOf, notOnPostgres, soleRole, storeOf } from './engine-parts.ts';
+import { callsOf, graceOf, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';
 import { BatchLoop } from './lane/batches.ts';
 import { Ownership } from './lane/ownership.ts';
@@ -288,7 +288,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     member,
     store,
     flows,
-    sessions: store.kind === 'sqlite' ? inspectorOf(store) : notOnPostgres(),
+    sessions: inspector(),
     start(): Answer<boolean, void> {
       if (running) return (store.synchronous ? undefined : Promise.resolve()) as Answer<boolean, void>;
       if (!ownership) {
@@ -381,8 +381,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   };
   return engine;
 
-  function inspectorOf(sqlite: EngineStore & { db?: import('better-sqlite3').Database }) {
-    return sessionInspector(sqlite.db!, {
+  function inspector() {
+    return sessionInspector(store.support, {
       now,
       onEnded: (key) => cache.delete(key),
       onRedriven: () => dispatcher?.wake(),

@@ -10,8 +10,7 @@
  * Reads the database only; `botflow flows plan` prints it.
  */
 
-import type { FlowVersionStore } from '../store/flow-versions.ts';
-import type { SessionStore } from '../store/sessions.ts';
+import type { PlanSources } from '../store/ports/support.ts';
 import type { FlowDefinition } from './step/contract.ts';
 import { stepName } from './step/step.ts';
 
@@ -32,13 +31,8 @@ export interface PlanRow {
 /** The step a snapshot is on: `ask_name`, or `pay>card` inside a called flow. */
 const stepOf = (snapshot: unknown): string => stepName((snapshot as { value?: unknown } | null)?.value);
 
-/** What the plan reads of a database (the SQLite stores, or what store/postgres read ahead). */
-export interface PlanSources {
-  sessions: Pick<SessionStore, 'activeByVersion'> & {
-    activeSnapshots(flowId: string, flowVersion: string): Iterable<{ snapshot: string }>;
-  };
-  versions: Pick<FlowVersionStore, 'sources'>;
-}
+/** What the plan reads of a database (the store's support port: `planSources`). */
+export type { PlanSources } from '../store/ports/support.ts';
 
 export function planFlowChange(
   options: PlanSources & {

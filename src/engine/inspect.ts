@@ -1,22 +1,17 @@
 /**
  * Sessions as support sees them: which conversations exist, where one stands (step, context, timers,
  * recent calls), what happened to it (its events from the inbox, each with its outcome), and a way to end
- * a session that is stuck (for instance pinned to a flow version nobody loads any more).
+ * a session that is stuck (for instance pinned to a flow version nobody loads any more); the playground's
+ * clock and jumps too. Written once over the store's support port (store/ports/support.ts): answers at
+ * once on SQLite, promises on PostgreSQL.
  */
-import type Database from 'better-sqlite3';
 import { BotflowError } from '../errors/index.ts';
-import { EngineInbox } from '../store/engine-inbox.ts';
-import { FlowVersionStore } from '../store/flow-versions.ts';
-import { OutboxStore } from '../store/outbox.ts';
-import {
-  type SessionListQuery,
-  type SessionRow,
-  SessionStore,
-  type SessionSummary,
-} from '../store/sessions.ts';
-import { type StepLogRow, StepLogStore } from '../store/step-log.ts';
-import { TaskStore } from '../store/tasks.ts';
-import { TimerStore } from '../store/timers.ts';
+import type { InboxHistoryRow } from '../store/engine-inbox.ts';
+import type { Answer } from '../store/ports/engine.ts';
+import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import type { SupportPort } from '../store/ports/support.ts';
+import type { SessionListQuery, SessionRow, SessionSummary } from '../store/sessions.ts';
+import type { StepLogRow } from '../store/step-log.ts';
 import { type PlanRow, planFlowChange } from './flows-plan.ts';
 import { type Jump, jumpToStep } from './jump.ts';
 import type { FlowDefinition } from './step/contract.ts';
@@ -71,48 +66,57 @@ export interface HistoryEntry {
   payload: unknown;
 }
 
-/** The support API of an engine (`engine.sessions`). */
-export interface SessionInspector {
+/**
+ * The support API of an engine (`engine.sessions`), the same on both databases: answers at once on SQLite
+ * (`Sync`), promises on PostgreSQL.
+ */
+export interface SessionInspector<Sync extends boolean = true> {
   /** Conversations, most recently active first. Page with `updatedBefore` = the last row's `updatedAt`. */
-  list(query?: SessionListQuery): SessionListing[];
+  list(query?: SessionListQuery): Answer<Sync, SessionListing[]>;
   /** One conversation's current step, context, armed timers and recent calls. */
-  get(conversationKey: string): SessionDetail | undefined;
+  get(conversationKey: string): Answer<Sync, SessionDetail | undefined>;
   /** A conversation's events, newest first, with what became of each. Page with `beforeId`. */
-  history(conversationKey: string, options?: { limit?: number; beforeId?: number }): HistoryEntry[];
+  history(
+    conversationKey: string,
+    options?: { limit?: number; beforeId?: number },
+  ): Answer<Sync, HistoryEntry[]>;
   /**
    * Ends a running session by hand: status `stopped`, timers cancelled, unsent calls dropped with `reason`.
    * The next trigger starts a fresh session. False when no session was running.
    */
-  end(conversationKey: string, reason?: string): boolean;
+  end(conversationKey: string, reason?: string): Answer<Sync, boolean>;
   /** Calls that failed for good (dead letters), newest first: `botflow outbox retry` re-drives them. */
-  deadLetters(limit?: number): DeadLetter[];
+  deadLetters(limit?: number): Answer<Sync, DeadLetter[]>;
   /** Puts dead letters back in line (all without `ids`), sent in their conversation's order; how many. */
-  retryDeadLetters(ids?: readonly number[]): number;
+  retryDeadLetters(ids?: readonly number[]): Answer<Sync, number>;
   /** Gives up on dead letters for good (all without `ids`); how many. */
-  dropDeadLetters(ids?: readonly number[]): number;
+  dropDeadLetters(ids?: readonly number[]): Answer<Sync, number>;
   /**
    * Makes the conversation's armed timers due `ms` sooner, as if that much time had passed for it (the
    * playground's clock); those now due fire at once. Returns how many timers moved.
    */
-  advanceTimers(conversationKey: string, ms: number): number;
+  advanceTimers(conversationKey: string, ms: number): Answer<Sync, number>;
   /** Makes one armed timer of the conversation fire now; false when it is not armed (fired, cancelled). */
-  fireTimerNow(conversationKey: string, timerId: number): boolean;
+  fireTimerNow(conversationKey: string, timerId: number): Answer<Sync, boolean>;
   /**
    * Puts the conversation on a step of a flow with these variables and enters it (its prompt is sent, its
    * reminders armed), ending whatever ran before: the playground's "start here". Throws for an unknown
    * flow or step.
    */
-  jump(jump: Omit<Jump, 'flow'> & { flowId: string }): void;
+  jump(jump: Omit<Jump, 'flow'> & { flowId: string }): Answer<Sync, void>;
   /**
    * The funnel's step log of a flow (or all) since `since`, read as it is consumed (runtime/funnel.ts
-   * tallies it): consume it at once, without awaiting in between.
+   * tallies it): on SQLite consume it at once, without awaiting in between.
    */
-  stepLog(query?: { flowId?: string; since?: number }): Iterable<StepLogRow>;
+  stepLog(query?: {
+    flowId?: string;
+    since?: number;
+  }): Sync extends true ? Iterable<StepLogRow> : AsyncIterable<StepLogRow>;
   /**
    * The running conversations against the flows loaded now (flows-plan.ts): on the latest version, moved
    * by a migrate: block at their next event, staying on their version, or stranded.
    */
-  plan(): PlanRow[];
+  plan(): Answer<Sync, PlanRow[]>;
 }
 
 /** A call that failed for good. */
@@ -158,124 +162,119 @@ export interface InspectorHooks {
   rebuildFlow?: ((source: string) => FlowDefinition) | undefined;
 }
 
-/** Builds the support API over one database. */
-export function sessionInspector(db: Database.Database, hooks: InspectorHooks): SessionInspector {
+/** Builds the support API over a store's support port. */
+export function sessionInspector<Sync extends boolean>(
+  support: SupportPort<Sync>,
+  hooks: InspectorHooks,
+): SessionInspector<Sync> {
   const { now, onEnded, onRedriven, onTimersMoved } = hooks;
-  const sessions = new SessionStore(db);
-  const outbox = new OutboxStore(db);
-  const timers = new TimerStore(db);
-  const inbox = new EngineInbox(db);
-  const tasks = new TaskStore(db);
-  const stepLog = new StepLogStore(db);
-  const end = db.transaction((key: string, reason: string) => {
-    const row = sessions.get(key);
-    if (row?.status !== 'active') return false;
-    const at = now();
-    sessions.end(key, 'stopped', row.revision, at);
-    timers.settleAll(key, 'cancelled', reason, at);
-    outbox.dropPending(key, reason, at);
-    tasks.cancelAll(key, reason, at);
-    return true;
-  });
+  /** `fn(value)` now for a value, later for a promise, typed as the store answers. */
+  const map = <T, R>(value: Answer<Sync, T>, fn: (value: T) => R): Answer<Sync, R> =>
+    andThen(value as MaybePromise<T>, fn) as Answer<Sync, R>;
   return {
-    stepLog: (query = {}) => stepLog.rows(query),
+    stepLog: (query = {}) => support.stepLog(query),
     plan: () =>
-      planFlowChange({
-        flows: hooks.currentFlows?.() ?? [],
-        sessions,
-        versions: new FlowVersionStore(db),
-        rebuild: (source) => {
-          if (!hooks.rebuildFlow)
-            throw new BotflowError(
-              'BOTFLOW_OPTIONS_INVALID',
-              'no rebuildFlow was given to the engine: give createEngine one (createBot and botflow run do)',
-            );
-          return hooks.rebuildFlow(source);
-        },
-      }),
+      map(
+        support.planSources(new Map((hooks.currentFlows?.() ?? []).map((f) => [f.id, f.version]))),
+        (sources) =>
+          planFlowChange({
+            flows: hooks.currentFlows?.() ?? [],
+            ...sources,
+            rebuild: (source) => {
+              if (!hooks.rebuildFlow)
+                throw new BotflowError(
+                  'BOTFLOW_OPTIONS_INVALID',
+                  'no rebuildFlow was given to the engine: give createEngine one (createBot and botflow run do)',
+                );
+              return hooks.rebuildFlow(source);
+            },
+          }),
+      ),
     deadLetters: (limit = 100) =>
-      outbox.failed(limit).map((r) => ({
-        outboxId: r.id,
-        conversationKey: r.conversationKey,
-        op: r.op,
-        attempts: r.attempts,
-        error: r.error,
-        failedAt: r.finishedAt,
-      })),
-    retryDeadLetters(ids) {
-      const changed = outbox.retryFailed(ids);
-      if (changed > 0) onRedriven?.();
-      return changed;
-    },
-    dropDeadLetters: (ids) => outbox.dropFailed(ids, now()),
-    advanceTimers(conversationKey, ms) {
-      const moved = timers.bringForward(conversationKey, Math.max(0, ms), now());
-      if (moved > 0) onTimersMoved?.();
-      return moved;
-    },
+      map(support.deadLetters(limit), (rows) =>
+        rows.map((r) => ({
+          outboxId: r.id,
+          conversationKey: r.conversationKey,
+          op: r.op,
+          attempts: r.attempts,
+          error: r.error,
+          failedAt: r.finishedAt,
+        })),
+      ),
+    retryDeadLetters: (ids) =>
+      map(support.retryDeadLetters(ids), (changed) => {
+        if (changed > 0) onRedriven?.();
+        return changed;
+      }),
+    dropDeadLetters: (ids) => support.dropDeadLetters(ids, now()),
+    advanceTimers: (conversationKey, ms) =>
+      map(support.bringTimersForward(conversationKey, Math.max(0, ms), now()), (moved) => {
+        if (moved > 0) onTimersMoved?.();
+        return moved;
+      }),
     jump({ flowId, ...rest }) {
       const flow = hooks.flow?.(flowId);
       if (!flow) throw new StepError(`no flow "${flowId}" is loaded`);
-      jumpToStep(db, { ...rest, flow }, now());
-      onEnded?.(rest.conversationKey);
-      hooks.onJumped?.();
+      return map(jumpToStep(support, { ...rest, flow }, now()), () => {
+        onEnded?.(rest.conversationKey);
+        hooks.onJumped?.();
+      });
     },
-    fireTimerNow(conversationKey, timerId) {
-      const timer = timers.get(timerId);
-      if (timer?.conversationKey !== conversationKey || timer.status !== 'armed') return false;
-      timers.postpone(timerId, now());
-      onTimersMoved?.();
-      return true;
-    },
-    list: (query) => sessions.list(query).map(listing),
-    get(key) {
-      const row = sessions.get(key);
-      if (!row) return undefined;
-      const snapshot = parse(row.snapshot) as { context?: unknown };
-      return {
-        ...listing(row),
-        context: snapshot?.context,
-        snapshot,
-        timers: timers
-          .forConversation(key)
-          .filter((t) => t.status === 'armed')
-          .map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
-        calls: outbox.forConversation(key, 20).map((c) => ({
-          id: c.id,
-          op: c.op,
-          status: c.status,
-          attempts: c.attempts,
-          error: c.error,
-          createdAt: c.createdAt,
-        })),
-        tasks: tasks.forConversation(key, 20).map((t) => ({
-          id: t.id,
-          name: t.name,
-          status: t.status,
-          attempts: t.attempts,
-          input: parse(t.input),
-          ...(t.result !== null ? { result: parse(t.result) } : {}),
-          ...(t.error !== null ? { error: parse(t.error) } : {}),
-          createdAt: t.createdAt,
-          finishedAt: t.finishedAt,
-        })),
-      };
-    },
+    fireTimerNow: (conversationKey, timerId) =>
+      map(support.fireTimerNow(conversationKey, timerId, now()), (fired) => {
+        if (fired) onTimersMoved?.();
+        return fired;
+      }),
+    list: (query = {}) => map(support.listSessions(query), (rows) => rows.map(listing)),
+    get: (key) =>
+      map(support.conversation(key, 20), (found): SessionDetail | undefined => {
+        if (!found) return undefined;
+        const snapshot = parse(found.session.snapshot) as { context?: unknown };
+        return {
+          ...listing(found.session),
+          context: snapshot?.context,
+          snapshot,
+          timers: found.timers.map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
+          calls: found.calls.map((c) => ({
+            id: c.id,
+            op: c.op,
+            status: c.status,
+            attempts: c.attempts,
+            error: c.error,
+            createdAt: c.createdAt,
+          })),
+          tasks: found.tasks.map((t) => ({
+            id: t.id,
+            name: t.name,
+            status: t.status,
+            attempts: t.attempts,
+            input: parse(t.input),
+            ...(t.result !== null ? { result: parse(t.result) } : {}),
+            ...(t.error !== null ? { error: parse(t.error) } : {}),
+            createdAt: t.createdAt,
+            finishedAt: t.finishedAt,
+          })),
+        };
+      }),
     history: (key, options = {}) =>
-      inbox.history(key, options.limit ?? 50, options.beforeId).map((r) => ({
-        inboxId: r.id,
-        kind: r.kind,
-        updateType: r.updateType,
-        status: r.status,
-        error: r.error,
-        receivedAt: r.receivedAt,
-        processedAt: r.processedAt,
-        payload: parse(r.payload),
-      })),
-    end(key, reason = 'ended by support') {
-      const ended = end.immediate(key, reason);
-      if (ended) onEnded?.(key);
-      return ended;
-    },
+      map(support.history(key, options.limit ?? 50, options.beforeId), (rows) => rows.map(historyEntry)),
+    end: (key, reason = 'ended by support') =>
+      map(support.endSession(key, reason, now()), (ended) => {
+        if (ended) onEnded?.(key);
+        return ended;
+      }),
+  };
+}
+
+function historyEntry(r: InboxHistoryRow): HistoryEntry {
+  return {
+    inboxId: r.id,
+    kind: r.kind,
+    updateType: r.updateType,
+    status: r.status,
+    error: r.error,
+    receivedAt: r.receivedAt,
+    processedAt: r.processedAt,
+    payload: parse(r.payload),
   };
 }

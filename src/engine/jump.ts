@@ -4,13 +4,9 @@
  * prompt is sent and its reminders armed. Whatever ran before in the conversation ends (its timers and
  * unsent calls too).
  */
-import type Database from 'better-sqlite3';
-import { EngineInbox } from '../store/engine-inbox.ts';
-import { OutboxStore } from '../store/outbox.ts';
-import { SessionStore } from '../store/sessions.ts';
-import { StepLogStore } from '../store/step-log.ts';
-import { TaskStore } from '../store/tasks.ts';
-import { TimerStore } from '../store/timers.ts';
+import type { Answer } from '../store/ports/engine.ts';
+import { andThen } from '../store/ports/index.ts';
+import type { PlacedSession, SupportPort } from '../store/ports/support.ts';
 import { type FlowDefinition, JUMP_EVENT_KIND } from './step/contract.ts';
 import { StepError, storeSnapshot } from './step/step.ts';
 
@@ -35,17 +31,9 @@ function stateValueOf(step: string): unknown {
   return value;
 }
 
-/**
- * Writes the conversation's session on `place.step` with `place.vars`, without entering the step (no
- * prompt, no timers), over whatever session it had; returns the new revision. Throws StepError for a
- * step the flow does not have. Transcripts' `start_at` uses it alone; a jump then enters the step.
- */
-export function placeSession(
-  db: Database.Database,
-  place: Omit<Jump, 'chatId'> & { chatId: number | null },
-  now: number,
-): number {
-  const { flow, conversationKey: key } = place;
+/** The session row of `place` (not yet numbered); throws StepError for a step the flow does not have. */
+export function placement(place: Omit<Jump, 'chatId'> & { chatId: number | null }): PlacedSession {
+  const { flow } = place;
   let snapshot: ReturnType<typeof storeSnapshot>;
   try {
     snapshot = storeSnapshot(
@@ -62,73 +50,58 @@ export function placeSession(
       } as never),
     );
   } catch (error) {
-    const steps = Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
-      (s) => !s.startsWith('__'),
-    );
     throw new StepError(
-      `flow "${flow.id}" has no step "${place.step}" (${(error as Error).message}); steps: ${steps.join(', ')}`,
+      `flow "${flow.id}" has no step "${place.step}" (${(error as Error).message}); steps: ${stepsOf(flow).join(', ')}`,
     );
   }
-  const sessions = new SessionStore(db);
-  const prior = sessions.get(key);
-  const revision = (prior?.revision ?? 0) + 1;
-  sessions.save(
-    {
-      conversationKey: key,
-      flowId: flow.id,
-      flowVersion: flow.version,
-      status: 'active',
-      stateValue: JSON.stringify(snapshot.value),
-      snapshot: JSON.stringify(snapshot),
-      revision,
-      stepInstance: revision,
-      startedRevision: revision,
-      chatId: place.chatId,
-      userId: place.userId ?? null,
-      locale: place.locale ?? null,
-      startedAt: now,
-      updatedAt: now,
-    },
-    prior?.revision,
-  );
-  // The funnel sees a new session on the step (a jump is a session of its own).
-  new StepLogStore(db).append({
-    conversationKey: key,
-    stepInstance: revision,
-    sessionRevision: revision,
+  return {
+    conversationKey: place.conversationKey,
     flowId: flow.id,
     flowVersion: flow.version,
+    stateValue: JSON.stringify(snapshot.value),
+    snapshot: JSON.stringify(snapshot),
     step: place.step,
-    event: 'enter',
-    n: 1,
-    at: now,
-  });
-  return revision;
+    chatId: place.chatId,
+    userId: place.userId ?? null,
+    locale: place.locale ?? null,
+  };
+}
+
+/** The top-level steps of a flow, in order. */
+function stepsOf(flow: FlowDefinition): string[] {
+  return Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
+    (s) => !s.startsWith('__'),
+  );
+}
+
+/**
+ * Writes the conversation's session on `place.step` with `place.vars`, without entering the step (no
+ * prompt, no timers), over whatever session it had; returns the new revision. Throws StepError for a
+ * step the flow does not have. Transcripts' `start_at` uses it alone; a jump then enters the step.
+ */
+export function placeSession<Sync extends boolean>(
+  support: SupportPort<Sync>,
+  place: Omit<Jump, 'chatId'> & { chatId: number | null },
+  now: number,
+): Answer<Sync, number> {
+  return support.placeSession(placement(place), now);
 }
 
 /** Writes the session at the step and queues the event that enters it; throws StepError for an unknown step. */
-export function jumpToStep(db: Database.Database, jump: Jump, now: number): void {
-  const { flow, conversationKey: key } = jump;
-  const steps = Object.keys((flow.machine.root as { states: Record<string, unknown> }).states).filter(
-    (s) => !s.startsWith('__'),
-  );
+export function jumpToStep<Sync extends boolean>(
+  support: SupportPort<Sync>,
+  jump: Jump,
+  now: number,
+): Answer<Sync, void> {
+  const { flow } = jump;
+  const steps = stepsOf(flow);
   if (!steps.includes(jump.step))
     throw new StepError(`flow "${flow.id}" has no step "${jump.step}"; steps: ${steps.join(', ')}`);
-  const timers = new TimerStore(db);
-  const outbox = new OutboxStore(db);
-  const inbox = new EngineInbox(db);
-  db.transaction(() => {
-    timers.settleAll(key, 'cancelled', `jumped to ${flow.id} › ${jump.step}`, now);
-    outbox.dropPending(key, `jumped to ${flow.id} › ${jump.step}`, now);
-    new TaskStore(db).cancelAll(key, `jumped to ${flow.id} › ${jump.step}`, now);
-    // The session starts empty on the step; the jump event brings the variables as it enters it.
-    const revision = placeSession(db, { ...jump, vars: {} }, now);
-    inbox.add({
-      kind: JUMP_EVENT_KIND,
-      dedupeKey: `jump:${key}:${revision}`,
-      conversationKey: key,
-      payload: JSON.stringify({ step: jump.step, vars: jump.vars }),
-      receivedAt: now,
-    });
-  })();
+  // The session starts empty on the step; the jump event brings the variables as it enters it.
+  const written = support.placeSession(placement({ ...jump, vars: {} }), now, {
+    kind: JUMP_EVENT_KIND,
+    payload: JSON.stringify({ step: jump.step, vars: jump.vars }),
+    reason: `jumped to ${flow.id} › ${jump.step}`,
+  });
+  return andThen(written, () => undefined) as Answer<Sync, void>;
 }

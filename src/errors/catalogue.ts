@@ -13,7 +13,6 @@ export const CATALOGUE = {
   // The public API's options (createBot, createEngine, the intake functions)
   BOTFLOW_OPTIONS_INVALID: 'a function of the public API was given options it cannot work with',
   BOTFLOW_ENGINE_BUSY: 'an engine method was called while the engine was doing something it conflicts with',
-  BOTFLOW_SESSIONS_UNSUPPORTED: 'engine.sessions was used on a store it does not support yet (PostgreSQL)',
   BOTFLOW_WRITER_THREAD_FAILED: 'the writer thread could not start or exited',
   BOTFLOW_WRITER_THREAD_STOPPED: 'a write was asked of a writer thread that has stopped',
   // Intake (src/intake/, src/inbox/)

@@ -24,7 +24,7 @@ import type { StepOutcome } from './shutdown.ts';
  */
 export interface PlaygroundExtension {
   plugin: FastifyPluginAsync;
-  attach(engine: Engine, loaded: LoadedFlows, flowsDir: string): void;
+  attach(engine: Engine<boolean>, loaded: LoadedFlows, flowsDir: string): void;
   flowsChanged?(loaded: LoadedFlows): void;
 }
 

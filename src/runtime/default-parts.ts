@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { UpdateType } from '../client/schemas/index.ts';
-import { createEngine, type Engine } from '../engine/engine.ts';
+import { createEngine } from '../engine/engine.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
@@ -90,19 +90,9 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         token: sandbox.token,
         webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
         attachEngine: (engine, loaded) => {
-          if (!engine.store.synchronous) {
-            // Conversations are not read through the panel on PostgreSQL yet: it shows the role and events.
-            inspector.attachCluster({ cluster: engine, flows: loaded.flows, problems: loaded.problems });
-            return;
-          }
-          const local = engine as Engine<true>;
-          inspector.attach({
-            // The side panel reads a subset of the engine; its types are still settling (see inspector.ts).
-            engine: local as unknown as Parameters<Inspector['attach']>[0]['engine'],
-            flows: loaded.flows,
-            problems: loaded.problems,
-          });
-          for (const e of extensions) e.attach(local, loaded, flowsDir ?? 'flows');
+          // The same panel on both databases; on PostgreSQL it also shows the process's role.
+          inspector.attach({ engine, flows: loaded.flows, problems: loaded.problems });
+          for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
         },
         flowsChanged: (loaded) => {
           inspector.setFlows(loaded.flows, loaded.problems);

@@ -29,8 +29,14 @@ export { describeEvent } from './history-words.ts';
 
 export { type PanelGraph, panelGraph } from './panel-graph.ts';
 
-/** What the inspector reads of the engine: its support API and its notifications. */
-export type InspectedEngine = Pick<Engine, 'sessions' | 'on'>;
+/**
+ * What the inspector reads of the engine: its support API and its notifications, on either database
+ * (answers at once on SQLite, promises on PostgreSQL: the routes await both); on PostgreSQL, its role.
+ */
+export type InspectedEngine = Pick<Engine<boolean>, 'sessions' | 'on'> & {
+  store?: { kind: 'sqlite' | 'postgres' };
+  role?(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
+};
 
 /** The state value's path of step names: `'ask_name'` → `['ask_name']`, `{__call_help: 'explain'}` → both. */
 export function statePath(value: unknown): string[] {
@@ -43,19 +49,6 @@ export function statePath(value: unknown): string[] {
 }
 
 const NO_ENGINE = { code: 'no.engine', message: 'No engine is attached to this sandbox: run botflow run' };
-const ON_POSTGRES = {
-  code: 'engine.on.postgres',
-  message:
-    'This bot runs on PostgreSQL (several instances): the panel shows its role and events, not conversations. ' +
-    'Run it without database.url (SQLite) to inspect, rewind or fire timers',
-};
-
-/** What the panel shows of a process among several on PostgreSQL. */
-export interface InspectedCluster {
-  on: InspectedEngine['on'];
-  stepLog: Engine['stepLog'];
-  role(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
-}
 
 /** The conversation a request names: `key`, or `user_id` for a person's dialog with the bot. */
 function conversationKeyOf(body: { user_id?: unknown; key?: unknown }): string | undefined {
@@ -82,7 +75,6 @@ type Listener = (event: string, data: unknown) => void;
 /** Read-only view of the engine and flows for the playground's side panel. */
 export class Inspector {
   #engine: InspectedEngine | undefined;
-  #cluster: InspectedCluster | undefined;
   #flows: FlowsState = { flows: [], problems: [], loadedAt: 0 };
   /** The flows served now, for storyboards. */
   #definitions: readonly FlowDefinition[] = [];
@@ -98,19 +90,6 @@ export class Inspector {
     this.#engine = options.engine;
     for (const kind of ['step', 'effect', 'error'] as const) {
       this.#detach.push(options.engine.on(kind, (event) => this.#emit(kind, summarize(event))));
-    }
-    this.setFlows(options.flows, options.problems ?? []);
-  }
-
-  /** Connects a cluster engine (PostgreSQL): its role and events; conversations stay on the server. */
-  attachCluster(options: {
-    cluster: InspectedCluster;
-    flows: readonly FlowDefinition[];
-    problems?: readonly unknown[];
-  }): void {
-    this.#cluster = options.cluster;
-    for (const kind of ['step', 'effect', 'error'] as const) {
-      this.#detach.push(options.cluster.on(kind, (event) => this.#emit(kind, summarize(event))));
     }
     this.setFlows(options.flows, options.problems ?? []);
   }
@@ -155,7 +134,8 @@ export class Inspector {
 
   /** The state the page starts from. */
   state() {
-    const role = this.#cluster?.role();
+    // On PostgreSQL, the process's role among the instances (an extra line in the panel).
+    const role = this.#engine?.store?.kind === 'postgres' ? this.#engine.role?.() : undefined;
     return {
       ready: this.#engine !== undefined,
       ...(role
@@ -173,11 +153,10 @@ export class Inspector {
   }
 
   /** A conversation as the panel shows it, or `session: null` when it never had one. */
-  conversation(key: string) {
+  async conversation(key: string) {
     const engine = this.#engine;
     if (!engine) return { key, ready: false, session: null, timers: [], tasks: [], history: [] };
-    const history = engine.sessions
-      .history(key, { limit: 100 })
+    const history = (await engine.sessions.history(key, { limit: 100 }))
       .map((e) => ({
         id: e.inboxId,
         kind: e.kind,
@@ -187,7 +166,7 @@ export class Inspector {
         at: e.receivedAt,
       }))
       .sort((a, b) => a.id - b.id);
-    const row = engine.sessions.get(key);
+    const row = await engine.sessions.get(key);
     if (!row) return { key, ready: true, session: null, timers: [], tasks: [], history };
     return {
       key,
@@ -215,7 +194,7 @@ export class Inspector {
     await app.register(
       funnelRoutes(
         () => this.#definitions,
-        (query) => this.#engine?.sessions.stepLog(query) ?? this.#cluster?.stepLog(query),
+        (query) => this.#engine?.sessions.stepLog(query),
       ),
     );
     await app.register(planRoutes(() => this.#engine?.sessions.plan()));
@@ -240,8 +219,8 @@ export class Inspector {
           message: 'POST /_inspector/timers/advance takes { user_id (or key), ms: a positive duration }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
-      const moved = sessions.advanceTimers(key, body.ms);
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const moved = await sessions.advanceTimers(key, body.ms);
       this.#emit('step', { conversationKey: key });
       return { moved };
     });
@@ -254,8 +233,8 @@ export class Inspector {
           message: 'POST /_inspector/timers/fire takes { user_id (or key), timer_id }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
-      if (!sessions.fireTimerNow(key, body.timer_id as number))
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      if (!(await sessions.fireTimerNow(key, body.timer_id as number)))
         return reply
           .code(404)
           .send({ code: 'not.found', message: 'no such armed timer: it fired or was cancelled' });
@@ -270,8 +249,8 @@ export class Inspector {
           .code(400)
           .send({ code: 'proto.payload', message: 'POST /_inspector/reset takes { user_id } (or { key })' });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
-      const ended = sessions.end(key, 'reset from the playground');
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
+      const ended = await sessions.end(key, 'reset from the playground');
       this.#emit('step', { conversationKey: key });
       return { ended };
     });
@@ -293,9 +272,9 @@ export class Inspector {
           message: 'POST /_inspector/jump takes { user_id, chat_id, flow, step, vars: { name: value } }',
         });
       const sessions = this.#engine?.sessions;
-      if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
+      if (!sessions) return reply.code(409).send(NO_ENGINE);
       try {
-        sessions.jump({
+        await sessions.jump({
           conversationKey: key,
           flowId: body.flow,
           step: body.step,
@@ -311,7 +290,7 @@ export class Inspector {
       return { jumped: true };
     });
     app.get('/_inspector/dead-letters', async () => ({
-      deadLetters: this.#engine?.sessions.deadLetters() ?? [],
+      deadLetters: (await this.#engine?.sessions.deadLetters()) ?? [],
     }));
     // Re-drive or give up dead letters, as `botflow outbox retry|drop` does: `{ ids: [..] }` or `{ all: true }`.
     for (const action of ['retry', 'drop'] as const) {
@@ -328,10 +307,10 @@ export class Inspector {
           });
         }
         const sessions = this.#engine?.sessions;
-        if (!sessions) return reply.code(409).send(this.#cluster ? ON_POSTGRES : NO_ENGINE);
+        if (!sessions) return reply.code(409).send(NO_ENGINE);
         const which = body.all === true ? undefined : (ids as number[]);
         const changed =
-          action === 'retry' ? sessions.retryDeadLetters(which) : sessions.dropDeadLetters(which);
+          action === 'retry' ? await sessions.retryDeadLetters(which) : await sessions.dropDeadLetters(which);
         this.#emit('dead-letters', { action, changed });
         return { changed };
       });

@@ -8,17 +8,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { PlanRow } from '../engine/flows-plan.ts';
 import { escapeHtml } from './storyboard.ts';
 
-/** Computes the plan on the engine's database; undefined when no engine (SQLite) is attached. */
-export type PlanReader = () => PlanRow[] | undefined;
+/** Computes the plan on the engine's database (SQLite or PostgreSQL); undefined when no engine is attached. */
+export type PlanReader = () => PlanRow[] | undefined | Promise<PlanRow[] | undefined>;
 
 export function planRoutes(read: PlanReader): FastifyPluginAsync {
   return async (app) => {
     app.get('/_inspector/plan', async (req, reply) => {
-      const rows = read();
+      const rows = await read();
       if (rows === undefined) {
         return reply.code(503).send({
           code: 'no.engine',
-          message: 'No engine on SQLite is attached to this sandbox: run botflow run (or botflow flows plan)',
+          message: 'No engine is attached to this sandbox: run botflow run (or botflow flows plan)',
         });
       }
       if ((req.query as { format?: string }).format === 'json') return rows;

@@ -81,7 +81,7 @@ export function buildStoryboard(flow: FlowDefinition, options: { locales?: strin
         keys.set(key, { step, locale });
         try {
           jumpToStep(
-            db,
+            engine.store.support,
             { conversationKey: key, flow, step, vars, chatId: n, userId: PERSON, locale },
             Date.now(),
           );

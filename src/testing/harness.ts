@@ -252,7 +252,7 @@ export class Harness {
     const started = await this.openDialog(person);
     const flow = this.engine.flows.latest(flowId);
     if (!flow) throw new HarnessError(`start_at: no flow "${flowId}" is loaded`);
-    const label = placeAtStep(this.db, flow, started, at, this.#time);
+    const label = placeAtStep(this.engine.store.support, flow, started, at, this.#time);
     this.coverage.visit(label.conversationKey, flowId, label.step);
   }
 

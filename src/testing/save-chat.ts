@@ -34,7 +34,7 @@ function personOf(history: readonly { payload: unknown }[]): { name: string; loc
 }
 
 export function saveChatExtension(): PlaygroundExtension {
-  let engine: Engine | undefined;
+  let engine: Engine<boolean> | undefined;
   let flows: FlowDefinition[] = [];
   let dir = 'flows';
   const plugin: FastifyPluginAsync = async (app) => {
@@ -47,8 +47,8 @@ export function saveChatExtension(): PlaygroundExtension {
       if (!engine)
         return reply.code(409).send({ code: 'no.engine', message: 'No engine is attached: run botflow run' });
       const key = `u:${userId}`;
-      const session = engine.sessions.get(key);
-      const history = engine.sessions.history(key, { limit: 1000 });
+      const session = await engine.sessions.get(key);
+      const history = await engine.sessions.history(key, { limit: 1000 });
       if (!session || history.length === 0)
         return reply
           .code(404)

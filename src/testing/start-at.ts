@@ -3,16 +3,16 @@
  * transcript can test a step deep in a flow without replaying the turns before it. The step's entry is
  * not run: its prompt is not sent and its reminders are not armed; the first turn answers the step.
  */
-import type Database from 'better-sqlite3';
 import { placeSession } from '../engine/jump.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
 import { conversationKey, updatePlace } from '../inbox/keys.ts';
+import type { SupportPort } from '../store/ports/support.ts';
 import type { StartAt } from './transcript.ts';
 
 /** Writes the session row; `update` is the person's `bot_started` (held back from the engine). */
 export function placeAtStep(
-  db: Database.Database,
+  support: SupportPort<true>,
   flow: FlowDefinition,
   update: unknown,
   at: StartAt,
@@ -27,7 +27,7 @@ export function placeAtStep(
     );
   try {
     placeSession(
-      db,
+      support,
       {
         conversationKey: key,
         flow,

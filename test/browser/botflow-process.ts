@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -151,6 +152,37 @@ export function usePlayground(
   afterAll(async () => {
     await state.browser?.close();
     await state.botflow?.stop();
+  });
+  return state;
+}
+
+/** The databases a playground test runs on: SQLite, and PostgreSQL when a server answers. */
+export async function playgroundDatabases(): Promise<('sqlite' | 'postgres')[]> {
+  return (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/**
+ * `usePlayground` on `kind`: on PostgreSQL, `botflow run` gets a fresh database (BOTFLOW_DATABASE_URL),
+ * dropped after the tests.
+ */
+export function usePlaygroundOn(
+  kind: 'sqlite' | 'postgres',
+  timeoutMs = 30_000,
+): OpenPlayground & { botflow: BotflowProcess; databaseUrl?: string } {
+  if (kind === 'sqlite') return usePlayground(timeoutMs);
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  const state: OpenPlayground & { botflow: BotflowProcess; databaseUrl?: string } = usePlayground(
+    timeoutMs,
+    async () => {
+      db = await freshDatabase();
+      state.databaseUrl = db.url;
+      return { BOTFLOW_DATABASE_URL: db.url };
+    },
+  );
+  afterAll(async () => {
+    await state.browser?.close();
+    await state.botflow?.stop();
+    await db?.drop();
   });
   return state;
 }

@@ -6,15 +6,15 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { shotOf, usePlayground } from './botflow-process.ts';
+import { playgroundDatabases, shotOf, usePlaygroundOn } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-const pg = usePlayground(WAIT.timeout);
+describe.each(await playgroundDatabases())("the playground's clock on %s", (kind) => {
+  const pg = usePlaygroundOn(kind, WAIT.timeout);
 
-describe("the playground's clock", () => {
   it('fires a reminder now, then lets a day pass: the idle timeout ends the sign-up', async () => {
     const { page, pageErrors } = pg;
     await page.getByLabel("New person's name").fill('Eve');
@@ -27,8 +27,8 @@ describe("the playground's clock", () => {
     await timers.getByText('ask_name:remind:0').waitFor();
     await timers.getByText('ask_name:idle').waitFor();
     mkdirSync(RESULTS, { recursive: true });
-    await shotOf(timers, join(RESULTS, 'playground-clock.png'));
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+    await shotOf(timers, join(RESULTS, `playground-clock${kind === 'postgres' ? '-postgres' : ''}.png`));
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
       copyFileSync(join(RESULTS, 'playground-clock.png'), join(REPO, 'docs', 'playground-clock.png'));
 
     // The reminder, an hour early.

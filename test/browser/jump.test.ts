@@ -6,15 +6,15 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { shotOf, usePlayground } from './botflow-process.ts';
+import { playgroundDatabases, shotOf, usePlaygroundOn } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-const pg = usePlayground(WAIT.timeout);
+describe.each(await playgroundDatabases())('start at a step on %s', (kind) => {
+  const pg = usePlaygroundOn(kind, WAIT.timeout);
 
-describe('start at a step', () => {
   it('sends the step as the dialog would, with the chosen variables, and arms its reminder', async () => {
     const { page, pageErrors } = pg;
     await page.getByLabel("New person's name").fill('Kim');
@@ -28,8 +28,8 @@ describe('start at a step', () => {
     await jump.getByLabel('Step').selectOption('confirm');
     await jump.getByLabel('Variables (JSON)').fill('{"name": "Kim", "age": 41, "email": "kim@example.org"}');
     mkdirSync(RESULTS, { recursive: true });
-    await shotOf(jump, join(RESULTS, 'playground-jump.png'));
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+    await shotOf(jump, join(RESULTS, `playground-jump${kind === 'postgres' ? '-postgres' : ''}.png`));
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
       copyFileSync(join(RESULTS, 'playground-jump.png'), join(REPO, 'docs', 'playground-jump.png'));
     await jump.getByRole('button', { name: 'Start here' }).click();
 

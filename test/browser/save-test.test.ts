@@ -9,13 +9,11 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { shotOf, usePlayground } from './botflow-process.ts';
+import { playgroundDatabases, shotOf, usePlaygroundOn } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
-
-const pg = usePlayground(WAIT.timeout);
 
 function botflowTest(dir: string) {
   return spawnSync(process.execPath, [join(REPO, 'bin', 'botflow.js'), 'test', 'flows'], {
@@ -25,7 +23,9 @@ function botflowTest(dir: string) {
   });
 }
 
-describe('save as test', () => {
+describe.each(await playgroundDatabases())('save as test on %s', (kind) => {
+  const pg = usePlaygroundOn(kind, WAIT.timeout);
+
   it('writes the chat as a transcript that botflow test passes, and that catches a changed text', async () => {
     const { page, pageErrors, botflow } = pg;
     await page.getByLabel("New person's name").fill('Ann');
@@ -50,9 +50,14 @@ describe('save as test', () => {
     const note = panel.getByRole('status');
     await expect.poll(() => note.textContent(), WAIT).toMatch(/^Saved as /);
     mkdirSync(RESULTS, { recursive: true });
-    await shotOf(panel.locator('.panel-head'), join(RESULTS, 'playground-save-test.png'));
-    await page.screenshot({ path: join(RESULTS, 'playground-save-test-page.png') });
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+    await shotOf(
+      panel.locator('.panel-head'),
+      join(RESULTS, `playground-save-test${kind === 'postgres' ? '-postgres' : ''}.png`),
+    );
+    await page.screenshot({
+      path: join(RESULTS, `playground-save-test-page${kind === 'postgres' ? '-postgres' : ''}.png`),
+    });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
       copyFileSync(
         join(RESULTS, 'playground-save-test-page.png'),
         join(REPO, 'docs', 'playground-save-test.png'),

@@ -8,15 +8,15 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { personChat, usePlayground } from './botflow-process.ts';
+import { personChat, playgroundDatabases, usePlaygroundOn } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 const WAIT = { timeout: 30_000 };
 
-const pg = usePlayground(WAIT.timeout);
+describe.each(await playgroundDatabases())('running conversations by flow version on %s', (kind) => {
+  const pg = usePlaygroundOn(kind, WAIT.timeout);
 
-describe('running conversations by flow version', () => {
   it('tells which conversations stay on an older version and which a migrate: block moves', async () => {
     const { page, pageErrors, botflow } = pg;
     const ann = await personChat(page, 'Ann', WAIT.timeout);
@@ -62,8 +62,10 @@ describe('running conversations by flow version', () => {
     expect(await row.locator('td').last().textContent()).toBe('migrate: moves 1 to ask_years, 1 to ask_name');
     mkdirSync(RESULTS, { recursive: true });
     await board.setViewportSize({ width: 1100, height: 420 });
-    await board.screenshot({ path: join(RESULTS, 'playground-versions.png') });
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+    await board.screenshot({
+      path: join(RESULTS, `playground-versions${kind === 'postgres' ? '-postgres' : ''}.png`),
+    });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
       copyFileSync(join(RESULTS, 'playground-versions.png'), join(REPO, 'docs', 'playground-versions.png'));
     await board.close();
     expect(pageErrors).toEqual([]);

@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/store/database.ts';
 import { FlowVersionStore } from '../../src/store/flow-versions.ts';
 import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
+import { sqliteSupport } from '../../src/store/sqlite/support.ts';
 import { consoleOutput } from '../support/console-output.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
@@ -64,7 +65,7 @@ async function botWithOldConversations(storeSource = true) {
   const db = openDatabase({ path: join(dir, 'bot.db') });
   new FlowVersionStore(db).record(v1!.id, v1!.version, 1, storeSource ? v1!.source : undefined);
   for (const [i, step] of ['size', 'size', 'colour', 'colour', 'colour'].entries())
-    placeSession(db, { conversationKey: `u:${i}`, flow: v1!, step, vars: {}, chatId: i }, 1);
+    placeSession(sqliteSupport(db), { conversationKey: `u:${i}`, flow: v1!, step, vars: {}, chatId: i }, 1);
   db.close();
   return { dir, v1: v1! };
 }

@@ -9,16 +9,15 @@ import type { SessionRow } from '../sessions.ts';
 import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
 import type { StepLogRow } from '../step-log.ts';
 import type { GraceReport, TimerGrace } from '../timer-service.ts';
-import type { MaybePromise } from './index.ts';
+import type { Answer, MaybePromise } from './index.ts';
 import type { LeasePort } from './leases.ts';
 import type { OutboxPort } from './outbox.ts';
+import type { SupportPort } from './support.ts';
 import type { Partitions, TaskPort } from './tasks.ts';
 
+export type { Answer } from './index.ts';
 /** The partitions a process handles: all of them (one process), or those it holds leases on. */
 export type { Partitions } from './tasks.ts';
-
-/** `T` at once (a synchronous store) or a promise of it. */
-export type Answer<Sync extends boolean, T> = Sync extends true ? T : Promise<T>;
 
 /** A flow version pinned by running sessions. */
 export interface PinnedVersion {
@@ -83,6 +82,8 @@ export interface EngineStore<Sync extends boolean = boolean> {
   readonly outbox: OutboxPort;
   /** The task outbox as `member`'s task runner claims and records its tasks. */
   taskPort(member: string): TaskPort;
+  /** What support and the playground read and change (`engine.sessions`, the side panel). */
+  readonly support: SupportPort<Sync>;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
   /** Hears other processes' commits: new inbox rows, new outbox rows. */

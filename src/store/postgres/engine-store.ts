@@ -15,6 +15,7 @@ import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from './outbox.ts';
 import { pgPrune } from './prune.ts';
 import { pgSessions, pgStepLog } from './sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from './settings.ts';
+import { pgSupport } from './support.ts';
 import { PgTasks } from './tasks.ts';
 import { applyTimerGrace, fireDueTimers, nextFireAt } from './timers.ts';
 
@@ -77,6 +78,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     prune: (before) => pgPrune(pool, before),
     outbox: new PgOutbox(pool),
     taskPort: (member) => new PgTasks(pool, member),
+    support: pgSupport(pool),
     leases: new PgLeases(pool),
     listen: (hear, lost) =>
       pgListen(

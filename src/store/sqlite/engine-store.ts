@@ -15,6 +15,7 @@ import { TaskStore } from '../tasks.ts';
 import { TimerService } from '../timer-service.ts';
 import { BatchApplier } from './apply.ts';
 import { SqliteOutbox } from './outbox-port.ts';
+import { sqliteSupport } from './support.ts';
 import { type WriterThread, WriterThreadStoppedError } from './writer-thread.ts';
 
 /** How to open the SQLite adapter. */
@@ -96,6 +97,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
     pinnedVersions: () => sessions.activeByVersion(),
     outbox: new SqliteOutbox(db),
     taskPort: () => new TaskStore(db),
+    support: sqliteSupport(db),
     async *stepLog(query = {}) {
       // Read at once: the connection must not stay busy with a cursor while the consumer awaits.
       yield* [...stepLog.rows(query)];

@@ -117,66 +117,22 @@ export class Panel {
     );
   }
 
-  async draw() {
+  /** On PostgreSQL (several instances): this process's role, one line under the heading. */
+  roleLine() {
     const cluster = this.state?.cluster;
-    if (cluster) {
-      // On PostgreSQL (several instances): this process's role; conversations are read on the server.
-      this.el.replaceChildren(
-        h('header', { class: 'panel-head' }, h('h2', {}, 'Instance')),
-        h(
-          'div',
-          { class: 'flow-card cluster-role' },
-          h('strong', { class: 'member' }, cluster.member),
-          h(
-            'ul',
-            {},
-            h('li', {}, `${cluster.partitions} of 64 partitions`),
-            h('li', {}, cluster.dispatcher ? 'dispatcher (sends for all)' : 'not the dispatcher'),
-            h('li', {}, `${cluster.members} live instance${cluster.members === 1 ? '' : 's'}`),
-          ),
-        ),
-        h(
-          'p',
-          { class: 'hint' },
-          'This bot runs on PostgreSQL. To inspect, rewind or fire timers of a conversation, run it without ',
-          h('code', {}, 'database.url'),
-          ' (SQLite).',
-        ),
-        // The funnels read the shared database: every instance's conversations.
-        h(
-          'ul',
-          { class: 'cluster-flows', 'aria-label': 'Flows' },
-          (this.state.flows ?? []).map((f) =>
-            h(
-              'li',
-              {},
-              h('strong', {}, f.id),
-              ' ',
-              h(
-                'a',
-                {
-                  class: 'link-btn',
-                  href: `/_inspector/funnel?flow=${encodeURIComponent(f.id)}`,
-                  target: '_blank',
-                },
-                'funnel',
-              ),
-              ' ',
-              h(
-                'a',
-                {
-                  class: 'link-btn',
-                  href: `/_inspector/storyboard?flow=${encodeURIComponent(f.id)}`,
-                  target: '_blank',
-                },
-                'storyboard',
-              ),
-            ),
-          ),
-        ),
-      );
-      return;
-    }
+    if (!cluster) return null;
+    return h(
+      'p',
+      { class: 'cluster-role muted small', 'aria-label': 'Instance' },
+      'PostgreSQL · instance ',
+      h('strong', { class: 'member' }, cluster.member),
+      ` · ${cluster.partitions} of 64 partitions · `,
+      cluster.dispatcher ? 'dispatcher (sends for all)' : 'not the dispatcher',
+      ` · ${cluster.members} live instance${cluster.members === 1 ? '' : 's'}`,
+    );
+  }
+
+  async draw() {
     if (!this.state?.ready) {
       this.el.replaceChildren(
         this.header(),
@@ -193,8 +149,7 @@ export class Panel {
     const failed = (await deadLettersSection(() => this.refresh())) ?? [];
     if (!this.user) {
       this.el.replaceChildren(
-        this.header(),
-        ...[failed].flat(),
+        ...[this.header(), this.roleLine(), failed].flat().filter((part) => part !== null),
         h(
           'p',
           { class: 'hint' },
@@ -389,7 +344,13 @@ export class Panel {
         : null;
     // replaceChildren writes a null as the text "null": leave the absent parts out.
     this.el.replaceChildren(
-      ...[this.header(h('span', { class: 'head-actions' }, save, reset)), note, failed, parts]
+      ...[
+        this.header(h('span', { class: 'head-actions' }, save, reset)),
+        this.roleLine(),
+        note,
+        failed,
+        parts,
+      ]
         .flat()
         .filter((part) => part !== null && part !== undefined),
     );
