@@ -1,16 +1,7 @@
-/**
- * `botflow outbox list | retry | drop`: the calls that failed for good (dead letters: refused by the
- * platform, or still failing when their time-to-live ended), listed, sent again, or given up, on the
- * database `botflow run` uses (SQLite, or PostgreSQL with --database-url / database.url). Re-driven calls go out in their conversation's order at the next dispatch
- * (at once when the bot runs; otherwise at its next start).
- */
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
-import { openDatabase } from '../store/database.ts';
-import { type OutboxRow, OutboxStore } from '../store/outbox.ts';
-import { openPostgres, type PostgresDatabase } from '../store/postgres/database.ts';
-import { PgOutbox } from '../store/postgres/outbox.ts';
+import { type OpenStore, openStore } from '../store/open.ts';
+import type { EngineStore } from '../store/ports/engine.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow outbox list [--limit N] [--json]
@@ -65,51 +56,28 @@ export const command: Command = {
       return 2;
     }
     const url = database.url?.reveal();
-    if (url === undefined && !existsSync(database.path)) {
-      console.error(
-        `botflow outbox: no database at ${database.path}: give --db, or run from the bot's folder`,
-      );
+    let opened: OpenStore;
+    try {
+      opened = await openStore(url !== undefined ? { url } : { path: database.path });
+    } catch (error) {
+      console.error(`botflow outbox: ${(error as Error).message}`);
       return 2;
     }
-    let store: DeadLetters;
-    let close: () => Promise<void> | void;
-    if (url !== undefined) {
-      let pg: PostgresDatabase;
-      try {
-        pg = await openPostgres({ url, migrate: false });
-      } catch (error) {
-        console.error(`botflow outbox: ${(error as Error).message}`);
-        return 2;
-      }
-      store = new PgOutbox(pg.pool);
-      close = () => pg.close();
-    } else {
-      const db = openDatabase({ path: database.path });
-      store = new OutboxStore(db);
-      close = () => {
-        db.close();
-      };
-    }
+    const { support } = opened.store;
     try {
-      if (action === 'list') return await list(store, Number(values.limit ?? 100), values.json === true);
+      if (action === 'list') return await list(support, Number(values.limit ?? 100), values.json === true);
+      const which = values.all ? undefined : ids;
       const changed =
         action === 'retry'
-          ? await store.retryFailed(values.all ? undefined : ids)
-          : await store.dropFailed(values.all ? undefined : ids);
+          ? await support.retryDeadLetters(which)
+          : await support.dropDeadLetters(which, Date.now());
       console.log(`${changed} call(s) ${action === 'retry' ? 'put back in line' : 'dropped'}`);
       return changed === 0 && !values.all ? 1 : 0;
     } finally {
-      await close();
+      await opened.close();
     }
   },
 };
-
-/** Dead letters on SQLite (OutboxStore) or PostgreSQL (PgOutbox). */
-interface DeadLetters {
-  failed(limit: number): OutboxRow[] | Promise<OutboxRow[]>;
-  retryFailed(ids?: readonly number[]): number | Promise<number>;
-  dropFailed(ids?: readonly number[]): number | Promise<number>;
-}
 
 function parse(args: string[]) {
   return parseArgs({
@@ -128,8 +96,8 @@ function parse(args: string[]) {
   });
 }
 
-async function list(outbox: DeadLetters, limit: number, json: boolean): Promise<number> {
-  const rows = await outbox.failed(limit);
+async function list(support: EngineStore['support'], limit: number, json: boolean): Promise<number> {
+  const rows = await support.deadLetters(limit);
   if (json) {
     console.log(JSON.stringify(rows.map(({ args: _args, result: _result, ...row }) => row)));
     return 0;

@@ -1,0 +1,43 @@
+/**
+ * Opening the bot's database for a tool (`botflow outbox`): the engine's store over a SQLite file or a
+ * PostgreSQL database, whichever the settings name. The PostgreSQL driver loads only when a URL is given.
+ */
+import { existsSync } from 'node:fs';
+import { BotflowError } from '../errors/index.ts';
+import { openDatabase } from './database.ts';
+import type { EngineStore } from './ports/engine.ts';
+import { sqliteStore } from './sqlite/engine-store.ts';
+
+/** An open store and how to close it. */
+export interface OpenStore {
+  store: EngineStore;
+  /** How to name it in a message (a path, or the URL without its password). */
+  where: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an existing database at `path` (SQLite: pending migrations applied, as any open does) or `url`
+ * (PostgreSQL: shared by running processes, so its migrations are left to `botflow migrate`).
+ */
+export async function openStore(source: { path: string } | { url: string }): Promise<OpenStore> {
+  if ('url' in source) {
+    const { openPostgres } = await import('./postgres/database.ts');
+    const { postgresStore } = await import('./postgres/engine-store.ts');
+    const pg = await openPostgres({ url: source.url, migrate: false });
+    return { store: postgresStore(pg), where: pg.where, close: () => pg.close() };
+  }
+  if (!existsSync(source.path))
+    throw new BotflowError(
+      'BOTFLOW_DATABASE_UNREADABLE',
+      `no database at ${source.path}: give --db, or run from the bot's folder`,
+    );
+  const db = openDatabase({ path: source.path });
+  return {
+    store: sqliteStore(db, { now: Date.now }),
+    where: source.path,
+    async close() {
+      db.close();
+    },
+  };
+}
