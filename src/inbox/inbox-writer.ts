@@ -11,6 +11,8 @@ import type { AppendResult, InboxEntry, InboxStore } from '../store/inbox.ts';
 export interface AcceptedBatch {
   /** Ids of the new rows, in arrival order. */
   ids: number[];
+  /** Their payloads (the updates' JSON), in the same order: `botflow run --record` writes them. */
+  payloads: string[];
   /** How many submitted entries were duplicates and were ignored. */
   duplicates: number;
 }
@@ -124,14 +126,18 @@ export class InboxWriter {
 
   #settle(batch: Waiting[], results: AppendResult[]): void {
     const ids: number[] = [];
+    const payloads: string[] = [];
     for (let i = 0; i < batch.length; i++) {
       const result = results[i]!;
-      if (result.id !== null) ids.push(result.id);
+      if (result.id !== null) {
+        ids.push(result.id);
+        payloads.push(batch[i]!.entry.payload);
+      }
       batch[i]!.resolve(result);
     }
     if (ids.length > 0 && this.options.onAccepted) {
       try {
-        this.options.onAccepted({ ids, duplicates: batch.length - ids.length });
+        this.options.onAccepted({ ids, payloads, duplicates: batch.length - ids.length });
       } catch (error) {
         this.options.logger?.error({ err: error }, 'onAccepted listener threw');
       }

@@ -196,8 +196,10 @@ export function startPolling(options: PollingOptions): PollingHandle {
         continue;
       }
       let results: AppendResult[];
+      let entries: InboxEntry[];
       try {
-        results = await store.commit(entriesOf(result, strategy), result.marker);
+        entries = entriesOf(result, strategy);
+        results = await store.commit(entries, result.marker);
       } catch (error) {
         // Nothing committed and the marker did not move: the same batch is fetched again.
         const delay = Math.min(maxBackoff, initialBackoff * 2 ** failures++);
@@ -217,10 +219,16 @@ export function startPolling(options: PollingOptions): PollingHandle {
         marker = result.marker;
         markReady();
       }
-      const ids = results.flatMap((r) => (r.id === null ? [] : [r.id]));
-      if (ids.length > 0) {
+      const added = results.flatMap((r, i) =>
+        r.id === null ? [] : [{ id: r.id, payload: entries[i]!.payload }],
+      );
+      if (added.length > 0) {
         try {
-          options.onAccepted?.({ ids, duplicates: results.length - ids.length });
+          options.onAccepted?.({
+            ids: added.map((a) => a.id),
+            payloads: added.map((a) => a.payload),
+            duplicates: results.length - added.length,
+          });
         } catch (error) {
           log?.error({ err: error }, 'onAccepted listener threw');
         }

@@ -68,7 +68,7 @@ export interface IntakeOptions {
   /** How updates are grouped into conversations (the `conversationKey` setting). */
   conversationKey: ConversationKeyStrategy;
   /** The engine's wake-up call after each commit, with the new inbox ids (`botflow run --record` records them). */
-  onAccepted: (batch?: { ids: number[] }) => void;
+  onAccepted: (batch?: { ids: number[]; payloads: string[] }) => void;
   logger: Logger;
 }
 

@@ -156,8 +156,8 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     }
 
     const intakeLogger = logger.child({ component: 'intake' });
-    const accepted = (batch?: { ids: number[] }) => {
-      if (options.recorder && intakeStore.db && batch) options.recorder.accepted(intakeStore.db, batch.ids);
+    const accepted = (batch?: { payloads: string[] }) => {
+      if (options.recorder && batch) options.recorder.accepted(batch.payloads);
       running.notify();
     };
     // The subscription check and the polls count in the same 30-per-second window as everything else.

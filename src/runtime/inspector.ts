@@ -34,7 +34,7 @@ export { type PanelGraph, panelGraph } from './panel-graph.ts';
  * (answers at once on SQLite, promises on PostgreSQL: the routes await both); on PostgreSQL, its role.
  */
 export type InspectedEngine = Pick<Engine<boolean>, 'sessions' | 'on'> & {
-  store?: { kind: 'sqlite' | 'postgres' };
+  store?: { kind: 'sqlite' | 'postgres'; leases?: unknown };
   role?(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
 };
 
@@ -135,7 +135,7 @@ export class Inspector {
   /** The state the page starts from. */
   state() {
     // On PostgreSQL, the process's role among the instances (an extra line in the panel).
-    const role = this.#engine?.store?.kind === 'postgres' ? this.#engine.role?.() : undefined;
+    const role = this.#engine?.store?.leases ? this.#engine.role?.() : undefined;
     return {
       ready: this.#engine !== undefined,
       ...(role

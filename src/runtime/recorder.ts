@@ -6,10 +6,8 @@
  * (`«phone:1»`), so a redacted recording still replays without differences.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type Database from 'better-sqlite3';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
 import type { TaskOutcome } from '../dispatch/tasks/runner.ts';
-import { HistoryStore } from '../store/history.ts';
 import type { CallRecord, RecordLine } from './recording.ts';
 
 const isWrite = (op: string) => OPERATIONS[op as OperationName]?.write ?? true;
@@ -42,8 +40,8 @@ export interface Recorder {
   call(op: string, args: Record<string, unknown>, outcome: { result: unknown } | { error: unknown }): void;
   /** The same client, recording every `call()` of a write operation (reads pass through unrecorded). */
   wrapApi<T extends Caller>(api: T): T;
-  /** Records the updates intake just committed to the inbox (the ids from intake's `onAccepted`). */
-  accepted(db: Database.Database, ids: readonly number[]): void;
+  /** Records the updates intake just committed to the inbox (the payloads of intake's `onAccepted`). */
+  accepted(payloads: readonly string[]): void;
   /** Adds a string that must never be written (a token known only after start). */
   addSecret(secret: string): void;
   /** Writes the end line and closes the file. */
@@ -179,9 +177,9 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
         },
       });
     },
-    accepted(db, ids) {
-      if (closed || ids.length === 0) return;
-      for (const payload of new HistoryStore(db).updatesById(ids)) recorder.update(payload);
+    accepted(payloads) {
+      if (closed) return;
+      for (const payload of payloads) recorder.update(payload);
     },
     addSecret(secret) {
       redactor.addSecret(secret);

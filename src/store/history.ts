@@ -62,17 +62,6 @@ export class HistoryStore {
       .all(...this.#params) as StoredUpdate[];
   }
 
-  /** The updates of the given inbox ids, in arrival order (ids of other kinds are skipped). */
-  updatesById(ids: readonly number[]): string[] {
-    if (ids.length === 0) return [];
-    const rows = this.#db
-      .prepare(
-        `SELECT payload FROM inbox WHERE kind = 'update' AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`,
-      )
-      .all(...ids) as { payload: string }[];
-    return rows.map((r) => r.payload);
-  }
-
   /** The calls that were sent (`done`) or given up (`failed`), in commit order. */
   settledCalls(): SettledCall[] {
     return this.#db

@@ -45,7 +45,7 @@ describe('webhook receiver', () => {
     // Stored as received: seq values beyond 2^53 keep their digits.
     expect(row!.payload).toBe(text);
     expect(row!.payload).toContain('116328147937082782');
-    expect(accepted).toEqual([{ ids: [row!.id], duplicates: 0 }]);
+    expect(accepted).toEqual([{ ids: [row!.id], payloads: [text], duplicates: 0 }]);
   });
 
   it('accepts the public platform header too', async () => {

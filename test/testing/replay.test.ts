@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/cli/replay-command.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources, loadLocales, loadRegistry, readFlowSources } from '../../src/flows/load.ts';
+import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { createRecorder, Redactor } from '../../src/runtime/recorder.ts';
 import { readRecording } from '../../src/runtime/recording.ts';
@@ -215,7 +216,7 @@ describe('record and replay', () => {
     );
   }, 60_000);
 
-  it('records the updates intake accepted into the inbox, with secrets added after start redacted', async () => {
+  it('records the updates intake accepted (through the inbox writer), with secrets added after start redacted', async () => {
     const db = openDatabase({ path: join(dir, 'accepted.db') });
     const file = join(dir, 'accepted.jsonl');
     const recorder = createRecorder(file, { now: () => 1000 });
@@ -230,10 +231,15 @@ describe('record and replay', () => {
           body: { mid: `m${n}`, seq: n, text },
         },
       });
-    const ids = new InboxStore(db)
-      .append([updateEntry(update('hello', 1)), updateEntry(update('my token is sandbox-token-123', 2))])
-      .map((r) => r.id!);
-    recorder.accepted(db, ids);
+    const writer = new InboxWriter({
+      inbox: new InboxStore(db),
+      onAccepted: (batch) => recorder.accepted(batch.payloads),
+    });
+    await Promise.all([
+      writer.submit(updateEntry(update('hello', 1))),
+      writer.submit(updateEntry(update('my token is sandbox-token-123', 2))),
+      writer.submit(updateEntry(update('hello', 1))), // a duplicate: not recorded twice
+    ]);
     await recorder.close();
     db.close();
     const recording = readRecording(file);
