@@ -14,6 +14,7 @@ import { loadFlowsOrThrow } from '../../src/testing/flows.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runBotflow } from '../runtime/child.ts';
 import { eventually } from '../support/eventually.ts';
+import { freshDatabase } from '../support/postgres.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
 let dir: string;
@@ -28,13 +29,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('botflow run --record', () => {
+describe.each(['sqlite', 'postgres'] as const)('botflow run --record on %s', (database) => {
   it('records a live dialog that then replays with no differences', async () => {
-    const file = join(dir, 'session.jsonl');
-    const run = runBotflow(
-      ['run', '--db', join(dir, 'bot.db'), '--flows', FLOWS, '--record', file, '--log-level', 'warn'],
-      { cwd: dir, env: { BOTFLOW_TOKEN: sandbox.token, BOTFLOW_BASE_URL: sandbox.baseUrl } },
-    );
+    const file = join(dir, `session-${database}.jsonl`);
+    const pg = database === 'postgres' ? await freshDatabase() : undefined;
+    const where = pg ? ['--database-url', pg.url] : ['--db', join(dir, 'bot.db')];
+    const run = runBotflow(['run', ...where, '--flows', FLOWS, '--record', file, '--log-level', 'warn'], {
+      cwd: dir,
+      env: { BOTFLOW_TOKEN: sandbox.token, BOTFLOW_BASE_URL: sandbox.baseUrl },
+    });
     try {
       await run.waitFor(/botflow is running/, 30_000);
       const c = sandbox.control;
@@ -51,6 +54,8 @@ describe('botflow run --record', () => {
       expect(await run.exited).toBe(0);
     } finally {
       run.child.kill('SIGKILL');
+      await run.exited;
+      await pg?.drop();
     }
     expect(existsSync(file)).toBe(true);
     const text = readFileSync(file, 'utf8');
