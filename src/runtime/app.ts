@@ -204,11 +204,12 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       };
     }
 
-    const waiting = store.synchronous ? (store.pendingCount('all') as number) : 0;
+    const waiting = await store.pendingCount('all');
     if (waiting >= PROGRESS_THRESHOLD) {
       stopProgress = trackProgress({
         label: 'processing events left from the last run',
-        remaining: () => (running.alive() ? (store.pendingCount('all') as number) : 0),
+        startLeft: waiting,
+        remaining: () => (running.alive() ? store.pendingCount('all') : 0),
         logger,
       });
     }

@@ -9,8 +9,10 @@ import type { Logger } from 'pino';
 export interface ProgressOptions {
   /** What is being done, e.g. `processing updates left from the last run`. */
   label: string;
-  /** How much is left now (called once per interval). */
-  remaining(): number;
+  /** How much is left now (called once per interval; a promise on PostgreSQL). */
+  remaining(): number | Promise<number>;
+  /** How much was left at the start. */
+  startLeft: number;
   logger: Pick<Logger, 'info'>;
   /** Between two lines, in ms (default 5000). */
   intervalMs?: number;
@@ -18,13 +20,16 @@ export interface ProgressOptions {
 
 /** Starts reporting; the returned function stops it (idempotent). Reports nothing when nothing is left. */
 export function trackProgress(options: ProgressOptions): () => void {
-  const startLeft = options.remaining();
+  const { startLeft } = options;
   if (startLeft === 0) return () => {};
   const started = Date.now();
   options.logger.info({ remaining: startLeft }, `${options.label}: ${startLeft} to go`);
   let last = { at: started, left: startLeft };
-  const timer = setInterval(() => {
-    const left = options.remaining();
+  const timer = setInterval(async () => {
+    const left = await Promise.resolve()
+      .then(() => options.remaining())
+      .catch(() => undefined);
+    if (left === undefined) return;
     const now = Date.now();
     if (left === 0) {
       stop();

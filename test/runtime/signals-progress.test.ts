@@ -68,7 +68,13 @@ describe('trackProgress', () => {
   it('reports what is left with a rate, then one final line, and nothing for no work', async () => {
     const { logger, lines } = recorder();
     let left = 300;
-    const stop = trackProgress({ label: 'backlog', remaining: () => left, logger, intervalMs: 20 });
+    const stop = trackProgress({
+      label: 'backlog',
+      startLeft: left,
+      remaining: () => left,
+      logger,
+      intervalMs: 20,
+    });
     await eventually('the condition', () => lines.length >= 2, 10_000);
     left = 100;
     await eventually('the condition', () => lines.some((l) => l.fields.remaining === 100), 10_000);
@@ -85,7 +91,7 @@ describe('trackProgress', () => {
     );
 
     const quiet = recorder();
-    trackProgress({ label: 'nothing', remaining: () => 0, logger: quiet.logger })();
+    trackProgress({ label: 'nothing', startLeft: 0, remaining: () => 0, logger: quiet.logger })();
     expect(quiet.lines).toEqual([]);
   });
 
