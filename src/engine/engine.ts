@@ -13,10 +13,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { isBotflowError } from '../errors/index.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
-import { LeaseLostError } from '../store/postgres/commit.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import { callsOf, graceOf, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';
@@ -87,7 +87,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     wake: (delayMs = 0) => (delayMs > 0 ? clock.setTimer(scheduleProcessing, delayMs) : scheduleProcessing()),
     empty: () => armTimerWake(),
     leaseLost(error) {
-      if (!(error instanceof LeaseLostError)) return false;
+      if (!isBotflowError(error, 'BOTFLOW_LEASE_LOST')) return false;
       logger?.warn('a partition of the batch moved to another process; nothing of it was written');
       nextLeaseTickAt = 0;
       return true;

@@ -17,7 +17,7 @@ import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { EngineStore, Partitions } from '../../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../../store/ports/index.ts';
 import type { SessionRow } from '../../store/sessions.ts';
-import type { ApplyResult } from '../../store/sqlite/apply.ts';
+import type { ApplyResult } from '../../store/write-plan.ts';
 import type { EventOutcome, EventPlan } from './planner.ts';
 import { type BatchPlanner, writesOf } from './processor.ts';
 import type { SessionCache } from './session-cache.ts';

@@ -1,18 +1,13 @@
-import type Database from 'better-sqlite3';
-import { EngineInbox, type InboxEvent } from '../../store/engine-inbox.ts';
-import { SessionStore } from '../../store/sessions.ts';
-import { type ApplyResult, BatchApplier, type PlannedWrites } from '../../store/sqlite/apply.ts';
+/**
+ * Planning batches and settling their results: the lane's side of the batch loop (lane/batches.ts), the
+ * same over either store.
+ */
+import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 
 export type { EventOutcome } from './planner.ts';
-
-/** What the processor needs: the planner's needs (it reads sessions through the cache), and the batch size. */
-export interface ProcessorOptions extends Omit<BatchPlannerOptions, 'load'> {
-  db: Database.Database;
-  /** Events per transaction. */
-  batchSize: number;
-}
 
 /** The writes of `plans`, as the applier (here or in the writer thread) takes them. */
 export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
@@ -96,47 +91,5 @@ export class BatchPlanner {
   /** Forgets every planned, uncommitted session (after a batch could not be applied at all). */
   forgetPlanned(): void {
     this.#planned.clear();
-  }
-}
-
-/** Consumes the inbox of a SQLite database. */
-export class InboxProcessor extends BatchPlanner {
-  readonly inbox: EngineInbox;
-  readonly applier: BatchApplier;
-  readonly #batchSize: number;
-
-  constructor(options: ProcessorOptions) {
-    const sessions = new SessionStore(options.db);
-    super({ ...options, load: (key) => sessions.get(key) });
-    this.inbox = new EngineInbox(options.db);
-    this.applier = new BatchApplier(options.db, options.now);
-    this.#batchSize = options.batchSize;
-  }
-
-  /**
-   * Processes up to one batch of pending events here; returns what became of each (empty when none waits).
-   * Events held back because their session moved on meanwhile are planned again at once, a few times.
-   */
-  processBatch(retries = 3): EventOutcome[] {
-    const plans = this.planNext(0);
-    if (plans.length === 0) return [];
-    let results: ApplyResult[];
-    try {
-      results = this.applier.apply(writesOf(plans));
-    } catch (error) {
-      this.forgetPlanned(); // nothing of the batch was committed (the disk, the connection)
-      throw error;
-    }
-    const outcomes = this.settle(plans, results);
-    const held = plans.length - outcomes.length;
-    return held > 0 && retries > 0 ? [...outcomes, ...this.processBatch(retries - 1)] : outcomes;
-  }
-
-  /**
-   * Plans up to one batch of pending events with ids above `afterId`, outside any transaction, for an
-   * applier (here or the writer thread). Their sessions count as planned until `settle()` or `forgetPlanned()`.
-   */
-  planNext(afterId: number): EventPlan[] {
-    return this.plan(this.inbox.pending(afterId, this.#batchSize));
   }
 }
