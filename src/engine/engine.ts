@@ -195,15 +195,15 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     ).catch((error: unknown) => logger?.error({ err: error }, 'could not read the next timer'));
   }
 
+  let firing: Promise<unknown> = Promise.resolve(); // timers the wake-up fires: tick() and drain() wait
   function onTimerWake(): void {
     timerWake = undefined;
     if (!running) return;
-    void Promise.resolve(
-      andThen(fireDueTimers(clock.now()), (fired) => {
-        if (fired > 0) scheduleProcessing();
-        armTimerWake();
-      }),
-    ).catch((error: unknown) => {
+    const done = andThen(fireDueTimers(clock.now()), (fired) => {
+      if (fired > 0) scheduleProcessing();
+      armTimerWake();
+    });
+    firing = Promise.all([firing, Promise.resolve(done)]).catch((error: unknown) => {
       logger?.error({ err: error }, 'firing due timers failed; retrying shortly');
       clock.setTimer(onTimerWake, 500);
     });
@@ -339,7 +339,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       return andThen(prepared, () => loop.processPending()) as Answer<boolean, EventOutcome[]>;
     },
     tick(at = clock.now()) {
-      return andThen(prepared, () => {
+      return andThen(store.synchronous ? prepared : Promise.all([prepared, firing]), () => {
         const first = graced || ownership ? undefined : applyGrace('all', at);
         graced = true;
         return andThen(first, () =>
@@ -352,6 +352,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     },
     async drain() {
       for (;;) {
+        await firing;
         if (running) {
           loop.pump();
           await loop.idle();
