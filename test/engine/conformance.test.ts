@@ -6,8 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Conformance, openConformance, type StoreKind, T0 } from '../support/engine-conformance.ts';
+import { eventually } from '../support/eventually.ts';
 import { postgresAvailable } from '../support/postgres.ts';
-import { orderFlows, TASKS } from './conformance-flows.ts';
+import { orderFlows, rebuildOrder, TASKS } from './conformance-flows.ts';
 import { botStarted, press, signupFlow, textMessage } from './fixtures.ts';
 
 const up = await postgresAvailable();
@@ -207,5 +208,92 @@ describe.each(kinds)('the engine over %s', (kind) => {
       { k: 'u:2', name: 'ask_name:idle', status: 'fired' },
     ]);
     expect(await c.outbox()).toHaveLength(3);
+  });
+
+  it('sends a call left `sending` by a stopped engine again from the next one: the person sees it once', async () => {
+    const c = await open(kind, () => orderFlows());
+    c.platform.stall = 1; // the prompt reaches the person; its answer never comes back
+    await c.deliver(botStarted(1, c.clock.now()));
+    await eventually('the prompt in flight', async () => (await c.outbox()).at(0)?.status === 'sending');
+    await c.restart();
+    await c.settle();
+    expect(c.platform.seen(1001)).toEqual(['What is your name?']); // found by the read-back, not sent twice
+    expect((await c.outbox()).map((r) => [r.status, r.attempts])).toEqual([['done', 2]]);
+    await send(c, textMessage(1, c.clock.now(), 'Ann'));
+    expect(c.platform.seen(1001)).toEqual(['What is your name?', 'v1: Ann, which size?']);
+  });
+
+  it('runs a task a stopped engine left running again in the next one, with the same key, once', async () => {
+    const keys: string[] = [];
+    const tasks = {
+      place_order: (_input: unknown, ctx: { idempotencyKey: string; signal: AbortSignal }) => {
+        keys.push(ctx.idempotencyKey);
+        if (keys.length > 1) return { id: 'A1' };
+        return new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        );
+      },
+    };
+    const c = await open(kind, () => orderFlows(1, tasks), { tasks });
+    await reachTheMenu(c, 1, 'Ann');
+    await c.deliver(press(1, c.clock.now(), (await keyboard(c, 'u:1')).Small!));
+    await eventually('the task running', () => keys.length === 1);
+    await c.restart();
+    await c.settle();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(c.platform.seen(1001).slice(-2)).toEqual(['Ordering…', 'Ordered: A1']);
+    expect(await c.rows('SELECT status FROM tasks')).toEqual([{ status: 'done' }]);
+  });
+
+  it('handles the updates a stopped engine left in the inbox once, in the next engine', async () => {
+    const c = await open(kind, () => orderFlows());
+    await c.deliver(botStarted(1, c.clock.now()), textMessage(1, c.clock.now(), 'Ann'));
+    await c.restart(); // at once: none, some or all of them handled and committed by the first engine
+    await c.settle();
+    expect(c.platform.seen(1001)).toEqual(['What is your name?', 'v1: Ann, which size?']);
+    expect(await c.rows('SELECT kind, status FROM inbox ORDER BY id')).toEqual([
+      { kind: 'update', status: 'done' },
+      { kind: 'update', status: 'done' },
+    ]);
+  });
+
+  it('goes on with a session pinned to a version the next engine lacks, rebuilt from its stored source', async () => {
+    const c = await open(kind, () => orderFlows(1));
+    await send(c, botStarted(1, c.clock.now()));
+    await c.restart({ flows: orderFlows(2, TASKS, 'Your name, please?'), rebuildFlow: rebuildOrder() });
+    await send(c, textMessage(1, c.clock.now(), 'Ann'), botStarted(2, c.clock.now()));
+    expect(c.platform.seen(1001)).toEqual(['What is your name?', 'v1: Ann, which size?']);
+    expect(c.platform.seen(1002)).toEqual(['Your name, please?']);
+    expect(await c.engine.store.pinnedVersions()).toEqual([
+      { flowId: 'order', flowVersion: expect.stringMatching(/^1-/), n: 1 },
+      { flowId: 'order', flowVersion: expect.stringMatching(/^2-/), n: 1 },
+    ]);
+  });
+
+  it('drain() returns once every update is handled, every call answered and every task run', async () => {
+    const c = await open(kind, () => orderFlows(), { tasks: TASKS });
+    const people = [1, 2, 3, 4, 5, 6];
+    await c.deliver(...people.map((id) => botStarted(id, c.clock.now())));
+    await c.deliver(...people.map((id) => textMessage(id, c.clock.now(), `N${id}`)));
+    await c.engine.drain();
+    const presses = await Promise.all(
+      people.map(async (id) => press(id, c.clock.now(), (await keyboard(c, `u:${id}`)).Small!)),
+    );
+    await c.deliver(...presses);
+    await c.engine.drain();
+    for (const id of people)
+      expect(c.platform.seen(1000 + id)).toEqual([
+        'What is your name?',
+        `v1: N${id}, which size?`,
+        'Ordering…',
+        'Ordered: A1',
+      ]);
+    expect(await c.rows("SELECT CAST(count(*) AS integer) AS n FROM inbox WHERE status = 'pending'")).toEqual(
+      [{ n: 0 }],
+    );
+    expect(
+      await c.rows('SELECT DISTINCT status FROM outbox UNION ALL SELECT DISTINCT status FROM tasks'),
+    ).toEqual([{ status: 'done' }, { status: 'done' }]);
   });
 });
