@@ -242,9 +242,11 @@ export class BatchLoop {
     if (this.#restart) {
       // Everything planned and not committed is forgotten; pending rows are read again from the first.
       this.#o.planner.forgetPlanned();
-      this.#cursor = 0;
       this.#restart = false;
     }
+    // Nothing in flight: the next batch reads from the first pending row again. Rows below the cursor may
+    // wait: those of partitions just taken over, and on PostgreSQL ids committed out of order.
+    this.#cursor = 0;
     if (!this.#reading) this.#notifyIdle();
   }
 
