@@ -223,6 +223,31 @@ describe.each(kinds)('the engine over %s', (kind) => {
     expect(c.platform.seen(1001)).toEqual(['What is your name?', 'v1: Ann, which size?']);
   });
 
+  it('takes over from an engine that vanished with a call in flight: resent once, seen once', async () => {
+    const c = await open(kind, () => orderFlows());
+    c.platform.stall = 1; // the prompt reaches the person; the process is gone before the answer comes
+    await c.deliver(botStarted(1, c.clock.now()));
+    await eventually('the prompt in flight', async () => (await c.outbox()).at(0)?.status === 'sending');
+    await c.vanish();
+    await c.settle();
+    expect(c.platform.seen(1001)).toEqual(['What is your name?']);
+    expect((await c.outbox()).map((r) => [r.status, r.attempts])).toEqual([['done', 2]]);
+    await send(c, textMessage(1, c.clock.now(), 'Ann'));
+    expect(c.platform.seen(1001)).toEqual(['What is your name?', 'v1: Ann, which size?']);
+  });
+
+  it('handles once what an engine that vanished mid-batch left, whatever it had committed', async () => {
+    const c = await open(kind, () => orderFlows());
+    const people = [1, 2, 3];
+    await c.deliver(...people.map((id) => botStarted(id, c.clock.now())));
+    await c.deliver(...people.map((id) => textMessage(id, c.clock.now(), `N${id}`)));
+    await c.vanish(); // at once: its batch may be planned, committing or committed (SQLite commits at once)
+    await c.settle();
+    for (const id of people)
+      expect(c.platform.seen(1000 + id)).toEqual(['What is your name?', `v1: N${id}, which size?`]);
+    expect(await c.rows('SELECT DISTINCT status FROM inbox')).toEqual([{ status: 'done' }]);
+  });
+
   it('runs a task a stopped engine left running again in the next one, with the same key, once', async () => {
     const keys: string[] = [];
     const tasks = {

@@ -16,6 +16,7 @@ import type Database from 'better-sqlite3';
 import type { Job } from '../../src/client/scheduler/types.ts';
 import type { CallGateway } from '../../src/dispatch/send.ts';
 import { createEngine, type Engine, type EngineOptions } from '../../src/engine/engine.ts';
+import type { Role } from '../../src/engine/lane/ownership.ts';
 import type { EventOutcome } from '../../src/engine/lane/processor.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
@@ -23,32 +24,50 @@ import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import type { Clock } from '../../src/store/ports/clock.ts';
 import type { EngineStore } from '../../src/store/ports/engine.ts';
-import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
+import { openPostgres, PARTITIONS, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import type { SessionRow } from '../../src/store/sessions.ts';
 import { sqliteStore } from '../../src/store/sqlite/engine-store.ts';
 import type { StepLogRow } from '../../src/store/step-log.ts';
+import { eventually } from './eventually.ts';
 import { freshDatabase } from './postgres.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const SECRET = 'conformance-secret-for-buttons';
 
-/** A clock that moves only when told; its timers fire, in time order, when it passes them. */
+/**
+ * A clock that moves only when told; its timers fire, in time order, when it passes them. Each engine gets
+ * a view of it; a frozen view's timers never fire again (a process that vanished).
+ */
 export class ManualClock implements Clock {
   time = T0;
-  #timers = new Map<number, { at: number; fn: () => void }>();
+  #timers = new Map<number, { at: number; fn: () => void; view: object }>();
+  #frozen = new WeakSet<object>();
   #ids = 0;
   now = () => this.time;
-  setTimer = (fn: () => void, ms: number) => {
+  setTimer = (fn: () => void, ms: number, view: object = this) => {
     const id = ++this.#ids;
-    this.#timers.set(id, { at: this.time + Math.max(0, ms), fn });
+    if (!this.#frozen.has(view)) this.#timers.set(id, { at: this.time + Math.max(0, ms), fn, view });
     return id;
   };
   clearTimer = (handle: unknown) => {
     this.#timers.delete(handle as number);
   };
+  /** The clock as one engine sees it; `freeze()` drops its timers for good. */
+  view(): Clock & { freeze(): void } {
+    const view = {
+      now: this.now,
+      setTimer: (fn: () => void, ms: number) => this.setTimer(fn, ms, view),
+      clearTimer: this.clearTimer,
+      freeze: () => {
+        this.#frozen.add(view);
+        for (const [id, t] of this.#timers) if (t.view === view) this.#timers.delete(id);
+      },
+    };
+    return view;
+  }
   advance(ms: number): void {
     this.time += ms;
     for (;;) {
@@ -140,6 +159,12 @@ export interface Conformance {
   advance(ms: number): Promise<EventOutcome[]>;
   /** Stops the engine (calls in flight are not waited for: they stay `sending`), then a new one on the same database. */
   restart(setup?: Partial<Setup>, before?: () => void): Promise<void>;
+  /**
+   * The engine's process vanishes (no stop: its connection is gone, its clock timers never fire again), and
+   * a new engine starts on the database; resolves once it holds every partition and sends (on PostgreSQL
+   * when the leases of the vanished one have lapsed, `leaseMs` on the wall clock).
+   */
+  vanish(): Promise<void>;
   /** Rows of a query written once for both databases (`?` placeholders). */
   rows<T>(sql: string, ...params: unknown[]): Promise<T[]>;
   session(key: string): Promise<SessionRow | undefined>;
@@ -161,17 +186,26 @@ export async function openConformance(
   const db = kind === 'sqlite' ? sqliteFiles() : await postgresFiles();
   let generation = 0;
   let base = setup;
+  let view = clock.view();
+  const vanished: Engine<boolean>[] = [];
+  let role: Role | undefined; // as the engine last told it (after acting on it: the dispatcher leads)
 
   async function open(): Promise<Engine<boolean>> {
+    view = clock.view();
+    role = undefined;
     const options = {
       flows: flows(),
       secret: SECRET,
-      clock,
+      clock: view,
       scheduler: platform,
       tickMs: 100,
       leaseMs: 1000,
       member: `conformance-${++generation}`,
       ...base,
+      onRole: (r: Role) => {
+        if (r.member === `conformance-${generation}`) role = r;
+        base.onRole?.(r);
+      },
     };
     const store = await db.open(clock.now);
     const engine = createEngine({ ...options, store } as EngineOptions<boolean> & { store: typeof store });
@@ -214,6 +248,18 @@ export async function openConformance(
       h.engine = await open();
       clock.advance(1_001); // the new process's dispatcher pause (see below)
     },
+    async vanish() {
+      vanished.push(h.engine);
+      view.freeze();
+      await db.close();
+      h.engine = await open();
+      // Alone (the other's heartbeat lapsed: its calls in flight are free to send again), every partition.
+      await eventually('the new engine to hold every partition and the dispatcher role, alone', () => {
+        if (h.kind === 'sqlite') return true;
+        return role?.dispatcher && role.members === 1 && role.partitions.length === PARTITIONS;
+      });
+      clock.advance(1_001);
+    },
     rows: (sql, ...params) => db.rows(sql, params),
     async session(key) {
       return (await h.engine.store.sessions([key])).get(key);
@@ -237,6 +283,8 @@ export async function openConformance(
       return lines;
     },
     async close() {
+      // Its timers stop at once; not awaited: queries it had waiting for its closed pool never answer.
+      for (const engine of vanished) void engine.stop({ waitMs: 0 }).catch(() => {});
       await h.engine.stop({ waitMs: 0 });
       await db.close();
       await db.drop();
