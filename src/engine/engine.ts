@@ -338,7 +338,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       return andThen(prepared, () => loop.processPending()) as Answer<boolean, EventOutcome[]>;
     },
     tick(at = clock.now()) {
-      return andThen(store.synchronous ? prepared : Promise.all([prepared, firing]), () => {
+      return andThen(store.synchronous ? prepared : firing.then(() => prepared), () => {
         const first = graced || ownership ? undefined : applyGrace('all', at);
         graced = true;
         return andThen(first, () =>
