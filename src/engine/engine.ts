@@ -351,7 +351,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     },
     async drain() {
       for (;;) {
-        await firing;
+        if (!store.synchronous) await firing; // PostgreSQL: timers the wake-up is moving in
         if (running) {
           loop.pump();
           await loop.idle();
