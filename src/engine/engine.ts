@@ -137,6 +137,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   let timerWake: { at: number; handle: TimerHandle } | undefined;
   let pollHandle: TimerHandle | undefined;
   let leaseHandle: TimerHandle | undefined;
+  let leasing: Promise<void> | undefined; // the lease tick under way
   let nextLeaseTickAt = 0;
   let lastLoopAt = 0;
   let listener: { close(): Promise<void> } | undefined;
@@ -195,15 +196,15 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     ).catch((error: unknown) => logger?.error({ err: error }, 'could not read the next timer'));
   }
 
+  let firing: Promise<unknown> = Promise.resolve(); // timers the wake-up fires: tick() and drain() wait
   function onTimerWake(): void {
     timerWake = undefined;
     if (!running) return;
-    void Promise.resolve(
-      andThen(fireDueTimers(clock.now()), (fired) => {
-        if (fired > 0) scheduleProcessing();
-        armTimerWake();
-      }),
-    ).catch((error: unknown) => {
+    const done = andThen(fireDueTimers(clock.now()), (fired) => {
+      if (fired > 0) scheduleProcessing();
+      armTimerWake();
+    });
+    firing = Promise.all([firing, Promise.resolve(done)]).catch((error: unknown) => {
       logger?.error({ err: error }, 'firing due timers failed; retrying shortly');
       clock.setTimer(onTimerWake, 500);
     });
@@ -241,8 +242,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     else dispatcher?.follow();
     // Every tick too: a notification lost with the LISTEN connection delays a call by a tick at most.
     if (role.dispatcher) dispatcher?.wake();
-    const changed = gained.length + lost.length > 0 || role.dispatcher !== before.dispatcher;
-    if (changed) options.onRole?.(role);
+    if (gained.length + lost.length > 0 || role.dispatcher !== before.dispatcher) options.onRole?.(role);
   }
 
   function scheduleLeaseTick(): void {
@@ -251,7 +251,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     leaseHandle = systemClock.setTimer(
       () => {
         nextLeaseTickAt = Date.now() + tickMs;
-        leaseTick()
+        leasing = leaseTick()
           .catch((error: unknown) =>
             logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
           )
@@ -315,9 +315,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       if (timerWake) clock.clearTimer(timerWake.handle);
       if (pollHandle !== undefined) clock.clearTimer(pollHandle);
       if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
-      timerWake = undefined;
-      pollHandle = undefined;
-      leaseHandle = undefined;
+      [timerWake, pollHandle, leaseHandle] = [undefined, undefined, undefined];
+      await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
       await loop.idle(); // batches handed to the store finish (or fail) before the engine stops
       dispatcher?.follow();
       await Promise.all([
@@ -339,7 +338,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       return andThen(prepared, () => loop.processPending()) as Answer<boolean, EventOutcome[]>;
     },
     tick(at = clock.now()) {
-      return andThen(prepared, () => {
+      return andThen(store.synchronous ? prepared : firing.then(() => prepared), () => {
         const first = graced || ownership ? undefined : applyGrace('all', at);
         graced = true;
         return andThen(first, () =>
@@ -352,6 +351,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     },
     async drain() {
       for (;;) {
+        if (!store.synchronous) await firing; // PostgreSQL: timers the wake-up is moving in
         if (running) {
           loop.pump();
           await loop.idle();

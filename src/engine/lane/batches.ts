@@ -118,9 +118,13 @@ export class BatchLoop {
     );
   }
 
-  /** Handles pending events on the caller's connection until none is left; returns what became of each. */
+  /**
+   * Handles pending events on the caller's connection until none is left; returns what became of each. On
+   * a store that answers later, a started engine's batches in flight are waited for, and its loop plans
+   * nothing meanwhile (`tick()` on a started engine over PostgreSQL).
+   */
   processPending(): MaybePromise<EventOutcome[]> {
-    if (this.#inFlight > 0 || this.#reading) {
+    if (this.#o.store.synchronous && (this.#inFlight > 0 || this.#reading)) {
       throw new BotflowError(
         'BOTFLOW_ENGINE_BUSY',
         'processPending() while this started engine commits a batch: await engine.drain() instead',
@@ -138,7 +142,15 @@ export class BatchLoop {
       return all;
     }
     return (async () => {
-      while (take(await this.#batchHere(3))) {}
+      while (this.#inFlight > 0 || this.#reading) await this.idle();
+      this.#reading = true;
+      try {
+        while (take(await this.#batchHere(3))) {}
+      } finally {
+        this.#reading = false;
+        if (this.#inFlight === 0) this.#notifyIdle();
+        this.#o.wake(); // events the loop was told about meanwhile
+      }
       return all;
     })();
   }
