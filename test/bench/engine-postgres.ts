@@ -81,10 +81,11 @@ export async function postgresThroughput(
     for (let i = 0; i < payloads.length; i += 500)
       await inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p)));
     for (;;) {
-      const { rows } = await intakeDb.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM inbox WHERE status = 'pending'",
+      // Whether one event still waits (counting them all, every 50 ms, cost the server as much as a batch).
+      const { rows } = await intakeDb.pool.query<{ waiting: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending') AS waiting",
       );
-      if (rows[0]!.n === 0) break;
+      if (!rows[0]!.waiting) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const seconds = (performance.now() - started) / 1000;
