@@ -4,10 +4,13 @@
 --
 -- * A step left cancels the tasks it started; the statement now runs only when the conversation has an
 --   open task (an index probe first).
--- * When every event of the batch is applied at once (careful = false) and no event drops unsent calls, the
---   batch's outbox rows and step-log lines are inserted in one statement each, in the order of the events and
---   of their writes (the same ids, in the same order, as one insert per write). The careful path, one
---   subtransaction per event, writes them one by one as before.
+-- * When every event of the batch is applied at once (careful = false), writes of one kind go in one
+--   statement for the whole batch where the order of the events cannot matter: outbox rows and step-log
+--   lines (in the order of the events and of their writes: the same ids, in the same order, as one insert
+--   per write) unless an event drops unsent calls; sessions when each conversation has one session write in
+--   the batch (a failed compare-and-swap raises BF001 as before, and the caller applies the batch carefully);
+--   timers when each conversation's timers are touched by one event, a discard before its arms, no cancel.
+--   The careful path, one subtransaction per event, writes everything event by event as before.
 -- * The answers are gathered in an array, not by appending to a jsonb value for every event.
 -- * Pending events are read in id order: an index on id of the pending rows lets a process that owns many
 --   partitions read its next batch without sorting every pending row of them.
@@ -131,6 +134,7 @@ DECLARE
   bulk text[] := '{}';
   n integer;
   expected integer;
+  timers_at_once boolean;
 BEGIN
   IF owner IS NOT NULL THEN
     SELECT count(*) INTO held_count FROM (
@@ -154,6 +158,28 @@ BEGIN
     WHERE o.w->>'kind' = 'session';
     IF n = expected THEN
       bulk := bulk || '{session}'::text[];
+    END IF;
+    -- Timers at once when, for every conversation, one event of the batch touches them: at most one discard
+    -- (or settle) of its armed timers, before any arm; no name armed twice; no cancel.
+    WITH t AS (
+      SELECT e.i, o.j, o.w->>'kind' AS kind, coalesce(o.w->>'key', o.w->'timer'->>'conversationKey') AS conv,
+        o.w->'timer'->>'name' AS name
+      FROM jsonb_array_elements(batch) WITH ORDINALITY e(ev, i),
+        LATERAL jsonb_array_elements(e.ev->'ops') WITH ORDINALITY o(w, j)
+      WHERE o.w->>'kind' IN ('arm', 'cancel', 'discard', 'settle-timers')
+    ), k AS (
+      SELECT count(DISTINCT i) AS events, count(*) FILTER (WHERE kind IN ('discard', 'settle-timers')) AS settles,
+        count(*) FILTER (WHERE kind = 'cancel') AS cancels, count(*) FILTER (WHERE kind = 'arm') AS arms,
+        count(DISTINCT name) FILTER (WHERE kind = 'arm') AS names,
+        max(j) FILTER (WHERE kind IN ('discard', 'settle-timers')) AS last_settle,
+        min(j) FILTER (WHERE kind = 'arm') AS first_arm
+      FROM t GROUP BY conv
+    )
+    SELECT coalesce(bool_and(events = 1 AND settles <= 1 AND cancels = 0 AND arms = names
+      AND (last_settle IS NULL OR first_arm IS NULL OR last_settle < first_arm)), true)
+    INTO timers_at_once FROM k;
+    IF timers_at_once THEN
+      bulk := bulk || '{arm,discard,settle-timers}'::text[];
     END IF;
   END IF;
   FOR ev IN SELECT value FROM jsonb_array_elements(batch) LOOP
@@ -222,6 +248,36 @@ BEGIN
     IF n <> expected THEN
       RAISE EXCEPTION 'a session of the batch is no longer at the revision it was planned on' USING ERRCODE = 'BF001';
     END IF;
+  END IF;
+  IF 'arm' = ANY (bulk) THEN
+    WITH w AS (
+      SELECT e.i, o.j, o.w
+      FROM jsonb_array_elements(batch) WITH ORDINALITY e(ev, i),
+        LATERAL jsonb_array_elements(e.ev->'ops') WITH ORDINALITY o(w, j)
+      WHERE o.w->>'kind' IN ('arm', 'discard', 'settle-timers')
+    ), settled AS (
+      UPDATE timers t SET status = w.w->>'status', reason = w.w->>'reason', settled_at = (w.w->>'now')::bigint
+      FROM w WHERE w.w->>'kind' = 'settle-timers' AND t.conversation_key = w.w->>'key' AND t.status = 'armed'
+      RETURNING 1
+    ), discarded AS (
+      UPDATE timers t SET status = 'discarded', reason = w.w->>'reason', settled_at = (w.w->>'now')::bigint
+      FROM w WHERE w.w->>'kind' = 'discard' AND t.conversation_key = w.w->>'key' AND t.status = 'armed'
+        AND t.step_instance <> (w.w->>'stepInstance')::bigint
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM settled) + (SELECT count(*) FROM discarded) INTO n;
+    -- After the discards (a statement of its own: a CTE's updates are not seen by its siblings).
+    INSERT INTO timers (partition, conversation_key, name, due_at, fire_at, step_instance, armed_revision, armed_at)
+    SELECT (e.ev->>'partition')::integer, r->>'conversationKey', r->>'name', (r->>'dueAt')::bigint,
+      (r->>'dueAt')::bigint, (r->>'stepInstance')::bigint, (r->>'revision')::bigint, (r->>'now')::bigint
+    FROM jsonb_array_elements(batch) WITH ORDINALITY e(ev, i),
+      LATERAL jsonb_array_elements(e.ev->'ops') WITH ORDINALITY o(w, j),
+      LATERAL (SELECT o.w->'timer') x(r)
+    WHERE o.w->>'kind' = 'arm'
+    ORDER BY e.i, o.j
+    ON CONFLICT (conversation_key, name) WHERE status = 'armed' DO UPDATE SET due_at = excluded.due_at,
+      fire_at = excluded.fire_at, step_instance = excluded.step_instance,
+      armed_revision = excluded.armed_revision, armed_at = excluded.armed_at;
   END IF;
   IF 'call' = ANY (bulk) THEN
     INSERT INTO outbox (partition, conversation_key, revision, seq, order_key, chat_id, kind, op, args, ref,

@@ -20,7 +20,8 @@ const original = pg.Pool.prototype.query;
 // biome-ignore lint/suspicious/noExplicitAny: instrumentation
 (pg.Pool.prototype as any).query = function (this: pg.Pool, ...args: any[]) {
   const text: string = typeof args[0] === 'string' ? args[0] : args[0].text;
-  const key = text.replace(/\s+/g, ' ').slice(0, 70);
+  let key = text.replace(/\s+/g, ' ').slice(0, 70);
+  if (key.includes('botflow_apply_batch')) key = `${key.slice(0, 40)} careful=${args[1][3]}`;
   if (process.env.DUMP_BATCH && key.includes('botflow_apply_batch') && ++applies === 100)
     writeFileSync(process.env.DUMP_BATCH, JSON.stringify(args[1]));
   const t0 = performance.now();
@@ -75,6 +76,7 @@ try {
   });
   await engine.start();
   const cpu0 = process.cpuUsage();
+  const server0 = await serverCpu(database.pool, db.url);
   const t0 = performance.now();
   if (!preload)
     for (let i = 0; i < payloads.length; i += 500)
@@ -87,7 +89,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
   }
   const s = (performance.now() - t0) / 1000;
-  const backendCpu = await serverCpu(database.pool, db.url);
+  const backendCpu = (await serverCpu(database.pool, db.url)) - server0;
   const cpu = process.cpuUsage(cpu0);
   await engine.stop({ waitMs: 1000 });
   console.log(
