@@ -213,15 +213,25 @@ async function mainPostgres(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`updates: ${people * (rounds + 1)} from ${people} people; PostgreSQL, synchronous_commit on`);
+  const total = people * (rounds + 1);
+  const perUpdate = (r: { cpu: { engineMicros: number; serverMicros?: number } }) => ({
+    engine: Math.round(r.cpu.engineMicros / total),
+    server: r.cpu.serverMicros === undefined ? undefined : Math.round(r.cpu.serverMicros / total),
+  });
+  const cpuText = (r: { cpu: { engineMicros: number; serverMicros?: number } }) => {
+    const { engine, server } = perUpdate(r);
+    return `CPU per update: engine ${engine} µs${server === undefined ? '' : `, server ${server} µs`}`;
+  };
+  console.log(`updates: ${total} from ${people} people; PostgreSQL, synchronous_commit on`);
   console.log(
-    `PostgreSQL, one engine process      ${one.updatesPerSecond} updates/s (${one.seconds.toFixed(2)} s)`,
+    `PostgreSQL, one engine process      ${one.updatesPerSecond} updates/s (${one.seconds.toFixed(2)} s), ${cpuText(one)}`,
   );
   console.log(
-    `PostgreSQL, two engine processes    ${two.updatesPerSecond} updates/s (${two.seconds.toFixed(2)} s)`,
+    `PostgreSQL, two engine processes    ${two.updatesPerSecond} updates/s (${two.seconds.toFixed(2)} s), ${cpuText(two)}`,
   );
   console.log(
-    `SQLite, writer thread (same load)   ${sqlite.updatesPerSecond} updates/s (${sqlite.seconds.toFixed(2)} s)`,
+    `SQLite, writer thread (same load)   ${sqlite.updatesPerSecond} updates/s (${sqlite.seconds.toFixed(2)} s), ` +
+      `CPU per update ${sqlite.cpuMicrosPerUpdate} µs (all threads)`,
   );
   console.log(
     `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (PostgreSQL on the same machine)`,
@@ -233,6 +243,9 @@ async function mainPostgres(): Promise<void> {
       updates_per_s: one.updatesPerSecond,
       two_process_updates_per_s: two.updatesPerSecond,
       sqlite_updates_per_s: sqlite.updatesPerSecond,
+      cpu_us_per_update: perUpdate(one),
+      two_process_cpu_us_per_update: perUpdate(two),
+      sqlite_cpu_us_per_update: sqlite.cpuMicrosPerUpdate,
     }),
   );
 }
