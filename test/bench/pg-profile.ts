@@ -64,9 +64,15 @@ const db = await benchDatabase();
 const database = await openPostgres({ url: db.url });
 const intake = new PgInbox(database.pool);
 try {
-  if (preload)
+  if (preload) {
+    const before = await serverCpu(database.pool, db.url);
     for (let i = 0; i < payloads.length; i += 500)
       await intake.append(payloads.slice(i, i + 500).map((p) => updateEntry(p)));
+    const used = (await serverCpu(database.pool, db.url)) - before;
+    console.log(
+      `intake (preload): server CPU ${used.toFixed(2)} s, ${Math.round((used * 1e6) / payloads.length)} µs per update`,
+    );
+  }
   stats.clear();
   const engine = createEngine({
     store: postgresStore(database),
@@ -92,6 +98,7 @@ try {
   const backendCpu = (await serverCpu(database.pool, db.url)) - server0;
   const cpu = process.cpuUsage(cpu0);
   await engine.stop({ waitMs: 1000 });
+  console.log(`engine: server CPU ${Math.round((backendCpu * 1e6) / payloads.length)} µs per update`);
   console.log(
     `${payloads.length} updates in ${s.toFixed(2)} s = ${Math.round(payloads.length / s)}/s; server CPU ${backendCpu.toFixed(2)} s; node CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s`,
   );
