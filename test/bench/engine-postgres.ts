@@ -5,6 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createEngine } from '../../src/engine/engine.ts';
@@ -42,9 +43,14 @@ export async function engineChild(url: string, member: string, flows: FlowDefini
   const engine = createEngine({ store: postgresStore(database), flows, secret, member });
   await engine.start();
   process.stdout.write('ready\n');
+  // The parent measures from here: the CPU of starting up is left out.
+  const cpu0 = process.cpuUsage();
+  process.stdout.write(`cpu0 ${cpu0.user + cpu0.system}\n`);
   await new Promise<void>((resolve) => process.stdin.on('close', resolve).resume());
   await engine.stop({ waitMs: 1000 });
   await database.close();
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`cpu ${user + system}\n`);
 }
 
 /** Updates per second through `processes` engine processes (each a child), end to end. */
@@ -52,7 +58,11 @@ export async function postgresThroughput(
   benchFile: string,
   payloads: string[],
   processes: number,
-): Promise<{ updatesPerSecond: number; seconds: number }> {
+): Promise<{
+  updatesPerSecond: number;
+  seconds: number;
+  cpu: { engineMicros: number; serverMicros?: number };
+}> {
   const db = await benchDatabase();
   const intakeDb = await openPostgres({ url: db.url, max: 4 });
   const children = Array.from({ length: processes }, (_, i) =>
@@ -64,6 +74,13 @@ export async function postgresThroughput(
       },
     ),
   );
+  const output = children.map((child) => {
+    let text = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    return () => text;
+  });
   try {
     await Promise.all(
       children.map(
@@ -77,26 +94,69 @@ export async function postgresThroughput(
     // Let the processes share the partitions before the clock starts (a few lease ticks).
     if (processes > 1) await new Promise((resolve) => setTimeout(resolve, 4000));
     const inbox = new PgInbox(intakeDb.pool);
+    const server0 = await serverCpu(intakeDb.pool, db.url);
     const started = performance.now();
     for (let i = 0; i < payloads.length; i += 500)
       await inbox.append(payloads.slice(i, i + 500).map((p) => updateEntry(p)));
     for (;;) {
-      const { rows } = await intakeDb.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM inbox WHERE status = 'pending'",
+      // Whether one event still waits (counting them all, every 50 ms, cost the server as much as a batch).
+      const { rows } = await intakeDb.pool.query<{ waiting: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM inbox WHERE status = 'pending') AS waiting",
       );
-      if (rows[0]!.n === 0) break;
+      if (!rows[0]!.waiting) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const seconds = (performance.now() - started) / 1000;
+    const server1 = await serverCpu(intakeDb.pool, db.url);
     const { rows } = await intakeDb.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM inbox WHERE status <> 'done'",
     );
     if (rows[0]!.n > 0) throw new Error(`${rows[0]!.n} events were not handled`);
-    return { updatesPerSecond: Math.round(payloads.length / seconds), seconds };
-  } finally {
     for (const child of children) child.stdin!.end();
     await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    // The engines' CPU from ready to stop (their idle wait before the clock starts is nearly free).
+    let engineMicros = 0;
+    for (const text of output) {
+      const at = (name: string) =>
+        Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text())?.[1] ?? Number.NaN);
+      engineMicros += at('cpu') - at('cpu0');
+    }
+    const serverMicros =
+      server0 !== undefined && server1 !== undefined ? (server1 - server0) * 1e6 : undefined;
+    return {
+      updatesPerSecond: Math.round(payloads.length / seconds),
+      seconds,
+      cpu: { engineMicros, ...(serverMicros !== undefined ? { serverMicros } : {}) },
+    };
+  } finally {
+    for (const child of children) child.stdin!.end();
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)),
+      ),
+    );
     await intakeDb.close();
     await db.drop();
   }
+}
+
+/**
+ * CPU seconds used so far by the server processes connected to the run's database, when the server runs on
+ * this machine and its processes can be read (/proc); undefined otherwise.
+ */
+async function serverCpu(pool: pg.Pool, url: string): Promise<number | undefined> {
+  const name = new URL(url).pathname.slice(1);
+  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    name,
+  ]);
+  let ticks = 0;
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (clock ticks, 100 a second on Linux)
+    } catch {
+      return undefined;
+    }
+  }
+  return ticks / 100;
 }

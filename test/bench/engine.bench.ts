@@ -10,82 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assign, setup } from 'xstate';
 import { createEngine } from '../../src/engine/engine.ts';
-import type { FlowEvent, FlowInput } from '../../src/engine/step/contract.ts';
-import { armTimer, button, defineFlow, say } from '../../src/engine/step/helpers.ts';
 import { InboxWriter } from '../../src/inbox/inbox-writer.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import { startWriterThread } from '../../src/store/sqlite/writer-thread.ts';
 import { engineChild, postgresThroughput } from './engine-postgres.ts';
-
-interface Ctx {
-  answers: number;
-  last?: string;
-}
-
-/** A small menu ⇄ question loop: every update is one transition, one keyboard message and one timer. */
-const menuFlow = defineFlow({
-  id: 'menu',
-  triggers: [{ kind: 'bot_started' }],
-  machine: setup({
-    types: { context: {} as Ctx, events: {} as FlowEvent, input: {} as FlowInput },
-  }).createMachine({
-    context: { answers: 0 },
-    initial: 'menu',
-    states: {
-      menu: {
-        entry: say<Ctx>(({ context }) => `Main menu (${context.answers} answers so far)`, {
-          keyboard: [[button('ask', 'Ask me'), button('stats', 'Stats')], [button('lang', 'Language', 'en')]],
-        }),
-        on: { message: 'ask', button: 'ask' },
-      },
-      ask: {
-        entry: [say('What is on your mind?'), armTimer('idle', 15 * 60_000)],
-        on: {
-          message: {
-            target: 'menu',
-            actions: assign({
-              answers: ({ context }) => context.answers + 1,
-              last: ({ event }) => (event.type === 'message' ? event.text?.slice(0, 40) : undefined),
-            }),
-          },
-        },
-      },
-    },
-  }),
-});
-
-const SECRET = 'bench-secret-for-button-signing';
-const user = (id: number) => ({ user_id: id, first_name: `Имя ${id}`, is_bot: false, last_activity_time: 1 });
-let mids = 0;
-
-function botStarted(id: number, t: number): string {
-  return JSON.stringify({
-    update_type: 'bot_started',
-    timestamp: t,
-    chat_id: 500_000 + id,
-    user: user(id),
-    user_locale: 'ru',
-  });
-}
-
-function message(id: number, t: number, text: string): string {
-  const mid = `mid.${(++mids).toString(16).padStart(32, '0')}`;
-  return JSON.stringify({
-    update_type: 'message_created',
-    timestamp: t,
-    message: {
-      sender: user(id),
-      recipient: { chat_id: 500_000 + id, chat_type: 'dialog' },
-      timestamp: t,
-      body: { mid, seq: mids, text },
-    },
-    user_locale: 'ru',
-  });
-}
+import { menuFlow, message, SECRET, workload } from './engine-workload.ts';
 
 function mb(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -144,20 +76,6 @@ function measureRss(
   rmSync(`${path}-wal`, { force: true });
   rmSync(`${path}-shm`, { force: true });
   return { rssMb: mb(rss), heapMb: mb(heapUsed), sessions };
-}
-
-/** The bench's updates: everyone starts the bot, then answers `rounds` times, in turns. */
-function workload(people: number, rounds: number): string[] {
-  let t = Date.now();
-  const payloads: string[] = [];
-  for (let id = 1; id <= people; id++) payloads.push(botStarted(id, ++t));
-  for (let r = 0; r < rounds; r++) {
-    for (let id = 1; id <= people; id++) {
-      const answer = r % 2 === 0 ? 'ещё вопрос' : `ответ ${'слово '.repeat((id * 7 + r) % 12)}`.trim();
-      payloads.push(message(id, ++t, answer));
-    }
-  }
-  return payloads;
 }
 
 interface Throughput {
@@ -295,15 +213,25 @@ async function mainPostgres(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`updates: ${people * (rounds + 1)} from ${people} people; PostgreSQL, synchronous_commit on`);
+  const total = people * (rounds + 1);
+  const perUpdate = (r: { cpu: { engineMicros: number; serverMicros?: number } }) => ({
+    engine: Math.round(r.cpu.engineMicros / total),
+    server: r.cpu.serverMicros === undefined ? undefined : Math.round(r.cpu.serverMicros / total),
+  });
+  const cpuText = (r: { cpu: { engineMicros: number; serverMicros?: number } }) => {
+    const { engine, server } = perUpdate(r);
+    return `CPU per update: engine ${engine} µs${server === undefined ? '' : `, server ${server} µs`}`;
+  };
+  console.log(`updates: ${total} from ${people} people; PostgreSQL, synchronous_commit on`);
   console.log(
-    `PostgreSQL, one engine process      ${one.updatesPerSecond} updates/s (${one.seconds.toFixed(2)} s)`,
+    `PostgreSQL, one engine process      ${one.updatesPerSecond} updates/s (${one.seconds.toFixed(2)} s), ${cpuText(one)}`,
   );
   console.log(
-    `PostgreSQL, two engine processes    ${two.updatesPerSecond} updates/s (${two.seconds.toFixed(2)} s)`,
+    `PostgreSQL, two engine processes    ${two.updatesPerSecond} updates/s (${two.seconds.toFixed(2)} s), ${cpuText(two)}`,
   );
   console.log(
-    `SQLite, writer thread (same load)   ${sqlite.updatesPerSecond} updates/s (${sqlite.seconds.toFixed(2)} s)`,
+    `SQLite, writer thread (same load)   ${sqlite.updatesPerSecond} updates/s (${sqlite.seconds.toFixed(2)} s), ` +
+      `CPU per update ${sqlite.cpuMicrosPerUpdate} µs (all threads)`,
   );
   console.log(
     `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (PostgreSQL on the same machine)`,
@@ -315,6 +243,9 @@ async function mainPostgres(): Promise<void> {
       updates_per_s: one.updatesPerSecond,
       two_process_updates_per_s: two.updatesPerSecond,
       sqlite_updates_per_s: sqlite.updatesPerSecond,
+      cpu_us_per_update: perUpdate(one),
+      two_process_cpu_us_per_update: perUpdate(two),
+      sqlite_cpu_us_per_update: sqlite.cpuMicrosPerUpdate,
     }),
   );
 }

@@ -62,6 +62,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '002_task_cancellation.sql',
       '003_step_log_failures.sql',
       '004_write_plan_conformance.sql',
+      '005_batch_cost.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { InboxEvent } from '../engine-inbox.ts';
 import type { AppendResult, InboxEntry } from '../inbox.ts';
-import { partitionOf } from './database.ts';
+import { PARTITIONS, partitionOf } from './database.ts';
 
 /** The channel on which appends are announced (payload: nothing; owners look at their partitions). */
 export const INBOX_CHANNEL = 'botflow_inbox';
@@ -63,10 +63,15 @@ export class PgInbox {
   /** Up to `limit` pending events of `partitions` with ids above `afterId`, in arrival order. */
   async pending(partitions: readonly number[], limit: number, afterId = 0): Promise<PartitionedEvent[]> {
     if (partitions.length === 0) return [];
+    // Every partition (one process): no filter, so the next rows come straight off the pending ids' index
+    // rather than from a sort of every pending row of 64 partitions.
+    const all = partitions.length >= PARTITIONS && new Set(partitions).size >= PARTITIONS;
     const { rows } = await this.pool.query<PartitionedEvent>(
-      `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND partition = ANY ($1::int[]) ` +
-        'AND id > $3 ORDER BY id LIMIT $2',
-      [partitions, limit, afterId],
+      all
+        ? `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND id > $2 ORDER BY id LIMIT $1`
+        : `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND partition = ANY ($3::int[]) ` +
+            'AND id > $2 ORDER BY id LIMIT $1',
+      all ? [limit, afterId] : [limit, afterId, partitions],
     );
     return rows;
   }
