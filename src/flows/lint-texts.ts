@@ -4,6 +4,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../client/limits.ts';
+import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
@@ -77,7 +78,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
 export function lintKeyboards(flow: FlowFile, report: Report): void {
   // Keyboard shape limits (rows, per-row, total, payload) with the client's own checks.
   for (const [id, step] of Object.entries(flow.steps)) {
-    const rows: { type: string; text: string; payload?: string; url?: string }[][] = [];
+    const rows: Record<string, unknown>[][] = [];
     const origin: Path[] = [];
     if (step.type === 'input' && step.options) {
       const per = step.columns ?? 1;
@@ -90,19 +91,7 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
     }
     if ('keyboard' in step) {
       (step.keyboard ?? []).forEach((row, r) => {
-        rows.push(
-          row.map((b) => ({
-            type: b.url
-              ? 'link'
-              : b.request === 'contact'
-                ? 'request_contact'
-                : b.request === 'location'
-                  ? 'request_geo_location'
-                  : 'callback',
-            text: 'x',
-            ...(b.url ? { url: b.url } : { payload: b.value ? `${b.id}:${b.value}` : (b.id ?? 'x') }),
-          })),
-        );
+        rows.push(row.map((b) => platformButton(b.id === undefined ? { ...b, id: 'x' } : b, 'x')));
         origin.push(['steps', id, 'keyboard', r]);
       });
     }
@@ -115,15 +104,11 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
           ? [...rowPath, Number(m[2])]
           : rowPath
         : ['steps', id, 'keyboard'];
-      report(
-        path,
-        'error',
-        `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`,
-        'split the keyboard over several rows or steps',
-      );
+      report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, keyboardHint(v.message));
     }
     rows.flat().forEach((b, i) => {
-      if (b.payload && b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
+      if (b.type !== 'callback' || typeof b.payload !== 'string') return;
+      if (b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
         report(
           ['steps', id, 'keyboard'],
           'error',
@@ -133,6 +118,15 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
       }
     });
   }
+}
+
+/** What to do about one of the client's keyboard violations. */
+function keyboardHint(message: string): string {
+  if (message.includes('when the row holds'))
+    return 'a row with a link, open_app, contact or location button takes 3 buttons: move the rest to another row';
+  if (message.includes('per row')) return 'split the row in two (at most 7 buttons in a row)';
+  if (/characters long/.test(message)) return 'shorten it';
+  return 'split the keyboard over several steps (at most 30 rows and 210 buttons)';
 }
 
 function limitCheck(text: string, label: boolean, path: Path, report: Report, where: string) {

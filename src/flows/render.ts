@@ -6,6 +6,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { EFFECT_ACTION, type Effect } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
+import { platformButton } from './buttons.ts';
 import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Button, FlowFile } from './schema.ts';
@@ -47,11 +48,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
     });
 
   const button = (e: StepEntry, c: FlowContext, b: Button) => {
-    const text = say(e, c, b.text);
-    if (b.url) return { type: 'link', text, url: b.url };
-    if (b.request === 'contact') return { type: 'request_contact', text };
-    if (b.request === 'location') return { type: 'request_geo_location', text };
-    return { type: 'callback', text, payload: b.value ? `${b.id}:${b.value}` : b.id! };
+    return platformButton(b, say(e, c, b.text));
   };
   const keyboardOf = (e: StepEntry, c: FlowContext) => {
     const s = e.step;
