@@ -6,7 +6,9 @@ import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../client/limits.ts';
 import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
+import { kindsOf, MULTI_DONE } from './inputs.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import { DEFAULT_PAGE_SIZE } from './render.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -88,6 +90,30 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
         );
         origin.push(['steps', id, 'options', i]);
       }
+      if (kindsOf(step).includes('multi_choice')) {
+        rows.push([{ type: 'callback', text: 'x', payload: MULTI_DONE }]);
+        origin.push(['steps', id, 'input']);
+      }
+    }
+    if (step.type === 'input' && step.options_from) {
+      // The fullest page: page_size choices in rows of `columns`, then ‹ and ›.
+      const per = step.columns ?? 1;
+      const size = step.options_from.page_size ?? DEFAULT_PAGE_SIZE;
+      for (let i = 0; i < size; i += per) {
+        rows.push(
+          Array.from({ length: Math.min(per, size - i) }, () => ({
+            type: 'callback',
+            text: 'x',
+            payload: '#0',
+          })),
+        );
+        origin.push(['steps', id, 'options_from']);
+      }
+      rows.push([
+        { type: 'callback', text: 'x', payload: '#p0' },
+        { type: 'callback', text: 'x', payload: '#p1' },
+      ]);
+      origin.push(['steps', id, 'options_from']);
     }
     if ('keyboard' in step) {
       (step.keyboard ?? []).forEach((row, r) => {
@@ -103,8 +129,12 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
         ? m?.[2] !== undefined && rowPath[2] === 'keyboard'
           ? [...rowPath, Number(m[2])]
           : rowPath
-        : ['steps', id, 'keyboard'];
-      report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, keyboardHint(v.message));
+        : [...(origin[0] ?? ['steps', id, 'keyboard'])].slice(0, 3);
+      const hint =
+        step.type === 'input' && step.options_from && !v.message.includes('characters')
+          ? 'lower options_from.page_size or raise columns: a page shows page_size / columns rows, then ‹ ›'
+          : keyboardHint(v.message);
+      report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, hint);
     }
     rows.flat().forEach((b, i) => {
       if (b.type !== 'callback' || typeof b.payload !== 'string') return;

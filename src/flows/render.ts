@@ -12,7 +12,7 @@ import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Button, FlowFile } from './schema.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
-const DEFAULT_PAGE_SIZE = 8;
+export const DEFAULT_PAGE_SIZE = 8;
 
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';

@@ -144,3 +144,41 @@ describe('botflow check: the platform keyboard limits', () => {
     expect(r.hints[0]).toContain('at most 30 rows');
   });
 });
+
+describe('botflow check: the keyboards botflow adds to a step', () => {
+  const input = (lines: string) => `flow: demo
+start: pick
+steps:
+  pick:
+    type: input
+    say: Pick
+${lines}
+    retries: { max: 3, exhausted: { goto: done } }
+    save: picked
+    next: done
+  done:
+    type: end
+`;
+
+  it('counts the Done row of a multi_choice', () => {
+    const options = Array.from({ length: 30 }, (_, i) => `{ id: o${i}, text: O${i} }`).join(', ');
+    const r = check(input(`    input: multi_choice\n    options: [${options}]`));
+    expect(r.lines).toEqual(['demo.flow.yaml:8:14: error: keyboard buttons has 31 rows; the limit is 30']);
+    const fits = Array.from({ length: 29 }, (_, i) => `{ id: o${i}, text: O${i} }`).join(', ');
+    expect(check(input(`    input: multi_choice\n    options: [${fits}]`)).lines).toEqual([]);
+  });
+
+  it('counts the fullest page of options_from and its ‹ › row', () => {
+    const from = (pageSize: number, columns: number) =>
+      input(`    input: choice
+    options_from: { list: slots, page_size: ${pageSize}, empty: { goto: done } }
+    columns: ${columns}`);
+    const errors = (source: string) => check(source).problems.filter((p) => p.severity === 'error');
+    expect(errors(from(30, 1)).map((p) => formatProblem({ ...p, hint: undefined }))).toEqual([
+      'demo.flow.yaml:8:19: error: keyboard buttons has 31 rows; the limit is 30',
+    ]);
+    expect(errors(from(30, 1))[0]!.hint).toContain('lower options_from.page_size or raise columns');
+    expect(errors(from(29, 1))).toEqual([]);
+    expect(errors(from(30, 2))).toEqual([]);
+  });
+});
