@@ -36,8 +36,15 @@ export function buttonType(b: Button): string {
   return 'callback';
 }
 
-/** The platform's button for flow button `b`, with its text already rendered. */
-export function platformButton(b: Button, text: string): Record<string, unknown> {
+/**
+ * The platform's button for flow button `b`, with its text already rendered; `fill` fills the `{{variables}}`
+ * of a clipboard text and a mini-app payload (left as written for the linter's measures).
+ */
+export function platformButton(
+  b: Button,
+  text: string,
+  fill: (template: string) => string = (t) => t,
+): Record<string, unknown> {
   switch (buttonType(b)) {
     case 'link':
       return { type: 'link', text, url: b.url };
@@ -45,10 +52,17 @@ export function platformButton(b: Button, text: string): Record<string, unknown>
       return { type: 'request_contact', text };
     case 'request_geo_location':
       return { type: 'request_geo_location', text, ...(b.quick !== undefined ? { quick: b.quick } : {}) };
-    case 'open_app':
-      return { type: 'open_app', text, ...b.open_app };
+    case 'open_app': {
+      const app = b.open_app!;
+      return {
+        type: 'open_app',
+        text,
+        ...app,
+        ...(app.payload !== undefined ? { payload: fill(app.payload) } : {}),
+      };
+    }
     case 'clipboard':
-      return { type: 'clipboard', text, payload: b.clipboard };
+      return { type: 'clipboard', text, payload: fill(b.clipboard!) };
     case 'message':
       return { type: 'message', text };
     default:

@@ -10,6 +10,7 @@ import { platformButton } from './buttons.ts';
 import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Button, FlowFile } from './schema.ts';
+import { fillTemplate } from './texts.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
 export const DEFAULT_PAGE_SIZE = 8;
@@ -48,7 +49,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
     });
 
   const button = (e: StepEntry, c: FlowContext, b: Button) => {
-    return platformButton(b, say(e, c, b.text));
+    return platformButton(b, say(e, c, b.text), (t) => fillTemplate(t, c.vars));
   };
   const keyboardOf = (e: StepEntry, c: FlowContext) => {
     const s = e.step;

@@ -89,7 +89,9 @@ const OpenApp = z.strictObject({
   payload: z
     .string()
     .optional()
-    .describe('Start parameter handed to the mini-app in its initData (start_param)'),
+    .describe(
+      'Start parameter handed to the mini-app in its initData (start_param); {{variables}} filled in',
+    ),
 });
 export const Button = z
   .strictObject({
@@ -108,7 +110,7 @@ export const Button = z
       .min(1)
       .max(1024)
       .optional()
-      .describe('Copies this text to the clipboard (at most 1024 characters)'),
+      .describe('Copies this text to the clipboard (at most 1024 characters; {{variables}} filled in)'),
     message: z
       .literal(true)
       .optional()

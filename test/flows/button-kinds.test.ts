@@ -182,3 +182,39 @@ ${lines}
     expect(errors(from(30, 2))).toEqual([]);
   });
 });
+
+describe('{{variables}} in a clipboard text and a mini-app payload', () => {
+  const flow = (payload: string) => `flow: demo
+start: shop
+steps:
+  shop:
+    type: menu
+    set: { order: "A&17" }
+    say: Your order
+    keyboard:
+      - - { id: pay, text: Pay, goto: done }
+      - - { text: Copy, clipboard: "Order {{order}}" }
+        - { text: App, open_app: { web_app: shop_bot, payload: "${payload}" } }
+  done:
+    type: end
+`;
+
+  it('fills them in when the keyboard is drawn, unescaped', () => {
+    const r = check(flow('order-{{order}}'));
+    expect(r.lines).toEqual([]);
+    const d = new Drive(r.flows[0] as FlowDefinition);
+    const send = d.effects.find((e) => e.kind === 'api' && e.op === 'sendMessage') as unknown as {
+      args: { attachments: { payload: { buttons: unknown[][] } }[] };
+    };
+    expect(send.args.attachments[0]!.payload.buttons[1]).toEqual([
+      { type: 'clipboard', text: 'Copy', payload: 'Order A&17' },
+      { type: 'open_app', text: 'App', web_app: 'shop_bot', payload: 'order-A&17' },
+    ]);
+  });
+
+  it('checks them like every other read', () => {
+    expect(check(flow('order-{{ordr}}')).lines).toEqual([
+      'demo.flow.yaml:11:73: warning: unknown variable "ordr" in {{ordr}}',
+    ]);
+  });
+});
