@@ -52,7 +52,7 @@ export const BUTTON_TYPES: ReadonlySet<string> = new Set([
   'chat',
 ]);
 
-/** One keyboard button: text 1..128, callback payload ≤ 1024, link url ≤ 2048. */
+/** One keyboard button: text 1..128, callback and clipboard payload ≤ 1024, link url ≤ 2048. */
 export function checkButton(button: unknown, path: string): LimitViolation[] {
   if (!isRecord(button))
     return [{ field: path, message: 'a button must be an object with a type and a text' }];
@@ -87,6 +87,11 @@ export function checkButton(button: unknown, path: string): LimitViolation[] {
     out.push({
       field: fieldPath(path, 'payload'),
       message: 'is missing: a clipboard button needs a payload',
+    });
+  } else if (button.type === 'clipboard' && charLength(button.payload as string) > L.clipboardPayload) {
+    out.push({
+      field: fieldPath(path, 'payload'),
+      message: `is ${charLength(button.payload as string)} characters long; the limit is ${L.clipboardPayload}`,
     });
   }
   if (button.type === 'callback') {

@@ -20,6 +20,10 @@ export const CATALOGUE = {
   BOTFLOW_POLLING_FAILED:
     'long polling cannot run (a webhook subscription is in the way) or stopped on an error',
   BOTFLOW_UPDATE_INVALID: 'an incoming update is not a JSON object with an update_type, or nests too deep',
+  BOTFLOW_INIT_DATA_INVALID:
+    "a mini-app's initData is malformed (not a query string, a field twice, no hash)",
+  BOTFLOW_INIT_DATA_SIGNATURE: "a mini-app's initData hash does not match: another bot's token, or tampered",
+  BOTFLOW_INIT_DATA_EXPIRED: "a mini-app's initData auth_date is older than allowed (or ahead of the clock)",
   // Flows (src/flows/, src/engine/step/)
   BOTFLOW_FLOW_DEFINITION: 'a flow given to the engine is not usable (duplicate id, invoke/spawn, bad shape)',
   BOTFLOW_FLOW_VERSION_MISSING: 'a session is pinned to a flow version this process did not load',

@@ -1,5 +1,6 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
+import { buttonType } from './buttons.ts';
 import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -99,7 +100,7 @@ export function walkFlow(flow: FlowFile) {
         row.forEach((b: Button, c) => {
           const bp = [...p, 'keyboard', r, c];
           text([...bp, 'text'], b.text, true);
-          route(bp, id, b, b.id ?? b.request ?? 'link');
+          route(bp, id, b, b.id ?? b.request ?? buttonType(b));
         });
       });
     }

@@ -4,8 +4,11 @@
  */
 import { relative, resolve } from 'node:path';
 import { checkKeyboard, checkText } from '../client/limits.ts';
+import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
+import { kindsOf, MULTI_DONE } from './inputs.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import { DEFAULT_PAGE_SIZE } from './render.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -77,7 +80,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
 export function lintKeyboards(flow: FlowFile, report: Report): void {
   // Keyboard shape limits (rows, per-row, total, payload) with the client's own checks.
   for (const [id, step] of Object.entries(flow.steps)) {
-    const rows: { type: string; text: string; payload?: string; url?: string }[][] = [];
+    const rows: Record<string, unknown>[][] = [];
     const origin: Path[] = [];
     if (step.type === 'input' && step.options) {
       const per = step.columns ?? 1;
@@ -87,22 +90,34 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
         );
         origin.push(['steps', id, 'options', i]);
       }
+      if (kindsOf(step).includes('multi_choice')) {
+        rows.push([{ type: 'callback', text: 'x', payload: MULTI_DONE }]);
+        origin.push(['steps', id, 'input']);
+      }
+    }
+    if (step.type === 'input' && step.options_from) {
+      // The fullest page: page_size choices in rows of `columns`, then ‹ and ›.
+      const per = step.columns ?? 1;
+      const size = step.options_from.page_size ?? DEFAULT_PAGE_SIZE;
+      for (let i = 0; i < size; i += per) {
+        rows.push(
+          Array.from({ length: Math.min(per, size - i) }, () => ({
+            type: 'callback',
+            text: 'x',
+            payload: '#0',
+          })),
+        );
+        origin.push(['steps', id, 'options_from']);
+      }
+      rows.push([
+        { type: 'callback', text: 'x', payload: '#p0' },
+        { type: 'callback', text: 'x', payload: '#p1' },
+      ]);
+      origin.push(['steps', id, 'options_from']);
     }
     if ('keyboard' in step) {
       (step.keyboard ?? []).forEach((row, r) => {
-        rows.push(
-          row.map((b) => ({
-            type: b.url
-              ? 'link'
-              : b.request === 'contact'
-                ? 'request_contact'
-                : b.request === 'location'
-                  ? 'request_geo_location'
-                  : 'callback',
-            text: 'x',
-            ...(b.url ? { url: b.url } : { payload: b.value ? `${b.id}:${b.value}` : (b.id ?? 'x') }),
-          })),
-        );
+        rows.push(row.map((b) => platformButton(b.id === undefined ? { ...b, id: 'x' } : b, 'x')));
         origin.push(['steps', id, 'keyboard', r]);
       });
     }
@@ -114,16 +129,16 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
         ? m?.[2] !== undefined && rowPath[2] === 'keyboard'
           ? [...rowPath, Number(m[2])]
           : rowPath
-        : ['steps', id, 'keyboard'];
-      report(
-        path,
-        'error',
-        `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`,
-        'split the keyboard over several rows or steps',
-      );
+        : [...(origin[0] ?? ['steps', id, 'keyboard'])].slice(0, 3);
+      const hint =
+        step.type === 'input' && step.options_from && !v.message.includes('characters')
+          ? 'lower options_from.page_size or raise columns: a page shows page_size / columns rows, then ‹ ›'
+          : keyboardHint(v.message);
+      report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, hint);
     }
     rows.flat().forEach((b, i) => {
-      if (b.payload && b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
+      if (b.type !== 'callback' || typeof b.payload !== 'string') return;
+      if (b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
         report(
           ['steps', id, 'keyboard'],
           'error',
@@ -133,6 +148,15 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
       }
     });
   }
+}
+
+/** What to do about one of the client's keyboard violations. */
+function keyboardHint(message: string): string {
+  if (message.includes('when the row holds'))
+    return 'a row with a link, open_app, contact or location button takes 3 buttons: move the rest to another row';
+  if (message.includes('per row')) return 'split the row in two (at most 7 buttons in a row)';
+  if (/characters long/.test(message)) return 'shorten it';
+  return 'split the keyboard over several steps (at most 30 rows and 210 buttons)';
 }
 
 function limitCheck(text: string, label: boolean, path: Path, report: Report, where: string) {

@@ -76,6 +76,15 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
   for (const c of w.conditions) conditionReads(c.condition, c.path, at(c.path), reads);
   for (const [id, step] of Object.entries(flow.steps)) {
     const p = ['steps', id];
+    // A clipboard text and a mini-app payload: {{variables}} filled in when the keyboard is drawn.
+    ('keyboard' in step ? (step.keyboard ?? []) : []).forEach((row, r) => {
+      row.forEach((b, c) => {
+        const site = { steps: [id], extra: [] };
+        if (b.clipboard) templateAt([...p, 'keyboard', r, c, 'clipboard'], b.clipboard, site);
+        if (b.open_app?.payload)
+          templateAt([...p, 'keyboard', r, c, 'open_app', 'payload'], b.open_app.payload, site);
+      });
+    });
     if (step.type === 'input' && step.options_from) {
       const from = step.options_from;
       const site = { steps: [id], extra: [] };

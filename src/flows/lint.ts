@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { lintButton } from './buttons.ts';
 import { conditionShape, guardsOf } from './conditions.ts';
 import { walkFlow } from './flow-walk.ts';
 
@@ -151,15 +152,7 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
   }
   const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
   buttons.forEach((b) => {
-    const kinds = [b.id, b.url, b.request].filter((v) => v !== undefined).length;
-    if (kinds !== 1) {
-      const bp = pathOfButton(flow, id, b);
-      report(
-        bp,
-        'error',
-        'a button needs exactly one of id (callback), url (link) or request (contact | location)',
-      );
-    }
+    lintButton(b, pathOfButton(flow, id, b), report);
   });
   const ids = buttons.map((b) => b.id).filter(Boolean);
   const dup = ids.find((b, i) => ids.indexOf(b) !== i);

@@ -6,12 +6,14 @@
 import { resolve as resolvePath } from 'node:path';
 import { EFFECT_ACTION, type Effect } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
+import { platformButton } from './buttons.ts';
 import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Button, FlowFile } from './schema.ts';
+import { fillTemplate } from './texts.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
-const DEFAULT_PAGE_SIZE = 8;
+export const DEFAULT_PAGE_SIZE = 8;
 
 /** The ref of sends whose message id the flow keeps for `render: edit`. */
 export const RENDER_REF = 'render';
@@ -47,11 +49,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
     });
 
   const button = (e: StepEntry, c: FlowContext, b: Button) => {
-    const text = say(e, c, b.text);
-    if (b.url) return { type: 'link', text, url: b.url };
-    if (b.request === 'contact') return { type: 'request_contact', text };
-    if (b.request === 'location') return { type: 'request_geo_location', text };
-    return { type: 'callback', text, payload: b.value ? `${b.id}:${b.value}` : b.id! };
+    return platformButton(b, say(e, c, b.text), (t) => fillTemplate(t, c.vars));
   };
   const keyboardOf = (e: StepEntry, c: FlowContext) => {
     const s = e.step;

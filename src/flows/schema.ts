@@ -78,6 +78,21 @@ const StepDo = z
   .optional()
   .describe('Registered effects and (on message steps) a task, run when the step is entered');
 
+/** The fields of the platform's open_app button. */
+const OpenApp = z.strictObject({
+  web_app: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The public name of the bot whose mini-app opens, or a link to it'),
+  contact_id: z.number().int().optional().describe('The id of the bot whose mini-app opens'),
+  payload: z
+    .string()
+    .optional()
+    .describe(
+      'Start parameter handed to the mini-app in its initData (start_param); {{variables}} filled in',
+    ),
+});
 export const Button = z
   .strictObject({
     id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
@@ -85,9 +100,26 @@ export const Button = z
     value: z.string().optional().describe('Extra data carried with the press (saved as `button_value`)'),
     url: z.string().optional().describe('Makes this a link button'),
     request: z.enum(['contact', 'location']).optional().describe('Ask for the contact or the location'),
+    quick: z
+      .boolean()
+      .optional()
+      .describe('With request: location, sends the location without asking the person to confirm'),
+    open_app: OpenApp.optional().describe("Opens a mini-app (the platform's open_app button)"),
+    clipboard: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Copies this text to the clipboard (at most 1024 characters; {{variables}} filled in)'),
+    message: z
+      .literal(true)
+      .optional()
+      .describe("Sends the button's text into the chat as the person, like a typed answer"),
     ...Route.shape,
   })
-  .describe('A callback button (id), a link (url) or a request (contact | location)');
+  .describe(
+    'A callback button (id), a link (url), a request (contact | location), a mini-app (open_app), a copy (clipboard) or a reply (message: true)',
+  );
 export type Button = z.infer<typeof Button>;
 
 const Keyboard = z.array(z.array(Button)).describe('Rows of buttons');

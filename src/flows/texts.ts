@@ -65,6 +65,11 @@ export function interpolate(
   );
 }
 
+/** `{{ name }}` in a value that is not a message (a clipboard text, a mini-app payload): filled in, not escaped. */
+export function fillTemplate(template: string, vars: Readonly<Record<string, unknown>>): string {
+  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => display(readVar(vars, path)));
+}
+
 /** Variable names a literal text uses. */
 export function templateVars(template: string): string[] {
   return [...template.matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)].map((m) => m[1]!);

@@ -1,4 +1,4 @@
-/** `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions. */
+/** `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions, mini-app initData. */
 export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
 export {
   type ConversationKeyStrategy,
@@ -10,6 +10,14 @@ export {
 export { DEFAULT_INBOX_RETENTION_MS, type PrunerOptions, startInboxPruner } from '../inbox/pruner.ts';
 export { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
 export { PgInbox } from '../store/postgres/inbox.ts';
+export {
+  INIT_DATA_CLOCK_SKEW_SECONDS,
+  MiniAppDataError,
+  type MiniAppInitData,
+  type MiniAppUser,
+  type ValidateInitDataOptions,
+  validateInitData,
+} from './mini-app.ts';
 export { PollingError, type PollingHandle, type PollingOptions, startPolling } from './polling.ts';
 export {
   deleteSubscription,

@@ -14,6 +14,7 @@ import { FileStore } from './files.ts';
 import { generateBotToken } from './ids.ts';
 import { type LimitOptions, PLATFORM_LIMITS, RateLimiter } from './limits.ts';
 import { guardLocalRoutes } from './local-routes.ts';
+import { initDataSigner } from './mini-app.ts';
 import { SandboxStore } from './persistence.ts';
 import { Platform } from './platform.ts';
 import { RequestLog } from './request-log.ts';
@@ -234,7 +235,10 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
 
   await app.register(botApiPlugin, { platform, token, limiter, log: requestLog });
   await app.register(async (host) => registerUploadHost(host, platform, files, token));
-  await app.register(async (control) => registerControlRoutes(control, platform, files, requestLog));
+  const signInitData = initDataSigner(token);
+  await app.register(async (control) =>
+    registerControlRoutes(control, platform, files, requestLog, signInitData),
+  );
   for (const plugin of options.plugins ?? []) await app.register(plugin);
   return app;
 }

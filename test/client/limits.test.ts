@@ -49,6 +49,12 @@ describe('limit checks', () => {
     expect(fields(checkButton({ type: 'message' }, 'b'))).toEqual(['b.text']);
   });
 
+  it('clipboard payload at most 1024 characters', () => {
+    const copy = (n: number) => ({ type: 'clipboard', text: 'Copy', payload: 'c'.repeat(n) });
+    expect(checkButton(copy(1024), 'b')).toEqual([]);
+    expect(fields(checkButton(copy(1025), 'b'))).toEqual(['b.payload']);
+  });
+
   it('link url at most 2048 characters', () => {
     expect(
       checkButton({ type: 'link', text: 'go', url: `https://a.example/${'x'.repeat(2000)}` }, 'b'),

@@ -366,10 +366,12 @@ describe('YAML samples', () => {
         const whole =
           steps && typeof steps === 'object' && Object.values(steps).every((x) => x && typeof x === 'object');
         if (whole && Object.keys(steps).length > 0) {
-          // A whole flow: it must pass botflow check's errors and compile, as a reader would use it.
+          // A whole flow: it must pass botflow check's errors and compile, as a reader would use it; but
+          // for a sample showing a mistake, whose printout test/docs/check-samples.test.ts pins.
           const file = `${String(doc.flow)}.flow.yaml`;
           const { problems } = compileSources([{ file, source: s.code }], EMPTY_REGISTRY, new Map());
-          expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+          if (s.note !== 'run by test/docs/check-samples.test.ts')
+            expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
         }
       } else if ('migrate' in doc) {
         const parsed = Migration.array().safeParse(doc.migrate);

@@ -68,6 +68,12 @@ describe('botflow-engine/intake', () => {
   it('appends to the PostgreSQL inbox too (a cluster engine reads it)', () => {
     expect(exportsOf('src/intake/index.ts').find((n) => n.name === 'PgInbox')?.documented).toBe(true);
   });
+
+  it("validates a mini-app's initData (validateInitData and its error, documented)", () => {
+    const names = exportsOf('src/intake/index.ts');
+    for (const name of ['validateInitData', 'MiniAppDataError', 'MiniAppInitData'])
+      expect(names.find((n) => n.name === name)?.documented, name).toBe(true);
+  });
 });
 
 describe('botflow-engine/testing', () => {

@@ -76,5 +76,6 @@ export const KEYBOARD_LIMITS = {
   textMin: 1,
   textMax: 128,
   callbackPayload: 1024,
+  clipboardPayload: 1024,
   linkUrl: 2048,
 } as const;

@@ -7,6 +7,7 @@ import { mediaAttachment } from '../attachments.ts';
 import { accessDenied, badRequest, notFound } from '../errors.ts';
 import type { FileStore } from '../files.ts';
 import { callbackId, opaqueToken } from '../ids.ts';
+import { type InitDataSigner, openAppInitData } from '../mini-app.ts';
 import type { Platform } from '../platform.ts';
 import { addComment, commentsChanged } from '../routes/comments.ts';
 import type { MediaKind, MessageRecord } from '../state.ts';
@@ -173,6 +174,10 @@ export interface PressResult {
   callback_id?: string;
   message_id?: string;
   url?: string;
+  /** open_app: the signed initData the mini-app gets (window.WebApp.initData). */
+  init_data?: string;
+  /** open_app: the button's web_app (which bot's mini-app opens). */
+  web_app?: string;
 }
 
 /** A person presses a button of a message's inline keyboard. */
@@ -182,6 +187,7 @@ export function personPresses(
   userId: number,
   mid: string,
   by: { payload?: string; text?: string; location?: { latitude: number; longitude: number } },
+  sign?: InitDataSigner,
 ): PressResult {
   if (by.payload === undefined && by.text === undefined)
     throw badRequest('Give the button payload or its text');
@@ -229,6 +235,12 @@ export function personPresses(
     }
     case 'link':
       return { kind: 'link', url: button.url };
+    case 'open_app': {
+      if (!sign) return { kind: 'open_app' };
+      const b = button as { web_app?: string; payload?: string };
+      const initData = openAppInitData(sign, user, chat, p.now(), opaqueToken(16), b.payload);
+      return { kind: 'open_app', init_data: initData, ...(b.web_app ? { web_app: b.web_app } : {}) };
+    }
     default:
       return { kind: button.type };
   }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FileStore } from '../files.ts';
 import { argsOf, bodyOf, decodeBody, intArg, strArg } from '../http.ts';
+import type { InitDataSigner } from '../mini-app.ts';
 import type { Platform } from '../platform.ts';
 import type { RequestLog } from '../request-log.ts';
 import { chatView, memberView, messageView, userView } from '../views.ts';
@@ -61,6 +62,7 @@ export function registerControlRoutes(
   p: Platform,
   files: FileStore,
   log: RequestLog,
+  signInitData?: InitDataSigner,
 ): void {
   const legacy = () => p.settings.legacyPermissionNames;
   const body = <S extends z.ZodType>(schema: S, raw: unknown) => decodeBody(schema, raw, 'body');
@@ -113,7 +115,7 @@ export function registerControlRoutes(
   });
   app.post('/_sandbox/press', async (req) => {
     const b = body(Press, bodyOf(req));
-    return msgs.personPresses(p, files, b.user_id, b.message_id, b);
+    return msgs.personPresses(p, files, b.user_id, b.message_id, b, signInitData);
   });
 
   app.post('/_sandbox/chats/:chat_id/bot', async (req) => {

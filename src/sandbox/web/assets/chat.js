@@ -323,7 +323,19 @@ export class ChatColumn {
   press(message, button) {
     if (button.type === 'link') return window.open(button.url, '_blank', 'noopener');
     const by = button.type === 'callback' ? { payload: button.payload } : { text: button.text };
-    return this.act(() => sandbox.press(this.user.user_id, message.message_id, by));
+    return this.act(async () => {
+      const result = await sandbox.press(this.user.user_id, message.message_id, by);
+      // Neither tells the bot anything: say what the person's client would do.
+      if (button.type === 'clipboard') {
+        await navigator.clipboard?.writeText(button.payload).catch(() => {});
+        this.toast(`Copied: ${button.payload}`);
+      } else if (button.type === 'open_app') {
+        this.toast(
+          `Opens the mini-app of ${button.web_app ?? button.contact_id ?? 'this bot'} (no mini-app in the sandbox)`,
+        );
+      }
+      return result;
+    });
   }
 
   /** Shows a notification the way the platform does: a short-lived toast over the chat. */
