@@ -74,7 +74,7 @@ describe('botflow run without a token', () => {
     try {
       await run.waitFor(/to chat with your flows/);
       // The log line and the ready line go to different streams: either may arrive first.
-      await run.waitFor(/inbox pruned/, 10_000);
+      await run.waitFor(/"inbox":1,.*old rows pruned/, 10_000);
     } finally {
       run.child.kill('SIGINT');
     }
