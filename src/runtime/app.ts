@@ -29,7 +29,7 @@ import { describeListenError } from './startup-error.ts';
 
 export type { AppAddresses, RunningApp, StartAppOptions } from './app-parts.ts';
 
-/** Requests per second the dispatcher leaves for the other processes' own calls (start-up checks). */
+/** Requests per second the dispatcher leaves for every call made outside it, shared through the database (cluster-budget.ts). */
 export const CLUSTER_RESERVE_PER_SECOND = 2;
 
 const PROGRESS_THRESHOLD = 500;
