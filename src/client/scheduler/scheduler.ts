@@ -265,8 +265,9 @@ export class Scheduler {
     }
     entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
-    // The pacing schedule advances one slot per start (after a late timer it may catch up by two), but not
-    // for the long poll: it comes back after every update, and the answer just after it waited a slot.
+    // The pacing schedule advances one slot per start; after a late timer it may catch up by two slots.
+    // Not for the long poll: it comes back after every update, and an answer submitted just after it would
+    // wait a slot each time (polling's extra latency under load). The window counts it all the same.
     const spacing = this.globalLog.windowMs / this.globalLog.limit;
     if (entry.op !== 'getUpdates') this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
     if (lane.chatId !== undefined) {
