@@ -67,18 +67,3 @@ describe('Scheduler with a shared budget', () => {
     scheduler.close();
   });
 });
-
-describe('Scheduler pacing and the long poll', () => {
-  it('does not make the answer after a returning long poll wait a pacing slot', async () => {
-    const { api, calls } = recordingApi();
-    const scheduler = new Scheduler({ api });
-    const poll = scheduler.submit({ op: 'getUpdates', args: { timeout: 0 } });
-    const answer = scheduler.submit({ op: 'getMyInfo', args: {} });
-    await Promise.all([poll, answer]);
-    expect(calls[1]!.at - calls[0]!.at).toBeLessThan(20); // a pacing slot is 1000/30 ≈ 33 ms
-    // Other calls are paced as before: after an idle spell two go at once, the third a slot later.
-    await Promise.all([0, 1, 2].map(() => scheduler.submit({ op: 'getMyInfo', args: {} })));
-    expect(calls[4]!.at - calls[2]!.at).toBeGreaterThanOrEqual(25);
-    scheduler.close();
-  });
-});

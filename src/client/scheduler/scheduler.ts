@@ -266,10 +266,8 @@ export class Scheduler {
     entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
     // The pacing schedule advances one slot per start; after a late timer it may catch up by two slots.
-    // Not for the long poll: it comes back after every update, and an answer submitted just after it would
-    // wait a slot each time (polling's extra latency under load). The window counts it all the same.
     const spacing = this.globalLog.windowMs / this.globalLog.limit;
-    if (entry.op !== 'getUpdates') this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
+    this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
     if (lane.chatId !== undefined) {
       entry.chatCallsInWindow = entry.countsPerChat ? chatCountIn(lane, this.chatWindowMs, now) : 0;
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
