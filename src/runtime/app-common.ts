@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { BotApi } from '../client/client.ts';
+import { type SharedBudget, withinBudget } from '../client/scheduler/shared-budget.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { AppParts, LoadedFlows, SandboxHandle, StartAppOptions } from './app-parts.ts';
 import type { Config } from './config.ts';
@@ -34,13 +35,15 @@ export async function startEmbeddedSandbox(config: Config, parts: AppParts, logg
 /**
  * The platform to talk to: the embedded sandbox (started here) or the configured one, and a client that
  * passed the self-check (`GET /me`; exit code 3 when it fails). `started` hears each part as soon as it
- * exists, so that a failure further on still closes it.
+ * exists, so that a failure further on still closes it. With `budget` (several processes), the self-check
+ * waits for a start in the bot's shared budget.
  */
 export async function connectToPlatform(
   config: Config,
   parts: AppParts,
   options: Pick<StartAppOptions, 'logger' | 'recorder'>,
   started: { sandbox(sandbox: SandboxHandle): void; api(api: BotApi): void },
+  budget?: SharedBudget,
 ): Promise<{ api: BotApi; baseUrl: string; bot: BotIdentity; sandbox?: SandboxHandle }> {
   const { logger } = options;
   let token = config.token?.reveal();
@@ -63,7 +66,11 @@ export async function connectToPlatform(
     logger,
   });
   started.api(api);
-  const check = await selfCheck(api, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
+  // Among several processes the self-check takes a start in the bot's shared budget like any other call.
+  const me = {
+    getMyInfo: (o?: { timeoutMs?: number }) => withinBudget(budget, 30_000, () => api.getMyInfo(o)),
+  };
+  const check = await selfCheck(me, { baseUrl, caFiles: config.caFiles, timeoutMs: 10_000 });
   if (!check.ok) throw new StartupError(`self-check failed: ${check.message}`, 3);
   logger.info({ bot: check.bot }, check.message);
   return { api, baseUrl, bot: check.bot, ...(sandbox ? { sandbox } : {}) };

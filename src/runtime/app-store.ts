@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import type { SharedBudget } from '../client/scheduler/shared-budget.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import { type PollingStore, sqlitePollingStore } from '../intake/polling.ts';
 import { openDatabase } from '../store/database.ts';
@@ -18,6 +19,7 @@ import { PgInbox } from '../store/postgres/inbox.ts';
 import { pgKvGet } from '../store/postgres/settings.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import { startWriterThread, type WriterThread } from '../store/sqlite/writer-thread.ts';
+import { clusterBudget } from './cluster-budget.ts';
 import type { Config } from './config.ts';
 import { StartupError } from './startup-error.ts';
 
@@ -30,6 +32,11 @@ export interface AppStore {
   pollingStore(): Promise<PollingStore>;
   /** Several processes may share it: the scheduler leaves a reserve for the others' own calls. */
   shared: boolean;
+  /**
+   * When shared, the reserve every process's own calls share (cluster-budget.ts): `limit` starts a second,
+   * taken while `applies()` (while this process is not the dispatcher).
+   */
+  sharedBudget?(o: { limit: number; applies: () => boolean }): SharedBudget;
   /** Closes the writer thread (if any), then the database. */
   close(): Promise<void>;
 }
@@ -55,6 +62,7 @@ export async function openAppStore(config: Config, logger: Logger): Promise<AppS
         };
       },
       shared: true,
+      sharedBudget: (o) => clusterBudget(pg.pool, o),
       close: () => pg.close(),
     };
   }

@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import { Scheduler } from '../client/scheduler/scheduler.ts';
+import type { SharedBudget } from '../client/scheduler/shared-budget.ts';
 import { throttledClient } from '../client/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Role } from '../engine/lane/ownership.ts';
@@ -22,13 +23,14 @@ import { type AppStore, openAppStore } from './app-store.ts';
 import type { Config } from './config.ts';
 import { watchGroupRights } from './group-rights.ts';
 import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
+import { POLL_BACKLOG, spacedPolls } from './poll-spacing.ts';
 import { trackProgress } from './progress.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
 import { describeListenError } from './startup-error.ts';
 
 export type { AppAddresses, RunningApp, StartAppOptions } from './app-parts.ts';
 
-/** Requests per second the dispatcher leaves for the other processes' own calls (start-up checks). */
+/** Requests per second the dispatcher leaves for every call made outside it, shared through the database (cluster-budget.ts). */
 export const CLUSTER_RESERVE_PER_SECOND = 2;
 
 const PROGRESS_THRESHOLD = 500;
@@ -49,6 +51,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let stopProgress = () => {};
   let pruning: ReturnType<typeof setInterval> | undefined;
   let onRole: (role: Role) => void = () => {};
+  let budget: SharedBudget | undefined;
 
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
@@ -65,6 +68,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         // Nothing new goes out from here: calls still queued go back to the outbox (pending, sent at the
         // next start), calls in flight get until the deadline and their answers are recorded below.
         scheduler?.close();
+        budget?.close();
         const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
         await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
         const left = await Promise.resolve(engine?.store.pendingCount(engine.role().partitions)).catch(
@@ -83,25 +87,39 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   ];
 
   try {
-    const connected = await connectToPlatform(config, parts, options, {
-      sandbox: (started) => {
-        sandbox = started;
-      },
-      api: (started) => {
-        api = started;
-      },
+    // Several processes (PostgreSQL): the database first, so that even the self-check takes a start in the
+    // bot's shared budget. Every call outside the dispatcher does (cluster-budget.ts).
+    if (config.database.url) database = await openAppStore(config, logger);
+    budget = database?.sharedBudget?.({
+      limit: CLUSTER_RESERVE_PER_SECOND,
+      applies: () => !engine?.role().dispatcher,
     });
+    const connected = await connectToPlatform(
+      config,
+      parts,
+      options,
+      {
+        sandbox: (started) => {
+          sandbox = started;
+        },
+        api: (started) => {
+          api = started;
+        },
+      },
+      budget,
+    );
     api = connected.api;
     const { baseUrl } = connected;
     const check = { bot: connected.bot };
 
-    database = await openAppStore(config, logger);
+    database ??= await openAppStore(config, logger);
     const { store, intake: intakeStore } = database;
     const flowLogger = logger.child({ component: 'flows' });
     const loaded = await loadFlowsOrRefuse(config, parts, flowLogger);
 
-    // Several processes: the dispatcher sends for all of them; the others' few calls (self-check and
-    // subscription at start) come out of a reserve, so all of them together stay within the bot's limit.
+    // Several processes: the dispatcher sends for all of them within the bot's limit less a reserve; every
+    // call made outside it (self-check and subscription at start, tasks' "typing…") takes a start in that
+    // reserve, shared through the database, so all of them together stay within the bot's limit.
     const reserve = database.shared ? CLUSTER_RESERVE_PER_SECOND : 0;
     scheduler = new Scheduler({
       api: options.recorder ? options.recorder.wrapApi(api) : api,
@@ -111,6 +129,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
       // The previous process may have spent this second's budget just before it stopped.
       startPausedMs: 1_000,
+      ...(budget ? { sharedBudget: budget } : {}),
       logger: logger.child({ component: 'scheduler' }),
     });
     const polling = config.mode === 'polling';
@@ -178,7 +197,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         .then(async () => {
           if (role.dispatcher && !poller && engine) {
             poller = await parts.startPolling({
-              api: throttled,
+              api: spacedPolls(throttled, () => scheduler!.metrics().queued.total >= POLL_BACKLOG),
               conversationKey: config.conversationKey,
               onAccepted: accepted,
               logger: intakeLogger,

@@ -11,6 +11,7 @@ import type { LaneBoard } from './lane-board.ts';
 import type { MetricsRecorder } from './metrics.ts';
 import type { LoggerLike, resolveOptions } from './options.ts';
 import { decideRetry } from './retry-policy.ts';
+import { BudgetExhausted } from './shared-budget.ts';
 import { DeadLetterError, type DeadLetterReason } from './types.ts';
 
 /** The parts of the scheduler that failure handling acts on. */
@@ -37,6 +38,9 @@ export class FailureHandler {
   readonly #host: FailureHost;
   readonly #chatWindowMs: number;
   readonly #recentChat429: { at: number; chatId: number }[] = [];
+  /** Chat actions dropped since the last line that said so, and when that line was written. */
+  #droppedActions = 0;
+  #droppedLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(host: FailureHost, chatWindowMs: number) {
     this.#host = host;
@@ -61,13 +65,36 @@ export class FailureHandler {
       reason,
       message: error.message,
     });
-    if (entry.op === 'sendAction' && (reason === 'expired' || reason === 'rate-limited'))
-      host.recorder.chatActions.expired++;
+    const droppedAction = entry.op === 'sendAction' && (reason === 'expired' || reason === 'rate-limited');
+    if (droppedAction) this.#actionDropped(entry, reason, detail);
     // Closing and aborting are no failures: the owner asked for them (what was queued goes back to it).
-    if (reason !== 'closed' && reason !== 'aborted')
+    else if (reason !== 'closed' && reason !== 'aborted')
       host.logger?.warn({ op: entry.op, chatId: entry.chatId, reason }, 'job dead-lettered');
     host.settle(entry);
     entry.reject(error);
+  }
+
+  /**
+   * A chat action ("typing…") that could not go out while it was worth showing: counted in
+   * `metrics().chatActions.expired`, and said in one log line at most every 10 s (with how many since).
+   */
+  #actionDropped(entry: Entry, reason: DeadLetterReason, detail: string): void {
+    this.#host.recorder.chatActions.expired++;
+    this.#droppedActions++;
+    const now = Date.now();
+    if (now - this.#droppedLoggedAt < 10_000) return;
+    this.#host.logger?.warn(
+      {
+        op: entry.op,
+        chatId: entry.chatId,
+        reason,
+        dropped: this.#droppedActions,
+        total: this.#host.recorder.chatActions.expired,
+      },
+      `${this.#droppedActions} chat action(s) ("typing…") dropped: not sent while still worth showing (${detail})`,
+    );
+    this.#droppedActions = 0;
+    this.#droppedLoggedAt = now;
   }
 
   /** Handles the failed attempt of `entry` (its lane already released). */
@@ -77,6 +104,14 @@ export class FailureHandler {
     if (notReady) {
       entry.notReadyAttempts++;
       if (entry.notReadySince < 0) entry.notReadySince = now;
+    }
+    if (error instanceof BudgetExhausted) {
+      this.deadLetter(
+        entry,
+        'expired',
+        `no start in the bot's shared rate budget in time (${error.message})`,
+      );
+      return;
     }
     const decision = entry.task
       ? ({

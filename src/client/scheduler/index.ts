@@ -10,6 +10,13 @@ export {
 export { defaultPriority } from './priorities.ts';
 export { DEFAULT_NOT_READY_BUDGET_MS, type RetryOptions } from './retry-policy.ts';
 export { Scheduler } from './scheduler.ts';
+export {
+  BudgetExhausted,
+  type BudgetGrant,
+  localSharedBudget,
+  type SharedBudget,
+  withinBudget,
+} from './shared-budget.ts';
 export { throttledClient } from './throttled-client.ts';
 export {
   type ApiCaller,

@@ -2,6 +2,7 @@
  * Scheduler configuration and its defaults.
  */
 import type { RetryOptions } from './retry-policy.ts';
+import type { SharedBudget } from './shared-budget.ts';
 import type { ApiCaller, Limits, Priority } from './types.ts';
 
 /** Starts a timer; returns a function that cancels it. `keepAlive` false lets the process exit meanwhile. */
@@ -50,6 +51,11 @@ export interface SchedulerOptions {
   arrivalBoundMs?: number;
   /** Spread starts evenly (one per window/limit) instead of spending a window in one burst (default true). */
   pacing?: boolean;
+  /**
+   * A budget shared with other processes of the same bot (shared-budget.ts): while it applies, every call
+   * also waits for a start in it, and one that finds none within its time-to-live is given up as `expired`.
+   */
+  sharedBudget?: SharedBudget;
 }
 
 /** What a scheduler keeps to unless told otherwise: the platform's 30 calls/s and 2/s per chat, over 1 s windows, 5 % under. */
@@ -101,5 +107,6 @@ export function resolveOptions(options: SchedulerOptions) {
     escalateAfterChats: positiveInt(options.escalateAfterChats ?? 3, 'escalateAfterChats'),
     arrivalBoundMs: positiveInt(options.arrivalBoundMs ?? 2000, 'arrivalBoundMs'),
     pacing: options.pacing ?? true,
+    sharedBudget: options.sharedBudget,
   };
 }

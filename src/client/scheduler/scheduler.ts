@@ -282,17 +282,23 @@ export class Scheduler {
     }
     this.inFlight++;
     this.recorder.dispatched++;
-    const started = new Promise((resolve) =>
-      resolve(
-        entry.task
-          ? entry.task(entry.signal)
-          : this.api.call(
-              entry.op as OperationName,
-              entry.args as never,
-              entry.signal ? { signal: entry.signal } : {},
-            ),
-      ),
-    );
+    const call = () =>
+      entry.task
+        ? entry.task(entry.signal)
+        : this.api.call(
+            entry.op as OperationName,
+            entry.args as never,
+            entry.signal ? { signal: entry.signal } : {},
+          );
+    // Among several processes, a call outside the dispatcher also takes a start in the bot's shared budget.
+    const budget = this.options.sharedBudget;
+    const started = budget?.applies()
+      ? budget.acquire(Math.max(0, entry.deadline - now), entry.signal).then((grant) =>
+          Promise.resolve()
+            .then(call)
+            .finally(() => grant.settle()),
+        )
+      : new Promise((resolve) => resolve(call()));
     started.then(
       (value) => this.onSuccess(entry, value),
       (error) => this.onFailure(entry, error),

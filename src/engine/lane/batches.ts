@@ -68,8 +68,13 @@ export class BatchLoop {
   readonly #depth: number;
   /** Sessions read for the batch being planned. */
   #loaded = new Map<string, SessionRow>();
-  /** Highest inbox id planned: later batches plan only rows above it. */
-  #cursor = 0;
+  /**
+   * Inbox ids planned and not answered yet: later batches plan the pending rows not among them, read from
+   * the first pending row each time. (A cursor past the highest id planned would skip a row whose
+   * transaction committed after a higher id's: on PostgreSQL, ids are taken before commit, and several
+   * processes commit at once; that row would then wait until the next restart, behind later ones.)
+   */
+  #planned = new Set<number>();
   #inFlight = 0;
   #reading = false;
   /** Planning is paused until the batches in flight are answered, then restarts from the store. */
@@ -96,7 +101,8 @@ export class BatchLoop {
     if (this.#restart || this.#reading || this.#inFlight >= this.#depth) return;
     this.#reading = true;
     attempt(
-      () => this.#planNext(this.#cursor),
+      // A copy: a batch answered while this read runs must stay excluded (the read may predate its commit).
+      () => this.#planNext(new Set(this.#planned)),
       (plans) => {
         this.#reading = false;
         if (!plans) {
@@ -161,12 +167,13 @@ export class BatchLoop {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Up to one batch of pending events above `afterId`, planned; undefined when none waits. */
-  #planNext(afterId: number): MaybePromise<EventPlan[] | undefined> {
+  /** Up to one batch of pending events not among `planned`, planned; undefined when none waits. */
+  #planNext(planned: ReadonlySet<number>): MaybePromise<EventPlan[] | undefined> {
     const { store, batchSize } = this.#o;
-    return andThen(store.pending(this.#o.partitions(), afterId, batchSize), (rows) =>
-      rows.length === 0 ? undefined : andThen(this.#load(rows), () => this.#o.planner.plan(rows)),
-    );
+    return andThen(store.pending(this.#o.partitions(), 0, batchSize + planned.size), (read) => {
+      const rows = planned.size ? read.filter((r) => !planned.has(r.id)).slice(0, batchSize) : read;
+      return rows.length === 0 ? undefined : andThen(this.#load(rows), () => this.#o.planner.plan(rows));
+    });
   }
 
   /** Reads the sessions of `rows` that no cache holds, and rebuilds the flow versions they need. */
@@ -187,7 +194,7 @@ export class BatchLoop {
   /** One batch on the caller's connection; held events are planned again at once, a few times. */
   #batchHere(retries: number): MaybePromise<EventOutcome[]> {
     const { store, planner } = this.#o;
-    return andThen(this.#planNext(0), (plans) => {
+    return andThen(this.#planNext(new Set()), (plans) => {
       if (!plans) return [];
       return attempt(
         () => store.applyHere(writesOf(plans), this.#o.member, this.#o.now()),
@@ -207,20 +214,21 @@ export class BatchLoop {
 
   #commit(plans: EventPlan[]): void {
     const { store, planner } = this.#o;
-    this.#cursor = plans.at(-1)!.row.id;
+    const ids = plans.map((plan) => plan.row.id);
+    for (const id of ids) this.#planned.add(id);
     this.#inFlight++;
     attempt(
       () => store.apply(writesOf(plans), this.#o.member, this.#o.now()),
       (results: ApplyResult[]) => {
         const outcomes = planner.settle(plans, results);
-        if (outcomes.length < plans.length) this.#restart = true; // held events wait below the cursor
-        this.#answered();
+        if (outcomes.length < plans.length) this.#restart = true; // held events are planned again
+        this.#answered(ids);
         this.#o.report(outcomes);
         this.#o.wake();
       },
       (error) => {
         this.#restart = true;
-        this.#answered();
+        this.#answered(ids);
         if (this.#o.leaseLost(error)) {
           this.#o.wake();
           return;
@@ -236,8 +244,10 @@ export class BatchLoop {
     );
   }
 
-  #answered(): void {
+  #answered(ids: readonly number[]): void {
     this.#inFlight--;
+    // Committed rows are no longer pending; held ones are read again (planning waits for the restart).
+    for (const id of ids) this.#planned.delete(id);
     if (this.#inFlight > 0) return;
     if (this.#restart) {
       // Everything planned and not committed is forgotten.

@@ -1,0 +1,112 @@
+/**
+ * The bot's shared rate budget on PostgreSQL: the platform's limit is per bot, so among several processes
+ * the dispatcher's scheduler keeps to the limit less a reserve, and every call made outside the dispatcher
+ * (the self-check at start, the webhook subscription, each task's "typing…", a group's rights) takes a start
+ * in this reserve, which all processes share through one row of the `kv` table: a sliding-window log of
+ * the last starts, read and written under the row's lock, timed by the database's clock (one clock for all).
+ * A start counts from its grant until its answer (at most `arrivalBoundMs` after the grant if no answer
+ * comes, e.g. the process died): the platform counts a request when it arrives, somewhere in between.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import {
+  BudgetExhausted,
+  type BudgetGrant,
+  grantFrom,
+  type SharedBudget,
+} from '../client/scheduler/shared-budget.ts';
+
+const KEY = 'cluster.rate_budget';
+type Stamp = { id: string; at: number };
+
+export interface ClusterBudgetOptions {
+  /** Starts per window shared by the processes' own calls (the dispatcher's reserve). */
+  limit: number;
+  /** Whether this process's calls go through it now (not while it is the dispatcher). */
+  applies: () => boolean;
+  /** Window length with the platform's margin (default 1005 ms). */
+  windowMs?: number;
+  /** Longest time a request may take to reach the platform after its grant (default 2000 ms). */
+  arrivalBoundMs?: number;
+}
+
+/** The reserve shared through the database `pool` opens. */
+export function clusterBudget(pool: pg.Pool, o: ClusterBudgetOptions): SharedBudget {
+  const settings = { limit: o.limit, windowMs: o.windowMs ?? 1005, arrivalBoundMs: o.arrivalBoundMs ?? 2000 };
+  let closed = false;
+  const waiters = new Set<() => void>();
+
+  /** One read-modify-write of the log under the row's lock; `change` gets the log and the database's time. */
+  async function update<T>(change: (log: Stamp[], now: number) => { log: Stamp[]; result: T }): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        "INSERT INTO kv (key, value, updated_at) VALUES ($1, '[]', 0) ON CONFLICT (key) DO NOTHING",
+        [KEY],
+      );
+      const { rows } = await client.query<{ value: string; now: number }>(
+        'SELECT value, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now FROM kv WHERE key = $1 FOR UPDATE',
+        [KEY],
+      );
+      const now = Number(rows[0]!.now);
+      const { log, result } = change(JSON.parse(rows[0]!.value) as Stamp[], now);
+      await client.query('UPDATE kv SET value = $2, updated_at = $3 WHERE key = $1', [
+        KEY,
+        JSON.stringify(log),
+        Math.round(now),
+      ]);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const settle = (id: string) =>
+    update((log, now) => {
+      const stamp = log.find((s) => s.id === id);
+      if (stamp) stamp.at = Math.min(stamp.at, now);
+      return { log, result: undefined };
+    }).catch(() => {}); // the provisional bound stands: later starts wait a little longer, nothing more
+
+  return {
+    applies: o.applies,
+    close() {
+      closed = true;
+      for (const wake of waiters) wake();
+    },
+    async acquire(maxWaitMs, signal): Promise<BudgetGrant> {
+      const until = Date.now() + maxWaitMs;
+      for (;;) {
+        signal?.throwIfAborted();
+        if (closed) throw new BudgetExhausted('the process is stopping');
+        const id = randomUUID();
+        const step = await update((log, now) => {
+          const next = grantFrom(log, now, { ...settings, id });
+          return { log: next.log, result: next };
+        });
+        if (step.granted) return { settle: () => void settle(id) };
+        const left = until - Date.now();
+        if (left <= 0)
+          throw new BudgetExhausted(`none free within ${maxWaitMs} ms among the processes' ${o.limit}/s`);
+        // The log's oldest start may still be provisional (its answer lowers it soon): ask again within
+        // 250 ms at most, or when the log says the next start is free; another process may take it first.
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            waiters.delete(wake);
+            signal?.removeEventListener('abort', wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, Math.min(step.waitMs, 250 + Math.random() * 50, left));
+          waiters.add(wake);
+          signal?.addEventListener('abort', wake, { once: true });
+        });
+      }
+    },
+  };
+}
