@@ -254,11 +254,6 @@ export class BatchLoop {
       this.#o.planner.forgetPlanned();
       this.#restart = false;
     }
-    // Nothing is in flight: the next read starts from the first pending row again. Rows below the cursor
-    // can turn up pending later: a PostgreSQL sequence hands out ids before commit, so another process's
-    // append may become visible after a higher id, and partitions taken from another process have rows of
-    // their own below it.
-    this.#cursor = 0;
     if (!this.#reading) this.#notifyIdle();
   }
 
