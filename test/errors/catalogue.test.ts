@@ -30,6 +30,8 @@ function sources(dir: string): string[] {
 /** `class X extends Error` left plain on purpose, with why (the rest extend BotflowError). */
 const PLAIN: Record<string, string> = {
   'errors/botflow-error.ts BotflowError': 'the base itself',
+  'client/scheduler/shared-budget.ts BudgetExhausted':
+    "the scheduler turns it into the call's dead letter (reason 'expired'), which is what callers meet",
   'sandbox/errors.ts PlatformError':
     'becomes an HTTP answer of the local platform; callers meet it as ApiError',
   'runtime/config.ts HelpRequested': 'control flow for --help, never reported',
