@@ -124,6 +124,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       });
     }),
   );
+  if (prepared instanceof Promise) prepared.catch(() => {}); // whoever awaits it (start, tick) meets a failure
   flows.onAdd((flow) => {
     void Promise.resolve()
       .then(() => store.recordFlowVersion(flow.id, flow.version, now(), flow.source))

@@ -1,0 +1,25 @@
+/** An engine whose PostgreSQL database cannot be read at creation: the failure reaches start(), nothing else. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../../src/engine/engine.ts';
+import { openPostgres } from '../../src/store/postgres/database.ts';
+import { postgresStore } from '../../src/store/postgres/engine-store.ts';
+import { freshDatabase } from '../support/postgres.ts';
+import { signupFlow } from './fixtures.ts';
+
+describe('an engine over a PostgreSQL database that stopped answering', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('says so when it starts, and leaves no unhandled rejection behind', async () => {
+    const pg = await openPostgres({ url: database.url });
+    await pg.close(); // the pool ends: every query fails
+    const engine = createEngine({ store: postgresStore(pg), flows: [signupFlow] });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled rejection would surface here
+    await expect(engine.start()).rejects.toThrow();
+  });
+});
