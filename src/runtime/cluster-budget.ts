@@ -15,6 +15,7 @@ import {
   grantFrom,
   type SharedBudget,
 } from '../client/scheduler/shared-budget.ts';
+import { pgKvUpdate } from '../store/postgres/settings.ts';
 
 const KEY = 'cluster.rate_budget';
 type Stamp = { id: string; at: number };
@@ -37,34 +38,11 @@ export function clusterBudget(pool: pg.Pool, o: ClusterBudgetOptions): SharedBud
   const waiters = new Set<() => void>();
 
   /** One read-modify-write of the log under the row's lock; `change` gets the log and the database's time. */
-  async function update<T>(change: (log: Stamp[], now: number) => { log: Stamp[]; result: T }): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        "INSERT INTO kv (key, value, updated_at) VALUES ($1, '[]', 0) ON CONFLICT (key) DO NOTHING",
-        [KEY],
-      );
-      const { rows } = await client.query<{ value: string; now: number }>(
-        'SELECT value, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now FROM kv WHERE key = $1 FOR UPDATE',
-        [KEY],
-      );
-      const now = Number(rows[0]!.now);
-      const { log, result } = change(JSON.parse(rows[0]!.value) as Stamp[], now);
-      await client.query('UPDATE kv SET value = $2, updated_at = $3 WHERE key = $1', [
-        KEY,
-        JSON.stringify(log),
-        Math.round(now),
-      ]);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
+  const update = <T>(change: (log: Stamp[], now: number) => { log: Stamp[]; result: T }): Promise<T> =>
+    pgKvUpdate(pool, KEY, '[]', (value, now) => {
+      const { log, result } = change(JSON.parse(value) as Stamp[], now);
+      return { value: JSON.stringify(log), result };
+    });
 
   const settle = (id: string) =>
     update((log, now) => {

@@ -60,3 +60,41 @@ export async function pgFlowSources(
   );
   return new Map(rows.map((row) => [row.key, row.source]));
 }
+
+/**
+ * One read-modify-write of the kv row `key` (created with `initial` when missing) under the row's lock, in
+ * one transaction: `change` gets the stored value and the database's time (ms) and returns the new value.
+ */
+export async function pgKvUpdate<T>(
+  pool: pg.Pool,
+  key: string,
+  initial: string,
+  change: (value: string, now: number) => { value: string; result: T },
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(
+      'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, 0) ON CONFLICT (key) DO NOTHING',
+      [key, initial],
+    );
+    const { rows } = await client.query<{ value: string; now: number }>(
+      'SELECT value, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now FROM kv WHERE key = $1 FOR UPDATE',
+      [key],
+    );
+    const now = Number(rows[0]!.now);
+    const { value, result } = change(rows[0]!.value, now);
+    await client.query('UPDATE kv SET value = $2, updated_at = $3 WHERE key = $1', [
+      key,
+      value,
+      Math.round(now),
+    ]);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
