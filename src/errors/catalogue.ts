@@ -20,6 +20,8 @@ export const CATALOGUE = {
   BOTFLOW_POLLING_FAILED:
     'long polling cannot run (a webhook subscription is in the way) or stopped on an error',
   BOTFLOW_UPDATE_INVALID: 'an incoming update is not a JSON object with an update_type, or nests too deep',
+  BOTFLOW_EVENT_INVALID:
+    'an external event was refused: its name, address, idempotency key or payload breaks a rule',
   BOTFLOW_INIT_DATA_INVALID:
     "a mini-app's initData is malformed (not a query string, a field twice, no hash)",
   BOTFLOW_INIT_DATA_SIGNATURE: "a mini-app's initData hash does not match: another bot's token, or tampered",
