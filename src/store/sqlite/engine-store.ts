@@ -49,6 +49,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
     synchronous: true,
     db,
     pending: (_partitions, afterId, limit) => inbox.pending(afterId, limit),
+    append: (entries) => (writer ? writer.append([...entries]) : new InboxStore(db).append(entries)),
     pendingCount: () => (db.open ? inbox.pendingCount() : 0),
     sessions(keys) {
       const found = new Map<string, SessionRow>();
