@@ -6,7 +6,12 @@
 import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
+import { stepKeyOf } from './machine-context.ts';
+
+export { stepKeyOf } from './machine-context.ts';
+
 import { conditionText } from './conditions.ts';
+import { eventDeclarations, onEventOf, startContext } from './event-steps.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -116,7 +121,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
 
   const stateFor = (path: string, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
     const s = { step: key };
-    const enter = [act('enter', { ...s, path })];
+    const takesEvents = Object.keys(onEventOf(step)).length > 0;
+    const enter = [act('enter', { ...s, path }), ...(takesEvents ? [act('replayQueued', s)] : [])];
     const leave = [act('leave', s)];
     const on: Record<string, unknown[]> = {};
     const add = (event: string, t: unknown) => {
@@ -158,7 +164,16 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (b.call) calledFromRoutes.add(b.call);
       add('button', { guard: guard('button', { id: b.id }), ...routeTransition(key, `button:${b.id}`, b) });
     }
+    for (const [name, route] of Object.entries(onEventOf(step))) {
+      if (route.call) calledFromRoutes.add(route.call);
+      add('event', { guard: guard('event', { name }), ...routeTransition(key, `event:${name}`, route) });
+    }
     add(RERENDER_EVENT, { actions: [act('rerender', s)] });
+    if (step.type === 'wait') {
+      // Typed text does not move a waiting step on: its text is said again, below.
+      add('message', { actions: [act('rerender', { ...s, fresh: true })] });
+      return { entry: enter, exit: leave, on };
+    }
 
     if (step.type === 'message') {
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
@@ -269,6 +284,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
+  // An event no step here takes, under `while_elsewhere: queue`: kept until a step that takes it is entered.
+  rootOn['botflow.queue'] = [{ guard: guard('canQueue', {}), actions: [act('queueEvent', {})] }];
   // A designer's jump (the playground's "start here"): the step is entered again with the given variables.
   rootOn['botflow.jump'] = Object.keys(flow.steps).map((id) => ({
     guard: guard('jumpTo', { step: id }),
@@ -299,7 +316,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   if (calledFromRoutes.size) {
     states.__return = {
       always: Object.entries(flow.steps)
-        .filter(([, step]) => step.type === 'input' || step.type === 'menu' || step.type === 'call')
+        .filter(([, step]) => ['input', 'menu', 'wait', 'call'].includes(step.type))
         .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
@@ -328,7 +345,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     guards: implementations.guards as never,
   }).createMachine({
     id: flow.flow,
-    context: ({ input }: { input: FlowInput }) => initialContext(input),
+    context: ({ input }: { input: FlowInput }) => startContext(input, flow),
     initial: flow.start,
     on: rootOn as never,
     states: states as never,
@@ -342,6 +359,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     version: cx.version,
     machine,
     triggers: triggersOf(flow),
+    events: eventDeclarations(flow, cx.flows, cx.registry),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {
@@ -361,7 +379,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       ? (fromVersion, persisted) => migrateSnapshot(flow, machine, fromVersion, persisted)
       : undefined,
     recover: {
-      startState: (input) => ({ value: flow.start, context: initialContext(input) }),
+      startState: (input) => ({ value: flow.start, context: startContext(input, flow) }),
       routes: (step) => {
         const s = step === undefined ? undefined : steps.get(step)?.step;
         return !!((s && 'on_error' in s && s.on_error) || flow.on_error);
@@ -370,29 +388,4 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     },
   };
   return definition;
-}
-
-/** The step key (`step`, `call>inner`, `__call_help>step`) of a state value. */
-export function stepKeyOf(value: unknown): string {
-  const parts: string[] = [];
-  let v = value;
-  while (v && typeof v === 'object') {
-    const [k, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
-    if (k === undefined) break;
-    parts.push(k);
-    v = inner;
-  }
-  if (typeof v === 'string') parts.push(v);
-  return parts.join('>');
-}
-
-function initialContext(input: FlowInput | undefined): FlowContext {
-  const t = input?.trigger;
-  const vars: Record<string, unknown> =
-    t?.kind === 'call'
-      ? { ...(t.context ?? {}) }
-      : t?.kind === 'bot_started' && t.payload
-        ? { start_payload: t.payload }
-        : {};
-  return { vars, retries: 0, ...(input?.meta.locale ? { locale: input.meta.locale } : {}) };
 }

@@ -74,3 +74,23 @@ export const Condition: z.ZodType<Condition> = z
   .describe(
     '{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params} | {expr: "..."}',
   );
+
+export const EffectCall = z.strictObject({
+  effect: z.string().describe('An effect registered in TypeScript'),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What happens on a button, a command, a timer or an exhausted input: say, set, do, then go somewhere. */
+export const RouteShape = {
+  say: Text.optional(),
+  set: Vars.optional(),
+  do: z.array(EffectCall).optional(),
+  goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
+  call: Id.optional().describe('Run another flow, then come back to this step'),
+  come_back: z
+    .literal(true)
+    .optional()
+    .describe('With goto: after the step gone to takes its answer, return here (edit from a summary)'),
+};
+export const Route = z.strictObject(RouteShape);
+export type Route = z.infer<typeof Route>;

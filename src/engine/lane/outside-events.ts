@@ -57,6 +57,3 @@ export function eventPolicy(
   const starting = findFlowToStart(flows, { kind: 'event', name, payload: undefined });
   return starting?.events?.[name]?.whileElsewhere ?? 'ignore';
 }
-
-/** The most events a flow file keeps queued (`while_elsewhere: queue`); more are ignored with the reason. */
-export const MAX_QUEUED_EVENTS = 20;

@@ -219,6 +219,9 @@ export type FlowTrigger =
  */
 export type WhileElsewhere = 'queue' | 'ignore' | 'interrupt';
 
+/** The most events a flow file keeps queued (`while_elsewhere: queue`); more are ignored with the reason. */
+export const MAX_QUEUED_EVENTS = 20;
+
 /** What a flow knows of an external event it names (in a trigger, a step's `on_event` or `events:`). */
 export interface EventDeclaration {
   /** What is wrong with `payload` (the flow's JSON Schema, the registry's zod schema); empty when fine. */
