@@ -94,3 +94,20 @@ export const RouteShape = {
 };
 export const Route = z.strictObject(RouteShape);
 export type Route = z.infer<typeof Route>;
+
+export const Migration = z.strictObject({
+  from: z
+    .array(z.union([z.number(), z.string()]))
+    .min(1)
+    .describe('Versions this block upgrades: human version numbers, hash prefixes, or "any"'),
+  steps: z.record(z.string(), Id).optional().describe('Old step id → new step id'),
+  context: z
+    .strictObject({
+      rename: z.record(z.string(), z.string()).optional(),
+      drop: z.array(z.string()).optional(),
+      set: Vars.optional(),
+    })
+    .optional(),
+  otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
+});
+export type Migration = z.infer<typeof Migration>;

@@ -10,6 +10,7 @@ import {
   Duration,
   EffectCall,
   Id,
+  Migration,
   Route,
   RouteShape,
   Scalar,
@@ -18,7 +19,7 @@ import {
 } from './schema-parts.ts';
 
 export { EventRoute } from './schema-events.ts';
-export { Condition, Route } from './schema-parts.ts';
+export { Condition, Migration, Route } from './schema-parts.ts';
 
 /** Where a task's outcome leads: a step id, or a route (say, set, goto). */
 const TaskRoute = z.union([Id, Route]);
@@ -318,23 +319,6 @@ const Trigger = z
     save_as: z.string().optional().describe("With event: the variable that receives the event's payload"),
   })
   .describe('One of bot_started, command, keyword, any_message, fallback or event');
-
-export const Migration = z.strictObject({
-  from: z
-    .array(z.union([z.number(), z.string()]))
-    .min(1)
-    .describe('Versions this block upgrades: human version numbers, hash prefixes, or "any"'),
-  steps: z.record(z.string(), Id).optional().describe('Old step id → new step id'),
-  context: z
-    .strictObject({
-      rename: z.record(z.string(), z.string()).optional(),
-      drop: z.array(z.string()).optional(),
-      set: Vars.optional(),
-    })
-    .optional(),
-  otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
-});
-export type Migration = z.infer<typeof Migration>;
 
 export const FlowFile = z.strictObject({
   $schema: z.string().optional(),
