@@ -23,6 +23,7 @@ export type {
   Update,
   User,
 } from './client/schemas/index.ts';
+export type { EngineEventSender } from './engine/events.ts';
 export type { Effect } from './engine/step/contract.ts';
 export { BotflowError, isBotflowError } from './errors/index.ts';
 export {
@@ -35,6 +36,12 @@ export {
   TaskError,
   type Validator,
 } from './flows/registry.ts';
+export {
+  type EventAddress,
+  EventInvalidError,
+  type EventReceipt,
+  type OutsideEvent,
+} from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';
 export { StartupError } from './runtime/startup-error.ts';

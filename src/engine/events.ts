@@ -94,7 +94,13 @@ export function engineEvents(o: EngineEventsOptions): EngineEventSender {
       const entry = eventEntry(event, o.strategy ?? 'user-in-chat', o.now());
       const [result] = await o.store.append([entry]);
       if (result?.id != null) {
-        o.events.emit('accepted', { id: result.id, kind: entry.kind ?? 'update', payload: entry.payload });
+        o.events.emit('accepted', {
+          id: result.id,
+          kind: entry.kind ?? 'update',
+          conversationKey: entry.conversationKey!,
+          payload: entry.payload,
+          at: entry.receivedAt!,
+        });
         o.wake();
       }
       return {

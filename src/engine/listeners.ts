@@ -15,7 +15,7 @@ export interface EngineEvents {
   /** An inbox event failed; its session kept its last good snapshot. */
   error: EventOutcome;
   /** An external event was stored (`engine.events.send`): its inbox row's id, kind and payload (JSON). */
-  accepted: { id: number; kind: string; payload: string };
+  accepted: { id: number; kind: string; conversationKey: string; payload: string; at: number };
 }
 
 /** Who hears the engine's events; a listener that throws is logged and the others still hear. */

@@ -1,6 +1,7 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
 import { buttonType } from './buttons.ts';
+import { onEventOf } from './event-steps.ts';
 import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -138,6 +139,8 @@ export function walkFlow(flow: FlowFile) {
       route([...p, 'retries', 'exhausted'], id, step.retries.exhausted, 'exhausted');
     }
     if (step.type === 'menu') route([...p, 'on_text'], id, step.on_text, 'text');
+    for (const [name, r] of Object.entries(onEventOf(step)))
+      route([...p, 'on_event', name], id, r, `event ${name}`);
     if (step.type === 'branch') {
       step.cases.forEach((c, i) => {
         refs.push({ path: [...p, 'cases', i, 'goto'], from: id, to: c.goto, label: 'when' });

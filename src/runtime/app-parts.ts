@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import type { Scheduler } from '../client/scheduler/scheduler.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { EngineEventSender } from '../engine/events.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
@@ -99,6 +100,8 @@ export interface AppParts {
     taskConcurrency?: number;
     /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
     onRole?(role: Role): void;
+    /** How event addresses become conversation keys (the `conversationKey` setting). */
+    conversationKey?: ConversationKeyStrategy;
   }): Engine<boolean>;
   startPolling(
     options: Omit<IntakeOptions, 'api'> & {
@@ -153,6 +156,8 @@ export interface RunningApp {
   flowCount: number;
   /** The engine, for tools and tests. */
   engine?: Engine<boolean>;
+  /** External events into the inbox (`bot.events`, `POST /events`): the engine's, recorded by `--record`. */
+  events: EngineEventSender;
   /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
   failed: Promise<Error>;
   /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */

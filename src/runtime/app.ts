@@ -143,9 +143,13 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       taskConcurrency: config.tasks.concurrency,
       ...(check.bot.username ? { botUsername: check.bot.username } : {}),
       onRole: (role) => onRole(role),
+      conversationKey: config.conversationKey,
     });
     engine = running;
-    if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
+    if (options.recorder) {
+      running.on('task', (outcome) => options.recorder?.task(outcome));
+      running.on('accepted', (row) => options.recorder?.event(row));
+    }
     watchGroupRights(running, scheduler, logger.child({ component: 'engine' }));
     sandbox?.attachEngine?.(running, loaded);
 
@@ -284,6 +288,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       bot: check.bot,
       flowCount: loaded.flows.length,
       engine: running,
+      events: running.events,
       failed,
       ...(intake?.plugin ? { webhook: intake.plugin } : {}),
       close(reason = 'close') {

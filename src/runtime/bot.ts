@@ -7,6 +7,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { EngineEventSender } from '../engine/events.ts';
 import type { Registry } from '../flows/registry.ts';
 import { startApp } from './app.ts';
 import { loadConfig, secretsOf } from './config.ts';
@@ -62,6 +63,15 @@ export interface Bot {
    *   app.register(bot.webhook, { prefix: '/bot/updates' });
    */
   webhook?: FastifyPluginCallback;
+  /**
+   * External events for the flows (`on_event:` steps, `triggers: - event:`), durable in the inbox and
+   * handled in order with the person's own messages. `send` checks the event first (its name must be one
+   * a flow or the registry knows, its payload must match their schema) and rejects with `EventInvalidError`
+   * (BOTFLOW_EVENT_INVALID, every problem listed) storing nothing; `check` is that rule alone.
+   *
+   *   await bot.events.send({ name: 'order_shipped', to: { userId: 42 }, payload: { id: 7 }, key: 'ship-7' });
+   */
+  events: EngineEventSender;
   /** Resolves when a part fails for good (polling refused, the token revoked): stop your service or the bot. */
   failed: Promise<Error>;
   /**
@@ -99,6 +109,7 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     addresses: app.addresses,
     flowCount: app.flowCount,
     ...(app.webhook ? { webhook: app.webhook } : {}),
+    events: app.events,
     failed: app.failed,
     close: () => app.close('close'),
   };

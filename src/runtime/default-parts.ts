@@ -140,6 +140,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
         ...(options.onRole ? { onRole: options.onRole } : {}),
+        ...(options.conversationKey ? { conversationKey: options.conversationKey } : {}),
       });
     },
     async startPolling(options) {

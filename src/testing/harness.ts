@@ -187,7 +187,10 @@ export class Harness {
       botUsername: this.sandbox.bot.username,
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
-    if (recorder) this.engine.on('task', (o) => recorder.task(o));
+    if (recorder) {
+      this.engine.on('task', (o) => recorder.task(o));
+      this.engine.on('accepted', (row) => recorder.event(row));
+    }
     // A task the transcript did not stub fails the turn with the hint, whatever path the flow takes then.
     this.engine.on('task', (o) => {
       if (o.status === 'failed' && o.error?.code === 'no_stub') this.#errors.push(o.error.message);
@@ -295,6 +298,15 @@ export class Harness {
         break;
       case 'stop':
         await c.stopBot(u);
+        break;
+      case 'event':
+        // As `bot.events.send` sends it: checked against the flows' schemas, then into the inbox.
+        await this.engine.events.send({
+          name: action.name,
+          to: { userId: u },
+          payload: action.payload,
+          ...(action.key !== undefined ? { key: action.key } : {}),
+        });
         break;
       case 'wait':
         await this.advance(action.ms);

@@ -23,6 +23,8 @@ export function describeAction(a: PersonAction): string {
       return `send ${a.type} ${quote(a.name)}`;
     case 'location':
       return `send location ${a.latitude},${a.longitude}`;
+    case 'event':
+      return `event ${a.name} ${JSON.stringify(a.payload)}`;
     default:
       return a.kind;
   }

@@ -109,7 +109,11 @@ describe.each(kinds)('external events over %s', (kind) => {
   it('wait in the flow while the person is elsewhere (queue) and resume on the step that takes them', async () => {
     const c = await open(kind);
     await send(c, botStarted(4, c.clock.now()));
-    await c.engine.events.send({ name: 'order_shipped', to: { userId: 4 }, payload: { id: 3, carrier: 'UPS' } });
+    await c.engine.events.send({
+      name: 'order_shipped',
+      to: { userId: 4 },
+      payload: { id: 3, carrier: 'UPS' },
+    });
     await c.settle();
     expect(await c.session('u:4')).toMatchObject({ stateValue: '"ask"', status: 'active' });
     expect((await eventRows(c, 'u:4'))[0]).toEqual({ status: 'done', error: null });

@@ -1,0 +1,56 @@
+/**
+ * Checks of the external events a flow names: every `on_event` name is declared somewhere (a flow's
+ * `events:` or `triggers: - event:`, or the registry's `events`), so a typo is an error with a
+ * did-you-mean rather than an event nobody ever receives; a declared payload schema is one botflow can
+ * check; a trigger's `save_as` goes with an event. Payload types of `save_as` are checked with every
+ * other variable (data-flow.ts, lint-vars.ts).
+ */
+import { onEventOf, payloadSchema } from './event-steps.ts';
+import type { LintInput, Report } from './lint-input.ts';
+import { closest } from './problems.ts';
+import type { FlowFile } from './schema.ts';
+
+/** The event names declared by `flows` (their `events:` and event triggers) and the registry. */
+export function declaredEvents(flows: Iterable<FlowFile>, registryEvents: object | undefined): Set<string> {
+  const names = new Set(Object.keys(registryEvents ?? {}));
+  for (const f of flows) {
+    for (const name of Object.keys(f.events ?? {})) names.add(name);
+    for (const t of f.triggers ?? []) if (t.event) names.add(t.event);
+  }
+  return names;
+}
+
+/** Runs the event checks on one flow. */
+export function lintEvents(x: LintInput, report: Report): void {
+  const { flow } = x;
+  const declared = declaredEvents([flow, ...x.flows.values()], x.registry.events);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    for (const name of Object.keys(onEventOf(step))) {
+      if (declared.has(name)) continue;
+      const guess = closest(name, [...declared]);
+      report(
+        ['steps', id, 'on_event', name],
+        'error',
+        `event "${name}" is declared nowhere: no flow's events: or trigger, and not the registry's events`,
+        guess
+          ? `did you mean "${guess}"?`
+          : `declare it: events: { ${name}: { payload: { type: object } } }, or in the registry's events`,
+      );
+    }
+  }
+  for (const [name, d] of Object.entries(flow.events ?? {})) {
+    if (!d.payload) continue;
+    const schema = payloadSchema(d.payload);
+    if ('error' in schema)
+      report(['events', name, 'payload'], 'error', `the payload schema of event "${name}": ${schema.error}`);
+  }
+  (flow.triggers ?? []).forEach((t, i) => {
+    const kinds = ['bot_started', 'command', 'keyword', 'any_message', 'fallback', 'event'].filter(
+      (k) => t[k as keyof typeof t] !== undefined,
+    );
+    if (t.save_as !== undefined && t.event === undefined)
+      report(['triggers', i, 'save_as'], 'error', 'save_as goes with an event trigger', 'event: <name>');
+    if (t.event !== undefined && kinds.length > 1)
+      report(['triggers', i], 'error', `one trigger per entry: ${kinds.join(' and ')}`);
+  });
+}

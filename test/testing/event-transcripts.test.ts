@@ -1,0 +1,127 @@
+/**
+ * External events in transcripts and replays: `- event: { order_shipped: { id: 7 } }` sends an event to the
+ * person as `bot.events.send` does (checked, stored, handled in order); `--record` writes the events it
+ * accepted and replay sends them again where they came, so a recorded dialog with events replays with no
+ * differences, and a change to what the event does is reported.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { compileSources } from '../../src/flows/load.ts';
+import { formatProblem } from '../../src/flows/problems.ts';
+import { createRecorder } from '../../src/runtime/recorder.ts';
+import { readRecording } from '../../src/runtime/recording.ts';
+import { parseTranscripts } from '../../src/testing/load.ts';
+import { replay } from '../../src/testing/replay.ts';
+import { runTranscript } from '../../src/testing/run.ts';
+import { EVENT_REGISTRY, SHOP, TABLE } from '../engine/conformance-event-flows.ts';
+
+function compiled(shop = SHOP): FlowDefinition[] {
+  const r = compileSources(
+    [
+      { file: 'shop.flow.yaml', source: shop },
+      { file: 'table.flow.yaml', source: TABLE },
+    ],
+    EVENT_REGISTRY,
+    new Map(),
+  );
+  expect(r.problems.map(formatProblem)).toEqual([]);
+  return r.flows;
+}
+
+async function run(yaml: string, recordTo?: string) {
+  const parsed = parseTranscripts(yaml, 'shop.test.yaml');
+  expect(parsed.problems.map(formatProblem)).toEqual([]);
+  return runTranscript(parsed.transcripts[0]!, {
+    flows: compiled(),
+    ...(recordTo ? { recorder: (now: () => number) => createRecorder(recordTo, { now }) } : {}),
+  });
+}
+
+const SHIPPED = `flow: shop
+name: shipped
+turns:
+  - start: true
+    bot: { send: Your name? }
+  - say: Ann
+    bot: { send: "Ann, we will tell you when it ships." }
+  - say: where is it?
+    bot: { send: "Ann, we will tell you when it ships." }
+  - event: { order_shipped: { id: 7, carrier: DHL } }
+    bot:
+      - send: Shipped by DHL
+      - send: Order 7 is on its way.
+`;
+
+describe('events in transcripts', () => {
+  it('an event turn resumes the waiting step with its payload', async () => {
+    const r = await run(SHIPPED);
+    expect(r.failure?.report).toBeUndefined();
+  });
+
+  it('the long form takes a key; an event the flow refuses fails the turn with the problems', async () => {
+    const ok = await run(`flow: shop
+name: keyed
+turns:
+  - start: true
+    bot: { send: Your name? }
+  - say: Bo
+    bot: { send: "Bo, we will tell you when it ships." }
+  - event: { name: order_shipped, payload: { id: 8 }, key: s8 }
+    bot: [{ send: "Shipped by " }, { send: Order 8 is on its way. }]
+`);
+    expect(ok.failure?.report).toBeUndefined();
+    const bad = await run(`flow: shop
+name: refused
+turns:
+  - start: true
+    bot: { send: Your name? }
+  - event: "order_shipped { id: seven }"
+    bot: nothing
+`);
+    expect(bad.failure?.report).toMatch(/BOTFLOW_EVENT_INVALID|payload\.id/);
+  });
+
+  it('a transcript that names an event badly is a problem at its line', () => {
+    const parsed = parseTranscripts(
+      'flow: shop\nname: n\nturns:\n  - event: "{ id: 7 }"\n    bot: nothing\n',
+      'shop.test.yaml',
+    );
+    expect(parsed.problems.map(formatProblem).join('\n')).toContain('does not start with an event name');
+  });
+});
+
+describe('events in recordings', () => {
+  it('are recorded where they came and replayed with no differences; a changed route is reported', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'botflow-events-rec-')), 'rec.jsonl');
+    const r = await run(SHIPPED, file);
+    expect(r.failure?.report).toBeUndefined();
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.type === 'event')).toEqual([
+      {
+        type: 'event',
+        at: expect.any(Number),
+        conversation: expect.stringMatching(/^u:\d+$/),
+        event: expect.objectContaining({ name: 'order_shipped', payload: { id: 7, carrier: 'DHL' } }),
+      },
+    ]);
+    const recording = readRecording(file);
+    expect(recording.events).toHaveLength(1);
+    expect(recording.events![0]!.after).toBe(3);
+    const same = await replay(recording, { flows: compiled() });
+    expect(same.differences.map((d) => d.text)).toEqual([]);
+    expect(same.replayedCalls).toBe(same.recordedCalls);
+    const changed = await replay(recording, {
+      flows: compiled(
+        SHOP.replace('say: "Shipped by {{shipment.carrier}}"', 'say: "Sent with {{shipment.carrier}}"'),
+      ),
+    });
+    expect(changed.differences).toHaveLength(1);
+    expect(changed.differences[0]!.text).toContain('Sent with DHL');
+  });
+});
