@@ -52,6 +52,7 @@ export function withDefaults(f: FlowFile, step: Step): Step {
 const routesOf = (st: Step): Route[] => [
   ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
   ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
+  ...Object.values(onEventOf(st)),
 ];
 
 /** The steps with a route that says `come_back: true` (where an edit returns to), and the steps edited. */
