@@ -47,7 +47,9 @@ describe('botflow check: external events', () => {
 
   it('a saved payload is typed from the JSON Schema: an unknown field is an error', () => {
     expect(check(SHOP.replace('{{shipment.carrier}}', '{{shipment.carier}}'))).toEqual([
-      expect.stringMatching(/error: "shipment" has no field "carier"\n {4}hint: did you mean "shipment.carrier"\?/),
+      expect.stringMatching(
+        /error: "shipment" has no field "carier"\n {4}hint: did you mean "shipment.carrier"\?/,
+      ),
     ]);
   });
 
@@ -63,10 +65,10 @@ describe('botflow check: external events', () => {
   });
 
   it('a trigger save_as without an event, and a payload pattern that may backtrack, are errors', () => {
-    const bad = SHOP.replace('triggers: [{ command: track }]', 'triggers: [{ command: track, save_as: x }]').replace(
-      'carrier: { type: string }',
-      'carrier: { type: string, pattern: "^(a+)+\\\\1$" }',
-    );
+    const bad = SHOP.replace(
+      'triggers: [{ command: track }]',
+      'triggers: [{ command: track, save_as: x }]',
+    ).replace('carrier: { type: string }', 'carrier: { type: string, pattern: "^(a+)+\\\\1$" }');
     const problems = check(bad).map((l) => l.split('\n')[0]);
     expect(problems).toEqual([
       expect.stringContaining('error: save_as goes with an event trigger'),
@@ -75,7 +77,11 @@ describe('botflow check: external events', () => {
   });
 
   it('botflow graph draws a wait step and its event edges', () => {
-    const [flow] = compileSources([{ file: 'shop.flow.yaml', source: SHOP }], EMPTY_REGISTRY, new Map()).flows;
+    const [flow] = compileSources(
+      [{ file: 'shop.flow.yaml', source: SHOP }],
+      EMPTY_REGISTRY,
+      new Map(),
+    ).flows;
     const graph = flowToMermaid(flow!);
     expect(graph).toContain('wait --> shipped : event order_shipped');
   });
