@@ -182,7 +182,7 @@ const actionYaml = (a: PersonAction): Obj => {
     case 'wait':
       return { wait: a.text };
     case 'event':
-      return { event: { name: a.name, payload: a.payload, ...(a.key !== undefined ? { key: a.key } : {}) } };
+      return { event: a.event };
   }
 };
 

@@ -247,20 +247,17 @@ function eventActionOf(v: unknown, path: Path): PersonAction {
         fail(path, `the payload of event ${m[1]} is not YAML: ${(error as Error).message}`, hint);
       }
     }
-    return { kind: 'event', name: m[1]!, payload };
+    return { kind: 'event', event: { name: m[1]!, payload } };
   }
   if (!isObj(v)) fail(path, 'event is a name with its payload, or { name, payload, key }', hint);
   const keys = Object.keys(v);
   // `event: { order_shipped: { id: 7 } }`: the event's name, its payload.
   if (keys.length === 1 && !['name', 'payload', 'key'].includes(keys[0]!))
-    return { kind: 'event', name: keys[0]!, payload: v[keys[0]!] ?? {} };
+    return { kind: 'event', event: { name: keys[0]!, payload: v[keys[0]!] ?? {} } };
   keysOf(v, path, ['name', 'payload', 'key']);
-  return {
-    kind: 'event',
-    name: str(v.name, [...path, 'name'], 'event.name'),
-    payload: v.payload ?? {},
-    ...(v.key !== undefined ? { key: str(v.key, [...path, 'key'], 'event.key') } : {}),
-  };
+  const name = str(v.name, [...path, 'name'], 'event.name');
+  const key = v.key === undefined ? {} : { key: str(v.key, [...path, 'key'], 'event.key') };
+  return { kind: 'event', event: { name, payload: v.payload ?? {}, ...key } };
 }
 
 function toExpectations(v: unknown, path: Path): BotExpectation[] {

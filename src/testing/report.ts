@@ -24,7 +24,7 @@ export function describeAction(a: PersonAction): string {
     case 'location':
       return `send location ${a.latitude},${a.longitude}`;
     case 'event':
-      return `event ${a.name} ${JSON.stringify(a.payload)}`;
+      return `event ${a.event.name} ${JSON.stringify(a.event.payload)}`;
     default:
       return a.kind;
   }

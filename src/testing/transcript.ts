@@ -42,7 +42,7 @@ export type PersonAction =
   | { kind: 'stop' }
   | { kind: 'wait'; ms: number; text: string }
   /** An external event for the person (`- event: order_shipped { id: 7 }`), as `bot.events.send` sends it. */
-  | { kind: 'event'; name: string; payload: unknown; key?: string };
+  | { kind: 'event'; event: { name: string; payload: unknown; key?: string } };
 
 /** One turn: an action and what the bot must do (`nothing` = no call at all). */
 export interface Turn {
