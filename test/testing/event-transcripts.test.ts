@@ -8,15 +8,19 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { createRecorder } from '../../src/runtime/recorder.ts';
 import { readRecording } from '../../src/runtime/recording.ts';
+import { openDatabase } from '../../src/store/database.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
+import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runTranscript } from '../../src/testing/run.ts';
 import { EVENT_REGISTRY, SHOP, TABLE } from '../engine/conformance-event-flows.ts';
+import { botStarted, textMessage } from '../engine/fixtures.ts';
 
 function compiled(shop = SHOP): FlowDefinition[] {
   const r = compileSources(
@@ -123,5 +127,46 @@ describe('events in recordings', () => {
     });
     expect(changed.differences).toHaveLength(1);
     expect(changed.differences[0]!.text).toContain('Sent with DHL');
+  });
+
+  it("a database's inbox gives its events back to replay (botflow replay --db)", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'botflow-events-db-')), 'bot.db');
+    const db = openDatabase({ path });
+    let mids = 0;
+    const api = {
+      call: async (_op: string, args: Record<string, unknown>) => ({
+        message: { body: { mid: `mid.${++mids}`, text: args.text }, timestamp: 1 },
+      }),
+    };
+    const at = Date.UTC(2026, 0, 5, 9);
+    const engine = createEngine({
+      db,
+      flows: compiled(),
+      api,
+      secret: 'replay-db-secret',
+      now: () => at + 5000,
+    });
+    const inbox = db.prepare(
+      "INSERT INTO inbox (kind, dedupe_key, conversation_key, update_type, payload, received_at) VALUES ('update', ?, 'u:1', ?, ?, ?)",
+    );
+    inbox.run('b1', 'bot_started', JSON.stringify(botStarted(1, at)), at);
+    inbox.run('m1', 'message_created', JSON.stringify(textMessage(1, at + 1000, 'Ann')), at + 1000);
+    engine.processPending();
+    await engine.events.send({
+      name: 'order_shipped',
+      to: { userId: 1 },
+      payload: { id: 4, carrier: 'UPS' },
+    });
+    engine.start();
+    await engine.drain();
+    await engine.stop();
+    db.close();
+    const recording = await recordingFromDatabase({ path });
+    expect(recording.events?.map((e) => [e.event.name, e.conversation, e.after])).toEqual([
+      ['order_shipped', 'u:1', 2],
+    ]);
+    const result = await replay(recording, { flows: compiled() });
+    expect(result.recordedCalls).toBe(4);
+    expect(result.differences.map((d) => d.text)).toEqual([]);
   });
 });
