@@ -103,9 +103,10 @@ export function siteOf(flow: FlowFile, g: FlowGraph, path: Path): Site | undefin
     if (i < path.length - 1 && isObj(node)) {
       extra.push(...setNames(node));
       if ('id' in node && node.value !== undefined) extra.push('button_value');
-      // An event's route reads the payload it saves (`on_event: { x: { save_as: p, say: "{{p.id}}" } }`).
-      if (path[i - 1] === 'on_event' && typeof node.save_as === 'string') extra.push(node.save_as);
     }
+    // An event's route reads the payload it saves (`on_event: { x: { save_as: p, say: "{{p.id}}" } }`).
+    if (path[i - 1] === 'on_event' && isObj(node) && typeof node.save_as === 'string')
+      extra.push(node.save_as);
   }
   return { steps: [id], extra };
 }

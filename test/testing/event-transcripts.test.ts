@@ -97,6 +97,44 @@ turns:
   });
 });
 
+describe('on_event on an input step', () => {
+  it('a form submitted from a mini-app answers the step the person is on', async () => {
+    const form = `flow: form
+start: ask
+triggers: [{ command: form }]
+events:
+  form_submitted: { payload: { type: object, properties: { email: { type: string } }, required: [email] } }
+steps:
+  ask:
+    type: input
+    say: Your email? (or fill in the form)
+    input: email
+    retries: { max: 2, exhausted: { goto: later } }
+    save: email
+    on_event:
+      form_submitted: { save_as: form, set: { email: "= form.email" }, goto: done }
+    next: done
+  done: { type: end, say: "We will write to {{email}}." }
+  later: { type: end, say: Another time. }
+`;
+    const r = compileSources([{ file: 'form.flow.yaml', source: form }], EVENT_REGISTRY, new Map());
+    expect(r.problems.map(formatProblem)).toEqual([]);
+    const parsed = parseTranscripts(
+      `flow: form
+name: the form
+turns:
+  - say: /form
+    bot: { send: Your email? (or fill in the form) }
+  - event: { form_submitted: { email: ann@example.org } }
+    bot: { send: We will write to ann@example.org. }
+`,
+      'form.test.yaml',
+    );
+    const result = await runTranscript(parsed.transcripts[0]!, { flows: r.flows });
+    expect(result.failure?.report).toBeUndefined();
+  });
+});
+
 describe('events in recordings', () => {
   it('are recorded where they came and replayed with no differences; a changed route is reported', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'botflow-events-rec-')), 'rec.jsonl');
