@@ -32,6 +32,7 @@ steps:
     idle: { after: 7d, say: Still nothing., goto: late }
     on_event:
       order_shipped: { save_as: shipment, say: "Shipped by {{shipment.carrier}}", goto: shipped }
+      newsletter: { say: "Thanks, noted." }
   shipped: { type: end, say: "Order {{shipment.id}} is on its way." }
   late: { type: end, say: Late. }
   bye: { type: end, say: Bye. }

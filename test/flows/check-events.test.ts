@@ -39,6 +39,7 @@ describe('botflow check: external events', () => {
 
   it('an on_event name declared nowhere is an error with a did-you-mean', () => {
     expect(check(SHOP.replace('      order_shipped: { save_as', '      order_shiped: { save_as'))).toEqual([
+      expect.stringContaining('warning: event "order_shipped" is declared, but no step takes it'),
       expect.stringMatching(
         /^shop\.flow\.yaml:15:\d+: error: event "order_shiped" is declared nowhere.*\n {4}hint: did you mean "order_shipped"\?$/,
       ),
@@ -84,5 +85,19 @@ describe('botflow check: external events', () => {
     ).flows;
     const graph = flowToMermaid(flow!);
     expect(graph).toContain('wait --> shipped : event order_shipped');
+  });
+
+  it('warns of an event declared that nothing takes, and of a wait step with no way out', () => {
+    const idle = SHOP.replace('goto: shipped }', '}').replace(
+      '  shipped: { type: end, say: "Order {{shipment.id}} shipped." }\n',
+      '',
+    );
+    const problems = check(`${idle.replace('events:\n', 'events:\n  spare: {}\n')}`).map(
+      (l) => l.split('\n')[0],
+    );
+    expect(problems).toEqual([
+      expect.stringContaining('warning: event "spare" is declared, but no step takes it'),
+      expect.stringContaining('warning: wait step "wait" has no way out'),
+    ]);
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine/engine.ts';
+import { createEngine, type EngineApi } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
@@ -175,7 +175,7 @@ describe('events in recordings', () => {
       call: async (_op: string, args: Record<string, unknown>) => ({
         message: { body: { mid: `mid.${++mids}`, text: args.text }, timestamp: 1 },
       }),
-    };
+    } as unknown as EngineApi;
     const at = Date.UTC(2026, 0, 5, 9);
     const engine = createEngine({
       db,
