@@ -32,8 +32,9 @@ describe('the main entry (botflow-engine)', () => {
 
   it('is small', () => {
     expect(names.length).toBeGreaterThan(10);
-    // 30, and the error catalogue's class and guard (BotflowError, isBotflowError: docs/errors.md).
-    expect(names.length).toBeLessThanOrEqual(32);
+    // 30, and the error catalogue's class and guard (BotflowError, isBotflowError: docs/errors.md), and
+    // what `bot.events.send` takes and throws (OutsideEvent, EventInvalidError).
+    expect(names.length).toBeLessThanOrEqual(34);
   });
 
   it('documents every name it exports', () => {
