@@ -93,10 +93,18 @@ const OpenApp = z.strictObject({
       'Start parameter handed to the mini-app in its initData (start_param); {{variables}} filled in',
     ),
 });
+/** Other words a typed answer may use for an option or a menu button: one list, or one per locale. */
+export const Aliases = z
+  .union([z.array(z.string().min(1)), z.record(z.string(), z.array(z.string().min(1)))])
+  .describe(
+    'Words a typed answer may use for it besides its label: [..], or per locale { en: [..], ru: [..] }',
+  );
+export type Aliases = z.infer<typeof Aliases>;
 export const Button = z
   .strictObject({
     id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
     text: Text,
+    aliases: Aliases.optional(),
     value: z.string().optional().describe('Extra data carried with the press (saved as `button_value`)'),
     url: z.string().optional().describe('Makes this a link button'),
     request: z.enum(['contact', 'location']).optional().describe('Ask for the contact or the location'),
@@ -226,6 +234,7 @@ const InputStep = z.strictObject({
       z.strictObject({
         id: z.string().min(1).max(64).describe('What is saved: any text, like "18:00"'),
         text: Text,
+        aliases: Aliases.optional(),
       }),
     )
     .optional()
@@ -251,6 +260,13 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  time_zone: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The IANA time zone dates and times in words are read in ("Europe/Moscow", or "{{tz}}"); default: the variable time_zone, else UTC',
+    ),
   keyboard: Keyboard.optional(),
   next: Next,
 });
