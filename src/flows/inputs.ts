@@ -50,9 +50,9 @@ class Unclear {
   constructor(readonly ids: readonly string[]) {}
 }
 
-/** The value of a match (through `valueOf`), an `Unclear` for an ambiguous one, else undefined. */
-function matched(m: MatchResult, valueOf: (id: string) => unknown): unknown {
-  if (m.kind === 'match') return valueOf(m.id);
+/** The value of a match (through `saved`), an `Unclear` for an ambiguous one, else undefined. */
+function matched(m: MatchResult, saved: (id: string) => unknown): unknown {
+  if (m.kind === 'match') return saved(m.id);
   return m.kind === 'ambiguous' ? new Unclear(m.ids) : undefined;
 }
 

@@ -52,7 +52,10 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
     const s = e.step;
     if (s.type !== 'menu' || event.type !== 'message' || !event.text?.trim()) return { kind: 'none' };
     let byStep = menuAnswers.get(event);
-    if (!byStep) menuAnswers.set(event, (byStep = new Map()));
+    if (!byStep) {
+      byStep = new Map();
+      menuAnswers.set(event, byStep);
+    }
     let m = byStep.get(e.key);
     if (!m) {
       m = matchDeclared(event.text, namedButtons(s.keyboard), readingOf(e, c));
