@@ -11,8 +11,8 @@ notifications-title = Уведомления { $notify ->
     [off] выключены
    *[other] включены
   }.
-notifications-on = Включить
-notifications-off = Выключить
+notifications-on = Присылать
+notifications-off = Не присылать
 notifications-saved = Готово: уведомления { $notify }.
 
 booking-ask-day = На какой день? (дата вроде 31.03.2026, или today, tomorrow, +3d)

@@ -73,15 +73,30 @@ export function matchOption(text: string, candidates: readonly Candidate[]): Mat
     );
     if (found) return found;
   }
-  const close = names
-    .filter((c) =>
-      c.names.some((n) => {
-        const allowed = typoAllowance(Math.min([...n].length, [...typed].length));
-        return allowed > 0 && editDistance(typed, n, allowed) <= allowed;
-      }),
-    )
-    .map((c) => c.id);
+  const close = names.filter((c) => c.names.some((n) => withinTypo(typed, n))).map((c) => c.id);
   return decide(close, 'typo') ?? NONE;
+}
+
+/**
+ * True when `a` and `b` (both normalised) are one typo apart. Texts of several words are compared word by
+ * word, each pair within its own allowance ("edit nme" is "edit name", never "edit age"); otherwise the
+ * whole texts, with the allowance of the shorter ("windowseat" is "window seat").
+ */
+export function withinTypo(a: string, b: string): boolean {
+  const wa = a.split(' ');
+  const wb = b.split(' ');
+  if (wa.length > 1 && wa.length === wb.length) {
+    let total = 0;
+    for (let i = 0; i < wa.length; i++) {
+      const allowed = typoAllowance(Math.max([...wa[i]!].length, [...wb[i]!].length));
+      const d = editDistance(wa[i]!, wb[i]!, allowed);
+      if (d > allowed) return false;
+      total += d;
+    }
+    return total > 0 && total <= typoAllowance(Math.min([...a].length, [...b].length));
+  }
+  const allowed = typoAllowance(Math.min([...a].length, [...b].length));
+  return allowed > 0 && editDistance(a, b, allowed) <= allowed;
 }
 
 /** Two names that cannot be told apart: equal after normalisation, or within one typo allowance. */
@@ -90,8 +105,7 @@ export function tooClose(a: string, b: string): 'same' | 'close' | undefined {
   const y = core(b);
   if (!x || !y) return undefined;
   if (x === y) return 'same';
-  const allowed = typoAllowance(Math.min([...x].length, [...y].length));
-  return allowed > 0 && editDistance(x, y, allowed) <= allowed ? 'close' : undefined;
+  return withinTypo(x, y) ? 'close' : undefined;
 }
 
 export { normalize };
