@@ -7,7 +7,9 @@
  * 2. position: "2", "#2", "second", "the second one", "второй", "2-й", "last";
  * 3. yes / no: "yes", "yep", "да", "нет"… pick the one option that means yes (or no);
  * 4. typo: the one option whose label or alias is within the typo allowance (Damerau-Levenshtein: none under
- *    4 characters, 1 for 4–7, 2 from 8).
+ *    4 characters, 1 for 4–7, 2 from 8);
+ * 5. words: the answer's words are some of the words of one option's label or alias ("20:30" for
+ *    "20:30 (4 seats)", "chair" for "High chair"; at least 3 letters or digits in all).
  *
  * Two options that fit the same rule (equal labels, or two labels within a typo) are never guessed between:
  * the answer is `ambiguous`, and the flow asks which one was meant.
@@ -29,10 +31,11 @@ export interface Candidate {
 
 /** How an answer was read: the option, the options it could mean, or nothing. */
 export type MatchResult =
-  | { kind: 'match'; id: string; by: 'exact' | 'position' | 'yes_no' | 'typo' }
+  | { kind: 'match'; id: string; by: Rule }
   | { kind: 'ambiguous'; ids: string[] }
   | { kind: 'none' };
 
+type Rule = 'exact' | 'position' | 'yes_no' | 'typo' | 'words';
 const NONE: MatchResult = { kind: 'none' };
 
 function namesOf(c: Candidate): string[] {
@@ -41,10 +44,7 @@ function namesOf(c: Candidate): string[] {
 }
 
 /** Decides between the candidates one rule found: one option is a match, more are ambiguous. */
-function decide(
-  ids: readonly string[],
-  by: 'exact' | 'position' | 'yes_no' | 'typo',
-): MatchResult | undefined {
+function decide(ids: readonly string[], by: Rule): MatchResult | undefined {
   const distinct = [...new Set(ids)];
   if (distinct.length === 1) return { kind: 'match', id: distinct[0]!, by };
   return distinct.length > 1 ? { kind: 'ambiguous', ids: distinct } : undefined;
@@ -74,7 +74,14 @@ export function matchOption(text: string, candidates: readonly Candidate[]): Mat
     if (found) return found;
   }
   const close = names.filter((c) => c.names.some((n) => withinTypo(typed, n))).map((c) => c.id);
-  return decide(close, 'typo') ?? NONE;
+  const typo = decide(close, 'typo');
+  if (typo) return typo;
+  const words = typed.split(' ');
+  if (typed.replace(/ /g, '').length < 3) return NONE;
+  const containing = names
+    .filter((c) => c.names.some((n) => words.every((w) => n.split(' ').includes(w))))
+    .map((c) => c.id);
+  return decide(containing, 'words') ?? NONE;
 }
 
 /**
