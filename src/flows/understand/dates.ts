@@ -152,7 +152,7 @@ function hourOf(h: number, part: string | undefined): number | undefined {
 }
 
 /** A time of day and nothing else ("7pm", "at 19:00", "в 7 вечера", "noon", "in 2 hours"), as HH:MM. */
-function timeOnly(t: string, w: WallClock): string | undefined {
+function timeOnly(t: string, at: WhenContext): string | undefined {
   const s = t.replace(/^(?:at|around|about|в|во|к|около) /, '');
   if (/^(?:noon|midday|полдень|12 дня)$/.test(s)) return '12:00';
   if (/^(?:midnight|полночь|12 ночи)$/.test(s)) return '00:00';
@@ -172,21 +172,22 @@ function timeOnly(t: string, w: WallClock): string | undefined {
   const n = half ? 30 : inEn ? count(inEn[1]) : inRu ? count(inRu[1]) : undefined;
   if (n === undefined) return undefined;
   const unit = half ? 'minute' : (inEn ?? inRu)![2]!;
-  const minutes = w.hour * 60 + w.minute + (/^(hour|час)/.test(unit) ? 60 * n : n);
-  return hhmm(Math.floor(minutes / 60) % 24, minutes % 60);
+  // The wall clock that much later: across a daylight saving change, "in 2 hours" is two real hours.
+  const later = wallClock(at.now + (/^(hour|час)/.test(unit) ? 60 * n : n) * 60_000, at.timeZone);
+  return hhmm(later.hour, later.minute);
 }
 
 /** Splits "tomorrow at 7pm" / "7pm tomorrow" / "завтра в 19:00" into a date part and a time part. */
-function both(t: string, w: WallClock): { date: string; time: string } | undefined {
+function both(t: string, w: WallClock, at: WhenContext): { date: string; time: string } | undefined {
   const words = t.split(' ');
   for (let k = 1; k < words.length; k++) {
     const left = words.slice(0, k).join(' ');
     const right = words.slice(k).join(' ');
     const d1 = dateOnly(left, w);
-    const t1 = d1 && timeOnly(right, w);
+    const t1 = d1 && timeOnly(right, at);
     if (d1 && t1) return { date: d1, time: t1 };
     const d2 = dateOnly(right, w);
-    const t2 = d2 && timeOnly(left, w);
+    const t2 = d2 && timeOnly(left, at);
     if (d2 && t2) return { date: d2, time: t2 };
   }
   return undefined;
@@ -197,7 +198,7 @@ export function readDate(text: string, at: WhenContext): string | undefined {
   const t = tidy(text);
   if (!t || t.length > 80) return undefined;
   const w = wallClock(at.now, at.timeZone);
-  return dateOnly(t, w) ?? both(t, w)?.date;
+  return dateOnly(t, w) ?? both(t, w, at)?.date;
 }
 
 /** The time of day (HH:MM) a typed answer names (its time part when it also names a date). */
@@ -205,7 +206,7 @@ export function readTime(text: string, at: WhenContext): string | undefined {
   const t = tidy(text);
   if (!t || t.length > 80) return undefined;
   const w = wallClock(at.now, at.timeZone);
-  return timeOnly(t, w) ?? both(t, w)?.time;
+  return timeOnly(t, at) ?? both(t, w, at)?.time;
 }
 
 /** The ISO date a relative expression of a flow file (`today`, `+30d`) names on the person's day. */

@@ -16,7 +16,7 @@
  */
 
 import { core, editDistance, normalize, typoAllowance } from './text.ts';
-import { positionOf, yesNoOf } from './words.ts';
+import { optionYesNo, positionOf, yesNoOf } from './words.ts';
 
 /** One option as the matcher sees it: what is saved, and every text that names it. */
 export interface Candidate {
@@ -65,7 +65,7 @@ export function matchOption(text: string, candidates: readonly Candidate[]): Mat
   const said = yesNoOf(text);
   if (said) {
     const same = candidates.filter((c) =>
-      [c.id, ...c.labels, ...(c.aliases ?? [])].some((n) => yesNoOf(n) === said),
+      [c.id, ...c.labels, ...(c.aliases ?? [])].some((n) => optionYesNo(n) === said),
     );
     const found = decide(
       same.map((c) => c.id),

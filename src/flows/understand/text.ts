@@ -6,6 +6,7 @@
 /** Lower case, Unicode NFKC, ё→е, punctuation and symbols to spaces, spaces collapsed. */
 export function normalize(text: string): string {
   return text
+    .replace(/№/g, ' ') // NFKC would make it "No"
     .normalize('NFKC')
     .toLowerCase()
     .replace(/ё/g, 'е')

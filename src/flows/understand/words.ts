@@ -80,6 +80,11 @@ const NO = [
 const YES_SET = new Set(YES.map(normalize));
 const NO_SET = new Set(NO.map(normalize));
 
+/** Whether an option's label or id means yes or no: all of it, or its first part ("Yes, book it", "Да, конечно"). */
+export function optionYesNo(text: string): 'yes' | 'no' | undefined {
+  return yesNoOf(text) ?? yesNoOf(text.split(/[,.!;:—–(]/)[0] ?? '');
+}
+
 /** Whether a text (a typed answer, an option's id or label) says yes or no, in any shipped language. */
 export function yesNoOf(text: string): 'yes' | 'no' | undefined {
   const t = normalize(text);
