@@ -170,7 +170,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
       if (whole.kind === 'match') return [whole.id];
       // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
       const parts = text
-        .split(/\s*(?:[,;+&]|\band\b|\bи\b)\s*/u)
+        .split(/\s*[,;+&]\s*|\s+(?:and|и)\s+/iu)
         .map((x) => x.trim())
         .filter(Boolean);
       const ids = parts
