@@ -4,7 +4,8 @@
  * locale, by label or alias; and a `time_zone:` the runtime does not know.
  */
 import type { LintInput, Report } from './lint-input.ts';
-import type { Aliases, FlowFile } from './schema.ts';
+import type { FlowFile } from './schema.ts';
+import type { Aliases } from './schema-parts.ts';
 import { namedButtons } from './typed-answers.ts';
 import { tooClose } from './understand/match.ts';
 import { aliasesFor } from './understand/options.ts';

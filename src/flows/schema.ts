@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
-import { Condition, Duration, Id, Scalar, Text, Vars } from './schema-parts.ts';
+import { Aliases, Condition, Duration, Id, Scalar, Text, TimeZone, Vars } from './schema-parts.ts';
 
 export { Condition } from './schema-parts.ts';
 
@@ -93,13 +93,6 @@ const OpenApp = z.strictObject({
       'Start parameter handed to the mini-app in its initData (start_param); {{variables}} filled in',
     ),
 });
-/** Other words a typed answer may use for an option or a menu button: one list, or one per locale. */
-export const Aliases = z
-  .union([z.array(z.string().min(1)), z.record(z.string(), z.array(z.string().min(1)))])
-  .describe(
-    'Words a typed answer may use for it besides its label: [..], or per locale { en: [..], ru: [..] }',
-  );
-export type Aliases = z.infer<typeof Aliases>;
 export const Button = z
   .strictObject({
     id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
@@ -260,13 +253,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
-  time_zone: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'The IANA time zone dates and times in words are read in ("Europe/Moscow", or "{{tz}}"); default: the variable time_zone, else UTC',
-    ),
+  time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   next: Next,
 });

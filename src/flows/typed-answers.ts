@@ -24,6 +24,25 @@ export function namedButtons(
     .filter((b): b is Button & { id: string } => !!b.id && buttonType(b) === 'callback');
 }
 
+/**
+ * A menu step's transitions for typed text, before its `on_text`: text naming one of its buttons takes
+ * that button's route (as its press would); text that fits several asks which one (`clarifyMenu`).
+ */
+export function typedMenuTransitions(
+  key: string,
+  keyboard: readonly (readonly Button[])[],
+  routeTransition: (key: string, route: string, b: Button) => Record<string, unknown>,
+): Record<string, unknown>[] {
+  const s = { step: key };
+  return [
+    ...namedButtons(keyboard).map((b) => ({
+      guard: { type: 'typedButton', params: { ...s, id: b.id } },
+      ...routeTransition(key, `button:${b.id}`, b),
+    })),
+    { guard: { type: 'typedUnclear', params: s }, actions: [{ type: 'clarifyMenu', params: s }] },
+  ];
+}
+
 /** Builds the typed-answer helpers of one compiled flow. */
 export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, usesEdit: boolean) {
   const { localeOf, say, effect } = r;

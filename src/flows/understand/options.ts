@@ -2,7 +2,7 @@
  * A step's options as the matcher's candidates: the option's label in the person's locale and the flow's
  * default one (rendered by the caller), its `aliases:` for the person's language, and its id.
  */
-import type { Aliases } from '../schema.ts';
+import type { Aliases } from '../schema-parts.ts';
 import { type Candidate, type MatchResult, matchOption } from './match.ts';
 import { languageOf } from './text.ts';
 
