@@ -65,6 +65,22 @@ function lintOptions(x: LintInput, options: readonly Named[], report: Report): v
 /** The typed-answer checks of one flow. */
 export function lintTypedAnswers(x: LintInput, report: Report): void {
   for (const [id, step] of Object.entries(x.flow.steps)) {
+    // Typed text is read against the callback buttons of menus only: aliases anywhere else are never read.
+    if ('keyboard' in step)
+      (step.keyboard ?? []).forEach((row, r) => {
+        row.forEach((b, c) => {
+          if (b.aliases && (step.type !== 'menu' || !namedButtons([[b]]).length))
+            report(
+              ['steps', id, 'keyboard', r, c, 'aliases'],
+              'warning',
+              'aliases of this button are never read: typed answers name the callback buttons of menu steps',
+              step.type === 'menu'
+                ? 'give the button an id, or remove aliases'
+                : 'remove aliases, or make the step a menu',
+              true,
+            );
+        });
+      });
     if (step.type === 'input' && step.options)
       lintOptions(
         x,

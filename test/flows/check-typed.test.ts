@@ -87,6 +87,34 @@ steps:
     ]);
   });
 
+  it('aliases that are never read: on a button of an input step, on a link button of a menu', () => {
+    const r = check(`flow: demo
+start: ask
+steps:
+  ask:
+    type: input
+    say: Your name?
+    input: text
+    keyboard:
+      - - { id: skip, text: Skip, aliases: [later], goto: menu }
+    retries: { max: 2, exhausted: { goto: menu } }
+    save: name
+    next: menu
+  menu:
+    type: menu
+    say: Menu
+    keyboard:
+      - - { text: Site, url: "https://example.com", aliases: [web] }
+        - { id: bye, text: Bye, goto: bye }
+  bye:
+    type: end
+`);
+    expect(r.lines).toEqual([
+      'demo.flow.yaml:9:35: warning: aliases of this button are never read: typed answers name the callback buttons of menu steps',
+      'demo.flow.yaml:17:53: warning: aliases of this button are never read: typed answers name the callback buttons of menu steps',
+    ]);
+  });
+
   it('refuses a time zone the runtime does not know; a {{variable}} is read at run time', () => {
     const bad = check(
       literal(
