@@ -127,8 +127,10 @@ export function pressedId(event: FlowEvent & { type: 'button' }): string {
 }
 
 /** How typed options are read in this scope: labels as rendered, the person's locale then the default. */
-function readingOf(scope: AnswerScope) {
+function readingOf(step: InputStep, scope: AnswerScope) {
+  const kinds = kindsOf(step);
   return {
+    numbersAreValues: kinds.includes('number') || kinds.includes('integer'),
     ...(scope.labels ? { labels: scope.labels } : {}),
     locales: scope.defaultLocale ? [scope.locale, scope.defaultLocale] : [scope.locale],
   };
@@ -166,7 +168,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
       }
       if (!text) return undefined;
-      const whole = matchDeclared(text, options, readingOf(scope));
+      const whole = matchDeclared(text, options, readingOf(step, scope));
       if (whole.kind === 'match') return [whole.id];
       // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
       const parts = text
@@ -174,7 +176,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         .map((x) => x.trim())
         .filter(Boolean);
       const ids = parts
-        .map((p) => matchDeclared(p, options, readingOf(scope)))
+        .map((p) => matchDeclared(p, options, readingOf(step, scope)))
         .map((m) => (m.kind === 'match' ? m.id : undefined));
       if (!ids.length || ids.some((id) => id === undefined)) return undefined;
       return options.filter((o) => ids.includes(o.id)).map((o) => o.id);
@@ -199,11 +201,14 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         if (index !== undefined) return choices[index]?.value;
         if (!text) return undefined;
         const candidates = choices.map((c, i) => ({ id: choiceId(i), labels: [c.text], idIsName: false }));
-        return matched(matchOption(text, candidates), (id) => choices[choiceIndexOf(id)!]?.value);
+        return matched(
+          matchOption(text, candidates, readingOf(step, scope)),
+          (id) => choices[choiceIndexOf(id)!]?.value,
+        );
       }
       const options = step.options ?? [];
       if (a.button) return options.find((o) => o.id === a.button)?.id;
-      return text ? matched(matchDeclared(text, options, readingOf(scope)), (id) => id) : undefined;
+      return text ? matched(matchDeclared(text, options, readingOf(step, scope)), (id) => id) : undefined;
     }
     case 'contact': {
       const c = att.find((x) => x.type === 'contact') as

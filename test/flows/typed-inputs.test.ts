@@ -81,6 +81,19 @@ describe('readAnswer: typed choices', () => {
     expect(readAnswer(orText, said('birthday cave'), none)).toEqual({ ok: true, value: 'birthday cave' });
   });
 
+  it('a step that also takes a number reads digits as the number, words as the position', () => {
+    const orCount = step(['choice', 'integer'], {
+      options: [
+        { id: 'two', text: 'Two people' },
+        { id: 'four', text: 'Four people' },
+      ],
+    });
+    const none = { ...scope('en'), labels: undefined };
+    expect(readAnswer(orCount, said('2'), none)).toEqual({ ok: true, value: 2 });
+    expect(readAnswer(orCount, said('second'), none)).toEqual({ ok: true, value: 'four' });
+    expect(readAnswer(step('choice'), said('2'), scope('en'))).toEqual({ ok: true, value: 'coffee' });
+  });
+
   it('choices from a list: by text, position or words; ambiguous ones are asked about by index', () => {
     const fromList = step('choice', {
       options: undefined,

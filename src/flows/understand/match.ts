@@ -29,6 +29,15 @@ export interface Candidate {
   idIsName?: boolean;
 }
 
+/** How the matcher reads. */
+export interface MatchOptions {
+  /**
+   * The step also takes a number (`input: [choice, integer]`): "3" is that number, never the third option
+   * (positions in words, "third", still count).
+   */
+  numbersAreValues?: boolean;
+}
+
 /** How an answer was read: the option, the options it could mean, or nothing. */
 export type MatchResult =
   | { kind: 'match'; id: string; by: Rule }
@@ -51,7 +60,11 @@ function decide(ids: readonly string[], by: Rule): MatchResult | undefined {
 }
 
 /** Reads a typed answer against the options of a step, in the order above. */
-export function matchOption(text: string, candidates: readonly Candidate[]): MatchResult {
+export function matchOption(
+  text: string,
+  candidates: readonly Candidate[],
+  opts: MatchOptions = {},
+): MatchResult {
   const typed = core(text);
   if (!typed) return NONE;
   const names = candidates.map((c) => ({ id: c.id, names: namesOf(c) }));
@@ -60,7 +73,7 @@ export function matchOption(text: string, candidates: readonly Candidate[]): Mat
     'exact',
   );
   if (exact) return exact;
-  const at = positionOf(typed, candidates.length);
+  const at = opts.numbersAreValues && /^\d/.test(typed) ? undefined : positionOf(typed, candidates.length);
   if (at !== undefined) return { kind: 'match', id: candidates[at]!.id, by: 'position' };
   const said = yesNoOf(text);
   if (said) {

@@ -3,7 +3,7 @@
  * default one (rendered by the caller), its `aliases:` for the person's language, and its id.
  */
 import type { Aliases } from '../schema-parts.ts';
-import { type Candidate, type MatchResult, matchOption } from './match.ts';
+import { type Candidate, type MatchOptions, type MatchResult, matchOption } from './match.ts';
 import { languageOf } from './text.ts';
 
 /** The aliases that apply in `locales` (the person's, then the flow's default): a plain list applies in all. */
@@ -22,7 +22,7 @@ export function aliasesFor(aliases: Aliases | undefined, locales: readonly strin
 }
 
 /** What reading a typed option needs: the labels of a flow text, and the locales looked at. */
-export interface OptionReading {
+export interface OptionReading extends MatchOptions {
   /** A flow text (literal or message id) as the person sees it, and in the flow's default locale. */
   labels?: (text: string) => string[];
   /** The person's locale, then the flow's default one. */
@@ -40,5 +40,5 @@ export function matchDeclared(
     labels: r.labels ? r.labels(o.text) : [o.text],
     aliases: aliasesFor(o.aliases, r.locales),
   }));
-  return matchOption(text, candidates);
+  return matchOption(text, candidates, r);
 }
