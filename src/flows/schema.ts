@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
-import { Condition, Duration, Id, Scalar, Text, Vars } from './schema-parts.ts';
+import { Aliases, Condition, Duration, Id, Scalar, Text, TimeZone, Vars } from './schema-parts.ts';
 
 export { Condition } from './schema-parts.ts';
 
@@ -97,6 +97,7 @@ export const Button = z
   .strictObject({
     id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
     text: Text,
+    aliases: Aliases.optional(),
     value: z.string().optional().describe('Extra data carried with the press (saved as `button_value`)'),
     url: z.string().optional().describe('Makes this a link button'),
     request: z.enum(['contact', 'location']).optional().describe('Ask for the contact or the location'),
@@ -226,6 +227,7 @@ const InputStep = z.strictObject({
       z.strictObject({
         id: z.string().min(1).max(64).describe('What is saved: any text, like "18:00"'),
         text: Text,
+        aliases: Aliases.optional(),
       }),
     )
     .optional()
@@ -251,6 +253,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   next: Next,
 });
