@@ -15,7 +15,7 @@ notifications-on = Turn on
 notifications-off = Turn off
 notifications-saved = Done: notifications { $notify }.
 
-booking-ask-day = Which day? (a date like 31.03.2026, or today, tomorrow, +3d)
+booking-ask-day = Which day? (a date like 31.03.2026, or today, tomorrow, friday, in 3 days)
 booking-day-range = We take bookings from today to 90 days ahead.
 booking-ask-guests = For how many people?
 booking-guests-range = We seat 1 to 12 people.

@@ -11,11 +11,11 @@ notifications-title = Уведомления { $notify ->
     [off] выключены
    *[other] включены
   }.
-notifications-on = Включить
-notifications-off = Выключить
+notifications-on = Присылать
+notifications-off = Не присылать
 notifications-saved = Готово: уведомления { $notify }.
 
-booking-ask-day = На какой день? (дата вроде 31.03.2026, или today, tomorrow, +3d)
+booking-ask-day = На какой день? (дата вроде 31.03.2026, или сегодня, завтра, в пятницу, через 3 дня)
 booking-day-range = Мы принимаем брони от сегодня до 90 дней вперёд.
 booking-ask-guests = На сколько человек?
 booking-guests-range = Мы сажаем от 1 до 12 человек.

@@ -21,6 +21,7 @@ import { renderingFor } from './render.ts';
 import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
 import { taskParts } from './task-steps.ts';
+import { typedAnswers } from './typed-answers.ts';
 import { readVar } from './vars.ts';
 
 export { RENDER_REF } from './render.ts';
@@ -46,6 +47,7 @@ export function actionsFor(
     now,
   });
   const { timersOf, arm } = stepTimers(effect);
+  const typed = typedAnswers({ localeOf, say, effect }, usesEdit);
   const runEffects = (
     e: StepEntry,
     c: FlowContext,
@@ -107,6 +109,9 @@ export function actionsFor(
         locale: localeOf(e, c),
         registry,
         now: nowOf(event),
+        labels: typed.labelsFor(e, c),
+        timeZone: typed.timeZoneOf(e, c),
+        ...(e.flow.i18n ? { defaultLocale: e.flow.i18n.default_locale } : {}),
         ...(c.picked ? { picked: c.picked } : {}),
         ...(c.choices ? { choices: c.choices } : {}),
       });
@@ -232,6 +237,13 @@ export function actionsFor(
       if (s.type !== 'input') return;
       const r = answerFor(e, s, event, context);
       if (r.ok) return;
+      // An answer that fits several options is asked about, not refused: no retry is counted.
+      if (r.clarify) {
+        if (event.type !== 'button') enqueue.assign({ mid: undefined });
+        typed.clarify(enqueue, e, context, r.clarify);
+        arm(e, enqueue);
+        return;
+      }
       effect(enqueue, { kind: 'input.rejected' });
       enqueue.assign({
         retries: context.retries + 1,
@@ -244,6 +256,15 @@ export function actionsFor(
       send(enqueue, e, say(e, context, error));
       if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
       else arm(e, enqueue);
+    }),
+    // A menu's typed text that fits several of its buttons: which one was meant?
+    clarifyMenu: flowAction(({ context, event, enqueue }: Args, p: P) => {
+      const e = entry(p.step);
+      const m = typed.menuAnswerFor(e, event, context);
+      if (m.kind !== 'ambiguous') return;
+      if (context.mid) enqueue.assign({ mid: undefined });
+      typed.clarify(enqueue, e, context, m.ids);
+      arm(e, enqueue);
     }),
     // `set:` on the `next` entry or branch case taken (after the answer is saved by `accept`).
     nextSet: flowAction(({ context, event, enqueue }: Args, p: P) => {
@@ -295,6 +316,7 @@ export function actionsFor(
     entry,
     localeOf,
     answerFor,
+    menuAnswerFor: typed.menuAnswerFor,
     isLocal,
     nextCondition,
     registry,

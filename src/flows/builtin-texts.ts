@@ -34,6 +34,7 @@ export const BUILTIN_TEXT_KEYS = [
   'task-busy',
   'task-failed',
   'flow-failed',
+  'clarify',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -70,6 +71,7 @@ const en: BuiltinCatalog = {
   'task-failed': 'Sorry, something went wrong on our side. Please try again later.',
   'flow-failed':
     'Sorry, something went wrong on our side, and this conversation had to stop. Please start again.',
+  clarify: 'Did you mean: {$options}?',
 };
 
 const ru: BuiltinCatalog = {
@@ -102,6 +104,7 @@ const ru: BuiltinCatalog = {
   'task-failed': 'Извините, у нас что-то пошло не так. Попробуйте позже.',
   'flow-failed':
     'Извините, у нас что-то пошло не так, и разговор пришлось прервать. Начните, пожалуйста, заново.',
+  clarify: 'Вы имели в виду: {$options}?',
 };
 
 /** The built-in catalogs by language. */

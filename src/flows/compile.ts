@@ -19,6 +19,7 @@ import { taskOf, taskTransitions } from './task-steps.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
 import { triggersOf } from './triggers.ts';
+import { typedMenuTransitions } from './typed-answers.ts';
 import { migrateSnapshot } from './versions.ts';
 
 /** Everything the compiler needs besides the file itself. */
@@ -252,6 +253,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       return { entry: enter, exit: leave, on };
     }
     if (step.type === 'menu') {
+      for (const t of typedMenuTransitions(key, step.keyboard, routeTransition)) add('message', t);
       const text = step.on_text
         ? routeTransition(key, 'on_text', step.on_text)
         : { actions: [act('rerender', { ...s, fresh: true })] };

@@ -6,12 +6,15 @@ import { type FlowContext, nowOf, type StepEntry, type StepParams } from './mach
 import type { Registry } from './registry.ts';
 import { RENDER_REF } from './render.ts';
 import type { Condition, InputStep } from './schema.ts';
+import type { MatchResult } from './understand/match.ts';
 
 /** What the guards read through: the compiled steps and the actions' shared helpers. */
 export interface GuardKit {
   entry(key: string): StepEntry;
   localeOf(e: StepEntry, c: FlowContext): string;
   answerFor(e: StepEntry, s: InputStep, event: FlowEvent, c: FlowContext): InputResult;
+  /** A menu step's typed text read against its buttons (typed-answers.ts). */
+  menuAnswerFor(e: StepEntry, event: FlowEvent, c: FlowContext): MatchResult;
   isLocal(event: FlowEvent): boolean;
   nextCondition(e: StepEntry, i: number): Condition | undefined;
   registry: Registry;
@@ -23,7 +26,7 @@ type P = StepParams;
 
 /** Builds the guards. */
 export function guardsFor(k: GuardKit) {
-  const { entry, localeOf, answerFor, isLocal, nextCondition, registry } = k;
+  const { entry, localeOf, answerFor, menuAnswerFor, isLocal, nextCondition, registry } = k;
   return {
     ...(k.designer as Record<string, never>),
     answer: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
@@ -39,14 +42,21 @@ export function guardsFor(k: GuardKit) {
       return evaluateCondition(when, vars, localeOf(e, context), registry, nowOf(event));
     },
     exhausted: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) => {
-      const s = entry(p.step).step;
-      return (
-        s.type === 'input' &&
-        isLocal(event) &&
-        isAnswerEvent(s, event) &&
-        context.retries + 1 >= s.retries.max
-      );
+      const e = entry(p.step);
+      const s = e.step;
+      if (s.type !== 'input' || !isLocal(event) || !isAnswerEvent(s, event)) return false;
+      if (context.retries + 1 < s.retries.max) return false;
+      // A clarifying question is no wrong answer: it never uses up the last attempt.
+      const r = answerFor(e, s, event, context);
+      return !(!r.ok && r.clarify);
     },
+    // A menu's typed text names this button (by label, alias, position, yes/no or a typo).
+    typedButton: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P & { id?: string }) => {
+      const m = menuAnswerFor(entry(p.step), event, context);
+      return m.kind === 'match' && m.id === p.id;
+    },
+    typedUnclear: ({ context, event }: { context: FlowContext; event: FlowEvent }, p: P) =>
+      menuAnswerFor(entry(p.step), event, context).kind === 'ambiguous',
     local: ({ event }: { event: FlowEvent }) => isLocal(event),
     pageTurn: ({ event }: { event: FlowEvent }) =>
       event.type === 'button' && pageOf(pressedId(event)) !== undefined,

@@ -6,9 +6,11 @@
 import type { FlowEvent } from '../engine/step/contract.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
-import { relativeDate } from './relative-dates.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { InputKind, InputStep, Rule } from './schema.ts';
+import { readDate, readTime, relativeDay } from './understand/dates.ts';
+import { type MatchResult, matchOption } from './understand/match.ts';
+import { matchDeclared } from './understand/options.ts';
 
 /** A text to say: a flow text (literal or message id, per the flow), a fixed literal, or a built-in text. */
 export type SayText =
@@ -16,7 +18,13 @@ export type SayText =
   | { literal: string }
   | { builtin: BuiltinTextKey; args?: Record<string, string | number> };
 
-export type InputResult = { ok: true; value: unknown } | { ok: false; error: SayText };
+/**
+ * An answer read, or why not. `clarify`: the typed answer fits several options equally well (their ids, or
+ * `#n` choices of an `options_from` step): the step asks which one was meant instead of refusing it.
+ */
+export type InputResult =
+  | { ok: true; value: unknown }
+  | { ok: false; error: SayText; clarify?: readonly string[] };
 
 /** What reading an answer may look at besides the step and the event. */
 export interface AnswerScope {
@@ -29,6 +37,23 @@ export interface AnswerScope {
   picked?: readonly string[];
   /** The choices an `options_from` step offers (copied when it was entered). */
   choices?: readonly { text: string; value: unknown }[];
+  /** A flow text (an option's label) as the person sees it and in the flow's default locale. */
+  labels?: (text: string) => string[];
+  /** The flow's default locale (aliases of it are read too). */
+  defaultLocale?: string;
+  /** The person's IANA time zone, for dates and times in words (default UTC). */
+  timeZone?: string;
+}
+
+/** A typed answer that fits several options: parsing goes on with the next kind, else it is asked about. */
+class Unclear {
+  constructor(readonly ids: readonly string[]) {}
+}
+
+/** The value of a match (through `saved`), an `Unclear` for an ambiguous one, else undefined. */
+function matched(m: MatchResult, saved: (id: string) => unknown): unknown {
+  if (m.kind === 'match') return saved(m.id);
+  return m.kind === 'ambiguous' ? new Unclear(m.ids) : undefined;
 }
 
 /** A press on the `n`th choice of an `options_from` step: `#n` (short, whatever the list holds). */
@@ -83,16 +108,6 @@ export function isEmail(text: string): boolean {
   return dot > 0 && domain.length - dot - 1 >= 2;
 }
 
-function parseDate(text: string): string | undefined {
-  const m =
-    /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(text) ?? /^(\d{1,2})[./](\d{1,2})[./](\d{4})$/.exec(text)?.reverse();
-  if (!m) return undefined;
-  const [y, mo, d] = text.includes('-') ? [m[1], m[2], m[3]] : [m[0], m[1], m[2]];
-  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d)) return undefined;
-  return date.toISOString().slice(0, 10);
-}
-
 /** The phone number of a shared contact's vCard: the first TEL line's value, spaces and brackets removed. */
 export function phoneFromVcf(vcf: unknown): string | undefined {
   if (typeof vcf !== 'string') return undefined;
@@ -111,6 +126,16 @@ export function pressedId(event: FlowEvent & { type: 'button' }): string {
   return event.value === undefined ? event.button : `${event.button}:${event.value}`;
 }
 
+/** How typed options are read in this scope: labels as rendered, the person's locale then the default. */
+function readingOf(step: InputStep, scope: AnswerScope) {
+  const kinds = kindsOf(step);
+  return {
+    numbersAreValues: kinds.includes('number') || kinds.includes('integer'),
+    ...(scope.labels ? { labels: scope.labels } : {}),
+    locales: scope.defaultLocale ? [scope.locale, scope.defaultLocale] : [scope.locale],
+  };
+}
+
 function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScope): unknown {
   const text = a.text?.trim();
   const att = a.attachments;
@@ -123,11 +148,8 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
     }
     case 'integer':
       return text && /^[-+]?\d{1,15}$/.test(text) ? Number(text) : undefined;
-    case 'time': {
-      const m = text ? /^(\d{1,2})[:.h](\d{2})$/.exec(text) : null;
-      if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) return undefined;
-      return `${m[1]!.padStart(2, '0')}:${m[2]}`;
-    }
+    case 'time':
+      return text ? readTime(text, { now: scope.now, timeZone: scope.timeZone }) : undefined;
     case 'url': {
       if (!text || /\s/.test(text)) return undefined;
       try {
@@ -146,12 +168,18 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
       }
       if (!text) return undefined;
-      const ids = text
-        .split(/[,;]/)
-        .map((x) => x.trim().toLowerCase())
+      const whole = matchDeclared(text, options, readingOf(step, scope));
+      if (whole.kind === 'match') return [whole.id];
+      // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
+      const parts = text
+        .split(/\s*[,;+&]\s*|\s+(?:and|и)\s+/iu)
+        .map((x) => x.trim())
         .filter(Boolean);
-      const chosen = options.filter((o) => ids.includes(o.id.toLowerCase()));
-      return chosen.length && chosen.length === new Set(ids).size ? chosen.map((o) => o.id) : undefined;
+      const ids = parts
+        .map((p) => matchDeclared(p, options, readingOf(step, scope)))
+        .map((m) => (m.kind === 'match' ? m.id : undefined));
+      if (!ids.length || ids.some((id) => id === undefined)) return undefined;
+      return options.filter((o) => ids.includes(o.id)).map((o) => o.id);
     }
     case 'email':
       return text && isEmail(text) ? text.toLowerCase() : undefined;
@@ -165,19 +193,22 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
       return digits.length >= 7 && digits.length <= 15 ? `+${digits}` : undefined;
     }
     case 'date':
-      return text ? (parseDate(text) ?? relativeDate(text, scope.now)) : undefined;
+      return text ? readDate(text, { now: scope.now, timeZone: scope.timeZone }) : undefined;
     case 'choice': {
       if (step.options_from) {
         const choices = scope.choices ?? [];
         const index = choiceIndexOf(a.button);
         if (index !== undefined) return choices[index]?.value;
-        const typed = text?.toLowerCase();
-        return typed ? choices.find((c) => c.text.toLowerCase() === typed)?.value : undefined;
+        if (!text) return undefined;
+        const candidates = choices.map((c, i) => ({ id: choiceId(i), labels: [c.text], idIsName: false }));
+        return matched(
+          matchOption(text, candidates, readingOf(step, scope)),
+          (id) => choices[choiceIndexOf(id)!]?.value,
+        );
       }
       const options = step.options ?? [];
       if (a.button) return options.find((o) => o.id === a.button)?.id;
-      const t = text?.toLowerCase();
-      return t ? options.find((o) => o.id.toLowerCase() === t)?.id : undefined;
+      return text ? matched(matchDeclared(text, options, readingOf(step, scope)), (id) => id) : undefined;
     }
     case 'contact': {
       const c = att.find((x) => x.type === 'contact') as
@@ -255,11 +286,18 @@ export function readAnswer(step: InputStep, event: FlowEvent, scope: AnswerScope
   if (!a || a.command) return fail();
   let value: unknown;
   let kind: InputKind | undefined;
+  let unclear: Unclear | undefined;
   for (const k of kinds) {
     value = parseOne(k, step, a, scope);
     kind = k;
+    if (value instanceof Unclear) {
+      unclear ??= value;
+      value = undefined;
+    }
     if (value !== undefined) break;
   }
+  if (value === undefined && unclear)
+    return { ok: false, error: { builtin: 'clarify' }, clarify: unclear.ids };
   if (value === undefined || !kind) return fail();
   // Rules about the typed text (length, regex) test what the person typed, not the parsed value.
   const typed = TEXT_KINDS.has(kind) ? a.text?.trim() : undefined;
@@ -291,7 +329,7 @@ function checkRule(
   const err = (key: BuiltinTextKey, args: Record<string, string | number> = {}): SayText =>
     rule.error ? { flowText: rule.error } : { builtin: key, args };
   const bound = (x: number | string | undefined): number | string | undefined =>
-    typeof x === 'string' ? (relativeDate(x, scope.now) ?? x) : x;
+    typeof x === 'string' ? (relativeDay(x, { now: scope.now, timeZone: scope.timeZone }) ?? x) : x;
   const text = typed ?? (typeof value === 'string' ? value : undefined);
   switch (rule.rule) {
     case 'length': {

@@ -3,7 +3,7 @@
  * variables), and the platform's limits per locale, with the API client's own limit checks.
  */
 import { relative, resolve } from 'node:path';
-import { checkKeyboard, checkText } from '../client/limits.ts';
+import { charLength, checkKeyboard, checkText } from '../client/limits.ts';
 import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
 import { kindsOf, MULTI_DONE } from './inputs.ts';
@@ -161,7 +161,7 @@ function keyboardHint(message: string): string {
 
 function limitCheck(text: string, label: boolean, path: Path, report: Report, where: string) {
   if (label) {
-    const n = [...text].length;
+    const n = charLength(text);
     if (n < 1 || n > 128)
       report(path, 'error', `button text is ${n} characters${where}; it must be 1..128`, 'shorten the label');
     return;

@@ -18,6 +18,7 @@ import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
+import { lintTypedAnswers } from './lint-typed.ts';
 import { lintVars } from './lint-vars.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
@@ -58,6 +59,7 @@ export function lintFlow(x: LintInput): Problem[] {
   lintVars(x, w, report, (p) => problems.push(p));
   lintKeyboards(flow, report);
   lintDesigner(x, report);
+  lintTypedAnswers(x, report);
   return problems;
 }
 

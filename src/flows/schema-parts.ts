@@ -13,6 +13,20 @@ export const Text = z
   .string()
   .min(1)
   .describe('Literal text with {{variables}}, or a message id when the flow uses i18n');
+/** Other words a typed answer may use for an option or a menu button: one list, or one per locale. */
+export const Aliases = z
+  .union([z.array(z.string().min(1)), z.record(z.string(), z.array(z.string().min(1)))])
+  .describe(
+    'Words a typed answer may use for it besides its label: [..], or per locale { en: [..], ru: [..] }',
+  );
+export type Aliases = z.infer<typeof Aliases>;
+/** The zone dates and times in words are read in. */
+export const TimeZone = z
+  .string()
+  .min(1)
+  .describe(
+    'The IANA time zone dates and times in words are read in ("Europe/Moscow", or "{{tz}}"); default: the variable time_zone, else UTC',
+  );
 export const Duration = z
   .string()
   .regex(/^(\d+(ms|s|m|h|d))+$/, 'a duration like 90s, 15m, 1h30m or 2d')

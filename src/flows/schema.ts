@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { EventDeclaration, EventName, OnEvent } from './schema-events.ts';
 import {
+  Aliases,
   Condition,
   Duration,
   EffectCall,
@@ -15,6 +16,7 @@ import {
   RouteShape,
   Scalar,
   Text,
+  TimeZone,
   Vars,
 } from './schema-parts.ts';
 
@@ -90,6 +92,7 @@ export const Button = z
   .strictObject({
     id: Id.optional().describe('Stable id of a callback button (what a press reports)'),
     text: Text,
+    aliases: Aliases.optional(),
     value: z.string().optional().describe('Extra data carried with the press (saved as `button_value`)'),
     url: z.string().optional().describe('Makes this a link button'),
     request: z.enum(['contact', 'location']).optional().describe('Ask for the contact or the location'),
@@ -219,6 +222,7 @@ const InputStep = z.strictObject({
       z.strictObject({
         id: z.string().min(1).max(64).describe('What is saved: any text, like "18:00"'),
         text: Text,
+        aliases: Aliases.optional(),
       }),
     )
     .optional()
@@ -244,6 +248,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   on_event: OnEvent.optional(),
   next: Next,

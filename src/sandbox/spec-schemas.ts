@@ -12,7 +12,11 @@ const text = z.string().min(1).max(128);
 const button = <T extends z.core.$ZodLooseShape>(type: string, shape: T) =>
   z.strictObject({ type: z.literal(type), text, ...shape });
 
-/** Every button kind the specification knows, each with its required fields. */
+/**
+ * Every button kind the platform's schema knows, each with its required fields. No `chat` button: the
+ * OpenAPI description's prose still mentions one, but its `Button` schema (the discriminator the platform
+ * validates with) has no such kind, so a bot that relies on it would fail there.
+ */
 export const SpecButton = z.discriminatedUnion('type', [
   button('callback', { payload: z.string().max(1024) }),
   button('link', { url: z.string().min(1).max(2048) }),
@@ -25,12 +29,6 @@ export const SpecButton = z.discriminatedUnion('type', [
   }),
   button('message', {}),
   button('clipboard', { payload: z.string().max(1024) }),
-  button('chat', {
-    chat_title: z.string().min(1).max(200),
-    chat_description: z.string().max(400).optional(),
-    start_payload: z.string().max(512).optional(),
-    uuid: z.number().int().optional(),
-  }),
 ]);
 
 /** An inline keyboard: at least one row, and no row empty. */

@@ -27,8 +27,11 @@ describe('limit checks', () => {
     expect(checkNewMessageBody({ text: 'a'.repeat(4000), attachments: [keyboard(rows)] })).toEqual([]);
   });
 
-  it('text longer than 4000 characters (emoji count as one)', () => {
-    expect(checkNewMessageBody({ text: '😀'.repeat(4000) })).toEqual([]);
+  it('text longer than 4000 characters (UTF-16 units: an emoji counts as two, as in the sandbox)', () => {
+    expect(checkNewMessageBody({ text: '😀'.repeat(2000) })).toEqual([]);
+    expect(checkNewMessageBody({ text: `${'😀'.repeat(2000)}a` })).toEqual([
+      { field: 'text', message: expect.stringContaining('4001 characters') },
+    ]);
     const v = checkNewMessageBody({ text: 'a'.repeat(4001) });
     expect(v).toEqual([{ field: 'text', message: expect.stringContaining('4001 characters') }]);
   });

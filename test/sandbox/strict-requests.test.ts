@@ -69,9 +69,9 @@ describe('strict request checking', () => {
       'url',
     ],
     [
-      'a chat button without chat_title',
-      { text: 't', attachments: [keyboard([[{ type: 'chat', text: 'x' }]])] },
-      'chat_title',
+      'a chat button (prose of the OpenAPI only; not in its Button schema)',
+      { text: 't', attachments: [keyboard([[{ type: 'chat', text: 'x', chat_title: 'Discuss' }]])] },
+      'chat',
     ],
     ['an empty keyboard', { text: 't', attachments: [keyboard([])] }, 'at least one row'],
     [
