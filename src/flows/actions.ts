@@ -92,6 +92,10 @@ export function actionsFor(
       return s.keyboard?.flat().find((b) => b.id === which.slice(7));
     }
     if (which.startsWith('command:')) return root.commands?.[which.slice(8)];
+    if (which.startsWith('elsewhere:')) {
+      const w = root.events?.[which.slice(10)]?.while_elsewhere;
+      return typeof w === 'object' ? w : undefined;
+    }
     return eventRouteOf(s, which);
   };
   // Several guards and then an action read the same answer during one transition: parse it once.
@@ -209,7 +213,7 @@ export function actionsFor(
       const withValue =
         event.type === 'button' && event.value !== undefined
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
-          : withEventPayload(c, eventRouteOf(e.step, p.route ?? ''), event);
+          : withEventPayload(c, routeOf(e, p.route ?? ''), event);
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
       runRoute(e, withValue, routeOf(e, p.route ?? ''), enqueue, nowOf(event));
     }),

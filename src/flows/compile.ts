@@ -11,7 +11,7 @@ import { stepKeyOf } from './machine-context.ts';
 export { stepKeyOf } from './machine-context.ts';
 
 import { conditionText } from './conditions.ts';
-import { eventDeclarations, onEventOf, startContext } from './event-steps.ts';
+import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -287,6 +287,12 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
+  // An event the step does not take, with `while_elsewhere: { goto }`: the flow goes to that step.
+  rootOn.event = elsewhereRoutes(flow).map(([name, route]) => ({
+    guard: guard('event', { name }),
+    ...routeTransition(COMMANDS_KEY, `elsewhere:${name}`, route, `.${route.goto}`),
+    reenter: true,
+  }));
   // An event no step here takes, under `while_elsewhere: queue`: kept until a step that takes it is entered.
   rootOn['botflow.queue'] = [{ guard: guard('canQueue', {}), actions: [act('queueEvent', {})] }];
   // A designer's jump (the playground's "start here"): the step is entered again with the given variables.

@@ -9,7 +9,7 @@
  * case, a button or a step (on entry) assigns.
  */
 
-import { onEventOf, payloadSchema } from './event-steps.ts';
+import { elsewhereRoutes, onEventOf, payloadSchema } from './event-steps.ts';
 import { kindsOf } from './inputs.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile, Route, Step, TaskCall } from './schema.ts';
@@ -229,6 +229,10 @@ export function buildGraph(
   }
   for (const t of flow.triggers ?? [])
     if (t.event && t.save_as) assign(t.save_as, eventPayloadType(t.event, flow, x));
+  for (const [name, r] of elsewhereRoutes(flow)) {
+    if (r.save_as) assign(r.save_as, eventPayloadType(name, flow, x));
+    for (const w of waiting) route(w, r, `event ${name}`, r.save_as ? [r.save_as] : []);
+  }
   for (const [name, cmd] of Object.entries(flow.commands ?? {})) {
     assignSet(cmd);
     if (cmd.call) calls.push({ flow: cmd.call, steps: waiting, extra: new Set(setNames(cmd)) });

@@ -27,6 +27,13 @@ export function eventRouteOf(step: Step, which: string): EventRoute | undefined 
   return which.startsWith('event:') ? onEventOf(step)[which.slice(6)] : undefined;
 }
 
+/** The flow's routes for events on steps that do not take them (`while_elsewhere: { goto: step }`). */
+export function elsewhereRoutes(flow: FlowFile): [string, EventRoute & { goto: string }][] {
+  return Object.entries(flow.events ?? {}).flatMap(([name, d]) =>
+    d.while_elsewhere && typeof d.while_elsewhere === 'object' ? [[name, d.while_elsewhere] as const] : [],
+  );
+}
+
 /** The variables with the event's payload saved under the route's `save_as`. */
 export function withEventPayload(c: FlowContext, route: EventRoute | undefined, event: FlowEvent) {
   if (!route?.save_as || event.type !== 'event') return c;
@@ -138,7 +145,9 @@ export function eventDeclarations(
     }
     const zod = registry.events?.[name];
     if (zod) checks.push(zod);
-    const policy = flow.events?.[name]?.while_elsewhere;
+    const declared = flow.events?.[name]?.while_elsewhere;
+    // A route to a step is the machine's own (a root transition): the engine sees the event taken.
+    const policy = typeof declared === 'string' ? declared : undefined;
     out[name] = {
       ...(checks.length > 0
         ? { check: (payload: unknown) => checks.flatMap((s) => issuesOf(s.safeParse(payload))) }

@@ -1,7 +1,7 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
 import { buttonType } from './buttons.ts';
-import { onEventOf } from './event-steps.ts';
+import { elsewhereRoutes, onEventOf } from './event-steps.ts';
 import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -65,6 +65,8 @@ export function walkFlow(flow: FlowFile) {
   refs.push({ path: ['start'], from: undefined, to: flow.start, label: 'start' });
   for (const [name, cmd] of Object.entries(flow.commands ?? {}))
     route(['commands', name], undefined, cmd, `/${name}`);
+  for (const [name, r] of elsewhereRoutes(flow))
+    route(['events', name, 'while_elsewhere'], undefined, r, `event ${name}`);
   const stale = flow.defaults?.on_stale;
   if (stale && typeof stale === 'object') text(['defaults', 'on_stale', 'notify'], stale.notify);
   (flow.defaults?.remind ?? []).forEach((r, i) => {

@@ -41,6 +41,8 @@ export function lintEvents(x: LintInput, report: Report): void {
   const used = new Set<string>();
   for (const f of [flow, ...x.flows.values()]) {
     for (const t of f.triggers ?? []) if (t.event) used.add(t.event);
+    for (const [name, d] of Object.entries(f.events ?? {}))
+      if (typeof d.while_elsewhere === 'object') used.add(name);
     for (const step of Object.values(f.steps))
       for (const name of Object.keys(onEventOf(step))) used.add(name);
   }

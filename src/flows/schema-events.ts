@@ -1,7 +1,7 @@
 /** The flow file's parts for external events: names, `on_event` routes, `events:` declarations. */
 import { z } from 'zod';
 import { EVENT_NAME } from '../inbox/event-entry.ts';
-import { RouteShape } from './schema-parts.ts';
+import { Id, RouteShape } from './schema-parts.ts';
 
 /** An external event's name, as `bot.events.send` and `POST /events` send it. */
 export const EventName = z
@@ -24,10 +24,12 @@ export const EventDeclaration = z.strictObject({
     .optional()
     .describe('JSON Schema of the payload: checked before the event is accepted'),
   while_elsewhere: z
-    .enum(['queue', 'ignore', 'interrupt'])
+    .union([z.enum(['queue', 'ignore', 'interrupt']), z.strictObject({ ...EventRoute.shape, goto: Id })], {
+      error: 'while_elsewhere is queue, ignore, interrupt, or a route to a step of this flow: { goto: step }',
+    })
     .optional()
     .describe(
-      'When the person is on a step that does not take it: ignore (default), queue (until a step takes it), interrupt (this flow ends, the flow it triggers starts)',
+      'When the person is on a step of this flow that does not take it: ignore (default), queue (until a step takes it), interrupt (this flow ends, the flow it triggers starts), or { save_as, say, goto: step } (this flow goes to that step)',
     ),
   description: z.string().optional(),
 });

@@ -135,6 +135,58 @@ turns:
   });
 });
 
+describe('while_elsewhere: { goto }', () => {
+  it('takes the person to a step of the flow from any step that does not take the event', async () => {
+    const flow = `flow: order
+start: ask
+triggers: [{ command: order }]
+events:
+  order_cancelled:
+    payload: { type: object, properties: { reason: { type: string } }, required: [reason] }
+    while_elsewhere: { save_as: why, say: "The shop cancelled: {{why.reason}}", goto: cancelled }
+steps:
+  ask:
+    type: input
+    say: How many?
+    input: integer
+    retries: { max: 2, exhausted: { goto: cancelled } }
+    save: n
+    next: done
+  done: { type: end, say: "{{n}} ordered." }
+  cancelled: { type: end, say: Nothing was ordered. }
+`;
+    const r = compileSources([{ file: 'order.flow.yaml', source: flow }], EVENT_REGISTRY, new Map());
+    expect(r.problems.map(formatProblem)).toEqual([]);
+    const parsed = parseTranscripts(
+      `flow: order
+name: cancelled while asking
+turns:
+  - say: /order
+    bot: { send: How many? }
+  - event: { order_cancelled: { reason: out of stock } }
+    bot:
+      - send: "The shop cancelled: out of stock"
+      - send: Nothing was ordered.
+`,
+      'order.test.yaml',
+    );
+    const result = await runTranscript(parsed.transcripts[0]!, { flows: r.flows });
+    expect(result.failure?.report).toBeUndefined();
+    // botflow check: the step named must exist, like any goto.
+    const typo = compileSources(
+      [
+        {
+          file: 'order.flow.yaml',
+          source: flow.replace('goto: cancelled }\nsteps', 'goto: canceled }\nsteps'),
+        },
+      ],
+      EVENT_REGISTRY,
+      new Map(),
+    );
+    expect(typo.problems.map((p) => p.message).join('\n')).toContain('canceled');
+  });
+});
+
 describe('events in recordings', () => {
   it('are recorded where they came and replayed with no differences; a changed route is reported', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'botflow-events-rec-')), 'rec.jsonl');
