@@ -8,12 +8,16 @@
  * flows/event-catalog.ts); when it is merged, pass that sender instead and remove this file.
  */
 import type Database from 'better-sqlite3';
+import Fastify, { type FastifyPluginCallback, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { BotflowError } from '../errors/index.ts';
 import { type EventReceipt, type EventSender, eventEntry, type OutsideEvent } from '../inbox/event-entry.ts';
 import { type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
+import { eventsEndpoint } from '../intake/events-endpoint.ts';
 import { InboxStore } from '../store/inbox.ts';
+import type { Config } from './config.ts';
+import { describeListenError, StartupError } from './startup-error.ts';
 
 /** Options of `appEventSender`: where intake commits, and who hears of new rows. */
 export interface AppEventSenderOptions {
@@ -67,4 +71,53 @@ export function appEventSender(options: AppEventSenderOptions): AppEventSender {
       await writer.flush();
     },
   };
+}
+
+/** The endpoint the configuration asks for (`events.*`), or undefined when `events` is not configured. */
+export function configuredEndpoint(
+  config: Config,
+  sender: EventSender,
+  /** The bot token (the sandbox's in the embedded default): mini-apps' initData is signed with it. */
+  token: string | undefined,
+  logger: Logger,
+): FastifyPluginCallback | undefined {
+  const { events } = config;
+  if (!events.enabled) return undefined;
+  if (events.miniApp.length > 0 && !token)
+    throw new StartupError('events.miniApp needs the bot token: initData is signed with it', 2);
+  return eventsEndpoint({
+    sender,
+    keys: events.keys.map((key) => key.reveal()),
+    path: events.path,
+    maxBody: events.maxBody,
+    ...(events.miniApp.length > 0 && token
+      ? {
+          miniApp: {
+            token,
+            events: events.miniApp,
+            maxAgeSeconds: events.miniAppMaxAgeSeconds,
+            origins: events.miniAppOrigins,
+          },
+        }
+      : {}),
+    logger,
+  });
+}
+
+/** A listener of its own for the endpoint (no webhook receiver to serve it): `events.host:events.port`. */
+export async function startEventsServer(
+  config: Config,
+  endpoint: FastifyPluginCallback,
+): Promise<{ address: string; close(): Promise<void> }> {
+  const app = Fastify({ logController: new LogController({ disableRequestLogging: true }) });
+  app.register(endpoint);
+  const { host, port, path } = config.events;
+  await app.listen({ host, port }).catch(async (error: unknown) => {
+    await app.close();
+    const where = `the events endpoint cannot listen on ${host}:${port}`;
+    throw describeListenError(error, where, 'events.port or BOTFLOW_EVENTS_PORT') ?? error;
+  });
+  const address = app.server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return { address: `http://${host}:${bound}${path}`, close: () => app.close() };
 }

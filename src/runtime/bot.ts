@@ -8,6 +8,7 @@ import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Registry } from '../flows/registry.ts';
+import type { EventSender } from '../inbox/event-entry.ts';
 import { startApp } from './app.ts';
 import { loadConfig, secretsOf } from './config.ts';
 import type { ConfigSchema } from './config-schema.ts';
@@ -52,7 +53,7 @@ export interface Bot {
   /** Who the bot is, as the platform's self-check answered. */
   identity: BotIdentity;
   /** Where its parts can be reached: `api`, and `webChat`/`sandbox` with no token, `webhook` when it listens. */
-  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string };
+  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string; events?: string };
   /** How many flows were loaded. */
   flowCount: number;
   /**
@@ -62,6 +63,16 @@ export interface Bot {
    *   app.register(bot.webhook, { prefix: '/bot/updates' });
    */
   webhook?: FastifyPluginCallback;
+  /**
+   * With `mountWebhook` and `events` configured: the events endpoint (`POST /events`,
+   * `POST /events/mini-app`), to register beside the receiver: `app.register(bot.eventsEndpoint)`.
+   */
+  eventsEndpoint?: FastifyPluginCallback;
+  /**
+   * Sends an external event into the inbox (durable when it resolves), as `POST /events` does:
+   * `await bot.events.send({ name: 'order_shipped', to: { userId: 42 }, payload: { carrier: 'DHL' }, key: 'A-17' })`.
+   */
+  events: EventSender;
   /** Resolves when a part fails for good (polling refused, the token revoked): stop your service or the bot. */
   failed: Promise<Error>;
   /**
@@ -99,6 +110,9 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     addresses: app.addresses,
     flowCount: app.flowCount,
     ...(app.webhook ? { webhook: app.webhook } : {}),
+    ...(app.eventsEndpoint ? { eventsEndpoint: app.eventsEndpoint } : {}),
+    // TODO(lead): the engine side's bot.events (payload schemas checked) replaces the runtime's sender.
+    events: app.events!,
     failed: app.failed,
     close: () => app.close('close'),
   };
