@@ -255,7 +255,7 @@ export const KEYS: KeySpec[] = [
 ];
 
 /** Environment variables botflow reads that are not configuration keys. */
-export const OTHER_ENV = ['BOTFLOW_CONFIG'];
+export const OTHER_ENV = ['BOTFLOW_CONFIG', 'BOTFLOW_EVENTS_KEY'];
 
 /** Dotted paths of secret settings: never echoed, redacted in logs. */
 export const SECRET_PATHS = new Set(KEYS.filter((k) => k.secret).map((k) => k.path));
