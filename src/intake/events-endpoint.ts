@@ -30,6 +30,7 @@ import {
   type EventAddress,
   EventInvalidError,
   type EventSender,
+  eventProblems,
   MAX_EVENT_PAYLOAD_BYTES,
   type OutsideEvent,
 } from '../inbox/event-entry.ts';
@@ -181,6 +182,9 @@ export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCal
     if (miniApp?.origins?.length) allowOrigins(app, `${path}/mini-app`, miniApp.origins);
 
     const send = async (event: OutsideEvent, reply: FastifyReply) => {
+      // The shape is checked here whatever the sender (the payload's schema is the sender's to check).
+      const problems = eventProblems(event);
+      if (problems.length > 0) throw new EventInvalidError(problems);
       let receipt: Awaited<ReturnType<EventSender['send']>>;
       try {
         receipt = await options.sender.send(event);
