@@ -102,7 +102,11 @@ describe('the running bot takes events', () => {
     });
     try {
       expect(bot.addresses.events).toBe(`http://127.0.0.1:${port}/events`);
-      const res = await post(bot.addresses.events!, { name: 'order_placed', to: { userId: 9 } });
+      const res = await post(bot.addresses.events!, {
+        name: 'order_placed',
+        to: { userId: 9 },
+        payload: { id: 'A-9' },
+      });
       expect(await res.json()).toMatchObject({ accepted: true, conversation: 'u:9' });
       // The receiver's own route is untouched.
       const update = await fetch(`http://127.0.0.1:${port}/bot`, { method: 'POST', body: '{}' });
@@ -125,7 +129,11 @@ describe('the running bot takes events', () => {
     });
     try {
       expect(plain.addresses.events).toBeUndefined();
-      const res = await post(`http://127.0.0.1:${port}/events`, { name: 'order_placed', to: { userId: 9 } });
+      const res = await post(`http://127.0.0.1:${port}/events`, {
+        name: 'order_placed',
+        to: { userId: 9 },
+        payload: { id: 'A-9' },
+      });
       expect(res.status).toBe(404);
     } finally {
       await plain.close();
