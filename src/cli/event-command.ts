@@ -152,7 +152,9 @@ async function storeEvent(values: Parameters<typeof databaseArgv>[0], event: Out
   let entry: ReturnType<typeof eventEntry>;
   try {
     entry = eventEntry(event, config.conversationKey);
-    // TODO(lead): check event.payload against the flows' declared schema (flows/event-catalog.ts, engine side).
+    // TODO(lead): with the events engine merged, check the name and payload as engine.events.check does
+    // (load config.flows.dir with flows/load.ts; refuse when no flow declares the name, or when
+    // `definition.events[name].check(payload)` returns problems), so the CLI refuses what POST /events does.
   } catch (error) {
     if (error instanceof EventInvalidError) return printProblems(error.problems);
     throw error;

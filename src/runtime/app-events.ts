@@ -4,8 +4,9 @@
  * PostgreSQL or this thread's SQLite connection, in group commits), after which the engine is woken like
  * for an update. The HTTP endpoint and the playground's "Send event" use it.
  *
- * TODO(lead): the engine side offers `engine.events` / `bot.events` (with payload schema checks from
- * flows/event-catalog.ts); when it is merged, pass that sender instead and remove this file.
+ * TODO(lead): with the events engine merged, app.ts passes `running.events` (names and payload schemas
+ * checked, `accepted` recorded) instead of `appEventSender(...)`, and drops the 'stop taking events' step;
+ * `appEventSender` can stay for tests of the endpoint (or go, with them using engine.events).
  */
 import type Database from 'better-sqlite3';
 import Fastify, { type FastifyPluginCallback, LogController } from 'fastify';
@@ -57,7 +58,6 @@ export function appEventSender(options: AppEventSenderOptions): AppEventSender {
   return {
     async send(event: OutsideEvent): Promise<EventReceipt> {
       const entry = eventEntry(event, options.conversationKey, now());
-      // TODO(lead): check event.payload against the flows' declared schema (flows/event-catalog.ts).
       if (stopped)
         throw new BotflowError(
           'BOTFLOW_EVENTS_UNAVAILABLE',
