@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import Fastify from 'fastify';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBot } from '../../src/index.ts';
@@ -137,6 +138,46 @@ describe('the running bot takes events', () => {
       expect(res.status).toBe(404);
     } finally {
       await plain.close();
+      await sandbox.close();
+    }
+    expect(eventRows(database)).toHaveLength(1);
+  }, 30_000);
+
+  it('mounted (mountWebhook): bot.eventsEndpoint goes on your app beside the receiver', async () => {
+    const sandbox = await startSandbox({ limits: false });
+    const port = await freePort();
+    const database = join(dir, 'mounted.db');
+    const bot = await createBot({
+      config: {
+        token: sandbox.token,
+        baseUrl: sandbox.baseUrl,
+        mode: 'webhook',
+        webhook: { url: `http://127.0.0.1:${port}/bot`, secret: 'webhook_secret' },
+        flows: { dir: FLOWS, watch: false },
+        database: { path: database },
+        events: { keys: [KEY] },
+      },
+      env: {},
+      cwd: dir,
+      logger: quiet,
+      mountWebhook: true,
+    });
+    const mine = Fastify();
+    try {
+      expect(bot.eventsEndpoint).toBeDefined();
+      expect(bot.addresses.events).toBeUndefined(); // no port of its own
+      await mine.register(bot.webhook!, { prefix: '/bot' });
+      await mine.register(bot.eventsEndpoint!);
+      const res = await mine.inject({
+        method: 'POST',
+        url: '/events',
+        headers: { authorization: `Bearer ${KEY}` },
+        payload: { name: 'order_placed', to: { userId: 4 }, payload: { id: 'M-1' } },
+      });
+      expect([res.statusCode, res.json().conversation]).toEqual([200, 'u:4']);
+    } finally {
+      await bot.close();
+      await mine.close();
       await sandbox.close();
     }
     expect(eventRows(database)).toHaveLength(1);
