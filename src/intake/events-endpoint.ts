@@ -179,7 +179,10 @@ export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCal
       );
     });
     app.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply, options));
-    if (miniApp?.origins?.length) allowOrigins(app, `${path}/mini-app`, miniApp.origins);
+    // A route-level hook, so that it holds under any prefix the plugin is registered with.
+    const cors = miniApp?.origins?.length
+      ? allowOrigins(app, `${path}/mini-app`, miniApp.origins)
+      : undefined;
 
     const send = async (event: OutsideEvent, reply: FastifyReply) => {
       // The shape is checked here whatever the sender (the payload's schema is the sender's to check).
@@ -223,31 +226,35 @@ export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCal
 
     if (miniApp) {
       const allowed = new Set(miniApp.events);
-      app.post(`${path}/mini-app`, { bodyLimit: maxBody }, async (request, reply) => {
-        const initData = credentials(request, 'tma');
-        if (initData === undefined)
-          throw new EndpointError(
-            401,
-            'BOTFLOW_EVENTS_UNAUTHORIZED',
-            "send the mini-app's initData as Authorization: tma <window.WebApp.initData>",
-          );
-        const person = validateInitData(initData, miniApp.token, {
-          maxAgeSeconds: miniApp.maxAgeSeconds ?? 3600,
-          now: now(),
-        });
-        const body = bodyObject(request);
-        if (typeof body.name === 'string' && !allowed.has(body.name))
-          throw new EndpointError(
-            403,
-            'BOTFLOW_EVENT_NOT_ALLOWED',
-            `a mini-app may not send "${body.name.slice(0, 64)}": list it in events.miniApp`,
-          );
-        if (body.to !== undefined)
-          throw new EventInvalidError([
-            'to: a mini-app\'s event goes to the person who opened it; leave "to" out',
-          ]);
-        return send(miniAppEvent(person, body, headerKey(request)), reply);
-      });
+      app.post(
+        `${path}/mini-app`,
+        { bodyLimit: maxBody, ...(cors ? { onRequest: cors } : {}) },
+        async (request, reply) => {
+          const initData = credentials(request, 'tma');
+          if (initData === undefined)
+            throw new EndpointError(
+              401,
+              'BOTFLOW_EVENTS_UNAUTHORIZED',
+              "send the mini-app's initData as Authorization: tma <window.WebApp.initData>",
+            );
+          const person = validateInitData(initData, miniApp.token, {
+            maxAgeSeconds: miniApp.maxAgeSeconds ?? 3600,
+            now: now(),
+          });
+          const body = bodyObject(request);
+          if (typeof body.name === 'string' && !allowed.has(body.name))
+            throw new EndpointError(
+              403,
+              'BOTFLOW_EVENT_NOT_ALLOWED',
+              `a mini-app may not send "${body.name.slice(0, 64)}": list it in events.miniApp`,
+            );
+          if (body.to !== undefined)
+            throw new EventInvalidError([
+              'to: a mini-app\'s event goes to the person who opened it; leave "to" out',
+            ]);
+          return send(miniAppEvent(person, body, headerKey(request)), reply);
+        },
+      );
     }
     done();
   };
@@ -280,8 +287,15 @@ function miniAppEvent(
   };
 }
 
-/** Answers browsers' preflight requests and marks answers readable for pages of `origins`. */
-function allowOrigins(app: FastifyInstance, path: string, origins: readonly string[]): void {
+/**
+ * Answers browsers' preflight requests at `path`; returns the hook that marks the route's answers readable
+ * for pages of `origins`.
+ */
+function allowOrigins(
+  app: FastifyInstance,
+  path: string,
+  origins: readonly string[],
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   const allowed = new Set(origins.map((o) => o.replace(/\/+$/, '')));
   const mark = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const origin = request.headers.origin;
@@ -297,9 +311,9 @@ function allowOrigins(app: FastifyInstance, path: string, origins: readonly stri
     reply.header('access-control-max-age', '600');
     return reply.code(204).send();
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'POST' && request.url.split('?')[0] === path) mark(request, reply);
-  });
+  return async (request, reply) => {
+    mark(request, reply);
+  };
 }
 
 function sendError(

@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildEventsServer } from '../../src/intake/events-endpoint.ts';
+import { buildEventsServer, eventsEndpoint } from '../../src/intake/events-endpoint.ts';
 import { appEventSender } from '../../src/runtime/app-events.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
@@ -306,6 +306,41 @@ describe.each([
     const other = await preflight('https://evil.example');
     expect(other.status).toBe(403);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it.runIf(available)('keeps its routes, parsers and CORS under a prefix on an app of yours', async () => {
+    const mine = Fastify();
+    mine.get('/health', async () => ({ ok: true }));
+    await mine.register(
+      eventsEndpoint({
+        sender: appEventSender(inbox.commit),
+        keys: [KEY],
+        miniApp: { token: TOKEN, events: ['order_form'], origins: [ORIGIN] },
+      }),
+      { prefix: '/shop' },
+    );
+    const form = await mine.inject({
+      method: 'POST',
+      url: '/shop/events/mini-app',
+      headers: { authorization: `tma ${initData(person({ query_id: 'AAQ-9' }))}`, origin: ORIGIN },
+      payload: { name: 'order_form', payload: { id: 'P-1' } },
+    });
+    expect([form.statusCode, form.headers['access-control-allow-origin']]).toEqual([200, ORIGIN]);
+    const preflight = await mine.inject({
+      method: 'OPTIONS',
+      url: '/shop/events/mini-app',
+      headers: { origin: ORIGIN },
+    });
+    expect(preflight.statusCode).toBe(204);
+    const bad = await mine.inject({
+      method: 'POST',
+      url: '/shop/events',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'text/plain' },
+      payload: 'x',
+    });
+    expect(bad.json().error.code).toBe('BOTFLOW_EVENTS_REQUEST_INVALID');
+    expect((await mine.inject({ method: 'GET', url: '/health' })).json()).toEqual({ ok: true });
+    await mine.close();
   });
 
   it.runIf(available)('logs neither the keys nor the payloads', async () => {
