@@ -16,6 +16,7 @@ import {
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import type { EngineListeners } from './listeners.ts';
+import type { FlowDefinition } from './step/contract.ts';
 import type { FlowSet } from './step/flow-set.ts';
 
 /** What the engine offers for external events. */
@@ -64,26 +65,35 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** The event names `flows` know (triggers, `on_event`, `events:`, the registry), sorted. */
+export function eventNames(flows: readonly FlowDefinition[]): string[] {
+  return [...new Set(flows.flatMap((f) => Object.keys(f.events ?? {})))].sort();
+}
+
+/**
+ * What is wrong with an event of `name` carrying `payload` for `flows`: no flow knows the name (with a
+ * did-you-mean), or the payload breaks a schema; empty when it would be accepted. Every door's rule
+ * (`engine.events`, `botflow event send`).
+ */
+export function eventCheck(flows: readonly FlowDefinition[], name: string, payload: unknown): string[] {
+  const declarations = flows.map((f) => f.events?.[name]).filter((d) => d !== undefined);
+  if (declarations.length === 0) {
+    const known = eventNames(flows);
+    const near = closestName(name, known);
+    return [
+      `event "${name}": no flow and no registry knows it` +
+        (near ? ` (did you mean "${near}"?)` : known.length ? ` (known: ${known.join(', ')})` : ''),
+    ];
+  }
+  const problems = new Set<string>();
+  for (const d of declarations) for (const p of d.check?.(payload) ?? []) problems.add(p);
+  return [...problems];
+}
+
 /** The engine's event sender over `store`. */
 export function engineEvents(o: EngineEventsOptions): EngineEventSender {
-  const names = () => [...new Set(o.flows.current().flatMap((f) => Object.keys(f.events ?? {})))].sort();
-  const check = (name: string, payload: unknown): string[] => {
-    const declarations = o.flows
-      .current()
-      .map((f) => f.events?.[name])
-      .filter((d) => d !== undefined);
-    if (declarations.length === 0) {
-      const known = names();
-      const near = closestName(name, known);
-      return [
-        `event "${name}": no flow and no registry knows it` +
-          (near ? ` (did you mean "${near}"?)` : known.length ? ` (known: ${known.join(', ')})` : ''),
-      ];
-    }
-    const problems = new Set<string>();
-    for (const d of declarations) for (const p of d.check?.(payload) ?? []) problems.add(p);
-    return [...problems];
-  };
+  const names = () => eventNames(o.flows.current());
+  const check = (name: string, payload: unknown) => eventCheck(o.flows.current(), name, payload);
   return {
     check,
     names,

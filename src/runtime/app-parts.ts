@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { EngineEventSender } from '../engine/events.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { EventSender } from '../inbox/event-entry.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { PollingStore } from '../intake/polling.ts';
@@ -39,6 +40,8 @@ export interface SandboxHandle {
   attachEngine?(engine: Engine<boolean>, loaded: LoadedFlows): void;
   /** Tells the side panel that flows were reloaded (or failed to). */
   flowsChanged?(loaded: LoadedFlows): void;
+  /** Lets the side panel send external events ("Send event"), once the bot takes them. */
+  attachEvents?(sender: EventSender): void;
   close(): Promise<void>;
 }
 
@@ -146,6 +149,8 @@ export interface AppAddresses {
   webhook?: string;
   /** Where `GET /healthz` and `GET /readyz` answer (`health.port`). */
   health?: string;
+  /** Where `POST /events` answers, when `events` is configured. */
+  events?: string;
 }
 
 /** A started bot. */
@@ -162,6 +167,8 @@ export interface RunningApp {
   failed: Promise<Error>;
   /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
   webhook?: FastifyPluginCallback;
+  /** Webhook mode with `mountWebhook` and `events` configured: the events endpoint, to register beside it. */
+  eventsEndpoint?: FastifyPluginCallback;
   /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
   close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
 }

@@ -53,7 +53,7 @@ export interface Bot {
   /** Who the bot is, as the platform's self-check answered. */
   identity: BotIdentity;
   /** Where its parts can be reached: `api`, and `webChat`/`sandbox` with no token, `webhook` when it listens. */
-  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string };
+  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string; events?: string };
   /** How many flows were loaded. */
   flowCount: number;
   /**
@@ -72,6 +72,11 @@ export interface Bot {
    *   await bot.events.send({ name: 'order_shipped', to: { userId: 42 }, payload: { id: 7 }, key: 'ship-7' });
    */
   events: EngineEventSender;
+  /**
+   * With `mountWebhook` and `events` configured: the events endpoint (`POST /events`,
+   * `POST /events/mini-app`), to register beside the receiver: `app.register(bot.eventsEndpoint)`.
+   */
+  eventsEndpoint?: FastifyPluginCallback;
   /** Resolves when a part fails for good (polling refused, the token revoked): stop your service or the bot. */
   failed: Promise<Error>;
   /**
@@ -109,6 +114,7 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     addresses: app.addresses,
     flowCount: app.flowCount,
     ...(app.webhook ? { webhook: app.webhook } : {}),
+    ...(app.eventsEndpoint ? { eventsEndpoint: app.eventsEndpoint } : {}),
     events: app.events,
     failed: app.failed,
     close: () => app.close('close'),

@@ -75,6 +75,13 @@ describe('botflow-engine/intake', () => {
     for (const name of ['validateInitData', 'MiniAppDataError', 'MiniAppInitData'])
       expect(names.find((n) => n.name === name)?.documented, name).toBe(true);
   });
+
+  it('serves external events over HTTP (the endpoint, its options and the event contract, documented)', () => {
+    const names = exportsOf('src/intake/index.ts');
+    const expected = ['eventsEndpoint', 'buildEventsServer', 'EventsEndpointOptions', 'MiniAppEventsOptions'];
+    expected.push('EventsErrorBody', 'EventSender', 'OutsideEvent', 'EventReceipt', 'EventInvalidError');
+    for (const name of expected) expect(names.find((n) => n.name === name)?.documented, name).toBe(true);
+  });
 });
 
 describe('botflow-engine/testing', () => {

@@ -318,6 +318,7 @@ describe('the inspector API', () => {
     expect(state.flows.map((f: { id: string }) => f.id).sort()).toEqual([
       'booking',
       'help',
+      'order_tracking',
       'settings',
       'signup',
       'support',
