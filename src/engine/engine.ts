@@ -126,6 +126,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         logger,
         staleText: options.staleText ?? 'This menu is no longer active.',
         botUsername: options.botUsername,
+        strategy: options.conversationKey,
       });
     }),
   );

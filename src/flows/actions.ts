@@ -5,6 +5,7 @@ import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts'
 import { eventParts, eventRouteOf, withEventPayload } from './event-steps.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
+import { handoffParts } from './handoff-steps.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
 import {
   type Args,
@@ -156,6 +157,7 @@ export function actionsFor(
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const outside = eventParts(entry);
+  const handoff = handoffParts({ entry, say: (e, c, text) => say(e, c, text), effect });
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -188,6 +190,7 @@ export function actionsFor(
     ...designer.actions,
     ...tasks.actions,
     ...outside.actions,
+    ...handoff.actions,
     leave: flowAction(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
@@ -328,6 +331,7 @@ export function actionsFor(
       ...designer.guards,
       ...tasks.guards,
       ...outside.guards,
+      ...handoff.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

@@ -12,6 +12,7 @@ export { stepKeyOf } from './machine-context.ts';
 
 import { conditionText } from './conditions.ts';
 import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
+import { handoffState } from './handoff-steps.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -252,6 +253,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       }
       return { entry: enter, exit: leave, on };
     }
+    if (step.type === 'handoff') return handoffState(key, step, enter, leave, act) as StateConfig;
     if (step.type === 'menu') {
       for (const t of typedMenuTransitions(key, step.keyboard, routeTransition)) add('message', t);
       const text = step.on_text
@@ -344,10 +346,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   });
 
   const implementations = actionsFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
-  // The machine is built from data (the flow file), not from a literal config: XState's types, which infer
-  // action and state names from literals, cannot follow it, so the config is passed as data (`as never`).
-  // What it must do is tested instead: test/engine/xstate-contract.test.ts runs compiled flows through
-  // XState's own transition(), and the transcripts run every example flow.
+  // Built from data, not a literal config: XState's types cannot follow it, so it is passed `as never`;
+  // test/engine/xstate-contract.test.ts and the transcripts test what it does instead.
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
     actions: implementations.actions as never,
@@ -369,6 +369,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     machine,
     triggers: triggersOf(flow),
     events: eventDeclarations(flow, cx.flows, cx.registry),
+    ...(flow.handoff ? { handoff: { operatorsChat: flow.handoff.operators_chat } } : {}),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {

@@ -108,7 +108,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
    */
   const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
     const s = e.step;
-    if (s.type === 'branch') return;
+    if (s.type === 'branch' || s.type === 'handoff') return; // a handoff says its text itself
     const text = s.say ? say(e, c, s.say) : undefined;
     const keyboard = s.type === 'end' ? undefined : keyboardOf(e, c);
     const media = s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;

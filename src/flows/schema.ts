@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { EventDeclaration, EventName, OnEvent } from './schema-events.ts';
+import { HandoffSettings, HandoffStep } from './schema-handoff.ts';
 import {
   Aliases,
   Condition,
@@ -305,11 +306,13 @@ export const Step = z.discriminatedUnion('type', [
   BranchStep,
   CallStep,
   EndStep,
+  HandoffStep,
 ]);
 export type Step = z.infer<typeof Step>;
 export type InputStep = z.infer<typeof InputStep>;
 export type MenuStep = z.infer<typeof MenuStep>;
 export type WaitStep = z.infer<typeof WaitStep>;
+export type { HandoffSettings, HandoffStep } from './schema-handoff.ts';
 const Trigger = z
   .strictObject({
     bot_started: z
@@ -375,6 +378,7 @@ export const FlowFile = z.strictObject({
   on_error: Route.optional().describe(
     'Where to go when the flow fails at run time at a step without its own on_error (default: an apology and the end)',
   ),
+  handoff: HandoffSettings.optional(),
   steps: z.record(Id, Step),
   migrate: z.array(Migration).optional(),
 });

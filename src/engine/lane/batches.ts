@@ -172,7 +172,10 @@ export class BatchLoop {
     const { store, batchSize } = this.#o;
     return andThen(store.pending(this.#o.partitions(), 0, batchSize + planned.size), (read) => {
       const rows = planned.size ? read.filter((r) => !planned.has(r.id)).slice(0, batchSize) : read;
-      return rows.length === 0 ? undefined : andThen(this.#load(rows), () => this.#o.planner.plan(rows));
+      if (rows.length === 0) return undefined;
+      const handed = this.#o.planner.handOver(rows, this.#o.now());
+      const stored = handed.length > 0 ? store.append(handed) : undefined;
+      return andThen(stored, () => andThen(this.#load(rows), () => this.#o.planner.plan(rows)));
     });
   }
 

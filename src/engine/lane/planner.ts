@@ -51,6 +51,8 @@ export interface PlannerOptions {
   staleText: string;
   /** A session known in memory (planned earlier in the batch, or cached), read before the database. */
   session(conversationKey: string): CachedSession | undefined;
+  /** What an update from an operators' chat means (lane/operators.ts); undefined for other rows. */
+  operator?(row: InboxEvent, now: number): { reason: string } | undefined;
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
@@ -143,6 +145,8 @@ export class EventPlanner {
   }
 
   #route(row: InboxEvent, now: number, setKey: (key: string) => void): Planned {
+    const handedOver = this.#o.operator?.(row, now);
+    if (handedOver) return skip(handedOver.reason); // its event was stored before planning (batches.ts)
     if (row.kind === 'update') {
       const decoded = decodeStoredUpdate(row.id, row.payload);
       if ('ignored' in decoded) return skip(decoded.ignored);

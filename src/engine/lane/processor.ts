@@ -3,7 +3,9 @@
  * same over either store.
  */
 import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { InboxEntry } from '../../store/inbox.ts';
 import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+import { operatorsChats, operatorUpdate } from './operators.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
 
@@ -20,7 +22,9 @@ export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
 }
 
 /** What planning needs: the planner's needs but the session lookup, which goes through the cache. */
-export interface BatchPlannerOptions extends Omit<PlannerOptions, 'session'> {
+export interface BatchPlannerOptions extends Omit<PlannerOptions, 'session' | 'operator'> {
+  /** How addresses become conversation keys (the `conversationKey` setting). */
+  strategy?: import('../../inbox/keys.ts').ConversationKeyStrategy | undefined;
   /** Sessions this process committed, read before the database. */
   cache: SessionCache;
 }
@@ -33,15 +37,30 @@ export class BatchPlanner {
   readonly #cache: SessionCache;
   readonly #logger: PlannerOptions['logger'];
   readonly #planner: EventPlanner;
+  readonly #operator: (row: InboxEvent, now: number) => ReturnType<typeof operatorUpdate>;
   /** Sessions planned but not committed yet: later events of their conversations start from them. */
   readonly #planned = new Map<string, CachedSession>();
 
   constructor(options: BatchPlannerOptions) {
     this.#cache = options.cache;
     this.#logger = options.logger;
+    this.#operator = (row, now) =>
+      operatorUpdate(row, operatorsChats(options.flows.current()), options.signer, now, options.strategy);
     this.#planner = new EventPlanner({
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
+      operator: this.#operator,
+    });
+  }
+
+  /**
+   * The events updates of operators' chats among `rows` become (lane/operators.ts): stored before the rows
+   * are planned, keyed by their update, so a crash in between stores nothing twice.
+   */
+  handOver(rows: readonly InboxEvent[], now: number): InboxEntry[] {
+    return rows.flatMap((row) => {
+      const outcome = this.#operator(row, now);
+      return outcome && 'entry' in outcome ? [outcome.entry] : [];
     });
   }
 

@@ -234,6 +234,8 @@ export interface EventDeclaration {
 export interface FlowDefinition {
   /** Stable id (the file name for flow files). */
   id: string;
+  /** Where the flow's `handoff` steps ask for operators: updates from this chat are operators' (docs/handoff.md). */
+  handoff?: { operatorsChat: number };
   /** Content hash of the definition: sessions stay on the version they started with. */
   version: string;
   machine: AnyStateMachine;
@@ -277,3 +279,15 @@ export interface FlowDefinition {
     where?(step: string): string | undefined;
   };
 }
+
+/** The events an operators' chat turns into for the person's conversation (docs/handoff.md). */
+export const HANDOFF_EVENTS = {
+  /** An operator pressed "Take": `{ operator: {id, name}, callbackId, messageId }`. */
+  take: 'botflow.handoff_take',
+  /** An operator replied: `{ operator, text?, attachments }`. */
+  message: 'botflow.operator_message',
+  /** An operator's `/set var value`: `{ operator, name, value }`. */
+  set: 'botflow.handoff_set',
+  /** An operator's `/done` (or the Done button): `{ operator }`; the flow continues at `return_to`. */
+  done: 'botflow.handoff_done',
+} as const;

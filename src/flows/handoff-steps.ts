@@ -1,0 +1,212 @@
+/**
+ * The `handoff` step (docs/handoff.md): the person's side of handing a conversation to operators. On entry
+ * the request goes to the operators' chat with a "Take" button; while the step waits, what the person sends
+ * is relayed there, and what the operators' chat turns into (events for this conversation, engine/lane/
+ * operators.ts) moves it: the first "Take" wins (events are handled in order, so a race has one winner and
+ * the others are told), replies are relayed to the person, `/set` sets variables, `/done` returns to
+ * `return_to`. A timer withdraws a request nobody took; outside the opening hours `out_of_hours` is taken.
+ */
+import { type Effect, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
+import { durationMs } from './durations.ts';
+import { type Args, type Enqueue, type FlowContext, flowAction, flowGuard, nowOf, type StepEntry, type StepParams } from './machine-context.ts';
+import type { FlowFile, HandoffStep } from './schema.ts';
+import { withinHours } from './schema-handoff.ts';
+
+type Act = (type: string, params: Record<string, unknown>) => { type: string; params: Record<string, unknown> };
+
+/** The timer that withdraws a request nobody took. */
+export const handoffTimer = (key: string) => `${key}:handoff`;
+/** Callback payloads of the operators' buttons: `hf:take:<conversation>`, `hf:done:<conversation>`. */
+export const handoffPayload = (what: 'take' | 'done', conversation: string) => `hf:${what}:${conversation}`;
+
+const DEFAULT_WAIT = '15m';
+
+/** The wait of a step: its timeout's, the flow's settings', else 15 minutes. */
+export function handoffWaitOf(flow: FlowFile, step: HandoffStep): string {
+  return step.timeout?.after ?? flow.handoff?.timeout ?? DEFAULT_WAIT;
+}
+
+/** The state of a `handoff` step. */
+export function handoffState(key: string, step: HandoffStep, enter: unknown[], leave: unknown[], act: Act) {
+  const s = { step: key };
+  const ev = (name: string) => act('event', { name });
+  return {
+    entry: [...enter, act('handoffEnter', s)],
+    exit: leave,
+    ...(step.out_of_hours ? { always: [{ guard: act('handoffClosed', s), target: step.out_of_hours.goto }] } : {}),
+    on: {
+      message: [{ actions: [act('handoffRelay', s)] }],
+      event: [
+        { guard: ev(HANDOFF_EVENTS.take), actions: [act('handoffTake', s)] },
+        { guard: ev(HANDOFF_EVENTS.message), actions: [act('handoffToPerson', s)] },
+        { guard: ev(HANDOFF_EVENTS.set), actions: [act('handoffSet', s)] },
+        { guard: ev(HANDOFF_EVENTS.done), target: step.return_to, actions: [act('handoffDone', s)] },
+      ],
+      ...(step.timeout
+        ? {
+            timer: [
+              {
+                guard: act('timer', { name: handoffTimer(key) }),
+                target: step.timeout.goto,
+                actions: [act('handoffTimeout', s)],
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+}
+
+type Operator = { id?: number; name?: string };
+type HandoffVars = { operator?: Operator };
+
+const MEDIA = new Set(['image', 'video', 'audio', 'file', 'sticker']);
+
+/** Attachments of a received message as a new message can carry them again (by token, url or code). */
+export function resendable(attachments: unknown): unknown[] {
+  if (!Array.isArray(attachments)) return [];
+  return attachments.flatMap((a): unknown[] => {
+    const { type, payload } = (a ?? {}) as { type?: string; payload?: Record<string, unknown> };
+    if (!type || !MEDIA.has(type) || !payload) return [];
+    if (type === 'sticker') return payload.code ? [{ type, payload: { code: payload.code } }] : [];
+    if (typeof payload.token === 'string') return [{ type, payload: { token: payload.token } }];
+    if (typeof payload.url === 'string') return [{ type, payload: { url: payload.url } }];
+    return [];
+  });
+}
+
+const keyboard = (text: string, payload: string) => ({
+  type: 'inline_keyboard',
+  payload: { buttons: [[{ type: 'callback', text, payload }]] },
+});
+
+/** What the actions need from the compiled flow. */
+export interface HandoffNeeds {
+  entry(key: string): StepEntry;
+  say(e: StepEntry, c: FlowContext, text: string): string;
+  effect(enqueue: Enqueue, effect: Effect): void;
+}
+
+/** The actions and guards of `handoff` steps. */
+export function handoffParts({ entry, say, effect }: HandoffNeeds) {
+  const of = (p: StepParams) => {
+    const e = entry(p.step);
+    const step = e.step as HandoffStep;
+    const settings = e.flow.handoff;
+    if (!settings) throw new Error(`step "${e.id}": a handoff step needs the flow's handoff: { operators_chat }`);
+    return { e, step, chat: settings.operators_chat, hours: settings.hours };
+  };
+  const api = (enqueue: Enqueue, op: string, args: Record<string, unknown>) => effect(enqueue, { kind: 'api', op, args });
+  const personOf = (event: FlowEvent) => {
+    const meta = (event as { meta?: { conversation?: string; userId?: number } }).meta;
+    const sender =
+      event.type === 'message' || event.type === 'command'
+        ? (event.message as { sender?: { name?: string } }).sender
+        : undefined;
+    return { key: meta?.conversation ?? '', name: sender?.name ?? `user ${meta?.userId ?? '?'}` };
+  };
+  const payloadOf = (event: FlowEvent) =>
+    (event.type === 'event' ? (event.payload ?? {}) : {}) as Record<string, unknown> & { operator?: Operator };
+  const requestText = (e: StepEntry, step: HandoffStep, c: FlowContext, key: string) =>
+    [
+      `🙋 ${c.vars.handoff_person ?? key} asks for an operator (${key})`,
+      ...(step.reason ? [`Reason: ${say(e, c, step.reason)}`] : []),
+      ...(step.summary ? [say(e, c, step.summary)] : []),
+    ].join('\n');
+  const opName = (o: Operator | undefined) => o?.name ?? `operator ${o?.id ?? '?'}`;
+
+  return {
+    guards: {
+      handoffClosed: flowGuard(({ event }: { event: FlowEvent }, p: StepParams) => !withinHours(of(p).hours, nowOf(event))),
+    },
+    actions: {
+      handoffEnter: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
+        const { e, step, chat, hours } = of(p);
+        const now = nowOf(event);
+        if (step.out_of_hours && !withinHours(hours, now)) {
+          if (step.out_of_hours.say) api(enqueue, 'sendMessage', { text: say(e, context, step.out_of_hours.say) });
+          return;
+        }
+        const person = personOf(event);
+        const wait = handoffWaitOf(e.flow, step);
+        const vars = { ...context.vars, handoff: {}, handoff_person: person.name, handoff_wait: wait };
+        enqueue.assign({ vars });
+        const c = { ...context, vars };
+        api(enqueue, 'sendMessage', {
+          text: say(e, c, step.say ?? 'An operator will answer you here soon (usually within {{handoff_wait}}).'),
+        });
+        api(enqueue, 'sendMessage', {
+          chat_id: chat,
+          text: requestText(e, step, c, person.key),
+          attachments: [keyboard('Take', handoffPayload('take', person.key))],
+        });
+        if (step.timeout) effect(enqueue, { kind: 'timer.arm', name: handoffTimer(p.step), delayMs: durationMs(wait) });
+      }),
+      handoffRelay: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
+        if (event.type !== 'message') return;
+        const { chat } = of(p);
+        const person = personOf(event);
+        const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
+        api(enqueue, 'sendMessage', {
+          chat_id: chat,
+          text: `${context.vars.handoff_person ?? person.name} (${person.key})${taken ? ` → ${opName(taken)}` : ''}: ${event.text ?? ''}`.trim(),
+          attachments: [...resendable(event.attachments), keyboard('Done', handoffPayload('done', person.key))],
+        });
+      }),
+      handoffTake: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
+        const { e, step, chat } = of(p);
+        const x = payloadOf(event);
+        const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
+        const callback = typeof x.callbackId === 'string' ? { callback_id: x.callbackId } : undefined;
+        if (taken) {
+          if (callback) api(enqueue, 'answerCallback', { ...callback, notification: `Already taken by ${opName(taken)}` });
+          else api(enqueue, 'sendMessage', { chat_id: chat, text: `Already taken by ${opName(taken)}` });
+          return;
+        }
+        const operator = x.operator ?? {};
+        const vars = { ...context.vars, handoff: { operator }, handoff_operator: opName(operator) };
+        enqueue.assign({ vars });
+        effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
+        if (callback) api(enqueue, 'answerCallback', { ...callback, notification: 'You took it: reply to its messages' });
+        const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
+        if (typeof x.messageId === 'string')
+          api(enqueue, 'editMessage', {
+            message_id: x.messageId,
+            text: `${requestText(e, step, { ...context, vars }, key)}\n\n✅ Taken by ${opName(operator)}`,
+            attachments: [keyboard('Done', handoffPayload('done', key))],
+          });
+        api(enqueue, 'sendMessage', {
+          text: say(e, { ...context, vars }, step.joined ?? '{{handoff_operator}} joined the conversation.'),
+        });
+      }),
+      handoffToPerson: flowAction(({ event, enqueue }: Args) => {
+        const x = payloadOf(event);
+        const attachments = resendable(x.attachments);
+        if (!x.text && attachments.length === 0) return;
+        api(enqueue, 'sendMessage', {
+          ...(typeof x.text === 'string' && x.text ? { text: x.text } : {}),
+          ...(attachments.length ? { attachments } : {}),
+        });
+      }),
+      handoffSet: flowAction(({ context, event, enqueue }: Args) => {
+        const x = payloadOf(event);
+        if (typeof x.name !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(x.name)) return;
+        enqueue.assign({ vars: { ...context.vars, [x.name]: x.value ?? null } });
+      }),
+      handoffDone: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
+        const { chat } = of(p);
+        const x = payloadOf(event);
+        effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
+        const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
+        api(enqueue, 'sendMessage', { chat_id: chat, text: `☑️ ${key}: back to the bot (${opName(x.operator)})` });
+        enqueue.assign({ vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), done: true } } });
+      }),
+      handoffTimeout: flowAction(({ context, enqueue }: Args, p: StepParams) => {
+        const { e, step, chat } = of(p);
+        const person = String(context.vars.handoff_person ?? '');
+        api(enqueue, 'sendMessage', { chat_id: chat, text: `⌛ ${person}: nobody took it in time; withdrawn` });
+        if (step.timeout?.say) api(enqueue, 'sendMessage', { text: say(e, context, step.timeout.say) });
+      }),
+    },
+  };
+}

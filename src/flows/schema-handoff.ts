@@ -1,0 +1,88 @@
+/** The flow file's parts for handing a conversation to operators: the `handoff` step and the flow's settings. */
+import { z } from 'zod';
+import { Duration, Id, Text, TimeZone } from './schema-parts.ts';
+
+const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+const DayKey = z
+  .string()
+  .regex(
+    /^(mon|tue|wed|thu|fri|sat|sun)(-(mon|tue|wed|thu|fri|sat|sun))?$/,
+    'a day (mon) or a range of days (mon-fri)',
+  );
+const Span = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, 'opening hours: "09:00-18:00"');
+
+/** Where operators work and when: `handoff: { operators_chat, hours, timeout }` at the top of a flow. */
+export const HandoffSettings = z
+  .strictObject({
+    operators_chat: z
+      .number()
+      .int()
+      .describe("The operators' group chat (the bot is a member): requests, relayed messages and replies"),
+    hours: z
+      .strictObject({ tz: TimeZone.optional() })
+      .catchall(z.union([Span, z.array(Span)]))
+      .superRefine((h, ctx) => {
+        for (const key of Object.keys(h))
+          if (key !== 'tz' && !DayKey.safeParse(key).success)
+            ctx.addIssue({ code: 'custom', message: `hours.${key}: a day (mon) or a range of days (mon-fri)` });
+      })
+      .optional()
+      .describe('Opening hours: { tz: Europe/Paris, mon-fri: "09:00-18:00", sat: "10:00-14:00" }; always open without'),
+    timeout: Duration.optional().describe('How long a request waits for an operator by default (15m)'),
+  })
+  .describe('Handing conversations to people: the operators chat, opening hours, the default wait');
+export type HandoffSettings = z.infer<typeof HandoffSettings>;
+
+/** A person takes over: the conversation waits here for an operator, and returns at `return_to`. */
+export const HandoffStep = z
+  .strictObject({
+    type: z.literal('handoff'),
+    reason: Text.optional().describe("Why the person asked for someone: shown in the operators' request"),
+    summary: Text.optional().describe('The conversation so far for the operator: "{{name}} wants {{topic}}"'),
+    say: Text.optional().describe('Said to the person while they wait ({{handoff_wait}}: the expected wait)'),
+    joined: Text.optional().describe('Said when an operator takes it ({{handoff_operator}}: their name)'),
+    return_to: Id.describe("The step the flow continues at after the operator's /done"),
+    timeout: z
+      .strictObject({ after: Duration.optional(), say: Text.optional(), goto: Id })
+      .optional()
+      .describe('When nobody takes it in time (default wait: the flow settings, else 15m)'),
+    out_of_hours: z
+      .strictObject({ say: Text.optional(), goto: Id })
+      .optional()
+      .describe('Outside the opening hours: where to go instead (default: the request is made anyway)'),
+  })
+  .describe('Hands the conversation to an operator in the operators chat; /done returns to return_to');
+export type HandoffStep = z.infer<typeof HandoffStep>;
+
+const DAY_INDEX: Record<string, number> = Object.fromEntries(DAYS.map((d, i) => [d, i]));
+
+/** Whether `now` falls within `hours` (always true without hours). */
+export function withinHours(hours: HandoffSettings['hours'], now: number): boolean {
+  if (!hours) return true;
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: hours.tz ?? 'UTC',
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(now));
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  const day = DAY_INDEX[get('weekday').toLowerCase().slice(0, 3)] ?? 0;
+  const minute = Number(get('hour')) * 60 + Number(get('minute'));
+  for (const [key, value] of Object.entries(hours)) {
+    if (key === 'tz' || value === undefined) continue;
+    const [from, to = from] = key.split('-').map((d) => DAY_INDEX[d]!);
+    const inDays = from! <= to! ? day >= from! && day <= to! : day >= from! || day <= to!;
+    if (!inDays) continue;
+    for (const span of Array.isArray(value) ? value : [value]) {
+      const [a, b] = span.split('-').map((t) => {
+        const [h, m] = t.split(':').map(Number);
+        return h! * 60 + m!;
+      });
+      if (minute >= a! && minute < b!) return true;
+    }
+  }
+  return false;
+}
