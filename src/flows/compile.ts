@@ -346,8 +346,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   });
 
   const implementations = actionsFor(steps, flow, cx.registry, usesEdit, cx.baseDir ?? process.cwd());
-  // Built from data, not a literal config: XState's types cannot follow it, so it is passed `as never`;
-  // test/engine/xstate-contract.test.ts and the transcripts test what it does instead.
+  // Built from data: XState's types cannot follow it (`as never`); xstate-contract.test.ts tests it instead.
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
     actions: implementations.actions as never,

@@ -8,11 +8,23 @@
  */
 import { type Effect, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
 import { durationMs } from './durations.ts';
-import { type Args, type Enqueue, type FlowContext, flowAction, flowGuard, nowOf, type StepEntry, type StepParams } from './machine-context.ts';
+import {
+  type Args,
+  type Enqueue,
+  type FlowContext,
+  flowAction,
+  flowGuard,
+  nowOf,
+  type StepEntry,
+  type StepParams,
+} from './machine-context.ts';
 import type { FlowFile, HandoffStep } from './schema.ts';
 import { withinHours } from './schema-handoff.ts';
 
-type Act = (type: string, params: Record<string, unknown>) => { type: string; params: Record<string, unknown> };
+type Act = (
+  type: string,
+  params: Record<string, unknown>,
+) => { type: string; params: Record<string, unknown> };
 
 /** The timer that withdraws a request nobody took. */
 export const handoffTimer = (key: string) => `${key}:handoff`;
@@ -33,7 +45,9 @@ export function handoffState(key: string, step: HandoffStep, enter: unknown[], l
   return {
     entry: [...enter, act('handoffEnter', s)],
     exit: leave,
-    ...(step.out_of_hours ? { always: [{ guard: act('handoffClosed', s), target: step.out_of_hours.goto }] } : {}),
+    ...(step.out_of_hours
+      ? { always: [{ guard: act('handoffClosed', s), target: step.out_of_hours.goto }] }
+      : {}),
     on: {
       message: [{ actions: [act('handoffRelay', s)] }],
       event: [
@@ -93,10 +107,12 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
     const e = entry(p.step);
     const step = e.step as HandoffStep;
     const settings = e.flow.handoff;
-    if (!settings) throw new Error(`step "${e.id}": a handoff step needs the flow's handoff: { operators_chat }`);
+    if (!settings)
+      throw new Error(`step "${e.id}": a handoff step needs the flow's handoff: { operators_chat }`);
     return { e, step, chat: settings.operators_chat, hours: settings.hours };
   };
-  const api = (enqueue: Enqueue, op: string, args: Record<string, unknown>) => effect(enqueue, { kind: 'api', op, args });
+  const api = (enqueue: Enqueue, op: string, args: Record<string, unknown>) =>
+    effect(enqueue, { kind: 'api', op, args });
   const personOf = (event: FlowEvent) => {
     const meta = (event as { meta?: { conversation?: string; userId?: number } }).meta;
     const sender =
@@ -106,7 +122,9 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
     return { key: meta?.conversation ?? '', name: sender?.name ?? `user ${meta?.userId ?? '?'}` };
   };
   const payloadOf = (event: FlowEvent) =>
-    (event.type === 'event' ? (event.payload ?? {}) : {}) as Record<string, unknown> & { operator?: Operator };
+    (event.type === 'event' ? (event.payload ?? {}) : {}) as Record<string, unknown> & {
+      operator?: Operator;
+    };
   const requestText = (e: StepEntry, step: HandoffStep, c: FlowContext, key: string) =>
     [
       `🙋 ${c.vars.handoff_person ?? key} asks for an operator (${key})`,
@@ -117,14 +135,17 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
 
   return {
     guards: {
-      handoffClosed: flowGuard(({ event }: { event: FlowEvent }, p: StepParams) => !withinHours(of(p).hours, nowOf(event))),
+      handoffClosed: flowGuard(
+        ({ event }: { event: FlowEvent }, p: StepParams) => !withinHours(of(p).hours, nowOf(event)),
+      ),
     },
     actions: {
       handoffEnter: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         const { e, step, chat, hours } = of(p);
         const now = nowOf(event);
         if (step.out_of_hours && !withinHours(hours, now)) {
-          if (step.out_of_hours.say) api(enqueue, 'sendMessage', { text: say(e, context, step.out_of_hours.say) });
+          if (step.out_of_hours.say)
+            api(enqueue, 'sendMessage', { text: say(e, context, step.out_of_hours.say) });
           return;
         }
         const person = personOf(event);
@@ -133,14 +154,19 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         enqueue.assign({ vars });
         const c = { ...context, vars };
         api(enqueue, 'sendMessage', {
-          text: say(e, c, step.say ?? 'An operator will answer you here soon (usually within {{handoff_wait}}).'),
+          text: say(
+            e,
+            c,
+            step.say ?? 'An operator will answer you here soon (usually within {{handoff_wait}}).',
+          ),
         });
         api(enqueue, 'sendMessage', {
           chat_id: chat,
           text: requestText(e, step, c, person.key),
           attachments: [keyboard('Take', handoffPayload('take', person.key))],
         });
-        if (step.timeout) effect(enqueue, { kind: 'timer.arm', name: handoffTimer(p.step), delayMs: durationMs(wait) });
+        if (step.timeout)
+          effect(enqueue, { kind: 'timer.arm', name: handoffTimer(p.step), delayMs: durationMs(wait) });
       }),
       handoffRelay: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         if (event.type !== 'message') return;
@@ -150,7 +176,10 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         api(enqueue, 'sendMessage', {
           chat_id: chat,
           text: `${context.vars.handoff_person ?? person.name} (${person.key})${taken ? ` → ${opName(taken)}` : ''}: ${event.text ?? ''}`.trim(),
-          attachments: [...resendable(event.attachments), keyboard('Done', handoffPayload('done', person.key))],
+          attachments: [
+            ...resendable(event.attachments),
+            keyboard('Done', handoffPayload('done', person.key)),
+          ],
         });
       }),
       handoffTake: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
@@ -159,7 +188,11 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
         const callback = typeof x.callbackId === 'string' ? { callback_id: x.callbackId } : undefined;
         if (taken) {
-          if (callback) api(enqueue, 'answerCallback', { ...callback, notification: `Already taken by ${opName(taken)}` });
+          if (callback)
+            api(enqueue, 'answerCallback', {
+              ...callback,
+              notification: `Already taken by ${opName(taken)}`,
+            });
           else api(enqueue, 'sendMessage', { chat_id: chat, text: `Already taken by ${opName(taken)}` });
           return;
         }
@@ -167,7 +200,8 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const vars = { ...context.vars, handoff: { operator }, handoff_operator: opName(operator) };
         enqueue.assign({ vars });
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
-        if (callback) api(enqueue, 'answerCallback', { ...callback, notification: 'You took it: reply to its messages' });
+        if (callback)
+          api(enqueue, 'answerCallback', { ...callback, notification: 'You took it: reply to its messages' });
         const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
         if (typeof x.messageId === 'string')
           api(enqueue, 'editMessage', {
@@ -198,13 +232,21 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const x = payloadOf(event);
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
         const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
-        api(enqueue, 'sendMessage', { chat_id: chat, text: `☑️ ${key}: back to the bot (${opName(x.operator)})` });
-        enqueue.assign({ vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), done: true } } });
+        api(enqueue, 'sendMessage', {
+          chat_id: chat,
+          text: `☑️ ${key}: back to the bot (${opName(x.operator)})`,
+        });
+        enqueue.assign({
+          vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), done: true } },
+        });
       }),
       handoffTimeout: flowAction(({ context, enqueue }: Args, p: StepParams) => {
         const { e, step, chat } = of(p);
         const person = String(context.vars.handoff_person ?? '');
-        api(enqueue, 'sendMessage', { chat_id: chat, text: `⌛ ${person}: nobody took it in time; withdrawn` });
+        api(enqueue, 'sendMessage', {
+          chat_id: chat,
+          text: `⌛ ${person}: nobody took it in time; withdrawn`,
+        });
         if (step.timeout?.say) api(enqueue, 'sendMessage', { text: say(e, context, step.timeout.say) });
       }),
     },

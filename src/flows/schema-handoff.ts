@@ -26,10 +26,15 @@ export const HandoffSettings = z
       .superRefine((h, ctx) => {
         for (const key of Object.keys(h))
           if (key !== 'tz' && !DayKey.safeParse(key).success)
-            ctx.addIssue({ code: 'custom', message: `hours.${key}: a day (mon) or a range of days (mon-fri)` });
+            ctx.addIssue({
+              code: 'custom',
+              message: `hours.${key}: a day (mon) or a range of days (mon-fri)`,
+            });
       })
       .optional()
-      .describe('Opening hours: { tz: Europe/Paris, mon-fri: "09:00-18:00", sat: "10:00-14:00" }; always open without'),
+      .describe(
+        'Opening hours: { tz: Europe/Paris, mon-fri: "09:00-18:00", sat: "10:00-14:00" }; always open without',
+      ),
     timeout: Duration.optional().describe('How long a request waits for an operator by default (15m)'),
   })
   .describe('Handing conversations to people: the operators chat, opening hours, the default wait');

@@ -313,6 +313,7 @@ export type InputStep = z.infer<typeof InputStep>;
 export type MenuStep = z.infer<typeof MenuStep>;
 export type WaitStep = z.infer<typeof WaitStep>;
 export type { HandoffSettings, HandoffStep } from './schema-handoff.ts';
+
 const Trigger = z
   .strictObject({
     bot_started: z

@@ -65,7 +65,11 @@ export function operatorUpdate(
   const chatId = (message?.recipient as Json | undefined)?.chat_id ?? update.chat_id;
   if (typeof chatId !== 'number' || !chats.has(chatId)) return undefined;
   const event = (name: string, key: string, payload: Json): OperatorOutcome => ({
-    entry: eventEntry({ name, to: { conversation: key }, payload, key: `op:${row.dedupeKey ?? row.id}` }, strategy, now),
+    entry: eventEntry(
+      { name, to: { conversation: key }, payload, key: `op:${row.dedupeKey ?? row.id}` },
+      strategy,
+      now,
+    ),
     reason: `operators' chat: ${name} for ${key}`,
   });
   if (update.update_type === 'message_callback') {
@@ -78,7 +82,8 @@ export function operatorUpdate(
     const base = { operator, callbackId: cb.callback_id, ...(body?.mid ? { messageId: body.mid } : {}) };
     return event(found.what === 'take' ? HANDOFF_EVENTS.take : HANDOFF_EVENTS.done, found.key, base);
   }
-  if (update.update_type !== 'message_created' || !message) return { reason: "operators' chat: not for a person" };
+  if (update.update_type !== 'message_created' || !message)
+    return { reason: "operators' chat: not for a person" };
   const sender = message.sender as Json | undefined;
   if (sender?.is_bot) return { reason: "operators' chat: the bot's own message" };
   const link = message.link as Json | undefined;
@@ -90,7 +95,8 @@ export function operatorUpdate(
   const set = /^\/set(?:@\S+)?\s+([A-Za-z][A-Za-z0-9_]*)\s+([\s\S]*)$/.exec(text);
   if (set) return event(HANDOFF_EVENTS.set, found.key, { operator, name: set[1], value: set[2] });
   if (/^\/done(@\S+)?$/.test(text)) return event(HANDOFF_EVENTS.done, found.key, { operator });
-  const attachments = ((body.attachments as Json[] | undefined) ?? []).filter((a) => a?.type !== 'inline_keyboard');
+  const attachments = ((body.attachments as Json[] | undefined) ?? []).filter(
+    (a) => a?.type !== 'inline_keyboard',
+  );
   return event(HANDOFF_EVENTS.message, found.key, { operator, ...(text ? { text } : {}), attachments });
 }
-
