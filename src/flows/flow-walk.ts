@@ -95,6 +95,26 @@ export function walkFlow(flow: FlowFile) {
         label: `idle ${step.idle.after}`,
       });
     }
+    if (step.type === 'handoff') {
+      for (const k of ['reason', 'summary', 'joined'] as const) text([...p, k], step[k]);
+      text([...p, 'timeout', 'say'], step.timeout?.say);
+      text([...p, 'out_of_hours', 'say'], step.out_of_hours?.say);
+      refs.push({ path: [...p, 'return_to'], from: id, to: step.return_to, label: '/done' });
+      if (step.timeout)
+        refs.push({
+          path: [...p, 'timeout', 'goto'],
+          from: id,
+          to: step.timeout.goto,
+          label: 'nobody took it',
+        });
+      if (step.out_of_hours)
+        refs.push({
+          path: [...p, 'out_of_hours', 'goto'],
+          from: id,
+          to: step.out_of_hours.goto,
+          label: 'closed',
+        });
+    }
     if ('on_stale' in step && step.on_stale && typeof step.on_stale === 'object') {
       text([...p, 'on_stale', 'notify'], step.on_stale.notify);
     }

@@ -38,6 +38,14 @@ export function lintEvents(x: LintInput, report: Report): void {
       );
     }
   }
+  for (const [id, step] of Object.entries(flow.steps))
+    if (step.type === 'handoff' && !flow.handoff)
+      report(
+        ['steps', id],
+        'error',
+        `step "${id}" hands the conversation to operators, but the flow names no operators' chat`,
+        'add at the top of the flow: handoff: { operators_chat: <chat id> } (docs/handoff.md)',
+      );
   const used = new Set<string>();
   for (const f of [flow, ...x.flows.values()]) {
     for (const t of f.triggers ?? []) if (t.event) used.add(t.event);
