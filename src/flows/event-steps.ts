@@ -9,6 +9,7 @@ import {
   type EventDeclaration,
   type FlowEvent,
   type FlowInput,
+  HANDOFF_EVENTS,
   MAX_QUEUED_EVENTS,
 } from '../engine/step/contract.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
@@ -118,8 +119,11 @@ export function payloadSchema(json: Record<string, unknown>): z.ZodType | { erro
 export function eventNamesOf(flow: FlowFile): string[] {
   const names = new Set<string>(Object.keys(flow.events ?? {}));
   for (const t of flow.triggers ?? []) if (t.event) names.add(t.event);
-  for (const step of Object.values(flow.steps))
+  for (const step of Object.values(flow.steps)) {
     for (const name of Object.keys(onEventOf(step))) names.add(name);
+    // A handoff step takes what the operators' chat (or a helpdesk, by bot.events.send) sends it.
+    if (step.type === 'handoff') for (const name of Object.values(HANDOFF_EVENTS)) names.add(name);
+  }
   return [...names];
 }
 

@@ -77,7 +77,8 @@ export class Platform {
 
   newChat(type: ChatKind, fields: Partial<ChatRecord>): ChatRecord {
     const c = this.data.counters;
-    const chat_id = type === 'dialog' ? FIRST_DIALOG_ID + ++c.dialog : FIRST_GROUP_ID - ++c.chat;
+    const chat_id =
+      fields.chat_id ?? (type === 'dialog' ? FIRST_DIALOG_ID + ++c.dialog : FIRST_GROUP_ID - ++c.chat);
     const now = this.now();
     const chat: ChatRecord = {
       chat_id,

@@ -27,6 +27,7 @@ import { InboxStore } from '../store/inbox.ts';
 import { type TaskRow, TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
+import { openOperatorsChats } from './operators-chat.ts';
 import { placeAtStep } from './start-at.ts';
 import type { PersonAction, StartAt } from './transcript.ts';
 
@@ -161,6 +162,7 @@ export class Harness {
     Object.defineProperty(box, 'time', { get: () => h.#time });
     h.#tasks = options.tasks ?? {};
     h.#startEngine(options.flows);
+    await openOperatorsChats(sandbox.control, h.engine.flows.current());
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
       if (h.#holdUpdates) h.#held.push(update);

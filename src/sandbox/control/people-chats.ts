@@ -25,6 +25,8 @@ export const CreateChatInput = z.object({
   bot_permissions: z.array(z.string()).optional(),
   description: z.string().optional(),
   is_public: z.boolean().optional(),
+  /** A fixed id (a group chat a flow names, such as its operators' chat); default: the next free one. */
+  chat_id: z.coerce.number().int().negative().optional(),
 });
 export type CreateChatInput = z.infer<typeof CreateChatInput>;
 
@@ -85,7 +87,10 @@ export function createChat(p: Platform, input: CreateChatInput): ChatRecord {
   if (!input.title) throw badRequest('Field "title" is required');
   const now = p.now();
   const type = input.type ?? 'chat';
+  if (input.chat_id !== undefined && p.data.chats[String(input.chat_id)])
+    throw conflict(`Chat ${input.chat_id} already exists`);
   const chat = p.newChat(type, {
+    ...(input.chat_id !== undefined ? { chat_id: input.chat_id } : {}),
     title: input.title,
     description: input.description,
     owner_id: input.owner_id,
