@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { UpdateType } from '../client/schemas/index.ts';
 import { createEngine } from '../engine/engine.ts';
+import { operatorsChats } from '../engine/lane/operators.ts';
 import { type LoadOptions, type LoadResult, loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
@@ -16,6 +17,7 @@ import { watchFlows } from '../flows/watch.ts';
 import { startPolling } from '../intake/polling.ts';
 import { ensureSubscription } from '../intake/subscriptions.ts';
 import { buildWebhook, webhookIntake } from '../intake/webhook.ts';
+import { openOperatorsChats } from '../sandbox/operators-chat.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
 import type { AppParts, LoadedFlows, PlaygroundExtension } from './app-parts.ts';
@@ -94,11 +96,13 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         attachEngine: (engine, loaded) => {
           // The same panel on both databases; on PostgreSQL it also shows the process's role.
           inspector.attach({ engine, flows: loaded.flows, problems: loaded.problems });
+          void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {}); // docs/handoff.md
           for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
         },
         attachEvents: (sender) => events.attach(sender),
         flowsChanged: (loaded) => {
           inspector.setFlows(loaded.flows, loaded.problems);
+          void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {});
           for (const e of extensions) e.flowsChanged?.(loaded);
         },
         close: async () => {

@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3';
 import { BotApi } from '../client/client.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
+import { operatorsChats } from '../engine/lane/operators.ts';
 import type { Clock } from '../engine/step/clock.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { FlowSet } from '../engine/step/flow-set.ts';
@@ -20,6 +21,7 @@ import { stepKeyOf } from '../flows/compile.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
 import type { Recorder } from '../runtime/recorder.ts';
 import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index.ts';
+import { openOperatorsChats } from '../sandbox/operators-chat.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
 import { HistoryStore, type OutboxEntry } from '../store/history.ts';
@@ -27,7 +29,6 @@ import { InboxStore } from '../store/inbox.ts';
 import { type TaskRow, TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
-import { openOperatorsChats } from './operators-chat.ts';
 import { placeAtStep } from './start-at.ts';
 import type { PersonAction, StartAt } from './transcript.ts';
 
@@ -162,7 +163,7 @@ export class Harness {
     Object.defineProperty(box, 'time', { get: () => h.#time });
     h.#tasks = options.tasks ?? {};
     h.#startEngine(options.flows);
-    await openOperatorsChats(sandbox.control, h.engine.flows.current());
+    await openOperatorsChats(sandbox.control, operatorsChats(h.engine.flows.current()));
     const inbox = new InboxStore(db);
     sandbox.onUpdate((update) => {
       if (h.#holdUpdates) h.#held.push(update);
@@ -236,10 +237,7 @@ export class Harness {
     return { userId: user.user_id, name };
   }
 
-  /**
-   * Opens the person's dialog with the bot without the engine hearing of it (as if they had started the
-   * bot long ago): for transcripts whose first turn is not `start`. Returns the held `bot_started`.
-   */
+  /** Opens the person's dialog unheard by the engine (for transcripts not starting with `start`); returns the held `bot_started`. */
   async openDialog(person: HarnessPerson): Promise<unknown> {
     this.#holdUpdates = true;
     try {
