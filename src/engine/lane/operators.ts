@@ -12,7 +12,8 @@ import type { InboxEntry } from '../../store/inbox.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import { type FlowDefinition, HANDOFF_EVENTS } from '../step/contract.ts';
 
-type Row = { id: number; kind: string; payload: string; dedupeKey?: string | null };
+/** An inbox row: its id is the event's key (`op:<id>`), the same however often the row is read. */
+type Row = { id: number; kind: string; payload: string };
 type Json = Record<string, unknown>;
 
 /** The operators' chats of `flows`. */
@@ -65,11 +66,7 @@ export function operatorUpdate(
   const chatId = (message?.recipient as Json | undefined)?.chat_id ?? update.chat_id;
   if (typeof chatId !== 'number' || !chats.has(chatId)) return undefined;
   const event = (name: string, key: string, payload: Json): OperatorOutcome => ({
-    entry: eventEntry(
-      { name, to: { conversation: key }, payload, key: `op:${row.dedupeKey ?? row.id}` },
-      strategy,
-      now,
-    ),
+    entry: eventEntry({ name, to: { conversation: key }, payload, key: `op:${row.id}` }, strategy, now),
     reason: `operators' chat: ${name} for ${key}`,
   });
   if (update.update_type === 'message_callback') {
