@@ -156,6 +156,7 @@ export function actionsFor(
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const outside = eventParts(entry);
+  const startedWith = (root.triggers ?? []).flatMap((t) => (t.event && t.save_as ? [t.save_as] : []));
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -302,8 +303,15 @@ export function actionsFor(
       vars: event.type === 'botflow.jump' ? { ...event.vars } : {},
       retries: 0,
     })),
-    restart: assign(({ event }: { event: FlowEvent }) => ({
-      vars: event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {},
+    // Start pressed mid-flow: the flow begins again with what started it (an event trigger's `save_as`,
+    // which its first steps read), or the new deep link's payload; the rest is forgotten.
+    restart: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => ({
+      vars: {
+        ...Object.fromEntries(
+          startedWith.filter((name) => name in context.vars).map((name) => [name, context.vars[name]]),
+        ),
+        ...(event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {}),
+      },
       retries: 0,
     })),
     keepMessageId: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => {
