@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { Condition, Duration, Id, Scalar, Text, Vars } from './schema-parts.ts';
+import { TagCall, TagList } from './tags.ts';
 
 export { Condition } from './schema-parts.ts';
 
@@ -17,7 +18,7 @@ const EffectCall = z.strictObject({
 const RouteShape = {
   say: Text.optional(),
   set: Vars.optional(),
-  do: z.array(EffectCall).optional(),
+  do: z.array(z.union([EffectCall, TagCall])).optional(),
   goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
   call: Id.optional().describe('Run another flow, then come back to this step'),
   come_back: z
@@ -74,9 +75,9 @@ export const TaskCall = z
   .describe('Start a task: the step waits for its result, showing "typing…"');
 export type TaskCall = z.infer<typeof TaskCall>;
 const StepDo = z
-  .array(z.union([EffectCall, TaskCall]))
+  .array(z.union([EffectCall, TaskCall, TagCall]))
   .optional()
-  .describe('Registered effects and (on message steps) a task, run when the step is entered');
+  .describe('Registered effects, tags and (on message steps) a task, run when the step is entered');
 
 /** The fields of the platform's open_app button. */
 const OpenApp = z.strictObject({
@@ -156,6 +157,10 @@ const common = {
   say: Text.optional(),
   media: Media.optional(),
   do: StepDo,
+  tag: TagList.optional().describe(
+    'Tags set on the person when the step is entered (they outlive the session)',
+  ),
+  untag: TagList.optional().describe('Tags taken off the person when the step is entered'),
   remind: z
     .array(z.strictObject({ after: Duration, say: Text }))
     .optional()
@@ -285,6 +290,8 @@ const EndStep = z.strictObject({
   say: Text.optional(),
   media: Media.optional(),
   do: common.do,
+  tag: common.tag,
+  untag: common.untag,
 });
 
 export const Step = z.discriminatedUnion('type', [
