@@ -1,10 +1,13 @@
 /** Small parts of `createEngine`: which store, how calls reach the platform, the sole role. */
+
+import type { Logger } from 'pino';
 import type { Job } from '../client/scheduler/types.ts';
 import { type UploadClient, type UploadScheduler, uploadMedia } from '../client/upload.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import { BotflowError } from '../errors/index.ts';
 import { PARTITIONS } from '../store/partitions.ts';
-import type { EngineStore } from '../store/ports/engine.ts';
+import type { EngineStore, Partitions } from '../store/ports/engine.ts';
+import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
 import type { EngineOptions } from './engine-options.ts';
@@ -59,4 +62,25 @@ export function callsOf(options: Pick<EngineOptions, 'api' | 'scheduler' | 'uplo
           }) as Promise<Record<string, unknown>>
       : undefined);
   return { ...(gateway ? { gateway } : {}), ...(upload ? { upload } : {}) };
+}
+
+/** The grace rule for overdue timers of the partitions `taken` (all: at start). */
+export function graceFor(
+  store: EngineStore,
+  taken: 'all' | readonly number[],
+  at: number,
+  grace: Required<TimerGrace>,
+  logger: Logger | undefined,
+): MaybePromise<void> {
+  return andThen(store.timerGrace(taken, at, grace), (done) => {
+    if (done.postponed + done.expired > 0)
+      logger?.info(done, 'timers that came due while nothing ran them: spread out or expired');
+  });
+}
+
+/** Moves every timer of `partitions` due at `at` into the inbox, a thousand at a time; returns how many. */
+export function fireAllDue(store: EngineStore, partitions: Partitions, at: number): MaybePromise<number> {
+  const round = (fired: number): MaybePromise<number> =>
+    andThen(store.fireDueTimers(partitions, at, 1000), (n) => (n === 0 ? fired : round(fired + n)));
+  return round(0);
 }

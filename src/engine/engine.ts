@@ -17,8 +17,9 @@ import { isBotflowError } from '../errors/index.ts';
 import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import { campaignLoop } from './campaign-loop.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
-import { callsOf, graceOf, soleRole, storeOf } from './engine-parts.ts';
+import { callsOf, fireAllDue, graceFor, graceOf, soleRole, storeOf } from './engine-parts.ts';
 import { sessionInspector } from './inspect.ts';
 import { BatchLoop } from './lane/batches.ts';
 import { Ownership } from './lane/ownership.ts';
@@ -109,6 +110,11 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     onTask: (outcome) => events.emit('task', outcome),
   });
 
+  const campaigns = campaignLoop({
+    ...{ store, clock, flows, logger, intervalMs: options.campaignIntervalMs, timeZone: options.timeZone },
+    leads: () => !ownership || ownership.role.dispatcher,
+    released: () => scheduleProcessing(),
+  });
   // Ready on a synchronous store at once; on PostgreSQL once `start()` has read the secret.
   const prepared: MaybePromise<void> = andThen(options.secret ?? store.buttonSecret(now()), (secret) =>
     andThen(recordFlowVersions(store, flows, now(), logger, options.rebuildFlow), () => {
@@ -168,18 +174,9 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   }
 
   /** The grace rule for overdue timers, once for the partitions this process just took (all: at start). */
-  function applyGrace(taken: 'all' | readonly number[], at: number): MaybePromise<void> {
-    return andThen(store.timerGrace(taken, at, grace), (done) => {
-      if (done.postponed + done.expired > 0)
-        logger?.info(done, 'timers that came due while nothing ran them: spread out or expired');
-    });
-  }
-
-  function fireDueTimers(at: number): MaybePromise<number> {
-    const round = (fired: number): MaybePromise<number> =>
-      andThen(store.fireDueTimers(partitions(), at, 1000), (n) => (n === 0 ? fired : round(fired + n)));
-    return round(0);
-  }
+  const applyGrace = (taken: 'all' | readonly number[], at: number) =>
+    graceFor(store, taken, at, grace, logger);
+  const fireDueTimers = (at: number) => fireAllDue(store, partitions(), at);
 
   let timerSeq = 0;
   function armTimerWake(): void {
@@ -278,6 +275,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     lastLoopAt = Date.now();
     if (!ownership) dispatcher?.start(); // one process always sends; among several, the lease holder does
     runner.start();
+    campaigns.start();
     if (!dispatcher)
       logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
     onTimerWake();
@@ -290,6 +288,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     store,
     flows,
     sessions: inspector(),
+    campaigns: campaigns.api,
     start(): Answer<boolean, void> {
       if (running) return (store.synchronous ? undefined : Promise.resolve()) as Answer<boolean, void>;
       if (!ownership) {
@@ -318,6 +317,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
       [timerWake, pollHandle, leaseHandle] = [undefined, undefined, undefined];
       await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
+      await campaigns.stop();
       await loop.idle(); // batches handed to the store finish (or fail) before the engine stops
       dispatcher?.follow();
       await Promise.all([

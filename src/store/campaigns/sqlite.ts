@@ -78,7 +78,9 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       return info.changes === 1;
     },
     due(id, now, limit, capSince) {
-      const rows = db.prepare(DUE_SQL).all(capSince, id, now, limit) as (Omit<DueRecipient, 'left'> & { left: number })[];
+      const rows = db.prepare(DUE_SQL).all(capSince, id, now, limit) as (Omit<DueRecipient, 'left'> & {
+        left: number;
+      })[];
       return rows.map((r) => ({ ...r, left: Boolean(r.left) }));
     },
     release: db.transaction((id: string, decisions, now: number) => {
@@ -112,6 +114,9 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       db
         .prepare(RECIPIENTS_SQL)
         .all(id, query.status ?? null, query.status ?? null, query.limit ?? 100) as RecipientRow[],
-    interactiveBacklog: () => (db.prepare(BACKLOG_SQL).get() as { n: number }).n,
+    outboxBacklog() {
+      const r = db.prepare(BACKLOG_SQL).get() as { interactive: number | null; bulk: number | null };
+      return { interactive: r.interactive ?? 0, bulk: r.bulk ?? 0 };
+    },
   };
 }

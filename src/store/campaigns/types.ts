@@ -127,6 +127,6 @@ export interface CampaignPort {
   queued(id: string): MaybePromise<{ n: number; nextAt: number | undefined; released: number }>;
   figures(id: string): MaybePromise<CampaignFigures>;
   recipients(id: string, query: { status?: RecipientStatus; limit?: number }): MaybePromise<RecipientRow[]>;
-  /** Outbox calls waiting to go out that are not `bulk`: people waiting for an answer. */
-  interactiveBacklog(): MaybePromise<number>;
+  /** Outbox calls waiting to go out: `interactive` (people waiting for an answer) and `bulk`. */
+  outboxBacklog(): MaybePromise<{ interactive: number; bulk: number }>;
 }

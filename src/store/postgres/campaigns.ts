@@ -207,9 +207,9 @@ export function pgCampaigns(pool: pg.Pool): CampaignPort {
         }),
       );
     },
-    async interactiveBacklog() {
+    async outboxBacklog() {
       const { rows } = await q(BACKLOG_SQL);
-      return Number(rows[0]?.n ?? 0);
+      return { interactive: Number(rows[0]?.interactive ?? 0), bulk: Number(rows[0]?.bulk ?? 0) };
     },
   };
 }
