@@ -162,7 +162,11 @@ BEGIN
       IF EXISTS (SELECT 1 FROM tasks WHERE conversation_key = w->>'key' AND status IN ('pending', 'running')) THEN
         PERFORM botflow_cancel_tasks(w->>'key', NULL, w->>'reason', (w->>'now')::bigint, part);
       END IF;
-    WHEN 'tags', 'left', 'recipient' THEN
+    WHEN 'tags' THEN
+      PERFORM botflow_apply_person(w);
+    WHEN 'left' THEN
+      PERFORM botflow_apply_person(w);
+    WHEN 'recipient' THEN
       PERFORM botflow_apply_person(w);
     ELSE
       RAISE EXCEPTION 'unknown write %', w->>'kind';

@@ -28,7 +28,12 @@ describe('a campaign on the harness', () => {
       await h.act(p, { kind: 'start', payload: name === 'eve' ? 'pro' : 'basic' });
       people.push(p);
     }
-    const [ann, bob, cat, dan] = people as [(typeof people)[0], (typeof people)[0], (typeof people)[0], (typeof people)[0]];
+    const [ann, bob, cat, dan] = people as [
+      (typeof people)[0],
+      (typeof people)[0],
+      (typeof people)[0],
+      (typeof people)[0],
+    ];
     // ann finishes the welcome (tag signed_up, member removed); bob stops the bot; cat stays mid-dialog.
     await h.act(ann, { kind: 'say', text: 'gold' });
     await h.act(bob, { kind: 'stop' });
@@ -36,12 +41,18 @@ describe('a campaign on the harness', () => {
     await h.act(cat, { kind: 'say', text: 'x' }); // finishes too, then talks again below
     await h.act(cat, { kind: 'start' });
 
-    const plan = await h.engine.campaigns.plan({ flow: 'offer', segment: { where: { tags: { any: ['member', 'signed_up'] } } } });
+    const plan = await h.engine.campaigns.plan({
+      flow: 'offer',
+      segment: { where: { tags: { any: ['member', 'signed_up'] } } },
+    });
     // ann, cat (signed up), dan, eve (members); bob left.
     expect(plan.count).toBe(4);
     expect(plan.sample.map((p) => p.conversationKey)).not.toContain(`u:${bob.userId}`);
 
-    const byVar = await h.engine.campaigns.plan({ flow: 'offer', segment: { where: { vars: { plan: 'pro' } } } });
+    const byVar = await h.engine.campaigns.plan({
+      flow: 'offer',
+      segment: { where: { vars: { plan: 'pro' } } },
+    });
     expect(byVar.count).toBe(1);
 
     const started = await h.engine.campaigns.start({
@@ -61,13 +72,17 @@ describe('a campaign on the harness', () => {
     expect(status.byStatus).toMatchObject({ sent: 3, skipped: 1, queued: 0 });
     expect(status.reasons).toEqual({ busy: 1 });
     const sent = h.db
-      .prepare("SELECT conversation_key AS k, priority, args FROM outbox WHERE args LIKE '%Spring offer S26%'")
+      .prepare(
+        "SELECT conversation_key AS k, priority, args FROM outbox WHERE args LIKE '%Spring offer S26%'",
+      )
       .all() as { k: string; priority: string }[];
     expect(sent.map((r) => r.k).sort()).toEqual([ann, dan, people[4]!].map((p) => `u:${p.userId}`).sort());
     expect(new Set(sent.map((r) => r.priority))).toEqual(new Set(['bulk']));
 
     await h.act(ann, { kind: 'say', text: 'yes' });
-    const tags = h.db.prepare('SELECT tag FROM person_tags WHERE conversation_key = ? ORDER BY tag').all(`u:${ann.userId}`);
+    const tags = h.db
+      .prepare('SELECT tag FROM person_tags WHERE conversation_key = ? ORDER BY tag')
+      .all(`u:${ann.userId}`);
     expect(tags).toEqual([{ tag: 'offer_answered' }, { tag: 'signed_up' }]);
     const after = await h.engine.campaigns.status('spring');
     expect(after.funnel).toEqual({ reached: 3, started: 1, finished: 1 });
@@ -79,7 +94,10 @@ describe('a campaign on the harness', () => {
     h = await Harness.start({ flows: flows() });
     for (let i = 0; i < 6; i++) await h.act(await h.person(`p${i}`), { kind: 'start' });
     await h.advance(3_600_000);
-    const c = await h.engine.campaigns.start({ flow: 'offer', rate: '1/s', with: { code: 'X' } }, { name: 'slow' });
+    const c = await h.engine.campaigns.start(
+      { flow: 'offer', rate: '1/s', with: { code: 'X' } },
+      { name: 'slow' },
+    );
     await run(h, 2);
     const paused = await h.engine.campaigns.pause(c.id);
     expect(paused.status).toBe('paused');
@@ -97,6 +115,8 @@ describe('a campaign on the harness', () => {
     expect(end.byStatus.sent).toBe(cancelled.byStatus.sent);
     expect(end.byStatus.queued).toBeGreaterThan(0);
     await expect(h.engine.campaigns.resume('slow')).rejects.toMatchObject({ code: 'BOTFLOW_CAMPAIGN_STATE' });
-    await expect(h.engine.campaigns.status('nope')).rejects.toMatchObject({ code: 'BOTFLOW_CAMPAIGN_NOT_FOUND' });
+    await expect(h.engine.campaigns.status('nope')).rejects.toMatchObject({
+      code: 'BOTFLOW_CAMPAIGN_NOT_FOUND',
+    });
   });
 });

@@ -1,7 +1,8 @@
 // Flows the campaign tests run: a welcome flow people start the bot with (it saves a variable and tags
 // them), and the offer a campaign starts (it asks one question, then finishes).
-import { compileFlow } from '../../src/flows/load.ts';
+
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { compileFlow } from '../../src/flows/load.ts';
 
 export const WELCOME = `
 flow: welcome
