@@ -618,6 +618,9 @@ function normalise(tables: Tables, databaseReasons: ReadonlySet<string>): Tables
         ? { ...row, error: DATABASE_REASON }
         : row,
     ),
+    tags: tables.tags,
+    left: tables.left,
+    recipients: tables.recipients,
   };
 }
 
