@@ -22,7 +22,10 @@ export function readCampaignFile(path: string): CampaignFile {
   try {
     source = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CampaignError('BOTFLOW_CAMPAIGN_INVALID', `${path}: cannot read it (${(error as Error).message})`);
+    throw new CampaignError(
+      'BOTFLOW_CAMPAIGN_INVALID',
+      `${path}: cannot read it (${(error as Error).message})`,
+    );
   }
   return parseCampaignSource(source, path);
 }
@@ -48,7 +51,9 @@ export function parseCampaignSource(source: string, file: string): CampaignFile 
       `${at(where)}: ${path ? `${path}: ` : ''}${issue.message}`,
     );
   }
-  const name = basename(file).replace(CAMPAIGN_SUFFIX, '').replace(/\.ya?ml$/, '');
+  const name = basename(file)
+    .replace(CAMPAIGN_SUFFIX, '')
+    .replace(/\.ya?ml$/, '');
   return { name: parsed.spec.name ?? name, spec: data as CampaignSpec };
 }
 
