@@ -56,7 +56,9 @@ it(`finishes a campaign of ${PEOPLE} after a SIGKILL midway, nobody messaged twi
       throw new Error(
         `the campaign did not get going: ${JSON.stringify({
           campaigns: db.prepare('SELECT id, status, recipients, start_at FROM campaigns').all(),
-          recipients: db.prepare('SELECT status, reason, count(*) AS n FROM campaign_recipients GROUP BY 1, 2').all(),
+          recipients: db
+            .prepare('SELECT status, reason, count(*) AS n FROM campaign_recipients GROUP BY 1, 2')
+            .all(),
           inbox: db.prepare('SELECT kind, status, error, count(*) AS n FROM inbox GROUP BY 1, 2, 3').all(),
           outbox: db.prepare('SELECT status, error, count(*) AS n FROM outbox GROUP BY 1, 2').all(),
         })}`,

@@ -70,17 +70,15 @@ export const REASONS_SQL =
 
 /**
  * The funnel: reached (sent), started (a step log line of the flow after the first step's), finished (an end
- * of the flow reached after it was sent).
+ * of the flow reached after it was sent). The step log is read once, from the campaign's creation on.
+ * Parameters: campaign id, campaign id, flow id, created at.
  */
 export const FUNNEL_SQL =
-  'SELECT ' +
-  'count(*) AS reached, ' +
-  'sum(CASE WHEN EXISTS (SELECT 1 FROM step_log g WHERE g.conversation_key = r.conversation_key AND g.flow_id = ? ' +
-  'AND g.at > r.settled_at) OR EXISTS (SELECT 1 FROM step_log g WHERE g.conversation_key = r.conversation_key ' +
-  "AND g.flow_id = ? AND g.at >= r.settled_at AND g.event = 'finish') THEN 1 ELSE 0 END) AS started, " +
-  'sum(CASE WHEN EXISTS (SELECT 1 FROM step_log g WHERE g.conversation_key = r.conversation_key AND g.flow_id = ? ' +
-  "AND g.at >= r.settled_at AND g.event = 'finish') THEN 1 ELSE 0 END) AS finished " +
-  "FROM campaign_recipients r WHERE r.campaign_id = ? AND r.status = 'sent'";
+  "SELECT (SELECT count(*) FROM campaign_recipients WHERE campaign_id = ? AND status = 'sent') AS reached, " +
+  "count(DISTINCT CASE WHEN g.at > r.settled_at OR g.event = 'finish' THEN g.conversation_key END) AS started, " +
+  "count(DISTINCT CASE WHEN g.event = 'finish' THEN g.conversation_key END) AS finished " +
+  'FROM step_log g JOIN campaign_recipients r ON r.campaign_id = ? AND r.conversation_key = g.conversation_key ' +
+  "AND r.status = 'sent' WHERE g.flow_id = ? AND g.at >= ? AND g.at >= r.settled_at";
 
 /** Released recipients whose entry failed: failed with the reason (one statement, both databases). */
 export const SETTLE_FAILED_SQL =

@@ -120,26 +120,27 @@ export function segmentWhere(d: Dialect, segment: Segment, now: number): Sql {
   return { text: parts.map((p) => `(${p.text})`).join(' AND '), params: parts.flatMap((p) => p.params) };
 }
 
-/** How a flow went for them, from the step log (every session of theirs, not only the latest). */
+/**
+ * How a flow went for them, from the step log (every session of theirs, not only the latest). Each is an
+ * uncorrelated `IN (…)`: the step log (no index but its id) is read once per segment, not once per person.
+ */
 function flowConditions(flow: NonNullable<Segment['flow']>): Sql[] {
-  const lines = 'FROM step_log g WHERE g.conversation_key = s.conversation_key AND g.flow_id = ?';
+  const of = (where: string) =>
+    `s.conversation_key IN (SELECT g.conversation_key FROM step_log g WHERE g.flow_id = ?${where})`;
   const out: Sql[] = [];
-  if (flow.finished === true)
-    out.push({ text: `EXISTS (SELECT 1 ${lines} AND g.event = 'finish')`, params: [flow.id] });
+  if (flow.finished === true) out.push({ text: of(" AND g.event = 'finish'"), params: [flow.id] });
   if (flow.finished === false)
-    out.push({
-      text: `EXISTS (SELECT 1 ${lines}) AND NOT EXISTS (SELECT 1 ${lines} AND g.event = 'finish')`,
-      params: [flow.id, flow.id],
-    });
+    out.push({ text: `${of('')} AND NOT ${of(" AND g.event = 'finish'")}`, params: [flow.id, flow.id] });
   if (flow.endedAt !== undefined)
     out.push({
       text:
-        `EXISTS (SELECT 1 FROM (SELECT g.step, g.event ${lines} AND g.event IN ('enter', 'finish', 'stop') ` +
-        "ORDER BY g.id DESC LIMIT 1) last WHERE last.step = ? AND last.event <> 'finish')",
+        's.conversation_key IN (SELECT x.conversation_key FROM (SELECT g.conversation_key, g.step, g.event, ' +
+        'row_number() OVER (PARTITION BY g.conversation_key ORDER BY g.id DESC) AS n FROM step_log g ' +
+        "WHERE g.flow_id = ? AND g.event IN ('enter', 'finish', 'stop')) x WHERE x.n = 1 AND x.step = ? AND x.event <> 'finish')",
       params: [flow.id, flow.endedAt],
     });
   if (flow.finished === undefined && flow.endedAt === undefined)
-    out.push({ text: `EXISTS (SELECT 1 ${lines})`, params: [flow.id] });
+    out.push({ text: of(''), params: [flow.id] });
   return out;
 }
 

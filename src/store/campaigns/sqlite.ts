@@ -101,13 +101,13 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       return { n: r.n ?? 0, nextAt: r.at ?? undefined, released: r.released ?? 0 };
     },
     figures(id) {
-      const flowId = (
-        db.prepare('SELECT flow_id AS f FROM campaigns WHERE id = ?').get(id) as { f: string } | undefined
-      )?.f;
+      const c = db.prepare('SELECT flow_id AS f, created_at AS at FROM campaigns WHERE id = ?').get(id) as
+        | { f: string; at: number }
+        | undefined;
       return figuresOf(
         db.prepare(STATUS_SQL).all(id) as { status: string; n: number }[],
         db.prepare(REASONS_SQL).all(id) as { reason: string | null; n: number }[],
-        db.prepare(FUNNEL_SQL).get(flowId, flowId, flowId, id) as Record<string, number | null>,
+        db.prepare(FUNNEL_SQL).get(id, id, c?.f ?? null, c?.at ?? 0) as Record<string, number | null>,
       );
     },
     recipients: (id, query) =>

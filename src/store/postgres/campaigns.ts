@@ -182,11 +182,11 @@ export function pgCampaigns(pool: pg.Pool): CampaignPort {
       };
     },
     async figures(id) {
-      const flow = (await q('SELECT flow_id AS f FROM campaigns WHERE id = ?', [id])).rows[0]?.f ?? null;
+      const c = (await q('SELECT flow_id AS f, created_at AS at FROM campaigns WHERE id = ?', [id])).rows[0];
       const [statuses, reasons, funnel] = await Promise.all([
         q(STATUS_SQL, [id]),
         q(REASONS_SQL, [id]),
-        q(FUNNEL_SQL, [flow, flow, flow, id]),
+        q(FUNNEL_SQL, [id, id, c?.f ?? null, c?.at ?? 0]),
       ]);
       return figuresOf(statuses.rows, reasons.rows, funnel.rows[0]);
     },
