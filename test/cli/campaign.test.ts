@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { command } from '../../src/cli/campaign-command.ts';
+import { command as stats } from '../../src/cli/stats-command.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { OFFER, WELCOME } from '../campaigns/fixtures.ts';
 import { botStarted } from '../engine/fixtures.ts';
@@ -45,7 +46,11 @@ describe('botflow campaign', () => {
 
     expect(await campaign(['plan', 'spring', ...common])).toBe(0);
     expect(lines()[0]).toBe('spring: 3 person(s) match now; nothing was sent');
-    expect(lines().slice(1).map((l) => l.trim().split(/\s+/)[0])).toEqual(['u:1', 'u:2', 'u:3']);
+    expect(
+      lines()
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/)[0]),
+    ).toEqual(['u:1', 'u:2', 'u:3']);
     expect(h.db.prepare('SELECT count(*) AS n FROM campaign_recipients').get()).toEqual({ n: 0 });
 
     expect(await campaign(['plan', 'bad', ...common])).toBe(2);
@@ -78,5 +83,20 @@ describe('botflow campaign', () => {
     expect(await campaign(['resume', 'spring', ...common])).toBe(1);
     expect(await campaign(['status', 'nope', ...common])).toBe(1);
     expect(await campaign(['launch', 'x'])).toBe(2);
+
+    // botflow stats shows the campaign after the funnels, and alone with --campaigns.
+    expect(await output.run(stats, ['--db', h.path, join(dir, 'flows')])).toBe(0);
+    expect(lines()).toContain('Campaigns');
+    expect(await output.run(stats, ['--db', h.path, '--campaigns', '--json', join(dir, 'flows')])).toBe(0);
+    const [figures] = JSON.parse(output.lines.join('\n')) as {
+      name: string;
+      byStatus: object;
+      funnel: object;
+    }[];
+    expect(figures).toMatchObject({
+      name: 'spring',
+      byStatus: { queued: 1, sent: 2 },
+      funnel: { reached: 2, started: 0, finished: 0 },
+    });
   });
 });
