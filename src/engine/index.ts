@@ -6,6 +6,13 @@
  */
 
 export type { CallGateway, DispatchOutcome, MediaUploader } from '../dispatch/dispatcher.ts';
+export type {
+  CampaignFigures,
+  PersonFacts,
+  RecipientRow,
+  RecipientStatus,
+  Segment,
+} from '../store/campaigns/types.ts';
 export {
   type DatabaseOptions,
   DEFAULT_MIGRATIONS_DIR,
@@ -27,6 +34,9 @@ export {
   WriterThreadStoppedError,
 } from '../store/sqlite/writer-thread.ts';
 export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
+export { CAMPAIGN_SUFFIX, parseCampaignSource, readCampaignFile } from './campaign-file.ts';
+export { CampaignError, type CampaignSpec } from './campaign-spec.ts';
+export type { CampaignPlan, CampaignReport, CampaignsApi } from './campaigns.ts';
 export {
   type Answer,
   createEngine,
