@@ -25,6 +25,11 @@ export interface CampaignRunnerOptions {
   holdAbove?: number;
   /** The campaigns' bulk calls not yet sent, at most (default 2 seconds of the rate, at least 10). */
   bulkAhead?: number;
+  /**
+   * Requests a second campaigns and interactive calls share (default 25: the platform's 30 less a reserve
+   * for calls made outside the outbox). Campaigns take what interactive traffic leaves of it.
+   */
+  budget?: number;
   /** New entries are in the inbox: plan them. */
   released(): void;
 }
@@ -40,6 +45,8 @@ export class CampaignRunner {
   readonly #o: CampaignRunnerOptions;
   readonly #buckets = new Map<string, Bucket>();
   #busy: Promise<number> | undefined;
+  /** The last outbox id seen, and the interactive calls a second written since (smoothed). */
+  #outbox: { id: number; at: number; rate: number } | undefined;
 
   constructor(options: CampaignRunnerOptions) {
     this.#o = options;
@@ -57,16 +64,38 @@ export class CampaignRunner {
     const running = (await store.list()).filter((c) => c.status === 'running' && c.startAt <= at);
     if (running.length === 0) return 0;
     const backlog = await store.outboxBacklog();
+    const interactive = await this.#interactiveRate(at);
     if (backlog.interactive > (this.#o.holdAbove ?? 20)) return 0;
+    // What interactive traffic leaves of the budget (with a margin: replies must find a free slot at once),
+    // shared by the running campaigns.
+    const left = Math.max(1, (this.#o.budget ?? 25) - interactive * 1.5) / running.length;
     let released = 0;
-    for (const row of running) released += await this.#campaign(row, at, backlog.bulk);
+    for (const row of running) released += await this.#campaign(row, at, backlog.bulk, left);
     if (released > 0) this.#o.released();
     return released;
   }
 
-  async #campaign(row: CampaignRow, at: number, bulk: number): Promise<number> {
+  /** Interactive calls written to the outbox per second lately (every process: read from the outbox). */
+  async #interactiveRate(at: number): Promise<number> {
+    const prior = this.#outbox;
+    if (!prior) {
+      // The first round only learns where the outbox ends.
+      const { lastId } = await this.#o.store.outboxSince(-1);
+      this.#outbox = { id: lastId, at, rate: 0 };
+      return 0;
+    }
+    const elapsed = Math.max(at - prior.at, 1);
+    if (elapsed < 250) return prior.rate;
+    const seen = await this.#o.store.outboxSince(prior.id);
+    const now = (seen.interactive * 1000) / elapsed;
+    this.#outbox = { id: seen.lastId, at, rate: prior.rate * 0.5 + now * 0.5 };
+    return this.#outbox.rate;
+  }
+
+  async #campaign(row: CampaignRow, at: number, bulk: number, share: number): Promise<number> {
     const store = this.#o.store;
-    const campaign = JSON.parse(row.spec) as Campaign;
+    const spec = JSON.parse(row.spec) as Campaign;
+    const campaign = { ...spec, rate: Math.min(spec.rate, share) };
     const bucket = this.#buckets.get(row.id) ?? { tokens: 1, at };
     bucket.tokens = Math.min(
       Math.max(1, campaign.rate),

@@ -17,7 +17,10 @@ import { startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 
-const { values } = parseArgs({ options: { people: { type: 'string' }, chatters: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { people: { type: 'string' }, chatters: { type: 'string' }, rate: { type: 'string' } },
+});
+const RATE = values.rate ?? '25/s';
 const PEOPLE = Number(values.people ?? 10_000);
 const CHATTERS = Number(values.chatters ?? 10);
 const CHAT_EVERY_MS = 1_000; // each chatter writes once a second
@@ -138,13 +141,13 @@ console.log(`chat alone for ${WITHOUT_MS / 1000} s…`);
 const aloneUntil = Date.now() + WITHOUT_MS;
 const without = await chat(() => Date.now() > aloneUntil);
 
-console.log(`campaign to ${PEOPLE} people at 25/s while ${CHATTERS} people chat…`);
+console.log(`campaign to ${PEOPLE} people at ${RATE} while ${CHATTERS} people chat…`);
 const since = Date.now();
 const started = await engine.campaigns.start({
   name: 'bench',
   flow: 'offer',
   with: { code: 'B' },
-  rate: '25/s',
+  rate: RATE,
 });
 const begun = performance.now();
 let done = false;
@@ -167,6 +170,7 @@ const campaignSends = db
 const result = {
   bench: 'campaign',
   recipients: PEOPLE,
+  rate: RATE,
   chatters: CHATTERS,
   campaign_sends: campaignSends,
   campaign_seconds: Math.round(seconds * 10) / 10,

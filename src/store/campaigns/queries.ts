@@ -99,3 +99,8 @@ export const QUEUED_SQL =
 
 export const BACKLOG_SQL =
   "SELECT count(*) AS n FROM outbox WHERE status IN ('pending', 'sending') AND priority <> 'bulk'";
+
+/** Outbox rows after an id (a range of the primary key): the last id, and how many are not `bulk`. */
+export const OUTBOX_SINCE_SQL =
+  "SELECT max(id) AS last, sum(CASE WHEN priority = 'bulk' THEN 0 ELSE 1 END) AS interactive FROM outbox WHERE id > ?";
+export const OUTBOX_END_SQL = 'SELECT max(id) AS last, 0 AS interactive FROM outbox WHERE ? < 0';

@@ -11,6 +11,8 @@ import {
   DUE_SQL,
   FUNNEL_SQL,
   matchSql,
+  OUTBOX_END_SQL,
+  OUTBOX_SINCE_SQL,
   QUEUED_SQL,
   REASONS_SQL,
   RECIPIENTS_SQL,
@@ -114,6 +116,13 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       db
         .prepare(RECIPIENTS_SQL)
         .all(id, query.status ?? null, query.status ?? null, query.limit ?? 100) as RecipientRow[],
+    outboxSince(afterId) {
+      const r = db.prepare(afterId < 0 ? OUTBOX_END_SQL : OUTBOX_SINCE_SQL).get(afterId) as {
+        last: number | null;
+        interactive: number | null;
+      };
+      return { lastId: r.last ?? afterId, interactive: r.interactive ?? 0 };
+    },
     outboxBacklog() {
       const r = db.prepare(BACKLOG_SQL).get() as { interactive: number | null; bulk: number | null };
       return { interactive: r.interactive ?? 0, bulk: r.bulk ?? 0 };

@@ -129,4 +129,6 @@ export interface CampaignPort {
   recipients(id: string, query: { status?: RecipientStatus; limit?: number }): MaybePromise<RecipientRow[]>;
   /** Outbox calls waiting to go out: `interactive` (people waiting for an answer) and `bulk`. */
   outboxBacklog(): MaybePromise<{ interactive: number; bulk: number }>;
+  /** Outbox calls written after id `afterId`: the last id, and how many of them are not `bulk` (below 0: only the last id). */
+  outboxSince(afterId: number): MaybePromise<{ lastId: number; interactive: number }>;
 }

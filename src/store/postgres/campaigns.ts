@@ -12,6 +12,8 @@ import {
   DUE_SQL,
   FUNNEL_SQL,
   matchSql,
+  OUTBOX_END_SQL,
+  OUTBOX_SINCE_SQL,
   QUEUED_SQL,
   REASONS_SQL,
   RECIPIENTS_SQL,
@@ -206,6 +208,10 @@ export function pgCampaigns(pool: pg.Pool): CampaignPort {
           settledAt: N(r.settledAt),
         }),
       );
+    },
+    async outboxSince(afterId) {
+      const { rows } = await q(afterId < 0 ? OUTBOX_END_SQL : OUTBOX_SINCE_SQL, [afterId]);
+      return { lastId: N(rows[0]?.last) ?? afterId, interactive: Number(rows[0]?.interactive ?? 0) };
     },
     async outboxBacklog() {
       const { rows } = await q(BACKLOG_SQL);
