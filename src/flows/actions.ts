@@ -20,6 +20,7 @@ import type { Registry } from './registry.ts';
 import { renderingFor } from './render.ts';
 import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
+import { isTagCall, type TagCall, tagEffect } from './tags.ts';
 import { taskParts } from './task-steps.ts';
 import { typedAnswers } from './typed-answers.ts';
 import { readVar } from './vars.ts';
@@ -51,11 +52,15 @@ export function actionsFor(
   const runEffects = (
     e: StepEntry,
     c: FlowContext,
-    calls: readonly ({ effect: string; params?: Record<string, unknown> } | { task: string })[] | undefined,
+    calls:
+      | readonly ({ effect: string; params?: Record<string, unknown> } | { task: string } | TagCall)[]
+      | undefined,
     enqueue: Enqueue,
     now: number,
   ) => {
     for (const call of calls ?? []) {
+      const tags = isTagCall(call) ? tagEffect(call) : undefined;
+      if (tags) effect(enqueue, tags);
       if (!('effect' in call)) continue; // a task: started by the step's own `taskStart` (task-steps.ts)
       const factory = registry.effects[call.effect];
       if (!factory) continue;
@@ -183,6 +188,8 @@ export function actionsFor(
       // `render: edit` redraws the message whose button was pressed; anything else (a typed answer, a
       // command, a timer) gets a new message below, so nothing the person answered is rewritten above them.
       render(e, { ...c, picked: [] }, enqueue, (event as { type?: string }).type !== 'button');
+      const tags = 'tag' in s || 'untag' in s ? tagEffect(s) : undefined;
+      if (tags) effect(enqueue, tags);
       runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),

@@ -36,7 +36,7 @@ export function walkFlow(flow: FlowFile) {
     if (r.goto) refs.push({ path: [...path, 'goto'], from, to: r.goto, label });
     if (r.call) calls.push({ path: [...path, 'call'], flow: r.call, from });
     (r.do ?? []).forEach((d, i) => {
-      effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
+      if ('effect' in d) effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
     });
   };
   /** A task's outcomes are routes out of its step, labelled as the graph shows them. */
@@ -80,7 +80,7 @@ export function walkFlow(flow: FlowFile) {
     if ('do' in step)
       (step.do ?? []).forEach((d, i) => {
         if ('effect' in d) effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });
-        else taskRoutes([...p, 'do', i], id, d);
+        else if ('task' in d) taskRoutes([...p, 'do', i], id, d);
       });
     if ('remind' in step)
       (step.remind ?? []).forEach((r, i) => {

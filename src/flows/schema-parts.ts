@@ -3,6 +3,7 @@
  * conditions.
  */
 import { z } from 'zod';
+import { TagCall } from './tags.ts';
 
 export const Id = z
   .string()
@@ -98,7 +99,7 @@ export const EffectCall = z.strictObject({
 export const RouteShape = {
   say: Text.optional(),
   set: Vars.optional(),
-  do: z.array(EffectCall).optional(),
+  do: z.array(z.union([EffectCall, TagCall])).optional(),
   goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
   call: Id.optional().describe('Run another flow, then come back to this step'),
   come_back: z

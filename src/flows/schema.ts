@@ -23,6 +23,8 @@ import {
 export { EventRoute } from './schema-events.ts';
 export { Condition, Migration, Route } from './schema-parts.ts';
 
+import { TagCall, TagList } from './tags.ts';
+
 /** Where a task's outcome leads: a step id, or a route (say, set, goto). */
 const TaskRoute = z.union([Id, Route]);
 /** A route for the failures whose code is `code` (one or several); without `code`, every other failure. */
@@ -69,9 +71,9 @@ export const TaskCall = z
   .describe('Start a task: the step waits for its result, showing "typing…"');
 export type TaskCall = z.infer<typeof TaskCall>;
 const StepDo = z
-  .array(z.union([EffectCall, TaskCall]))
+  .array(z.union([EffectCall, TaskCall, TagCall]))
   .optional()
-  .describe('Registered effects and (on message steps) a task, run when the step is entered');
+  .describe('Registered effects, tags and (on message steps) a task, run when the step is entered');
 
 /** The fields of the platform's open_app button. */
 const OpenApp = z.strictObject({
@@ -152,6 +154,10 @@ const common = {
   say: Text.optional(),
   media: Media.optional(),
   do: StepDo,
+  tag: TagList.optional().describe(
+    'Tags set on the person when the step is entered (they outlive the session)',
+  ),
+  untag: TagList.optional().describe('Tags taken off the person when the step is entered'),
   remind: z
     .array(z.strictObject({ after: Duration, say: Text }))
     .optional()
@@ -295,6 +301,8 @@ const EndStep = z.strictObject({
   say: Text.optional(),
   media: Media.optional(),
   do: common.do,
+  tag: common.tag,
+  untag: common.untag,
 });
 
 export const Step = z.discriminatedUnion('type', [
