@@ -50,7 +50,7 @@ CREATE TABLE campaign_recipients (
   settled_at       INTEGER,
   PRIMARY KEY (campaign_id, conversation_key)
 ) STRICT;
-CREATE INDEX campaign_recipients_due ON campaign_recipients (campaign_id, not_before) WHERE status = 'queued';
+CREATE INDEX campaign_recipients_due ON campaign_recipients (campaign_id, not_before, conversation_key) WHERE status = 'queued';
 CREATE INDEX campaign_recipients_released ON campaign_recipients (campaign_id) WHERE status = 'released';
 CREATE INDEX campaign_recipients_person ON campaign_recipients (conversation_key, released_at)
   WHERE released_at IS NOT NULL;
