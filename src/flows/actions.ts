@@ -5,6 +5,7 @@ import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts'
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
+import { intentParts } from './intents.ts';
 import {
   type Args,
   type Enqueue,
@@ -149,6 +150,7 @@ export function actionsFor(
 
   type P = StepParams;
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
+  const intents = intentParts({ entry, root, localeOf, effect, render, runRoute });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const actions = {
     [EFFECT_ACTION]: () => {},
@@ -181,6 +183,7 @@ export function actionsFor(
     }),
     ...designer.actions,
     ...tasks.actions,
+    ...intents.actions,
     leave: flowAction(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
@@ -320,6 +323,7 @@ export function actionsFor(
     designer: {
       ...designer.guards,
       ...tasks.guards,
+      ...intents.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

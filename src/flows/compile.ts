@@ -7,15 +7,19 @@ import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import { conditionText } from './conditions.ts';
+import { intentTransitions } from './intents.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
+import { stepKeyOf } from './step-key.ts';
 import { taskOf, taskTransitions } from './task-steps.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
 import { triggersOf } from './triggers.ts';
 import { typedMenuTransitions } from './typed-answers.ts';
 import { migrateSnapshot } from './versions.ts';
+
+export { stepKeyOf };
 
 /** Everything the compiler needs besides the file itself. */
 export interface CompileContext {
@@ -160,6 +164,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       add('button', { guard: guard('button', { id: b.id }), ...routeTransition(key, `button:${b.id}`, b) });
     }
     add(RERENDER_EVENT, { actions: [act('rerender', s)] });
+    const intents = intentTransitions(flow, key, step, act);
+    for (const ev of ['task.done', 'task.failed'] as const) for (const t of intents[ev]) add(ev, t);
 
     if (step.type === 'message') {
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
@@ -190,6 +196,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (ex.call) calledFromRoutes.add(ex.call);
       const comeBack = chain.length === 1 && prefix === '' && returns.edited.has(key);
       const answers = [
+        ...intents.first,
         // After an edit from a summary (`come_back: true`), an accepted answer returns to the summary.
         ...(comeBack
           ? [
@@ -210,6 +217,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
           target: n.goto,
           actions: [act('accept', s), ...('set' in n && n.set ? [act('nextSet', { ...s, index: i })] : [])],
         })),
+        ...intents.message,
         {
           guard: guard('exhausted', s),
           ...(ex.call ? { target: `#${flow.flow}.__call_${ex.call}` } : ex.goto ? { target: ex.goto } : {}),
@@ -238,6 +246,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     }
     if (step.type === 'menu') {
       for (const t of typedMenuTransitions(key, step.keyboard, routeTransition)) add('message', t);
+      for (const t of intents.message) add('message', t);
       const text = step.on_text
         ? routeTransition(key, 'on_text', step.on_text)
         : { actions: [act('rerender', { ...s, fresh: true })] };
@@ -372,20 +381,6 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     },
   };
   return definition;
-}
-
-/** The step key (`step`, `call>inner`, `__call_help>step`) of a state value. */
-export function stepKeyOf(value: unknown): string {
-  const parts: string[] = [];
-  let v = value;
-  while (v && typeof v === 'object') {
-    const [k, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
-    if (k === undefined) break;
-    parts.push(k);
-    v = inner;
-  }
-  if (typeof v === 'string') parts.push(v);
-  return parts.join('>');
 }
 
 function initialContext(input: FlowInput | undefined): FlowContext {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
+import { IntentKeywords, understandSchema } from './schema-intents.ts';
 import { Aliases, Condition, Duration, Id, Scalar, Text, TimeZone, Vars } from './schema-parts.ts';
 
 export { Condition } from './schema-parts.ts';
@@ -27,6 +28,8 @@ const RouteShape = {
 };
 export const Route = z.strictObject(RouteShape);
 export type Route = z.infer<typeof Route>;
+export const Understand = understandSchema(Route);
+export type Understand = z.infer<typeof Understand>;
 
 /** Where a task's outcome leads: a step id, or a route (say, set, goto). */
 const TaskRoute = z.union([Id, Route]);
@@ -253,6 +256,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  understand: Understand.optional(),
   time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   next: Next,
@@ -262,6 +266,7 @@ const MenuStep = z.strictObject({
   ...common,
   keyboard: Keyboard,
   on_text: Route.optional().describe('What typed text does while the menu is shown'),
+  understand: Understand.optional(),
 });
 const BranchStep = z.strictObject({
   type: z.literal('branch'),
@@ -374,6 +379,8 @@ export const FlowFile = z.strictObject({
     .describe(
       'Values computed from other variables each time they are read, so never stale: total: "= qty * price"',
     ),
+  understand: Understand.optional().describe('Global intents: read at every step, like commands'),
+  intents: IntentKeywords.optional(),
   on_error: Route.optional().describe(
     'Where to go when the flow fails at run time at a step without its own on_error (default: an apology and the end)',
   ),
