@@ -1,7 +1,7 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
 import { buttonType } from './buttons.ts';
-import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
+import type { Button, Condition, FlowFile, Route, TaskCall, Understand } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
 export interface TextRef {
@@ -61,7 +61,15 @@ export function walkFlow(flow: FlowFile) {
     const w = t.while_running;
     if (w && typeof w === 'object') text([...path, 'while_running', 'ignore'], w.ignore);
   };
+  /** Intent routes (`understand:`): one per intent, unclear and unknown. */
+  const understand = (path: Path, from: string | undefined, u: Understand | undefined) => {
+    for (const [name, r] of Object.entries(u?.intents ?? {}))
+      route([...path, 'intents', name], from, r, `intent ${name}`);
+    route([...path, 'unclear'], from, u?.unclear, 'unclear');
+    route([...path, 'unknown'], from, u?.unknown, 'unknown');
+  };
   refs.push({ path: ['start'], from: undefined, to: flow.start, label: 'start' });
+  understand(['understand'], undefined, flow.understand);
   for (const [name, cmd] of Object.entries(flow.commands ?? {}))
     route(['commands', name], undefined, cmd, `/${name}`);
   const stale = flow.defaults?.on_stale;
@@ -74,6 +82,7 @@ export function walkFlow(flow: FlowFile) {
   for (const [id, step] of Object.entries(flow.steps)) {
     const p = ['steps', id] as const;
     if ('say' in step) text([...p, 'say'], step.say);
+    if ('understand' in step) understand([...p, 'understand'], id, step.understand);
     if ('do' in step)
       (step.do ?? []).forEach((d, i) => {
         if ('effect' in d) effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });

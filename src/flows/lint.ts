@@ -15,6 +15,7 @@ import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import { lintIntents } from './lint-intents.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { lintTypedAnswers } from './lint-typed.ts';
@@ -53,6 +54,7 @@ export function lintFlow(x: LintInput): Problem[] {
   }
 
   lintTasks(x, w, report);
+  lintIntents(x, report);
   lintTexts(x, w.texts, report);
   lintVars(x, w, report, (p) => problems.push(p));
   lintKeyboards(flow, report);
@@ -115,7 +117,10 @@ function lintReferences(x: LintInput, w: FlowWalk, report: Report): void {
 function lintReachability(flow: FlowFile, w: FlowWalk, report: Report): void {
   const stepIds = Object.keys(flow.steps);
   const reachable = new Set<string>();
-  const todo = [flow.start, ...w.refs.filter((r) => r.path[0] === 'commands').map((r) => r.to)];
+  const todo = [
+    flow.start,
+    ...w.refs.filter((r) => r.path[0] === 'commands' || r.path[0] === 'understand').map((r) => r.to),
+  ];
   while (todo.length) {
     const id = todo.pop()!;
     if (reachable.has(id) || !flow.steps[id]) continue;

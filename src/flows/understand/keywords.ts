@@ -5,6 +5,7 @@
  * "забронирую" for "забронировать") 0.8, a typo 0.5; two intents found equally well are unclear (half the
  * score). Pure and deterministic.
  */
+import { compileFlowRegex, MAX_REGEX_INPUT } from '../safe-regex.ts';
 import type { ClassifierResult } from '../schema-intents.ts';
 import { editDistance, languageOf, normalize, typoAllowance } from './text.ts';
 
@@ -45,6 +46,17 @@ function phraseScore(words: readonly string[], keyword: string): number {
 }
 
 const REGEX = /^\/(.+)\/([a-z]*)$/s;
+const patterns = new Map<string, RegExp | null>();
+/** A keyword written /regex/flags, compiled once (case-insensitive; unsafe ones never run: `botflow check`). */
+function patternOf(keyword: string): RegExp | null | undefined {
+  const rx = REGEX.exec(keyword);
+  if (!rx) return undefined;
+  if (!patterns.has(keyword)) {
+    const c = compileFlowRegex(rx[1]!, rx[2]!.includes('i') ? rx[2]! : `${rx[2]}i`);
+    patterns.set(keyword, 'regex' in c ? c.regex : null);
+  }
+  return patterns.get(keyword);
+}
 
 /** The keywords of an intent for a locale: its own language's, else every list it has. */
 export function keywordsFor(table: KeywordTable, intent: string, locale: string): readonly string[] {
@@ -69,9 +81,9 @@ export function classifyKeywords(
     let best = 0;
     let slots: Record<string, string> | undefined;
     for (const keyword of keywordsFor(table, intent, locale)) {
-      const rx = REGEX.exec(keyword);
-      if (rx) {
-        const m = new RegExp(rx[1]!, rx[2]!.includes('i') ? rx[2] : `${rx[2]}i`).exec(text);
+      const rx = patternOf(keyword);
+      if (rx !== undefined) {
+        const m = rx?.exec(text.slice(0, MAX_REGEX_INPUT));
         if (m && best < EXACT) {
           best = EXACT;
           slots = m.groups
