@@ -26,6 +26,8 @@ export type {
 export type { Effect } from './engine/step/contract.ts';
 export { BotflowError, isBotflowError } from './errors/index.ts';
 export {
+  ClassifierInput,
+  ClassifierResult,
   defineRegistry,
   defineTask,
   type EffectFactory,

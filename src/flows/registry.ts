@@ -4,6 +4,9 @@
  * engine's outbox carries out.
  */
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+
+export { ClassifierInput, ClassifierResult } from './schema-intents.ts';
+
 import type { Effect } from '../engine/step/contract.ts';
 
 export {
