@@ -30,8 +30,8 @@ function setup(status: number, content: unknown) {
     model: 'm',
     dispatcher: agent,
   });
-  const run = (text: string) =>
-    task.run({ text, locale: 'en', intents: ['book', 'human'], vars: {} }, {
+  const run = async (text: string) =>
+    await task.run({ text, locale: 'en', intents: ['book', 'human'], vars: {} }, {
       signal: new AbortController().signal,
     } as TaskContext);
   return { seen, run };
