@@ -171,7 +171,9 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
       'ids must be unique per step',
     );
   if (step.type === 'menu') {
-    const leaves = buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto;
+    const understood = step.understand ? Object.values(step.understand.intents) : [];
+    const leaves =
+      buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto || understood.some((r) => r.goto);
     if (!buttons.some((b) => b.id || b.request)) {
       report(
         [...p, 'keyboard'],
