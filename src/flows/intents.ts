@@ -115,7 +115,9 @@ type G = { context: FlowContext; event: FlowEvent };
 
 /** The intent guards and actions of a flow. */
 export function intentParts(k: IntentKit) {
-  const keywords: IntentKeywords = k.root.intents ?? {};
+  /** The keywords a step is read with: its own flow's (a called flow's), over the calling flow's. */
+  const keywordsOf = (e: StepEntry): IntentKeywords =>
+    e.flow === k.root ? (k.root.intents ?? {}) : { ...k.root.intents, ...e.flow.intents };
   /** The step's understand block and the intents it classifies among (its own, then the global ones). */
   const setupOf = (e: StepEntry) => {
     const own = understandOf(e.step);
@@ -135,7 +137,7 @@ export function intentParts(k: IntentKit) {
     const { own, intents } = setupOf(e);
     let r: ClassifierResult | undefined;
     if (event.type === 'message' && event.text?.trim() && !isAsync(own))
-      r = classifyKeywords(event.text, k.localeOf(e, c), intents, keywords);
+      r = classifyKeywords(event.text, k.localeOf(e, c), intents, keywordsOf(e));
     else if (event.type === 'task.done' && event.ref === understandRef(e.key)) {
       const parsed = ClassifierResult.safeParse(event.result);
       r = parsed.success ? parsed.data : { intent: null, confidence: 0 };

@@ -202,3 +202,61 @@ describe('a registered classifier', () => {
     expect(human.step).toBe('handoff');
   });
 });
+
+describe('intents and other steps', () => {
+  it('at an input with options, an option named wins over a global intent; a called flow reads its own keywords', () => {
+    const caller = `
+flow: main
+start: pick
+understand:
+  intents:
+    human: { goto: handoff }
+intents:
+  human: [human, operator]
+steps:
+  pick:
+    type: input
+    say: Which?
+    input: choice
+    options: [{ id: operator, text: Operator console }, { id: tea, text: Tea }]
+    retries: { max: 2, exhausted: { goto: handoff } }
+    save: picked
+    next: more
+  more: { type: call, flow: extra, next: handoff }
+  handoff: { type: end, say: "Please wait." }
+`;
+    const callee = `
+flow: extra
+start: ask
+intents:
+  more: [another, more]
+steps:
+  ask:
+    type: menu
+    say: Anything else?
+    keyboard: [[{ id: no, text: No, goto: bye }]]
+    understand:
+      intents:
+        more: { say: "Coming up.", goto: bye }
+  bye: { type: end }
+`;
+    const r = compileSources(
+      [
+        { file: 'main.flow.yaml', source: caller },
+        { file: 'extra.flow.yaml', source: callee },
+      ],
+      defineRegistry({}),
+      new Map(),
+    );
+    expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const d = new Drive(r.flows.find((f) => f.id === 'main')!);
+    d.text('operator console');
+    expect(d.vars.picked).toBe('operator');
+    expect(d.said).toEqual(['Anything else?']);
+    d.text('one more please');
+    expect(d.said).toEqual(['Coming up.', 'Please wait.']);
+    const g = new Drive(r.flows.find((f) => f.id === 'main')!);
+    g.text('a human please');
+    expect(g.step).toBe('handoff');
+  });
+});
