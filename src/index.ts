@@ -26,8 +26,6 @@ export type {
 export type { Effect } from './engine/step/contract.ts';
 export { BotflowError, isBotflowError } from './errors/index.ts';
 export {
-  ClassifierInput,
-  ClassifierResult,
   defineRegistry,
   defineTask,
   type EffectFactory,
