@@ -82,3 +82,24 @@ describe('botflow check: intents', () => {
     ]);
   });
 });
+
+describe('botflow check: slots', () => {
+  const flow = (save: string) => `flow: demo
+start: hello
+intents:
+  party: ["/(?<guests>\\\\d+) people/", "/table for (?<guests>\\\\d+)/"]
+steps:
+  hello:
+    type: menu
+    say: Hi
+    keyboard: [[{ id: x, text: X, goto: bye }]]
+    understand:
+      intents: { party: { goto: seats${save} } }
+  seats: { type: end, say: "{{guests}} guests." }
+  bye: { type: end }
+`;
+  it('a slot every pattern of the intent reads is set by save_slots; without it, it is unknown', () => {
+    expect(check(flow(', save_slots: true'))).toEqual([]);
+    expect(check(flow('')).map((p) => p.message)).toEqual(['unknown variable "guests" in {{guests}}']);
+  });
+});

@@ -103,3 +103,20 @@ export function classifyKeywords(
   const confidence = second && second.score === top!.score ? top!.score / 2 : top!.score;
   return { intent: top!.intent, confidence, ...(top!.slots ? { slots: top!.slots } : {}) };
 }
+
+/**
+ * The slots an intent always reads when the keyword classifier finds it: the named groups every one of its
+ * keywords has (all of them patterns), in every language. Used by `botflow check` for `save_slots`.
+ */
+export function slotsOf(table: KeywordTable, intent: string): string[] {
+  const k = table[intent];
+  if (!k) return [];
+  const lists = Array.isArray(k) ? [k] : Object.values(k as Readonly<Record<string, readonly string[]>>);
+  const all = lists.flat();
+  const groups = all.map((word) => {
+    const rx = REGEX.exec(word);
+    return new Set(rx ? [...rx[1]!.matchAll(/\(\?<([A-Za-z_]\w*)>/g)].map((m) => m[1]!) : []);
+  });
+  const [first, ...rest] = groups;
+  return first ? [...first].filter((g) => rest.every((s) => s.has(g))) : [];
+}
