@@ -81,7 +81,14 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
   if (isAsync(own)) {
     // The text starts the classifier; its result (or failure: no intent) routes the step.
     out.message.push({ guard: act('understandText', s), actions: [act('understandStart', s)] });
-    const shrug = { actions: [act('intentShrug', s)] };
+    // Nothing routes the result: a menu's `on_text` (as for text without understand), else the step again.
+    const onText = step.type === 'menu' ? step.on_text : undefined;
+    const shrug = onText
+      ? {
+          ...(onText.goto ? { target: onText.goto } : {}),
+          actions: [act('route', { ...s, route: 'on_text' })],
+        }
+      : { actions: [act('intentShrug', s)] };
     out['task.done'].push(...globals, ...local, ...fallbacks, { guard: act('understood', s), ...shrug });
     out['task.failed'].push(...(unknownT ? [unknownT] : []), { guard: act('understood', s), ...shrug });
     return out;

@@ -196,6 +196,21 @@ describe('a registered classifier', () => {
       error: { code: 'timeout', message: 't' },
     } as never);
     expect(failed.step).toBe('fallback');
+    const onText = new Drive(
+      compile(
+        flow
+          .replace('      unknown: { goto: fallback }\n', '')
+          .replace(
+            '    understand:\n      classifier',
+            '    on_text: { say: "Press a button." }\n    understand:\n      classifier',
+          ),
+        registry,
+      ),
+    );
+    onText.text('weather');
+    result(onText, { intent: null, confidence: 0 });
+    expect(onText.said).toEqual(['Press a button.']);
+    expect(onText.step).toBe('hello');
     const human = new Drive(compile(flow, registry));
     human.text('operator');
     result(human, { intent: 'human', confidence: 0.95 });
