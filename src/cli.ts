@@ -16,6 +16,10 @@ const commands: Record<string, CommandLoader> = {
     summary: 'check flow files (schema, references, i18n, limits)',
     load: () => import('./cli/check-command.ts'),
   },
+  event: {
+    summary: 'send an external event to a conversation: into the database, or to a running bot (--url)',
+    load: () => import('./cli/event-command.ts'),
+  },
   flows: {
     summary: 'flows plan: before a deploy, what changed flows would do to the conversations running now',
     load: () => import('./cli/flows-command.ts'),

@@ -4,6 +4,8 @@
  * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks.
  * - Call the Bot API yourself: `BotApi` and its errors.
  * - Tell botflow's errors apart: `BotflowError`, `isBotflowError(error, code)`, the codes in docs/errors.md.
+ * - Tell the flows what happened outside the chat: `bot.events.send(event)` (`OutsideEvent`; a refused one
+ *   throws `EventInvalidError`).
  *
  * The rest lives in subpaths: `botflow-engine/flows` (load, check, compile flow files),
  * `botflow-engine/engine` (the engine and hand-written flows), `botflow-engine/client` (the full client,
@@ -35,6 +37,7 @@ export {
   TaskError,
   type Validator,
 } from './flows/registry.ts';
+export { EventInvalidError, type OutsideEvent } from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';
 export { StartupError } from './runtime/startup-error.ts';

@@ -115,10 +115,12 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
       environment.print(
         `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
       );
+      if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
     } else {
       environment.print(
         `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
       );
+      if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
     }
   };
 

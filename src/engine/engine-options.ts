@@ -5,10 +5,12 @@ import type { OperationName } from '../client/operations.ts';
 import type { UploadClient } from '../client/upload.ts';
 import type { CallGateway, MediaUploader } from '../dispatch/send.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import type { WriterThread } from '../store/sqlite/writer-thread.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
+import type { EngineEventSender } from './events.ts';
 import type { SessionInspector } from './inspect.ts';
 import type { Role } from './lane/ownership.ts';
 import type { EventOutcome } from './lane/processor.ts';
@@ -81,6 +83,8 @@ export interface EngineOptions<Sync extends boolean = true> {
   taskConcurrency?: number;
   /** Several processes (a store with leases): this process's name among the others (default host:pid:random). */
   member?: string;
+  /** How event addresses become conversation keys: the `conversationKey` setting (default `user-in-chat`). */
+  conversationKey?: ConversationKeyStrategy;
   /** Several processes: heartbeat and lease renewal (default 1000 ms). */
   tickMs?: number;
   /** Several processes: lease time (default 3000 ms); a dead process's partitions move after it. */
@@ -126,6 +130,11 @@ export interface Engine<Sync extends boolean = true> {
     olderThanMs?: number,
     stepLogOlderThanMs?: number,
   ): Answer<Sync, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
+  /**
+   * External events: `send` stores one durably in the inbox (checked first: `EventInvalidError` with every
+   * problem, nothing stored), in the conversation's order; `check` is the same rule without sending.
+   */
+  events: EngineEventSender;
   /** Support: list, inspect, end and jump sessions, move their timers, plan a deploy (both databases). */
   sessions: SessionInspector<Sync>;
   /** The funnel's step log of a flow (or all) since `since`, a page at a time (runtime/funnel.ts tallies it). */

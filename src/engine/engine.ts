@@ -14,11 +14,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isBotflowError } from '../errors/index.ts';
-import { DEFAULT_INBOX_RETENTION_MS } from '../inbox/pruner.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
-import { callsOf, graceOf, soleRole, storeOf } from './engine-parts.ts';
+import {
+  applyGraceRule,
+  callsOf,
+  fireAllDue,
+  graceOf,
+  pruneStore,
+  soleRole,
+  storeOf,
+} from './engine-parts.ts';
+import { engineEvents } from './events.ts';
 import { sessionInspector } from './inspect.ts';
 import { BatchLoop } from './lane/batches.ts';
 import { Ownership } from './lane/ownership.ts';
@@ -32,10 +40,7 @@ import { FlowSet } from './step/flow-set.ts';
 import { workersFor } from './workers.ts';
 
 export type { Answer, Engine, EngineApi, EngineEvents, EngineOptions } from './engine-options.ts';
-export { callsOf } from './engine-parts.ts';
-
-/** How long the funnel's step log is kept (`botflow stats` looks back at most this far). */
-export const STEP_LOG_KEPT_MS = 90 * 24 * 3_600_000;
+export { callsOf, STEP_LOG_KEPT_MS } from './engine-parts.ts';
 
 /** Builds an engine. Nothing runs until `start()`, `processPending()` or `tick()`. */
 export function createEngine(options: EngineOptions<true> & { store?: EngineStore<true> }): Engine<true>;
@@ -167,19 +172,9 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     });
   }
 
-  /** The grace rule for overdue timers, once for the partitions this process just took (all: at start). */
-  function applyGrace(taken: 'all' | readonly number[], at: number): MaybePromise<void> {
-    return andThen(store.timerGrace(taken, at, grace), (done) => {
-      if (done.postponed + done.expired > 0)
-        logger?.info(done, 'timers that came due while nothing ran them: spread out or expired');
-    });
-  }
-
-  function fireDueTimers(at: number): MaybePromise<number> {
-    const round = (fired: number): MaybePromise<number> =>
-      andThen(store.fireDueTimers(partitions(), at, 1000), (n) => (n === 0 ? fired : round(fired + n)));
-    return round(0);
-  }
+  const applyGrace = (taken: 'all' | readonly number[], at: number) =>
+    applyGraceRule(store, taken, at, grace, logger);
+  const fireDueTimers = (at: number) => fireAllDue(store, partitions(), at);
 
   let timerSeq = 0;
   function armTimerWake(): void {
@@ -284,11 +279,20 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     poll();
   }
 
+  const outside = engineEvents({
+    store,
+    flows,
+    now,
+    strategy: options.conversationKey,
+    events,
+    wake: scheduleProcessing,
+  });
   const sole = soleRole(member);
   const engine: Engine<boolean> = {
     member,
     store,
     flows,
+    events: outside,
     sessions: inspector(),
     start(): Answer<boolean, void> {
       if (running) return (store.synchronous ? undefined : Promise.resolve()) as Answer<boolean, void>;
@@ -365,14 +369,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         if (running) await new Promise((resolve) => setTimeout(resolve, store.synchronous ? 0 : 20));
       }
     },
-    prune(olderThanMs = 7 * 24 * 3_600_000, stepLogOlderThanMs = STEP_LOG_KEPT_MS) {
-      const at = clock.now();
-      return store.prune({
-        inbox: at - DEFAULT_INBOX_RETENTION_MS,
-        settled: at - olderThanMs,
-        stepLog: at - stepLogOlderThanMs,
-      }) as Answer<boolean, Record<'inbox' | 'outbox' | 'timers' | 'tasks' | 'stepLog', number>>;
-    },
+    prune: (olderThanMs, stepLogOlderThanMs) =>
+      pruneStore(store, clock.now(), olderThanMs, stepLogOlderThanMs),
     stepLog: (query) => store.stepLog(query),
     role: () => (ownership ? ownership.role : { ...sole, lastTickAt: joined ? lastLoopAt : 0 }),
     ready: () =>

@@ -7,6 +7,14 @@
 
 export type { CallGateway, DispatchOutcome, MediaUploader } from '../dispatch/dispatcher.ts';
 export {
+  type EventAddress,
+  EventInvalidError,
+  type EventReceipt,
+  type EventSender,
+  type OutsideEvent,
+  type StoredEvent,
+} from '../inbox/event-entry.ts';
+export {
   type DatabaseOptions,
   DEFAULT_MIGRATIONS_DIR,
   MigrationError,
@@ -35,6 +43,7 @@ export {
   type EngineEvents,
   type EngineOptions,
 } from './engine.ts';
+export type { EngineEventSender } from './events.ts';
 export type { HistoryEntry, SessionDetail, SessionInspector, SessionListing } from './inspect.ts';
 export type { Role as ClusterRole } from './lane/ownership.ts';
 export type { EventOutcome } from './lane/processor.ts';

@@ -14,6 +14,8 @@ export interface EngineEvents {
   task: TaskOutcome;
   /** An inbox event failed; its session kept its last good snapshot. */
   error: EventOutcome;
+  /** An external event was stored (`engine.events.send`): its inbox row's id, kind and payload (JSON). */
+  accepted: { id: number; kind: string; conversationKey: string; payload: string; at: number };
 }
 
 /** Who hears the engine's events; a listener that throws is logged and the others still hear. */
@@ -23,6 +25,7 @@ export class EngineListeners {
     effect: new Set(),
     task: new Set(),
     error: new Set(),
+    accepted: new Set(),
   };
   constructor(private readonly logger: Logger | undefined) {}
 

@@ -26,6 +26,13 @@ export const CATALOGUE = {
     "a mini-app's initData is malformed (not a query string, a field twice, no hash)",
   BOTFLOW_INIT_DATA_SIGNATURE: "a mini-app's initData hash does not match: another bot's token, or tampered",
   BOTFLOW_INIT_DATA_EXPIRED: "a mini-app's initData auth_date is older than allowed (or ahead of the clock)",
+  BOTFLOW_EVENTS_UNAUTHORIZED: 'a request to the events endpoint carried no valid key (or no valid initData)',
+  BOTFLOW_EVENTS_REQUEST_INVALID:
+    'a request to the events endpoint is not a JSON object sent as application/json',
+  BOTFLOW_EVENTS_TOO_LARGE: 'a request to the events endpoint is larger than events.maxBody allows',
+  BOTFLOW_EVENT_NOT_ALLOWED: 'a mini-app sent an event whose name is not listed in events.miniApp',
+  BOTFLOW_EVENTS_UNAVAILABLE:
+    'the events endpoint could not store the event (the bot is stopping, the database failed)',
   // Flows (src/flows/, src/engine/step/)
   BOTFLOW_FLOW_DEFINITION: 'a flow given to the engine is not usable (duplicate id, invoke/spawn, bad shape)',
   BOTFLOW_FLOW_VERSION_MISSING: 'a session is pinned to a flow version this process did not load',

@@ -2,6 +2,7 @@ import { assign } from 'xstate';
 import { EFFECT_ACTION, ENTERED_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
 import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts';
+import { eventParts, eventRouteOf, withEventPayload } from './event-steps.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
@@ -92,7 +93,11 @@ export function actionsFor(
       return s.keyboard?.flat().find((b) => b.id === which.slice(7));
     }
     if (which.startsWith('command:')) return root.commands?.[which.slice(8)];
-    return undefined;
+    if (which.startsWith('elsewhere:')) {
+      const w = root.events?.[which.slice(10)]?.while_elsewhere;
+      return typeof w === 'object' ? w : undefined;
+    }
+    return eventRouteOf(s, which);
   };
   // Several guards and then an action read the same answer during one transition: parse it once.
   const answers = new WeakMap<object, Map<string, InputResult>>();
@@ -152,6 +157,7 @@ export function actionsFor(
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
   const intents = intentParts({ entry, root, localeOf, effect, render, runRoute });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
+  const outside = eventParts(entry);
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -184,6 +190,7 @@ export function actionsFor(
     ...designer.actions,
     ...tasks.actions,
     ...intents.actions,
+    ...outside.actions,
     leave: flowAction(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
     }),
@@ -209,7 +216,7 @@ export function actionsFor(
       const withValue =
         event.type === 'button' && event.value !== undefined
           ? { ...c, vars: { ...c.vars, button_value: event.value } }
-          : c;
+          : withEventPayload(c, routeOf(e, p.route ?? ''), event);
       if (withValue !== c) enqueue.assign({ vars: withValue.vars });
       runRoute(e, withValue, routeOf(e, p.route ?? ''), enqueue, nowOf(event));
     }),
@@ -324,6 +331,7 @@ export function actionsFor(
       ...designer.guards,
       ...tasks.guards,
       ...intents.guards,
+      ...outside.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

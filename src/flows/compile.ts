@@ -6,20 +6,23 @@
 import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
+import { stepKeyOf } from './machine-context.ts';
+
+export { stepKeyOf } from './machine-context.ts';
+
+import { comeBackSteps } from './come-back.ts';
 import { conditionText } from './conditions.ts';
+import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
 import { intentTransitions } from './intents.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
-import { stepKeyOf } from './step-key.ts';
 import { taskOf, taskTransitions } from './task-steps.ts';
 import type { Catalog, TextRenderer } from './texts.ts';
 import { textRenderer } from './texts.ts';
 import { triggersOf } from './triggers.ts';
 import { typedMenuTransitions } from './typed-answers.ts';
 import { migrateSnapshot } from './versions.ts';
-
-export { stepKeyOf };
 
 /** Everything the compiler needs besides the file itself. */
 export interface CompileContext {
@@ -48,23 +51,6 @@ export function withDefaults(f: FlowFile, step: Step): Step {
   };
 }
 
-/** The routes of a step (buttons, typed text in a menu). */
-const routesOf = (st: Step): Route[] => [
-  ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
-  ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
-];
-
-/** The steps with a route that says `come_back: true` (where an edit returns to), and the steps edited. */
-function comeBackSteps(f: FlowFile): { from: string[]; edited: Set<string> } {
-  const from: string[] = [];
-  const edited = new Set<string>();
-  for (const [id, st] of Object.entries(f.steps)) {
-    const back = routesOf(st).filter((r) => r.come_back && r.goto);
-    if (back.length) from.push(id);
-    for (const r of back) edited.add(r.goto!);
-  }
-  return { from, edited };
-}
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
 
@@ -121,7 +107,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
 
   const stateFor = (path: string, key: string, step: Step, prefix: string, chain: string[]): StateConfig => {
     const s = { step: key };
-    const enter = [act('enter', { ...s, path })];
+    const takesEvents = Object.keys(onEventOf(step)).length > 0;
+    const enter = [act('enter', { ...s, path }), ...(takesEvents ? [act('replayQueued', s)] : [])];
     const leave = [act('leave', s)];
     const on: Record<string, unknown[]> = {};
     const add = (event: string, t: unknown) => {
@@ -163,9 +150,18 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (b.call) calledFromRoutes.add(b.call);
       add('button', { guard: guard('button', { id: b.id }), ...routeTransition(key, `button:${b.id}`, b) });
     }
+    for (const [name, route] of Object.entries(onEventOf(step))) {
+      if (route.call) calledFromRoutes.add(route.call);
+      add('event', { guard: guard('event', { name }), ...routeTransition(key, `event:${name}`, route) });
+    }
     add(RERENDER_EVENT, { actions: [act('rerender', s)] });
     const intents = intentTransitions(flow, key, step, act);
     for (const ev of ['task.done', 'task.failed'] as const) for (const t of intents[ev]) add(ev, t);
+    if (step.type === 'wait') {
+      // Typed text does not move a waiting step on: its text is said again, below.
+      add('message', { actions: [act('rerender', { ...s, fresh: true })] });
+      return { entry: enter, exit: leave, on };
+    }
 
     if (step.type === 'message') {
       const next = typeof step.next === 'string' ? [{ goto: step.next }] : step.next;
@@ -280,6 +276,14 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       };
     }),
   };
+  // An event the step does not take, with `while_elsewhere: { goto }`: the flow goes to that step.
+  rootOn.event = elsewhereRoutes(flow).map(([name, route]) => ({
+    guard: guard('event', { name }),
+    ...routeTransition(COMMANDS_KEY, `elsewhere:${name}`, route, `.${route.goto}`),
+    reenter: true,
+  }));
+  // An event no step here takes, under `while_elsewhere: queue`: kept until a step that takes it is entered.
+  rootOn['botflow.queue'] = [{ guard: guard('canQueue', {}), actions: [act('queueEvent', {})] }];
   // A designer's jump (the playground's "start here"): the step is entered again with the given variables.
   rootOn['botflow.jump'] = Object.keys(flow.steps).map((id) => ({
     guard: guard('jumpTo', { step: id }),
@@ -310,7 +314,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   if (calledFromRoutes.size) {
     states.__return = {
       always: Object.entries(flow.steps)
-        .filter(([, step]) => step.type === 'input' || step.type === 'menu' || step.type === 'call')
+        .filter(([, step]) => ['input', 'menu', 'wait', 'call'].includes(step.type))
         .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
@@ -339,7 +343,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     guards: implementations.guards as never,
   }).createMachine({
     id: flow.flow,
-    context: ({ input }: { input: FlowInput }) => initialContext(input),
+    context: ({ input }: { input: FlowInput }) => startContext(input, flow),
     initial: flow.start,
     on: rootOn as never,
     states: states as never,
@@ -353,6 +357,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     version: cx.version,
     machine,
     triggers: triggersOf(flow),
+    events: eventDeclarations(flow, cx.flows, cx.registry),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {
@@ -372,7 +377,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       ? (fromVersion, persisted) => migrateSnapshot(flow, machine, fromVersion, persisted)
       : undefined,
     recover: {
-      startState: (input) => ({ value: flow.start, context: initialContext(input) }),
+      startState: (input) => ({ value: flow.start, context: startContext(input, flow) }),
       routes: (step) => {
         const s = step === undefined ? undefined : steps.get(step)?.step;
         return !!((s && 'on_error' in s && s.on_error) || flow.on_error);
@@ -381,15 +386,4 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     },
   };
   return definition;
-}
-
-function initialContext(input: FlowInput | undefined): FlowContext {
-  const t = input?.trigger;
-  const vars: Record<string, unknown> =
-    t?.kind === 'call'
-      ? { ...(t.context ?? {}) }
-      : t?.kind === 'bot_started' && t.payload
-        ? { start_payload: t.payload }
-        : {};
-  return { vars, retries: 0, ...(input?.meta.locale ? { locale: input.meta.locale } : {}) };
 }

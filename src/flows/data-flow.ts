@@ -9,6 +9,7 @@
  * case, a button or a step (on entry) assigns.
  */
 
+import { elsewhereRoutes, onEventOf, payloadSchema } from './event-steps.ts';
 import { kindsOf } from './inputs.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile, Route, Step, TaskCall, Understand } from './schema.ts';
@@ -87,6 +88,14 @@ export function itemValue(list: VarType | undefined, value: string | undefined):
   if (!value || value === 'item') return item;
   const field = value.split('.')[1] ?? '';
   return item.kind === 'object' ? (item.fields[field] ?? UNKNOWN) : UNKNOWN;
+}
+
+/** What an event's payload holds: its JSON Schema in this flow or another, else the registry's zod schema. */
+function eventPayloadType(name: string, flow: FlowFile, x: Pick<LintInput, 'registry' | 'flows'>): VarType {
+  const from = `the payload of event ${name}`;
+  const json = [flow, ...x.flows.values()].find((f) => f.events?.[name]?.payload)?.events?.[name]?.payload;
+  const schema = json ? payloadSchema(json) : x.registry.events?.[name];
+  return schema && !('error' in schema) ? typeOfZod(schema, from) : { kind: 'unknown', why: from };
 }
 
 /** Builds the graph of `flow`; `endOf(callee)` is what a called flow sets on every path to its end. */
@@ -179,6 +188,10 @@ export function buildGraph(
     const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
     for (const b of buttons) if (b.id) route(id, b, b.id, b.value !== undefined ? ['button_value'] : []);
     if ('idle' in step && step.idle) edge(id, step.idle.goto, 'idle', []);
+    for (const [name, r] of Object.entries(onEventOf(step))) {
+      if (r.save_as) assign(r.save_as, eventPayloadType(name, flow, x));
+      route(id, r, `event ${name}`, r.save_as ? [r.save_as] : []);
+    }
     switch (step.type) {
       case 'input': {
         waiting.push(id);
@@ -193,6 +206,9 @@ export function buildGraph(
         if (!step.idle && flow.defaults?.idle) edge(id, flow.defaults.idle.goto, 'idle', []);
         break;
       }
+      case 'wait':
+        waiting.push(id);
+        break;
       case 'menu':
         waiting.push(id);
         route(id, step.on_text, 'text');
@@ -227,6 +243,12 @@ export function buildGraph(
         break;
       }
     }
+  }
+  for (const t of flow.triggers ?? [])
+    if (t.event && t.save_as) assign(t.save_as, eventPayloadType(t.event, flow, x));
+  for (const [name, r] of elsewhereRoutes(flow)) {
+    if (r.save_as) assign(r.save_as, eventPayloadType(name, flow, x));
+    for (const w of waiting) route(w, r, `event ${name}`, r.save_as ? [r.save_as] : []);
   }
   for (const [name, cmd] of Object.entries(flow.commands ?? {})) {
     assignSet(cmd);

@@ -83,6 +83,13 @@ export function scopeOf(flow: FlowFile, x: X): FlowScope {
     const s = slot(f);
     if (s.start) return s.start;
     s.start = new Set();
+    // A flow only events start holds the payload their `save_as` names from its first step.
+    const triggers = f.triggers ?? [];
+    if (triggers.length > 0 && triggers.every((t) => t.event && t.save_as)) {
+      const names = new Set(triggers.map((t) => t.save_as!));
+      s.start = names.size === 1 ? names : new Set();
+      return s.start;
+    }
     const sites = f.triggers?.length ? [] : callSites(f.flow);
     let start: Set<string> | undefined;
     for (const { caller, site } of sites) {

@@ -1,6 +1,7 @@
 /** Walks a flow file and lists what the linter and the graph need: texts, step references, conditions. */
 
 import { buttonType } from './buttons.ts';
+import { elsewhereRoutes, onEventOf } from './event-steps.ts';
 import type { Button, Condition, FlowFile, Route, TaskCall, Understand } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -72,6 +73,8 @@ export function walkFlow(flow: FlowFile) {
   understand(['understand'], undefined, flow.understand);
   for (const [name, cmd] of Object.entries(flow.commands ?? {}))
     route(['commands', name], undefined, cmd, `/${name}`);
+  for (const [name, r] of elsewhereRoutes(flow))
+    route(['events', name, 'while_elsewhere'], undefined, r, `event ${name}`);
   const stale = flow.defaults?.on_stale;
   if (stale && typeof stale === 'object') text(['defaults', 'on_stale', 'notify'], stale.notify);
   (flow.defaults?.remind ?? []).forEach((r, i) => {
@@ -147,6 +150,8 @@ export function walkFlow(flow: FlowFile) {
       route([...p, 'retries', 'exhausted'], id, step.retries.exhausted, 'exhausted');
     }
     if (step.type === 'menu') route([...p, 'on_text'], id, step.on_text, 'text');
+    for (const [name, r] of Object.entries(onEventOf(step)))
+      route([...p, 'on_event', name], id, r, `event ${name}`);
     if (step.type === 'branch') {
       step.cases.forEach((c, i) => {
         refs.push({ path: [...p, 'cases', i, 'goto'], from: id, to: c.goto, label: 'when' });

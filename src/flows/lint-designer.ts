@@ -60,6 +60,8 @@ export function lintDesigner(x: LintInput, report: Report): void {
       });
     if (step.type === 'menu' && step.on_text)
       routes.push({ route: step.on_text, path: ['steps', id, 'on_text'] });
+    for (const [name, route] of Object.entries('on_event' in step ? (step.on_event ?? {}) : {}))
+      routes.push({ route, path: ['steps', id, 'on_event', name] });
   }
   for (const { route, path } of routes)
     if (route.come_back && !route.goto)

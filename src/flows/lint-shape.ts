@@ -138,7 +138,7 @@ export function issueToProblem(
   if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
     const typePath = path.at(-1) === 'type' ? path : [...path, 'type'];
     const given = getAt(data, typePath);
-    const types = ['message', 'input', 'menu', 'branch', 'call', 'end'];
+    const types = ['message', 'input', 'menu', 'wait', 'branch', 'call', 'end'];
     const guess = typeof given === 'string' ? closest(given, types) : undefined;
     return problem(
       typePath,

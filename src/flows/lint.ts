@@ -13,6 +13,7 @@ type FlowWalk = ReturnType<typeof walkFlow>;
 
 import { BUILTIN_RULES, RULE_KINDS } from './inputs.ts';
 import { lintDesigner } from './lint-designer.ts';
+import { lintEvents } from './lint-events.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintIntents } from './lint-intents.ts';
@@ -55,6 +56,7 @@ export function lintFlow(x: LintInput): Problem[] {
 
   lintTasks(x, w, report);
   lintIntents(x, report);
+  lintEvents(x, report);
   lintTexts(x, w.texts, report);
   lintVars(x, w, report, (p) => problems.push(p));
   lintKeyboards(flow, report);

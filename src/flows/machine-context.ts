@@ -37,6 +37,8 @@ export interface FlowContext {
   page?: number;
   /** Messages that came while the step's task ran (`while_running: queue`): handled after its result. */
   queued?: FlowEvent[];
+  /** External events that came while the person was on a step that does not take them (`while_elsewhere: queue`). */
+  events?: { name: string; payload: unknown }[];
 }
 
 /** A step of a (possibly inlined) flow, with what is needed to run it. */
@@ -110,4 +112,18 @@ export function flowGuard<A, P extends { step?: string }>(guard: (args: A, p: P)
       throw failureAt(p?.step === FLOW_WIDE ? undefined : p?.step, error);
     }
   };
+}
+
+/** The step key (`step`, `call>inner`, `__call_help>step`) of a state value. */
+export function stepKeyOf(value: unknown): string {
+  const parts: string[] = [];
+  let v = value;
+  while (v && typeof v === 'object') {
+    const [k, inner] = Object.entries(v as Record<string, unknown>)[0] ?? [];
+    if (k === undefined) break;
+    parts.push(k);
+    v = inner;
+  }
+  if (typeof v === 'string') parts.push(v);
+  return parts.join('>');
 }

@@ -20,6 +20,8 @@ function label(event: string, guard: Guard): string {
       return `button ${String(p.id)}`;
     case 'command':
       return `/${String(p.name)}`;
+    case 'event':
+      return `event ${String(p.name)}`;
     case 'timer':
       return String(p.name).endsWith(':idle') ? 'idle' : 'reminder';
     case 'answer':

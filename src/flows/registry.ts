@@ -3,6 +3,7 @@
  * effects. All three must be pure: they see data and return data; effects return `Effect`s that the
  * engine's outbox carries out.
  */
+import type { z } from 'zod';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 
 export { ClassifierInput, ClassifierResult } from './schema-intents.ts';
@@ -48,6 +49,12 @@ export interface Registry {
    * `defineTask({input, result, run})` with zod schemas. Run durably, at least once, off the step.
    */
   tasks?: Record<string, TaskDefinition>;
+  /**
+   * Payload schemas of external events, by name (`order_shipped: z.object({ id: z.number() })`): an
+   * event is refused before it is stored when its payload does not match; `botflow check` types a route's
+   * `save_as` from it. A name here is known even when no flow names it yet.
+   */
+  events?: Record<string, z.ZodType>;
 }
 
 /** Declares the validators, guards, effects and tasks that flow files may name. */
@@ -57,6 +64,7 @@ export function defineRegistry(parts: Partial<Registry>): Registry {
     guards: parts.guards ?? {},
     effects: parts.effects ?? {},
     tasks: parts.tasks ?? {},
+    events: parts.events ?? {},
   };
 }
 
@@ -95,5 +103,6 @@ export function budgeted(registry: Registry, budgetMs: number, report: (slow: Sl
     effects: each('effect', registry.effects),
     // Tasks run off the step, under their own deadlines: nothing to time here.
     tasks: registry.tasks,
+    events: registry.events,
   };
 }

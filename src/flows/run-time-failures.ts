@@ -68,6 +68,7 @@ const routesOf = (step: FlowFile['steps'][string]): Route[] => [
   ...('keyboard' in step ? (step.keyboard ?? []).flat() : []),
   ...(step.type === 'menu' && step.on_text ? [step.on_text] : []),
   ...(step.type === 'input' ? [step.retries.exhausted] : []),
+  ...('on_event' in step && step.on_event ? Object.values(step.on_event) : []),
 ];
 
 /**

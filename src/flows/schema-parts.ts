@@ -88,3 +88,40 @@ export const Condition: z.ZodType<Condition> = z
   .describe(
     '{var: age, lt: 18} | {all: [...]} | {any: [...]} | {not: {...}} | {guard: name, params} | {expr: "..."}',
   );
+
+export const EffectCall = z.strictObject({
+  effect: z.string().describe('An effect registered in TypeScript'),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What happens on a button, a command, a timer or an exhausted input: say, set, do, then go somewhere. */
+export const RouteShape = {
+  say: Text.optional(),
+  set: Vars.optional(),
+  do: z.array(EffectCall).optional(),
+  goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
+  call: Id.optional().describe('Run another flow, then come back to this step'),
+  come_back: z
+    .literal(true)
+    .optional()
+    .describe('With goto: after the step gone to takes its answer, return here (edit from a summary)'),
+};
+export const Route = z.strictObject(RouteShape);
+export type Route = z.infer<typeof Route>;
+
+export const Migration = z.strictObject({
+  from: z
+    .array(z.union([z.number(), z.string()]))
+    .min(1)
+    .describe('Versions this block upgrades: human version numbers, hash prefixes, or "any"'),
+  steps: z.record(z.string(), Id).optional().describe('Old step id → new step id'),
+  context: z
+    .strictObject({
+      rename: z.record(z.string(), z.string()).optional(),
+      drop: z.array(z.string()).optional(),
+      set: Vars.optional(),
+    })
+    .optional(),
+  otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
+});
+export type Migration = z.infer<typeof Migration>;

@@ -4,30 +4,26 @@
  */
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
+import { EventDeclaration, EventName, OnEvent } from './schema-events.ts';
 import { IntentKeywords, understandSchema } from './schema-intents.ts';
-import { Aliases, Condition, Duration, Id, Scalar, Text, TimeZone, Vars } from './schema-parts.ts';
+import {
+  Aliases,
+  Condition,
+  Duration,
+  EffectCall,
+  Id,
+  Migration,
+  Route,
+  RouteShape,
+  Scalar,
+  Text,
+  TimeZone,
+  Vars,
+} from './schema-parts.ts';
 
-export { Condition } from './schema-parts.ts';
+export { EventRoute } from './schema-events.ts';
+export { Condition, Migration, Route } from './schema-parts.ts';
 
-const EffectCall = z.strictObject({
-  effect: z.string().describe('An effect registered in TypeScript'),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** What happens on a button, a command, a timer or an exhausted input: say, set, do, then go somewhere. */
-const RouteShape = {
-  say: Text.optional(),
-  set: Vars.optional(),
-  do: z.array(EffectCall).optional(),
-  goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
-  call: Id.optional().describe('Run another flow, then come back to this step'),
-  come_back: z
-    .literal(true)
-    .optional()
-    .describe('With goto: after the step gone to takes its answer, return here (edit from a summary)'),
-};
-export const Route = z.strictObject(RouteShape);
-export type Route = z.infer<typeof Route>;
 export const Understand = understandSchema(Route);
 export type Understand = z.infer<typeof Understand>;
 
@@ -259,6 +255,7 @@ const InputStep = z.strictObject({
   understand: Understand.optional(),
   time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
+  on_event: OnEvent.optional(),
   next: Next,
 });
 const MenuStep = z.strictObject({
@@ -267,7 +264,18 @@ const MenuStep = z.strictObject({
   keyboard: Keyboard,
   on_text: Route.optional().describe('What typed text does while the menu is shown'),
   understand: Understand.optional(),
+  on_event: OnEvent.optional(),
 });
+const WaitStep = z
+  .strictObject({
+    type: z.literal('wait'),
+    ...common,
+    keyboard: Keyboard.optional(),
+    on_event: OnEvent,
+  })
+  .describe(
+    'Says its text, then waits for external events (on_event), buttons and commands; idle: {after, goto} is its timeout',
+  );
 const BranchStep = z.strictObject({
   type: z.literal('branch'),
   cases: z.array(z.strictObject({ when: Condition, goto: Id, set: RouteSet.optional() })).min(1),
@@ -299,6 +307,7 @@ export const Step = z.discriminatedUnion('type', [
   MessageStep,
   InputStep,
   MenuStep,
+  WaitStep,
   BranchStep,
   CallStep,
   EndStep,
@@ -306,6 +315,7 @@ export const Step = z.discriminatedUnion('type', [
 export type Step = z.infer<typeof Step>;
 export type InputStep = z.infer<typeof InputStep>;
 export type MenuStep = z.infer<typeof MenuStep>;
+export type WaitStep = z.infer<typeof WaitStep>;
 const Trigger = z
   .strictObject({
     bot_started: z
@@ -316,25 +326,10 @@ const Trigger = z
     keyword: z.string().optional().describe('Text that starts the flow: a word, or /regex/flags'),
     any_message: z.literal(true).optional(),
     fallback: z.literal(true).optional().describe('Starts the flow on what no other trigger matches'),
+    event: EventName.optional().describe('An external event (bot.events.send, POST /events) starts the flow'),
+    save_as: z.string().optional().describe("With event: the variable that receives the event's payload"),
   })
-  .describe('One of bot_started, command, keyword, any_message or fallback');
-
-export const Migration = z.strictObject({
-  from: z
-    .array(z.union([z.number(), z.string()]))
-    .min(1)
-    .describe('Versions this block upgrades: human version numbers, hash prefixes, or "any"'),
-  steps: z.record(z.string(), Id).optional().describe('Old step id → new step id'),
-  context: z
-    .strictObject({
-      rename: z.record(z.string(), z.string()).optional(),
-      drop: z.array(z.string()).optional(),
-      set: Vars.optional(),
-    })
-    .optional(),
-  otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
-});
-export type Migration = z.infer<typeof Migration>;
+  .describe('One of bot_started, command, keyword, any_message, fallback or event');
 
 export const FlowFile = z.strictObject({
   $schema: z.string().optional(),
@@ -357,6 +352,10 @@ export const FlowFile = z.strictObject({
     .optional()
     .describe('Texts are message ids of flows/locales/<locale>.ftl'),
   triggers: z.array(Trigger).optional(),
+  events: z
+    .record(EventName, EventDeclaration)
+    .optional()
+    .describe('External events this flow takes: their payload schema and while_elsewhere policy'),
   commands: z
     .record(z.string().regex(/^[a-z0-9_]+$/i), Route.extend({ description: z.string().optional() }))
     .optional()

@@ -19,6 +19,7 @@ export function triggersOf(flow: FlowFile): FlowTrigger[] {
     }
     if (t.command !== undefined) return { kind: 'command', name: t.command.replace(/^\//, '') };
     if (t.keyword !== undefined) return { kind: 'keyword', pattern: patternOf(t.keyword) };
+    if (t.event !== undefined) return { kind: 'event', name: t.event };
     return t.fallback ? { kind: 'fallback' } : { kind: 'any_message' };
   });
 }

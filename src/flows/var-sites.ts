@@ -83,6 +83,11 @@ export function siteOf(flow: FlowFile, g: FlowGraph, path: Path): Site | undefin
       extra: [],
     };
   }
+  if (path[0] === 'events' && path[2] === 'while_elsewhere') {
+    const r = flow.events?.[String(path[1])]?.while_elsewhere;
+    const saved = typeof r === 'object' && r.save_as ? [r.save_as] : [];
+    return { steps: g.waiting, extra: [...saved, ...setNames(r)] };
+  }
   if (path[0] !== 'steps') return undefined;
   const id = String(path[1]);
   const step = flow.steps[id] as Obj | undefined;
@@ -104,6 +109,9 @@ export function siteOf(flow: FlowFile, g: FlowGraph, path: Path): Site | undefin
       extra.push(...setNames(node));
       if ('id' in node && node.value !== undefined) extra.push('button_value');
     }
+    // An event's route reads the payload it saves (`on_event: { x: { save_as: p, say: "{{p.id}}" } }`).
+    if (path[i - 1] === 'on_event' && isObj(node) && typeof node.save_as === 'string')
+      extra.push(node.save_as);
   }
   return { steps: [id], extra };
 }

@@ -1,4 +1,15 @@
-/** `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived from them, subscriptions, mini-app initData. */
+/**
+ * `botflow-engine/intake`. Intake: how updates reach the inbox (webhook, long polling), the keys derived
+ * from them, subscriptions, mini-app initData, and external events over HTTP (`POST /events`).
+ */
+export {
+  type EventAddress,
+  EventInvalidError,
+  type EventReceipt,
+  type EventSender,
+  eventEntry,
+  type OutsideEvent,
+} from '../inbox/event-entry.ts';
 export { type AcceptedBatch, type InboxCommit, InboxWriter, type OnAccepted } from '../inbox/inbox-writer.ts';
 export {
   type ConversationKeyStrategy,
@@ -10,6 +21,16 @@ export {
 export { DEFAULT_INBOX_RETENTION_MS, type PrunerOptions, startInboxPruner } from '../inbox/pruner.ts';
 export { InvalidUpdateError, updateEntry } from '../inbox/update-entry.ts';
 export { PgInbox } from '../store/postgres/inbox.ts';
+export {
+  buildEventsServer,
+  DEFAULT_EVENTS_MAX_BODY,
+  type EventsEndpointOptions,
+  type EventsErrorBody,
+  type EventsServerOptions,
+  eventsEndpoint,
+  IDEMPOTENCY_HEADER,
+  type MiniAppEventsOptions,
+} from './events-endpoint.ts';
 export {
   INIT_DATA_CLOCK_SKEW_SECONDS,
   MiniAppDataError,

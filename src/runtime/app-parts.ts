@@ -8,8 +8,10 @@ import type { Logger } from 'pino';
 import type { BotApi } from '../client/client.ts';
 import type { Scheduler } from '../client/scheduler/scheduler.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { EngineEventSender } from '../engine/events.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import type { EventSender } from '../inbox/event-entry.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { PollingStore } from '../intake/polling.ts';
@@ -38,6 +40,8 @@ export interface SandboxHandle {
   attachEngine?(engine: Engine<boolean>, loaded: LoadedFlows): void;
   /** Tells the side panel that flows were reloaded (or failed to). */
   flowsChanged?(loaded: LoadedFlows): void;
+  /** Lets the side panel send external events ("Send event"), once the bot takes them. */
+  attachEvents?(sender: EventSender): void;
   close(): Promise<void>;
 }
 
@@ -99,6 +103,8 @@ export interface AppParts {
     taskConcurrency?: number;
     /** Hears the process's role when it changes (the dispatcher also polls, in polling mode). */
     onRole?(role: Role): void;
+    /** How event addresses become conversation keys (the `conversationKey` setting). */
+    conversationKey?: ConversationKeyStrategy;
   }): Engine<boolean>;
   startPolling(
     options: Omit<IntakeOptions, 'api'> & {
@@ -143,6 +149,8 @@ export interface AppAddresses {
   webhook?: string;
   /** Where `GET /healthz` and `GET /readyz` answer (`health.port`). */
   health?: string;
+  /** Where `POST /events` answers, when `events` is configured. */
+  events?: string;
 }
 
 /** A started bot. */
@@ -153,10 +161,14 @@ export interface RunningApp {
   flowCount: number;
   /** The engine, for tools and tests. */
   engine?: Engine<boolean>;
+  /** External events into the inbox (`bot.events`, `POST /events`): the engine's, recorded by `--record`. */
+  events: EngineEventSender;
   /** Resolves with the reason when a part fails for good (polling refused, …): the process should stop. */
   failed: Promise<Error>;
   /** Webhook mode with `mountWebhook`: the receiver, to register on the embedding fastify app. */
   webhook?: FastifyPluginCallback;
+  /** Webhook mode with `mountWebhook` and `events` configured: the events endpoint, to register beside it. */
+  eventsEndpoint?: FastifyPluginCallback;
   /** Stops everything (idempotent); `clean` is false when a step ran out of time. */
   close(reason?: string): Promise<{ clean: boolean; steps: StepOutcome[] }>;
 }

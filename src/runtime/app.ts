@@ -18,6 +18,7 @@ import { throttledClient } from '../client/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Role } from '../engine/lane/ownership.ts';
 import { connectToPlatform, loadFlowsOrRefuse, reloadFlows } from './app-common.ts';
+import { configuredEndpoint, startEventsServer } from './app-events.ts';
 import type { IntakeHandle, RunningApp, SandboxHandle, StartAppOptions } from './app-parts.ts';
 import { type AppStore, openAppStore } from './app-store.ts';
 import type { Config } from './config.ts';
@@ -47,6 +48,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let intake: IntakeHandle | undefined;
   let poller: IntakeHandle | undefined;
   let health: { address: string; close(): Promise<void> } | undefined;
+  let eventsServer: { address: string; close(): Promise<void> } | undefined;
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
   let pruning: ReturnType<typeof setInterval> | undefined;
@@ -56,6 +58,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
+    { name: 'stop the events endpoint', started: () => !!eventsServer, run: () => eventsServer?.close() },
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
     { name: 'stop polling', started: () => !!poller, run: () => poller?.stop() },
     { name: 'stop watching flows', started: () => !!watcher, run: () => watcher?.close() },
@@ -143,9 +146,13 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       taskConcurrency: config.tasks.concurrency,
       ...(check.bot.username ? { botUsername: check.bot.username } : {}),
       onRole: (role) => onRole(role),
+      conversationKey: config.conversationKey,
     });
     engine = running;
-    if (options.recorder) running.on('task', (outcome) => options.recorder?.task(outcome));
+    if (options.recorder) {
+      running.on('task', (outcome) => options.recorder?.task(outcome));
+      running.on('accepted', (row) => options.recorder?.event(row));
+    }
     watchGroupRights(running, scheduler, logger.child({ component: 'engine' }));
     sandbox?.attachEngine?.(running, loaded);
 
@@ -246,6 +253,19 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       );
     }
 
+    // External events (issue 29): the engine's sender (names and payloads checked, accepted rows recorded)
+    // for the endpoint and the playground.
+    const events = running.events;
+    sandbox?.attachEvents?.(events);
+    const endpoint = configuredEndpoint(
+      config,
+      events,
+      config.token?.reveal() ?? sandbox?.token,
+      intakeLogger,
+    );
+    // Webhook mode serves it on the receiver's port (mounted: the embedding app mounts `eventsEndpoint`).
+    if (endpoint && polling) eventsServer = await startEventsServer(config, endpoint);
+
     if (!polling) {
       const { host, port, path, url, secret, updateTypes } = config.webhook;
       try {
@@ -262,7 +282,11 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           secret: secret!.reveal(),
           ...(updateTypes ? { types: updateTypes } : {}),
           ...(options.mountWebhook ? { mount: true } : {}),
-          routes: healthRoutes(probe),
+          routes: (app, _options, done) => {
+            app.register(healthRoutes(probe));
+            if (endpoint && !options.mountWebhook) app.register(endpoint);
+            done();
+          },
         });
       } catch (error) {
         const where = `the webhook receiver cannot listen on ${host}:${port}`;
@@ -280,10 +304,17 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
           : {}),
         ...(intake?.address ? { webhook: intake.address } : {}),
         ...(health ? { health: health.address } : {}),
+        ...(eventsServer
+          ? { events: eventsServer.address }
+          : endpoint && intake?.address
+            ? { events: new URL(config.events.path, intake.address).toString() }
+            : {}),
       },
       bot: check.bot,
       flowCount: loaded.flows.length,
       engine: running,
+      events: running.events,
+      ...(endpoint && options.mountWebhook && !polling ? { eventsEndpoint: endpoint } : {}),
       failed,
       ...(intake?.plugin ? { webhook: intake.plugin } : {}),
       close(reason = 'close') {

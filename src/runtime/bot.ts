@@ -7,6 +7,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { EngineEventSender } from '../engine/events.ts';
 import type { Registry } from '../flows/registry.ts';
 import { startApp } from './app.ts';
 import { loadConfig, secretsOf } from './config.ts';
@@ -52,7 +53,7 @@ export interface Bot {
   /** Who the bot is, as the platform's self-check answered. */
   identity: BotIdentity;
   /** Where its parts can be reached: `api`, and `webChat`/`sandbox` with no token, `webhook` when it listens. */
-  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string };
+  addresses: { api: string; sandbox?: string; webChat?: string; webhook?: string; events?: string };
   /** How many flows were loaded. */
   flowCount: number;
   /**
@@ -62,6 +63,20 @@ export interface Bot {
    *   app.register(bot.webhook, { prefix: '/bot/updates' });
    */
   webhook?: FastifyPluginCallback;
+  /**
+   * External events for the flows (`on_event:` steps, `triggers: - event:`), durable in the inbox and
+   * handled in order with the person's own messages. `send` checks the event first (its name must be one
+   * a flow or the registry knows, its payload must match their schema) and rejects with `EventInvalidError`
+   * (BOTFLOW_EVENT_INVALID, every problem listed) storing nothing; `check` is that rule alone.
+   *
+   *   await bot.events.send({ name: 'order_shipped', to: { userId: 42 }, payload: { id: 7 }, key: 'ship-7' });
+   */
+  events: EngineEventSender;
+  /**
+   * With `mountWebhook` and `events` configured: the events endpoint (`POST /events`,
+   * `POST /events/mini-app`), to register beside the receiver: `app.register(bot.eventsEndpoint)`.
+   */
+  eventsEndpoint?: FastifyPluginCallback;
   /** Resolves when a part fails for good (polling refused, the token revoked): stop your service or the bot. */
   failed: Promise<Error>;
   /**
@@ -99,6 +114,8 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     addresses: app.addresses,
     flowCount: app.flowCount,
     ...(app.webhook ? { webhook: app.webhook } : {}),
+    ...(app.eventsEndpoint ? { eventsEndpoint: app.eventsEndpoint } : {}),
+    events: app.events,
     failed: app.failed,
     close: () => app.close('close'),
   };

@@ -4,12 +4,19 @@
  * `config.ts` merges the sources and reports problems; docs/running.md documents the same table.
  */
 import { z } from 'zod';
+import { EVENT_NAME, MAX_EVENT_PAYLOAD_BYTES } from '../inbox/event-entry.ts';
 
 /** The production platform's API address; the default base URL when a token is configured. */
 export const PLATFORM_BASE_URL = 'https://platform-api2.max.ru';
 
 const port = z.int().min(0).max(65535);
 const updateTypes = z.array(z.string().regex(/^[a-z_]+$/, 'an update type such as message_created'));
+
+/** `events.maxBody`'s default: the largest payload and 16 KB of envelope. */
+export const DEFAULT_EVENTS_MAX_BODY = MAX_EVENT_PAYLOAD_BYTES + 16 * 1024;
+const eventName = z
+  .string()
+  .regex(EVENT_NAME, 'an event name: a letter, then letters, digits, _ . - (at most 64)');
 
 /** Every setting, as it is after merging file, environment and flags (secrets still plain strings). */
 export const ConfigSchema = z.strictObject({
@@ -86,6 +93,47 @@ export const ConfigSchema = z.strictObject({
       host: z.string().min(1).default('0.0.0.0'),
     })
     .default({ host: '0.0.0.0' }),
+  events: z
+    .strictObject({
+      /** Keys your systems send as `Authorization: Bearer <key>` to `POST /events`; several while rotating. */
+      keys: z
+        .array(
+          z
+            .string()
+            .min(16, 'at least 16 characters (e.g. openssl rand -hex 32)')
+            .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
+        )
+        .optional(),
+      /** The route; mini-apps post to `<path>/mini-app`. */
+      path: z
+        .string()
+        .regex(/^\/[A-Za-z0-9/_.-]*[A-Za-z0-9_.-]$/, 'a path such as /events')
+        .default('/events'),
+      /** The largest request body in bytes. */
+      maxBody: z
+        .int()
+        .min(1024)
+        .max(1024 * 1024)
+        .default(DEFAULT_EVENTS_MAX_BODY),
+      /** Event names a mini-app may send (authenticated by its initData); none: the mini-app route is off. */
+      miniApp: z.array(eventName).optional(),
+      /** How old a mini-app's initData may be, in seconds. */
+      miniAppMaxAgeSeconds: z.int().min(10).max(86_400).default(3600),
+      /** Origins of the mini-app's pages allowed to call from a browser (CORS). */
+      miniAppOrigins: z
+        .array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin: https://host[:port], without a path'))
+        .optional(),
+      /** Where the endpoint listens when there is no webhook receiver to serve it (polling, the sandbox). */
+      host: z.string().min(1).default('0.0.0.0'),
+      port: port.default(8080),
+    })
+    .default({
+      path: '/events',
+      maxBody: DEFAULT_EVENTS_MAX_BODY,
+      miniAppMaxAgeSeconds: 3600,
+      host: '0.0.0.0',
+      port: 8080,
+    }),
   tasks: z
     .strictObject({
       /** Tasks (the registry's `tasks`) running at once; apart from the platform's request budget. */
@@ -183,6 +231,14 @@ export const KEYS: KeySpec[] = [
   },
   { path: 'health.port', env: ['BOTFLOW_HEALTH_PORT'], kind: 'int' },
   { path: 'health.host', env: ['BOTFLOW_HEALTH_HOST'], kind: 'string' },
+  { path: 'events.keys', env: ['BOTFLOW_EVENTS_KEYS'], kind: 'list', secret: true },
+  { path: 'events.path', env: ['BOTFLOW_EVENTS_PATH'], kind: 'string' },
+  { path: 'events.maxBody', env: ['BOTFLOW_EVENTS_MAX_BODY'], kind: 'int' },
+  { path: 'events.miniApp', env: ['BOTFLOW_EVENTS_MINI_APP'], kind: 'list' },
+  { path: 'events.miniAppMaxAgeSeconds', env: ['BOTFLOW_EVENTS_MINI_APP_MAX_AGE_SECONDS'], kind: 'int' },
+  { path: 'events.miniAppOrigins', env: ['BOTFLOW_EVENTS_MINI_APP_ORIGINS'], kind: 'list' },
+  { path: 'events.host', env: ['BOTFLOW_EVENTS_HOST'], kind: 'string' },
+  { path: 'events.port', env: ['BOTFLOW_EVENTS_PORT'], kind: 'int' },
   { path: 'tasks.concurrency', env: ['BOTFLOW_TASKS_CONCURRENCY'], kind: 'int' },
   { path: 'flows.dir', env: ['BOTFLOW_FLOWS_DIR'], flag: 'flows', kind: 'string', isPath: true },
   { path: 'flows.watch', env: ['BOTFLOW_FLOWS_WATCH'], flag: 'watch', kind: 'boolean' },
@@ -199,7 +255,7 @@ export const KEYS: KeySpec[] = [
 ];
 
 /** Environment variables botflow reads that are not configuration keys. */
-export const OTHER_ENV = ['BOTFLOW_CONFIG'];
+export const OTHER_ENV = ['BOTFLOW_CONFIG', 'BOTFLOW_EVENTS_KEY'];
 
 /** Dotted paths of secret settings: never echoed, redacted in logs. */
 export const SECRET_PATHS = new Set(KEYS.filter((k) => k.secret).map((k) => k.path));

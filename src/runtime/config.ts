@@ -72,6 +72,16 @@ export interface Config {
     url?: Secret;
   };
   health: ConfigInput['health'];
+  /**
+   * External events over HTTP (`POST <path>` with a key, `<path>/mini-app` with initData); `enabled` when
+   * keys or mini-app events are configured. Served on the webhook receiver, else on `host:port`.
+   */
+  events: Omit<ConfigInput['events'], 'keys' | 'miniApp' | 'miniAppOrigins'> & {
+    enabled: boolean;
+    keys: Secret[];
+    miniApp: string[];
+    miniAppOrigins: string[];
+  };
   flows: { dir: string; watch: boolean };
   tasks: ConfigInput['tasks'];
   log: ConfigInput['log'];
@@ -253,6 +263,13 @@ function finish(
       ...(input.database.url ? { url: new Secret(input.database.url) } : {}),
     },
     health: input.health,
+    events: {
+      ...input.events,
+      enabled: (input.events.keys?.length ?? 0) + (input.events.miniApp?.length ?? 0) > 0,
+      keys: (input.events.keys ?? []).map((key) => new Secret(key)),
+      miniApp: input.events.miniApp ?? [],
+      miniAppOrigins: input.events.miniAppOrigins ?? [],
+    },
     flows: {
       dir: resolveSettingPath(input.flows.dir, sources['flows.dir'], cwd),
       watch: input.flows.watch ?? embedded,
@@ -359,7 +376,7 @@ function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {
 
 /**
  * Every secret of `config` as text, for scrubbing logs, printed lines and recordings: the token, the
- * webhook and button secrets, the database URL and its password alone.
+ * webhook and button secrets, the events keys, the database URL and its password alone.
  */
 export function secretsOf(config: Config): string[] {
   const url = config.database.url?.reveal();
@@ -369,7 +386,7 @@ export function secretsOf(config: Config): string[] {
   } catch {
     password = undefined;
   }
-  return [config.token, config.webhook.secret, config.buttonSecret]
+  return [config.token, config.webhook.secret, config.buttonSecret, ...config.events.keys]
     .map((secret) => secret?.reveal())
     .concat(url, password)
     .filter((value): value is string => value !== undefined && value !== '');

@@ -19,6 +19,7 @@ import { buildWebhook, webhookIntake } from '../intake/webhook.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
 import type { AppParts, LoadedFlows, PlaygroundExtension } from './app-parts.ts';
+import { EventsPanel } from './events-panel.ts';
 import { Inspector } from './inspector.ts';
 
 function toLoaded(result: LoadResult): LoadedFlows {
@@ -78,12 +79,13 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
     async startSandbox({ host, port, logger, dbPath, flowsDir }) {
       const extensions = options.playground ?? [];
       const inspector = new Inspector();
+      const events = new EventsPanel();
       const sandbox = await startSandbox({
         host,
         port,
         logger,
         ...(dbPath ? { dbPath } : {}),
-        plugins: [webChat, inspector.plugin, ...extensions.map((e) => e.plugin)],
+        plugins: [webChat, inspector.plugin, events.plugin, ...extensions.map((e) => e.plugin)],
       });
       return {
         baseUrl: sandbox.baseUrl,
@@ -94,6 +96,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
           inspector.attach({ engine, flows: loaded.flows, problems: loaded.problems });
           for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
         },
+        attachEvents: (sender) => events.attach(sender),
         flowsChanged: (loaded) => {
           inspector.setFlows(loaded.flows, loaded.problems);
           for (const e of extensions) e.flowsChanged?.(loaded);
@@ -140,6 +143,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.taskConcurrency ? { taskConcurrency: options.taskConcurrency } : {}),
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
         ...(options.onRole ? { onRole: options.onRole } : {}),
+        ...(options.conversationKey ? { conversationKey: options.conversationKey } : {}),
       });
     },
     async startPolling(options) {

@@ -55,6 +55,10 @@ export function describeEvent(event: Pick<HistoryEntry, 'kind' | 'updateType' | 
   const name = field(p, 'name');
   if (typeof name === 'string' && event.kind.includes('timer')) return timerWords(name);
   if (event.kind === 'jump') return `jumped to ${String(field(p, 'step'))} (playground)`;
+  if (event.kind === 'event' && typeof name === 'string') {
+    const payload = JSON.stringify(field(p, 'payload') ?? {});
+    return `event ${name} ${payload.length > 60 ? `${payload.slice(0, 59)}…` : payload}`;
+  }
   if (event.kind === 'task_result') {
     const task = String(field(p, 'task'));
     const attempts = Number(field(p, 'attempts') ?? 1);

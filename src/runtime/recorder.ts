@@ -8,6 +8,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
 import type { TaskOutcome } from '../dispatch/tasks/runner.ts';
+import type { StoredEvent } from '../inbox/event-entry.ts';
 import type { CallRecord, RecordLine } from './recording.ts';
 
 const isWrite = (op: string) => OPERATIONS[op as OperationName]?.write ?? true;
@@ -40,6 +41,8 @@ export interface Recorder {
   call(op: string, args: Record<string, unknown>, outcome: { result: unknown } | { error: unknown }): void;
   /** The same client, recording every `call()` of a write operation (reads pass through unrecorded). */
   wrapApi<T extends Caller>(api: T): T;
+  /** Records an external event the engine stored (`engine.on('accepted')`). */
+  event(row: { kind: string; conversationKey: string; payload: string; at: number }): void;
   /** Records the updates intake just committed to the inbox (the payloads of intake's `onAccepted`). */
   accepted(payloads: readonly string[]): void;
   /** Adds a string that must never be written (a token known only after start). */
@@ -176,6 +179,11 @@ export function createRecorder(path: string, options: RecorderOptions = {}): Rec
           };
         },
       });
+    },
+    event(row) {
+      if (closed || row.kind !== 'event') return;
+      const event = JSON.parse(row.payload) as StoredEvent;
+      write({ type: 'event', at: row.at, conversation: row.conversationKey, event });
     },
     accepted(payloads) {
       if (closed) return;

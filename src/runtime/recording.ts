@@ -4,6 +4,7 @@
  *
  *   {"type":"start","version":1,"at":1767603600000}
  *   {"type":"update","at":1767603601000,"update":{"update_type":"bot_started",…}}
+ *   {"type":"event","at":1767603601500,"conversation":"u:42","event":{"name":"order_shipped","payload":{…},…}}
  *   {"type":"call","at":1767603601020,"op":"sendMessage","args":{…},"result":{…}}
  *   {"type":"call","at":…,"op":"editMessage","args":{…},"error":{"code":"not.found","message":"…"}}
  *   {"type":"task","at":…,"task":"find_slots","conversation":"u:7","chat":1007,"attempt":1,"input":{…},"result":[…]}
@@ -11,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
+import type { StoredEvent } from '../inbox/event-entry.ts';
 
 /** The first line. */
 export interface StartRecord {
@@ -23,6 +25,15 @@ export interface UpdateRecord {
   type: 'update';
   at: number;
   update: Record<string, unknown>;
+}
+/** An external event the bot accepted (`bot.events.send`, `POST /events`): its conversation and stored event. */
+export interface EventRecord {
+  type: 'event';
+  at: number;
+  conversation: string;
+  event: StoredEvent;
+  /** How many updates come before it in the file (set when read back, not written). */
+  after?: number;
 }
 /** An API call the bot made, with its result or its error. */
 export interface CallRecord {
@@ -60,7 +71,7 @@ export interface EndRecord {
   at: number;
 }
 
-export type RecordLine = StartRecord | UpdateRecord | CallRecord | TaskRecord | EndRecord;
+export type RecordLine = StartRecord | UpdateRecord | EventRecord | CallRecord | TaskRecord | EndRecord;
 
 /** A recording read back. */
 export interface Recording {
@@ -68,6 +79,8 @@ export interface Recording {
   endedAt: number;
   updates: UpdateRecord[];
   calls: CallRecord[];
+  /** External events, each with how many updates came before it (absent when none was recorded). */
+  events?: EventRecord[];
   /** Task attempts, in the order they ended (absent in recordings made before tasks). */
   tasks?: TaskRecord[];
   /** Why the replay may differ for reasons other than the flows (e.g. a pruned inbox). */
@@ -88,6 +101,7 @@ export function readRecording(path: string): Recording {
   const lines = text.split('\n');
   const recording: Recording = { startedAt: 0, endedAt: 0, updates: [], calls: [] };
   const tasks: TaskRecord[] = [];
+  const events: EventRecord[] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
     let record: RecordLine;
@@ -102,6 +116,7 @@ export function readRecording(path: string): Recording {
     if (record.type === 'start') recording.startedAt = record.at;
     else if (record.type === 'end') recording.endedAt = record.at;
     else if (record.type === 'update') recording.updates.push(record);
+    else if (record.type === 'event') events.push({ ...record, after: recording.updates.length });
     else if (record.type === 'call') recording.calls.push({ ...record, after: recording.updates.length });
     else if (record.type === 'task') tasks.push({ ...record, after: recording.updates.length });
     else
@@ -110,6 +125,7 @@ export function readRecording(path: string): Recording {
       );
   });
   if (tasks.length > 0) recording.tasks = tasks;
+  if (events.length > 0) recording.events = events;
   const last = Math.max(0, ...recording.updates.map((u) => u.at), ...recording.calls.map((c) => c.at));
   recording.endedAt = Math.max(recording.endedAt, last);
   if (!recording.startedAt) recording.startedAt = recording.updates[0]?.at ?? last;

@@ -9,6 +9,9 @@ import type Database from 'better-sqlite3';
 export interface StoredUpdate {
   payload: string;
   at: number;
+  /** `update`, or `event` (an external event: its conversation is kept, its payload is a StoredEvent). */
+  kind: string;
+  conversationKey: string | null;
 }
 
 /** A settled outbox call, as recorded. */
@@ -58,7 +61,10 @@ export class HistoryStore {
   /** The updates still in the inbox, in arrival order. */
   updates(): StoredUpdate[] {
     return this.#db
-      .prepare(`SELECT payload, received_at AS at FROM inbox WHERE kind = 'update'${this.#where} ORDER BY id`)
+      .prepare(
+        'SELECT payload, received_at AS at, kind, conversation_key AS conversationKey FROM inbox ' +
+          `WHERE kind IN ('update', 'event')${this.#where} ORDER BY id`,
+      )
       .all(...this.#params) as StoredUpdate[];
   }
 

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
 import { openDatabase } from './database.ts';
+import { type AppendResult, type InboxEntry, InboxStore } from './inbox.ts';
 import type { EngineStore } from './ports/engine.ts';
 import { sqliteStore } from './sqlite/engine-store.ts';
 
@@ -13,6 +14,11 @@ export interface OpenStore {
   store: EngineStore;
   /** How to name it in a message (a path, or the URL without its password). */
   where: string;
+  /**
+   * Appends to the inbox as intake does (duplicates of `dedupeKey` ignored): `botflow event send`. A running
+   * bot takes the rows at its next look (PostgreSQL: at once, by notification; SQLite: within a second).
+   */
+  appendInbox(entries: readonly InboxEntry[]): Promise<AppendResult[]>;
   close(): Promise<void>;
 }
 
@@ -24,8 +30,15 @@ export async function openStore(source: { path: string } | { url: string }): Pro
   if ('url' in source) {
     const { openPostgres } = await import('./postgres/database.ts');
     const { postgresStore } = await import('./postgres/engine-store.ts');
+    const { PgInbox } = await import('./postgres/inbox.ts');
     const pg = await openPostgres({ url: source.url, migrate: false });
-    return { store: postgresStore(pg), where: pg.where, close: () => pg.close() };
+    const inbox = new PgInbox(pg.pool);
+    return {
+      store: postgresStore(pg),
+      where: pg.where,
+      appendInbox: (entries) => inbox.append(entries),
+      close: () => pg.close(),
+    };
   }
   if (!existsSync(source.path))
     throw new BotflowError(
@@ -36,6 +49,7 @@ export async function openStore(source: { path: string } | { url: string }): Pro
   return {
     store: sqliteStore(db, { now: Date.now }),
     where: source.path,
+    appendInbox: async (entries) => new InboxStore(db).append(entries),
     async close() {
       db.close();
     },

@@ -79,6 +79,7 @@ function turnFor(e: FlowEdge, source: StepSource | undefined): string {
   let action: string;
   if (label.startsWith('button:')) action = `press: "TODO label of button ${label.slice(7)}"`;
   else if (label.startsWith('command:')) action = `say: "/${label.slice(8)}"`;
+  else if (label.startsWith('event:')) action = `event: { ${label.slice(6)}: {} }   # TODO the payload`;
   else if (label === 'accept') action = `say: "TODO an answer ${at} accepts"`;
   else if (label === 'invalid answer') action = `say: "TODO an answer ${at} refuses"`;
   else if (label === 'retries exhausted') action = `say: "TODO the last refused answer at ${at}"`;

@@ -181,6 +181,8 @@ const actionYaml = (a: PersonAction): Obj => {
       return { stop: true };
     case 'wait':
       return { wait: a.text };
+    case 'event':
+      return { event: a.event };
   }
 };
 

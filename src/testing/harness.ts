@@ -188,6 +188,7 @@ export class Harness {
     });
     this.engine.on('step', (o) => this.#onStep(o.conversationKey, o.session));
     if (recorder) this.engine.on('task', (o) => recorder.task(o));
+    if (recorder) this.engine.on('accepted', (row) => recorder.event(row));
     // A task the transcript did not stub fails the turn with the hint, whatever path the flow takes then.
     this.engine.on('task', (o) => {
       if (o.status === 'failed' && o.error?.code === 'no_stub') this.#errors.push(o.error.message);
@@ -295,6 +296,9 @@ export class Harness {
         break;
       case 'stop':
         await c.stopBot(u);
+        break;
+      case 'event': // as `bot.events.send` sends it: checked against the flows' schemas, then stored
+        await this.engine.events.send({ ...action.event, to: { userId: u } });
         break;
       case 'wait':
         await this.advance(action.ms);

@@ -1,4 +1,5 @@
 /** Checking one transcript document by hand, so that every problem says exactly what to write instead. */
+import { parse as parseYaml } from 'yaml';
 import { durationMs } from '../flows/durations.ts';
 import { closest } from '../flows/problems.ts';
 import { httpFakesOf } from './http-fakes.ts';
@@ -9,7 +10,7 @@ import type { BotExpectation, MessageExpectation, PersonAction, Transcript, Turn
 
 export { Invalid, type Path } from './parse-helpers.ts';
 
-const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait'];
+const ACTIONS = ['start', 'say', 'press', 'contact', 'location', 'file', 'stop', 'wait', 'event'];
 const EXPECTATIONS = ['send', 'edit', 'answer', 'upload', 'delete', 'action', 'call', 'task'];
 const TOP = ['flow', 'name', 'person', 'clock', 'start_at', 'tasks', 'http', 'turns'];
 
@@ -223,6 +224,8 @@ function toAction(kind: string, v: unknown, path: Path): PersonAction {
     }
     case 'stop':
       return { kind };
+    case 'event':
+      return eventActionOf(v, path);
     default: {
       const text = str(v, path, 'wait');
       const ms = durationMs(text);
@@ -232,6 +235,37 @@ function toAction(kind: string, v: unknown, path: Path): PersonAction {
       return { kind: 'wait', ms, text };
     }
   }
+}
+
+/**
+ * An event turn: `event: { order_shipped: { id: 7 } }`, `event: "order_shipped { id: 7 }"` (a name, then its
+ * payload in YAML: quoted, since the payload has colons), `event: order_shipped` or `{ name, payload, key }`.
+ */
+function eventActionOf(v: unknown, path: Path): PersonAction {
+  const hint =
+    'e.g. event: { order_shipped: { id: 7 } }, or event: { name: order_shipped, payload: { id: 7 }, key: k1 }';
+  if (typeof v === 'string') {
+    const m = /^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*(.*)$/s.exec(v);
+    if (!m) fail(path, `event "${v}" does not start with an event name`, hint);
+    let payload: unknown = {};
+    if (m[2]!.trim()) {
+      try {
+        payload = parseYaml(m[2]!);
+      } catch (error) {
+        fail(path, `the payload of event ${m[1]} is not YAML: ${(error as Error).message}`, hint);
+      }
+    }
+    return { kind: 'event', event: { name: m[1]!, payload } };
+  }
+  if (!isObj(v)) fail(path, 'event is a name with its payload, or { name, payload, key }', hint);
+  const keys = Object.keys(v);
+  // `event: { order_shipped: { id: 7 } }`: the event's name, its payload.
+  if (keys.length === 1 && !['name', 'payload', 'key'].includes(keys[0]!))
+    return { kind: 'event', event: { name: keys[0]!, payload: v[keys[0]!] ?? {} } };
+  keysOf(v, path, ['name', 'payload', 'key']);
+  const name = str(v.name, [...path, 'name'], 'event.name');
+  const key = v.key === undefined ? {} : { key: str(v.key, [...path, 'key'], 'event.key') };
+  return { kind: 'event', event: { name, payload: v.payload ?? {}, ...key } };
 }
 
 function toExpectations(v: unknown, path: Path): BotExpectation[] {

@@ -5,7 +5,8 @@
  */
 
 import { BotflowError } from '../errors/index.ts';
-import type { CallRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
+import type { StoredEvent } from '../inbox/event-entry.ts';
+import type { CallRecord, EventRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
 import type { HistoryData } from '../store/history.ts';
 import { openReader } from '../store/reader.ts';
 
@@ -27,9 +28,14 @@ export async function recordingFromDatabase(
 
 /** A recording of what a database holds (`where` names it in errors and warnings). */
 export function recordingFromHistory(history: HistoryData, where: string, conversation?: string): Recording {
-  const updates = history.updates.map(
-    (r): UpdateRecord => ({ type: 'update', at: r.at, update: JSON.parse(r.payload) }),
-  );
+  const updates: UpdateRecord[] = [];
+  const events: EventRecord[] = [];
+  for (const r of history.updates) {
+    if (r.kind === 'event' && r.conversationKey) {
+      const event = JSON.parse(r.payload) as StoredEvent;
+      events.push({ type: 'event', at: r.at, conversation: r.conversationKey, event, after: updates.length });
+    } else updates.push({ type: 'update', at: r.at, update: JSON.parse(r.payload) });
+  }
   const calls = history.settledCalls.map((r): CallRecord => {
     const args = JSON.parse(r.args) as Record<string, unknown>;
     // An upload's message gets its attachment at send time: put a stand-in where it goes (tokens are not compared).
@@ -51,7 +57,7 @@ export function recordingFromHistory(history: HistoryData, where: string, conver
       ...(r.status === 'failed' ? { error: { code: 'failed', message: r.error ?? 'failed' } } : {}),
     };
   });
-  if (conversation !== undefined && updates.length === 0) {
+  if (conversation !== undefined && updates.length + events.length === 0) {
     throw new BotflowError(
       'BOTFLOW_TEST_SETUP',
       `the inbox of ${where} has no updates of conversation "${conversation}"`,
@@ -66,12 +72,13 @@ export function recordingFromHistory(history: HistoryData, where: string, conver
       );
     }
   }
-  const times = [...updates.map((u) => u.at), ...calls.map((c) => c.at)];
+  const times = [...updates.map((u) => u.at), ...events.map((e) => e.at), ...calls.map((c) => c.at)];
   return {
     startedAt: Math.min(...times, Date.now()),
     endedAt: Math.max(0, ...times),
     updates,
     calls,
+    ...(events.length ? { events } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }

@@ -14,12 +14,13 @@ import { createEngine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { FlowSet } from '../engine/step/flow-set.ts';
 import { stepName } from '../engine/step/step.ts';
+import { EVENT_KIND } from '../inbox/event-entry.ts';
 import { updateEntry } from '../inbox/update-entry.ts';
 import { describeEvent } from '../runtime/history-words.ts';
-import type { CallRecord, Recording, TaskRecord } from '../runtime/recording.ts';
+import type { CallRecord, EventRecord, Recording, TaskRecord } from '../runtime/recording.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import { InboxStore } from '../store/inbox.ts';
+import { type InboxEntry, InboxStore } from '../store/inbox.ts';
 import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { type AnnotatedCall, type ConversationDiff, diffCalls } from './replay-diff.ts';
@@ -251,9 +252,23 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     time = Math.max(time, target);
   };
 
+  // External events go back in where they came: after the updates recorded before them.
+  const events = [...(recording.events ?? [])];
+  let replayedEvents = 0;
+  const eventsUpTo = async (updatesBefore: number) => {
+    while (events.length > 0 && (events[0]!.after ?? 0) <= updatesBefore) {
+      const record = events.shift()!;
+      await advanceTo(record.at);
+      inbox.append([replayedEvent(record, ++replayedEvents)]);
+      engine.processPending();
+      await settle();
+    }
+  };
+
   try {
     engine.start();
     for (const [index, record] of recording.updates.entries()) {
+      await eventsUpTo(index);
       await advanceTo(record.at);
       const update = structuredClone(record.update);
       places.learnUpdate(update);
@@ -265,6 +280,7 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
       engine.processPending();
       await settle();
     }
+    await eventsUpTo(Number.POSITIVE_INFINITY);
     await advanceTo(recording.endedAt);
     engine.tick(time);
     await settle();
@@ -332,5 +348,17 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     recordedTasks: recording.tasks?.length ?? 0,
     replayedTasks: replayed.filter((c) => c.op.startsWith('task ')).length,
     differences,
+  };
+}
+
+/** The inbox row of a recorded external event, as the engine stored it. */
+function replayedEvent(record: EventRecord, n: number): InboxEntry {
+  const { event } = record;
+  return {
+    kind: EVENT_KIND,
+    dedupeKey: `e:${event.name}:${event.key ?? `replayed-${n}`}`,
+    conversationKey: record.conversation,
+    payload: JSON.stringify(event),
+    receivedAt: record.at,
   };
 }

@@ -23,6 +23,8 @@ export function describeAction(a: PersonAction): string {
       return `send ${a.type} ${quote(a.name)}`;
     case 'location':
       return `send location ${a.latitude},${a.longitude}`;
+    case 'event':
+      return `event ${a.event.name} ${JSON.stringify(a.event.payload)}`;
     default:
       return a.kind;
   }

@@ -41,7 +41,9 @@ export type PersonAction =
   | { kind: 'location'; latitude: number; longitude: number }
   | { kind: 'file'; type: 'file' | 'image' | 'video' | 'audio'; name: string; text?: string }
   | { kind: 'stop' }
-  | { kind: 'wait'; ms: number; text: string };
+  | { kind: 'wait'; ms: number; text: string }
+  /** An external event for the person (`- event: order_shipped { id: 7 }`), as `bot.events.send` sends it. */
+  | { kind: 'event'; event: { name: string; payload: unknown; key?: string } };
 
 /** One turn: an action and what the bot must do (`nothing` = no call at all). */
 export interface Turn {

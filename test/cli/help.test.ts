@@ -22,6 +22,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 
 const COMMANDS = [
   'check',
+  'event',
   'graph',
   'init',
   'migrate',

@@ -15,6 +15,7 @@ describe('example flows compile and behave (pure transitions)', () => {
     expect(loaded.flows.map((f) => f.id).sort()).toEqual([
       'booking',
       'help',
+      'order_tracking',
       'settings',
       'signup',
       'support',

@@ -32,8 +32,9 @@ describe('the main entry (botflow-engine)', () => {
 
   it('is small', () => {
     expect(names.length).toBeGreaterThan(10);
-    // 30, and the error catalogue's class and guard (BotflowError, isBotflowError: docs/errors.md).
-    expect(names.length).toBeLessThanOrEqual(32);
+    // 30, and the error catalogue's class and guard (BotflowError, isBotflowError: docs/errors.md), and
+    // what `bot.events.send` takes and throws (OutsideEvent, EventInvalidError).
+    expect(names.length).toBeLessThanOrEqual(34);
   });
 
   it('documents every name it exports', () => {
@@ -73,6 +74,13 @@ describe('botflow-engine/intake', () => {
     const names = exportsOf('src/intake/index.ts');
     for (const name of ['validateInitData', 'MiniAppDataError', 'MiniAppInitData'])
       expect(names.find((n) => n.name === name)?.documented, name).toBe(true);
+  });
+
+  it('serves external events over HTTP (the endpoint, its options and the event contract, documented)', () => {
+    const names = exportsOf('src/intake/index.ts');
+    const expected = ['eventsEndpoint', 'buildEventsServer', 'EventsEndpointOptions', 'MiniAppEventsOptions'];
+    expected.push('EventsErrorBody', 'EventSender', 'OutsideEvent', 'EventReceipt', 'EventInvalidError');
+    for (const name of expected) expect(names.find((n) => n.name === name)?.documented, name).toBe(true);
   });
 });
 

@@ -318,6 +318,7 @@ describe('the inspector API', () => {
     expect(state.flows.map((f: { id: string }) => f.id).sort()).toEqual([
       'booking',
       'help',
+      'order_tracking',
       'settings',
       'signup',
       'support',
@@ -337,6 +338,10 @@ describe('the inspector API', () => {
     };
     expect(describeEvent({ kind: 'update', updateType: 'message_created', payload: message })).toBe(
       'message "here it is" + file log.txt',
+    );
+    const shipped = { name: 'order_shipped', payload: { id: 7 }, key: null, userId: 42, at: 1 };
+    expect(describeEvent({ kind: 'event', updateType: null, payload: shipped })).toBe(
+      'event order_shipped {"id":7}',
     );
     const press = { update_type: 'message_callback', callback: { payload: '3k.edit_age.Zm9vYmFy' } };
     expect(describeEvent({ kind: 'update', updateType: 'message_callback', payload: press })).toBe(

@@ -26,6 +26,7 @@ describe('coverage', () => {
     expect(report.map((c) => c.graph.flowId).sort()).toEqual([
       'booking',
       'help',
+      'order_tracking',
       'settings',
       'signup',
       'support',

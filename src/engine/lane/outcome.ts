@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { WriteOp, WrittenSession } from '../commit/write-plan.ts';
-import type { FlowDefinition } from '../step/contract.ts';
+import type { EventMeta, FlowDefinition } from '../step/contract.ts';
 import type { StepResult } from '../step/step.ts';
 import type { CachedSession } from './session-cache.ts';
 
@@ -67,4 +67,30 @@ export function reportFailure(
         ? 'its on_error route was taken'
         : 'the person got an apology and the flow ended'),
   );
+}
+
+/** An error as one line, for an outcome's reason. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** What a step did, for its outcome. */
+export function ranOf(result: StepResult, written: WrittenSession | undefined): Ran {
+  return {
+    calls: result.calls.length,
+    ...(result.tasks.length > 0 ? { tasks: result.tasks.length } : {}),
+    ...(written ? { session: summary(written) } : {}),
+  };
+}
+
+/** The facts of an internal event, from the session it is for. */
+export function sessionMeta(session: CachedSession, now: number): EventMeta {
+  const { row } = session;
+  return {
+    conversation: row.conversationKey,
+    ...(row.chatId !== null ? { chatId: row.chatId } : {}),
+    ...(row.userId !== null ? { userId: row.userId } : {}),
+    ...(row.locale !== null ? { locale: row.locale } : {}),
+    now,
+  };
 }

@@ -7,34 +7,31 @@
  */
 import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
+import { EVENT_KIND } from '../../inbox/event-entry.ts';
 import { updatePlace } from '../../inbox/keys.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import { WritePlan, type WrittenSession } from '../commit/write-plan.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
-import type { PlannedCall } from '../step/effects.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
-import {
-  type StepCause,
-  type StepOptions,
-  type StepResult,
-  type StoredSnapshot,
-  step,
-} from '../step/step.ts';
-import { withVisibleAnswer } from '../step/visible-answer.ts';
+import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
 import { internalEvent } from './internal-events.ts';
 import {
+  describeError,
   type EventOutcome,
   type EventPlan,
   type Planned,
   type Ran,
+  ranOf,
   reportFailure,
   type Skipped,
+  sessionMeta,
   skip,
-  summary,
 } from './outcome.ts';
+import { decodeStoredEvent, eventMeta, eventPolicy } from './outside-events.ts';
+import { answerAlone } from './press-answer.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
 
@@ -54,10 +51,6 @@ export interface PlannerOptions {
   staleText: string;
   /** A session known in memory (planned earlier in the batch, or cached), read before the database. */
   session(conversationKey: string): CachedSession | undefined;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
@@ -164,11 +157,54 @@ export class EventPlanner {
     }
     const key = row.conversationKey;
     if (!key) return skip(`a ${row.kind} event without a conversation`);
+    if (row.kind === EVENT_KIND) return this.#outside(key, row, now);
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     const session = this.#session(key);
     if (session?.row.status !== 'active') return skip('the session it belonged to has ended');
     const event = internalEvent(row.kind, payload, session.row, sessionMeta(session, now));
     return 'skip' in event ? skip(event.skip) : this.#run(key, session, event, now);
+  }
+
+  /**
+   * An external event: to the running session (its step takes it, or its policy decides: ignore, queue,
+   * interrupt), else it starts the flow its trigger names.
+   */
+  #outside(key: string, row: InboxEvent, now: number): Planned {
+    const stored = decodeStoredEvent(row.payload);
+    const { name, payload } = stored;
+    const session = this.#session(key);
+    const active = session?.row.status === 'active' ? session : undefined;
+    const meta = eventMeta(key, stored, active?.row, row.receivedAt);
+    const trigger = { kind: 'event', name, payload } as const;
+    if (!active) {
+      const started = this.#start(key, session, trigger, meta, now);
+      return 'ignored' in started
+        ? skip(`event ${name}: no running session, and no flow starts on it`)
+        : started;
+    }
+    const ran = this.#run(key, active, { type: 'event', name, payload, meta }, now);
+    if (!('ignored' in ran)) return ran;
+    const { flow } = this.#resume(key, active);
+    const where = `step "${stepName(JSON.parse(active.row.stateValue))}" of flow "${flow.id}" does not take it`;
+    const policy = eventPolicy(this.#o.flows.current(), flow, name);
+    if (policy === 'queue') {
+      const queued = this.#run(key, active, { type: 'botflow.queue', event: { name, payload }, meta }, now);
+      if ('ignored' in queued)
+        return skip(`event ${name}: ${where}, and the flow keeps no more of it (queue)`);
+      return { ...queued, reason: `event ${name} queued: ${where} (while_elsewhere: queue)` };
+    }
+    if (policy === 'interrupt' && findFlowToStart(this.#o.flows.current(), trigger)) {
+      const why = `interrupted by event ${name}`;
+      this.#plan.settleTimers(key, 'cancelled', why, now);
+      this.#plan.cancelTasks(key, why, now);
+      const started = this.#start(key, active, trigger, meta, now);
+      return 'ignored' in started
+        ? started
+        : { ...started, reason: `${why}: ${where} (while_elsewhere: interrupt)` };
+    }
+    return skip(
+      `event ${name}: ${where} (while_elsewhere: ${policy === 'interrupt' ? 'interrupt, but no flow starts on it' : 'ignore'})`,
+    );
   }
 
   #incoming(key: string, session: CachedSession | undefined, incoming: Incoming, now: number): Planned {
@@ -207,7 +243,7 @@ export class EventPlanner {
     };
     const verified = this.#o.signer.verify(key, press.payload);
     if (!verified.ok) {
-      this.#answerAlone(key, session, press, undefined, now);
+      answerAlone(this.#plan, key, session?.row.revision ?? 0, press, undefined, now);
       return skip(
         verified.reason === 'malformed'
           ? 'button payload was not made by botflow'
@@ -229,7 +265,7 @@ export class EventPlanner {
       const trigger = { kind: 'button', button: verified.button } as const;
       if (findFlowToStart(this.#o.flows.current(), trigger))
         return this.#start(key, session, trigger, press.meta, now, callback);
-      this.#answerAlone(key, session, press, this.#o.staleText, now);
+      answerAlone(this.#plan, key, session?.row.revision ?? 0, press, this.#o.staleText, now);
       return skip('stale button: the conversation has no running session');
     }
     const { flow } = this.#o.flows.resolve(
@@ -252,30 +288,8 @@ export class EventPlanner {
       };
     }
     const text = policy.kind === 'notify' && policy.text ? policy.text : this.#o.staleText;
-    this.#answerAlone(key, active, press, text, now);
+    answerAlone(this.#plan, key, active.row.revision, press, text, now);
     return { calls: 1, reason: 'stale button: person notified' };
-  }
-
-  /** Answers a press outside any step (stale, forged): the person must not watch a spinner. */
-  #answerAlone(
-    key: string,
-    session: CachedSession | undefined,
-    press: Press,
-    text: string | undefined,
-    now: number,
-  ): void {
-    const call: PlannedCall = {
-      kind: 'api',
-      op: 'answerCallback',
-      args: { callback_id: press.callbackId, ...(text ? { notification: text } : {}) },
-      orderKey: `cb:${press.callbackId}`,
-      priority: 'callback',
-      ...(press.meta.chatId !== undefined ? { chatId: press.meta.chatId } : {}),
-    };
-    const revision = session?.row.revision ?? 0;
-    const [, shown] = withVisibleAnswer([call], { chatId: press.meta.chatId, userId: press.meta.userId });
-    this.#plan.call(key, revision, 0, call, now, `answer:${press.callbackId}`);
-    if (shown) this.#plan.call(key, revision, 1, shown, now, `answer-shown:${press.callbackId}`);
   }
 
   /** The flow and machine state a session's next step starts from (the cached machine snapshot when valid). */
@@ -363,24 +377,4 @@ export class EventPlanner {
   #stepOptions(key: string, callback: Callback | undefined): StepOptions {
     return { conversationKey: key, sign: this.#sign, ...(callback ? { callback } : {}) };
   }
-}
-
-/** What a step did, for its outcome. */
-function ranOf(result: StepResult, written: WrittenSession | undefined): Ran {
-  return {
-    calls: result.calls.length,
-    ...(result.tasks.length > 0 ? { tasks: result.tasks.length } : {}),
-    ...(written ? { session: summary(written) } : {}),
-  };
-}
-
-function sessionMeta(session: CachedSession, now: number): EventMeta {
-  const { row } = session;
-  return {
-    conversation: row.conversationKey,
-    ...(row.chatId !== null ? { chatId: row.chatId } : {}),
-    ...(row.userId !== null ? { userId: row.userId } : {}),
-    ...(row.locale !== null ? { locale: row.locale } : {}),
-    now,
-  };
 }

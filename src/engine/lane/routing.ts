@@ -34,11 +34,13 @@ export function triggerScore(trigger: FlowTrigger, candidate: Candidate): number
       return matches(trigger.pattern, candidate.text) ? (typeof trigger.pattern === 'string' ? 3 : 2) : 0;
     case 'button':
       return candidate.kind === 'button' && trigger.button === candidate.button ? 3 : 0;
+    case 'event':
+      return candidate.kind === 'event' && trigger.name === candidate.name ? 3 : 0;
     case 'any_message':
       return candidate.kind === 'message' ? 1 : 0;
     case 'fallback':
       // Below every other trigger: it starts only what nothing else would.
-      return candidate.kind === 'call' ? 0 : 0.5;
+      return candidate.kind === 'call' || candidate.kind === 'event' ? 0 : 0.5;
     default:
       return 0;
   }

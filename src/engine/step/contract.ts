@@ -59,6 +59,16 @@ export type FlowEvent =
   | { type: 'botflow.failed'; step?: string; message: string; builtin?: boolean; meta: EventMeta }
   /** A designer's jump to a step (the playground): the step is entered with these variables. */
   | { type: 'botflow.jump'; step: string; vars: Record<string, unknown>; meta: EventMeta }
+  /**
+   * An external event (`bot.events.send`, `POST /events`, `botflow event send`): an order shipped, a form
+   * submitted. `payload` passed the flow's or the registry's schema before it was accepted.
+   */
+  | { type: 'event'; name: string; payload: unknown; meta: EventMeta }
+  /**
+   * The step the person is on does not take `event` and its policy is `while_elsewhere: queue`: the flow
+   * keeps it (flow files: in the context, bounded) and raises it again on a step that takes it.
+   */
+  | { type: 'botflow.queue'; event: { name: string; payload: unknown }; meta: EventMeta }
   /** Any other update (message_edited, user_added, …), as decoded. */
   | { type: 'update'; update: Update; meta: EventMeta };
 
@@ -73,7 +83,8 @@ export interface FlowInput {
     | { kind: 'command'; name: string; args: string }
     | { kind: 'message'; text?: string }
     | { kind: 'button'; button: string }
-    | { kind: 'call'; from: string; context?: Record<string, unknown> };
+    | { kind: 'call'; from: string; context?: Record<string, unknown> }
+    | { kind: 'event'; name: string; payload: unknown };
   meta: EventMeta;
 }
 
@@ -196,8 +207,28 @@ export type FlowTrigger =
   | { kind: 'keyword'; pattern: string | RegExp }
   | { kind: 'button'; button: string }
   | { kind: 'any_message' }
+  /** An external event of this name (`triggers: - event: order_placed`). */
+  | { kind: 'event'; name: string }
   /** Anything that could start a flow (a message, a command, a press, Start) that no other trigger matches. */
   | { kind: 'fallback' };
+
+/**
+ * What an external event that reaches a person on a step that does not take it does: `ignore` (recorded as
+ * ignored, with the reason), `queue` (kept by the flow until a step takes it), `interrupt` (the running flow
+ * ends and the flow the event triggers starts).
+ */
+export type WhileElsewhere = 'queue' | 'ignore' | 'interrupt';
+
+/** The most events a flow file keeps queued (`while_elsewhere: queue`); more are ignored with the reason. */
+export const MAX_QUEUED_EVENTS = 20;
+
+/** What a flow knows of an external event it names (in a trigger, a step's `on_event` or `events:`). */
+export interface EventDeclaration {
+  /** What is wrong with `payload` (the flow's JSON Schema, the registry's zod schema); empty when fine. */
+  check?(payload: unknown): string[];
+  /** Declared policy for a person elsewhere in this flow (none: see `eventPolicy` in the engine). */
+  whileElsewhere?: WhileElsewhere;
+}
 
 /** A flow as the engine runs it. */
 export interface FlowDefinition {
@@ -214,6 +245,11 @@ export interface FlowDefinition {
    * it: what a bot without admin rights gets) or `all` (every message: the bot needs `read_all_messages`).
    */
   groupMessages?: 'addressed' | 'all';
+  /**
+   * The external events the flow knows, by name: triggers, steps' `on_event`, `events:` declarations (and
+   * the registry's schemas). An event no flow knows is refused when it is sent (a typo must not vanish).
+   */
+  events?: Readonly<Record<string, EventDeclaration>>;
   /** Event sent to the machine to draw the current step again (for the `rerender` stale policy). */
   rerenderEvent?: { type: string };
   /**

@@ -250,6 +250,8 @@ export interface FlowSpec {
   /** Event that draws the current step again, for the `rerender` stale policy. */
   rerenderEvent?: { type: string };
   migrate?: FlowDefinition['migrate'];
+  /** External events the flow takes (`{ order_shipped: { check, whileElsewhere } }`): others are refused. */
+  events?: FlowDefinition['events'];
 }
 
 function stableText(value: unknown): string {
@@ -282,5 +284,6 @@ export function defineFlow(spec: FlowSpec): FlowDefinition {
     stalePolicy: typeof stale === 'function' ? stale : () => stale,
     ...(spec.rerenderEvent ? { rerenderEvent: spec.rerenderEvent } : {}),
     ...(spec.migrate ? { migrate: spec.migrate } : {}),
+    ...(spec.events ? { events: spec.events } : {}),
   };
 }

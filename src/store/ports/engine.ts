@@ -5,6 +5,7 @@
  * partitions). The engine, its dispatcher and its task runner are written once over this port.
  */
 import type { InboxEvent } from '../engine-inbox.ts';
+import type { AppendResult, InboxEntry } from '../inbox.ts';
 import type { SessionRow } from '../sessions.ts';
 import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
 import type { StepLogRow } from '../step-log.ts';
@@ -42,6 +43,12 @@ export interface EngineStore<Sync extends boolean = boolean> {
   readonly synchronous: Sync;
   /** Up to `limit` pending inbox events of `partitions` with ids above `afterId`, in arrival order. */
   pending(partitions: Partitions, afterId: number, limit: number): Answer<Sync, InboxEvent[]>;
+  /**
+   * Appends inbox entries (external events) in one transaction, duplicates by de-duplication key ignored;
+   * durable when it answers. SQLite: on the writer thread when there is one, so it never waits for the
+   * engine's write lock; PostgreSQL: with a notification, so the process that owns the conversation wakes.
+   */
+  append(entries: readonly InboxEntry[]): MaybePromise<AppendResult[]>;
   /** Events waiting in `partitions`. */
   pendingCount(partitions: Partitions): Answer<Sync, number>;
   /** The stored sessions of `keys` (absent keys have none). */

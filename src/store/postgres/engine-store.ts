@@ -53,6 +53,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     synchronous: false,
     pg,
     pending: (partitions, afterId, limit) => inbox.pending(list(partitions), limit, afterId),
+    append: (entries) => inbox.append(entries),
     pendingCount: (partitions) => inbox.pendingCount(partitions === 'all' ? undefined : partitions),
     sessions: (keys) => pgSessions(pool, keys),
     apply,

@@ -10,7 +10,8 @@ export async function pgHistory(pool: pg.Pool, conversation?: string): Promise<H
   const where = conversation === undefined ? '' : ' AND conversation_key = $1';
   const params = conversation === undefined ? [] : [conversation];
   const updates = await pool.query<StoredUpdate>(
-    `SELECT payload, received_at AS at FROM inbox WHERE kind = 'update'${where} ORDER BY id`,
+    'SELECT payload, received_at AS at, kind, conversation_key AS "conversationKey" FROM inbox ' +
+      `WHERE kind IN ('update', 'event')${where} ORDER BY id`,
     params,
   );
   const calls = await pool.query<SettledCall>(

@@ -43,12 +43,18 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
   const stepLog = new StepLogStore(db);
   let writer = options.writer;
   let applying = 0;
+  let appender: InboxStore | undefined;
 
   return {
     kind: 'sqlite',
     synchronous: true,
     db,
     pending: (_partitions, afterId, limit) => inbox.pending(afterId, limit),
+    append(entries) {
+      if (writer) return writer.append([...entries]);
+      appender ??= new InboxStore(db);
+      return appender.append(entries);
+    },
     pendingCount: () => (db.open ? inbox.pendingCount() : 0),
     sessions(keys) {
       const found = new Map<string, SessionRow>();

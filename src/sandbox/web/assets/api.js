@@ -61,6 +61,8 @@ export const inspector = {
     call('POST', '/_inspector/timers/fire', { user_id: userId, timer_id: timerId }),
   /** Puts the person's conversation on a step with variables; its prompt is sent (`POST /_inspector/jump`). */
   jump: (request) => call('POST', '/_inspector/jump', request),
+  /** An external event for the person's conversation, as POST /events sends it; resolves with the receipt. */
+  sendEvent: (request) => call('POST', '/_inspector/send-event', request),
   /** Ends the person's conversation with the bot: the next message or Start begins afresh. */
   reset: (userId) => call('POST', '/_inspector/reset', { user_id: userId }),
   /** Writes the person's chat as a transcript test under the flows folder; resolves with `{ file, yaml }`. */

@@ -6,6 +6,7 @@ import { clock, h, relativeTime } from './dom.js';
 import { graphParts } from './graph-view.js';
 import { icon } from './icons.js';
 import { jumpSection } from './jump.js';
+import { sendEventSection } from './send-event.js';
 
 const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send', task: 'send' };
 const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
@@ -301,6 +302,16 @@ export class Panel {
       onDone: () => this.refresh(),
     });
     if (jump) parts.push(jump);
+    parts.push(
+      sendEventSection({
+        user: this.user,
+        result: this.sentEvent?.userId === userId ? this.sentEvent : undefined,
+        onSent: (result) => {
+          this.sentEvent = { userId, ...result };
+          this.refresh();
+        },
+      }),
+    );
     const reset = h(
       'button',
       {
