@@ -158,7 +158,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     const intents = intentTransitions(flow, key, step, act);
     for (const ev of ['task.done', 'task.failed'] as const) for (const t of intents[ev]) add(ev, t);
     if (step.type === 'wait') {
-      // Typed text does not move a waiting step on: its text is said again, below.
+      // Typed text does not move a waiting step on (unless an intent routes it): its text is said again.
+      for (const t of intents.message) add('message', t);
       add('message', { actions: [act('rerender', { ...s, fresh: true })] });
       return { entry: enter, exit: leave, on };
     }

@@ -180,7 +180,7 @@ export function buildGraph(
   };
   for (const [id, step] of Object.entries(flow.steps)) {
     assignSet(step);
-    if (step.type === 'menu' || step.type === 'input') {
+    if (step.type === 'menu' || step.type === 'input' || step.type === 'wait') {
       understand(id, step.understand);
       understand(id, flow.understand);
     }

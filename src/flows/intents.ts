@@ -33,10 +33,9 @@ export interface IntentTransitions {
 
 /** The step's own `understand:` (menu and input steps). */
 const understandOf = (step: Step): Understand | undefined =>
-  step.type === 'menu' || step.type === 'input' ? step.understand : undefined;
+  step.type === 'menu' || step.type === 'input' || step.type === 'wait' ? step.understand : undefined;
 /** Whether a step offers options or buttons a typed text may name (those win over global intents). */
-const offersChoices = (step: Step) =>
-  step.type === 'menu' || (step.type === 'input' && (!!step.options || !!step.options_from));
+const offersChoices = (step: Step) => step.type !== 'input' || !!step.options || !!step.options_from;
 const isAsync = (u: Understand | undefined) =>
   !!u && (u.classifier ?? KEYWORDS_CLASSIFIER) !== KEYWORDS_CLASSIFIER;
 
@@ -46,7 +45,8 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
   const own = understandOf(step);
   const global = root.understand;
   if (!own && !global) return out;
-  if (step.type !== 'menu' && step.type !== 'input') return out;
+  if (step.type !== 'menu' && step.type !== 'input' && step.type !== 'wait') return out;
+  const shown = step.type !== 'input'; // a menu or a wait step: typed text otherwise draws it again
   const s = { step: key };
   const local = Object.entries(own?.intents ?? {}).map(([intent, route]) => ({
     guard: act('intent', { ...s, intent }),
@@ -62,14 +62,15 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
     }));
   const fallbacks: T[] = [];
   const unclear = own?.unclear ?? global?.unclear;
-  if (unclear && (own?.unclear || step.type === 'menu'))
+  if (unclear && (own?.unclear || shown))
     fallbacks.push({
       guard: act('intentUnclear', s),
       ...(unclear.goto ? { target: unclear.goto } : {}),
       actions: [act('intentRoute', { ...s, which: 'unclear', ...(own?.unclear ? {} : { global: true }) })],
     });
   // A global `unknown` stands in only for a menu's shrug (no `on_text`): an input's answer errors stay.
-  const unknown = own?.unknown ?? (step.type === 'menu' && !step.on_text ? global?.unknown : undefined);
+  const unknown =
+    own?.unknown ?? (shown && !(step.type === 'menu' && step.on_text) ? global?.unknown : undefined);
   const unknownT = unknown
     ? {
         guard: act('intentUnknown', s),

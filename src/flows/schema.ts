@@ -272,6 +272,7 @@ const WaitStep = z
     ...common,
     keyboard: Keyboard.optional(),
     on_event: OnEvent,
+    understand: Understand.optional(),
   })
   .describe(
     'Says its text, then waits for external events (on_event), buttons and commands; idle: {after, goto} is its timeout',

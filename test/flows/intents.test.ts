@@ -275,3 +275,39 @@ steps:
     expect(g.step).toBe('handoff');
   });
 });
+
+describe('intents at a wait step', () => {
+  it('route typed text while the step waits for an event; other text draws it again', () => {
+    const source = `
+flow: cafe
+start: placed
+events:
+  order_shipped: {}
+understand:
+  intents:
+    human: { goto: operator }
+intents:
+  human: [human, operator]
+  where: ["where is", "status"]
+steps:
+  placed:
+    type: wait
+    say: We will tell you when it ships.
+    on_event:
+      order_shipped: { goto: shipped }
+    understand:
+      intents:
+        where: { say: "Still at the warehouse." }
+  shipped: { type: end, say: Shipped. }
+  operator: { type: end, say: "An operator will answer." }
+`;
+    const d = new Drive(compile(source));
+    d.text('where is my order?');
+    expect(d.said).toEqual(['Still at the warehouse.']);
+    expect(d.step).toBe('placed');
+    d.text('hello');
+    expect(d.said).toEqual(['We will tell you when it ships.']);
+    d.text('an operator please');
+    expect(d.step).toBe('operator');
+  });
+});
