@@ -6,6 +6,7 @@ import { eventParts, eventRouteOf, withEventPayload } from './event-steps.ts';
 import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
+import { intentParts } from './intents.ts';
 import {
   type Args,
   type Enqueue,
@@ -159,6 +160,7 @@ export function actionsFor(
 
   type P = StepParams;
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
+  const intents = intentParts({ entry, root, localeOf, effect, render, runRoute });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const outside = eventParts(entry);
   const startedWith = (root.triggers ?? []).flatMap((t) => (t.event && t.save_as ? [t.save_as] : []));
@@ -195,6 +197,7 @@ export function actionsFor(
     }),
     ...designer.actions,
     ...tasks.actions,
+    ...intents.actions,
     ...outside.actions,
     leave: flowAction(({ enqueue }: Args, p: P) => {
       for (const t of timersOf(entry(p.step))) effect(enqueue, { kind: 'timer.cancel', name: t.name });
@@ -342,6 +345,7 @@ export function actionsFor(
     designer: {
       ...designer.guards,
       ...tasks.guards,
+      ...intents.guards,
       ...outside.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,

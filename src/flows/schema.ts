@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { EventDeclaration, EventName, OnEvent } from './schema-events.ts';
+import { IntentKeywords, understandSchema } from './schema-intents.ts';
 import {
   Aliases,
   Condition,
@@ -14,16 +15,18 @@ import {
   Migration,
   Route,
   RouteShape,
-  Scalar,
+  Rule,
   Text,
   TimeZone,
   Vars,
 } from './schema-parts.ts';
+import { TagCall, TagList } from './tags.ts';
 
 export { EventRoute } from './schema-events.ts';
-export { Condition, Migration, Route } from './schema-parts.ts';
+export { Condition, Migration, Route, Rule } from './schema-parts.ts';
 
-import { TagCall, TagList } from './tags.ts';
+export const Understand = understandSchema(Route);
+export type Understand = z.infer<typeof Understand>;
 
 /** Where a task's outcome leads: a step id, or a route (say, set, goto). */
 const TaskRoute = z.union([Id, Route]);
@@ -195,22 +198,6 @@ const INPUT_KINDS = [
 export const InputKind = z.enum(INPUT_KINDS);
 export type InputKind = z.infer<typeof InputKind>;
 
-export const Rule = z.strictObject({
-  rule: z
-    .string()
-    .describe('length | range | regex | one_of | integer | a validator registered in TypeScript'),
-  error: Text.optional(),
-  min: z
-    .union([z.number(), z.string()])
-    .optional()
-    .describe('For range: a number, a string, or a date (2026-01-31, today, +30d, -1y)'),
-  max: z.union([z.number(), z.string()]).optional(),
-  pattern: z.string().optional(),
-  values: z.array(Scalar).optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
-export type Rule = z.infer<typeof Rule>;
-
 const MessageStep = z.strictObject({
   type: z.literal('message'),
   ...common,
@@ -254,6 +241,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  understand: Understand.optional(),
   time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   on_event: OnEvent.optional(),
@@ -264,6 +252,7 @@ const MenuStep = z.strictObject({
   ...common,
   keyboard: Keyboard,
   on_text: Route.optional().describe('What typed text does while the menu is shown'),
+  understand: Understand.optional(),
   on_event: OnEvent.optional(),
 });
 const WaitStep = z
@@ -272,6 +261,7 @@ const WaitStep = z
     ...common,
     keyboard: Keyboard.optional(),
     on_event: OnEvent,
+    understand: Understand.optional(),
   })
   .describe(
     'Says its text, then waits for external events (on_event), buttons and commands; idle: {after, goto} is its timeout',
@@ -380,6 +370,8 @@ export const FlowFile = z.strictObject({
     .describe(
       'Values computed from other variables each time they are read, so never stale: total: "= qty * price"',
     ),
+  understand: Understand.optional().describe('Global intents: read at every step, like commands'),
+  intents: IntentKeywords.optional(),
   on_error: Route.optional().describe(
     'Where to go when the flow fails at run time at a step without its own on_error (default: an apology and the end)',
   ),
