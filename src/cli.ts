@@ -12,6 +12,10 @@ type CommandLoader = { summary: string; load: () => Promise<{ command: Command }
 
 // One line per subcommand; keep them sorted.
 const commands: Record<string, CommandLoader> = {
+  campaign: {
+    summary: 'campaigns: plan (count and sample), start, pause, resume, cancel, status',
+    load: () => import('./cli/campaign-command.ts'),
+  },
   check: {
     summary: 'check flow files (schema, references, i18n, limits)',
     load: () => import('./cli/check-command.ts'),

@@ -6,25 +6,29 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { CampaignReport } from '../engine/campaigns.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { describeFunnel, type FlowFunnel, funnelOfPages } from '../runtime/funnel.ts';
 import { openReader } from '../store/reader.ts';
+import { describeCampaign } from './campaign-command.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
-                    [--config <file>] [--json]
+                    [--config <file>] [--json] [--campaigns]
 
 Each flow's funnel, from the conversations a database holds (default: database.path or database.url of
 the configuration): how many reached each step, how many are there now, how many stopped there, how many
 ended there, the answers each input step refused, and the median time spent on each step. Steps are listed
 in the order of the flow files in <flows dir> (default: flows.dir). --days: only conversations of the
-last n days (the step log is kept 90 days). The database is only read.`;
+last n days (the step log is kept 90 days). The database is only read. Campaigns follow the funnels:
+recipients by status, why people were skipped, and each campaign's funnel (reached, started, finished);
+--campaigns shows only them (with --json: a list of campaigns).`;
 
 export const command: Command = {
-  options: ['flow', 'days', 'db', 'database-url', 'config', 'json'],
+  options: ['flow', 'days', 'db', 'database-url', 'config', 'json', 'campaigns'],
   summary: 'each flow’s funnel: how far conversations got, where they stopped, retries, time per step',
   async run(args) {
     let values: ReturnType<typeof parse>['values'];
@@ -59,12 +63,22 @@ export const command: Command = {
     const query = { since, ...(values.flow ? { flowId: values.flow } : {}) };
     const shown = flows.filter((f) => !values.flow || f.id === values.flow);
     let funnels: FlowFunnel[];
+    let campaigns: CampaignReport[];
     const url = config.database.url?.reveal();
     try {
-      funnels = await tally(url !== undefined ? { url } : { path: config.database.path }, query, shown);
+      ({ funnels, campaigns } = await tally(
+        url !== undefined ? { url } : { path: config.database.path },
+        query,
+        shown,
+      ));
     } catch (error) {
       console.error(`botflow stats: ${(error as Error).message}`);
       return 1;
+    }
+    if (values.campaigns) {
+      if (values.json) console.log(JSON.stringify(campaigns, null, 2));
+      else console.log(campaigns.map(describeCampaign).join('\n') || 'no campaigns yet');
+      return 0;
     }
     if (values.flow && funnels.length === 0) {
       const known = flows.map((f) => f.id).join(', ') || 'none in the flow files';
@@ -73,7 +87,10 @@ export const command: Command = {
     }
     funnels = funnels.filter((f) => f.sessions > 0 || values.flow);
     if (values.json) console.log(JSON.stringify(funnels, null, 2));
-    else console.log(describeFunnel(funnels, days ? { since: `last ${days} days` } : {}));
+    else {
+      console.log(describeFunnel(funnels, days ? { since: `last ${days} days` } : {}));
+      if (campaigns.length > 0) console.log(`\nCampaigns\n${campaigns.map(describeCampaign).join('\n')}`);
+    }
     return 0;
   },
 };
@@ -85,10 +102,22 @@ async function tally(
   source: { path: string } | { url: string },
   query: Query,
   flows: readonly FlowDefinition[],
-): Promise<FlowFunnel[]> {
+): Promise<{ funnels: FlowFunnel[]; campaigns: CampaignReport[] }> {
   const reader = await openReader(source);
   try {
-    return await funnelOfPages(reader.stepLog(query), flows);
+    const funnels = await funnelOfPages(reader.stepLog(query), flows);
+    const campaigns = (await reader.campaigns()).map(({ campaign: c, figures }) => ({
+      ...figures,
+      id: c.id,
+      name: c.name,
+      flow: c.flowId,
+      status: c.status,
+      recipients: c.recipients,
+      createdAt: c.createdAt,
+      startAt: c.startAt,
+      updatedAt: c.updatedAt,
+    }));
+    return { funnels, campaigns };
   } catch (error) {
     if (/no such table: step_log/.test((error as Error).message))
       throw new BotflowError(
@@ -115,6 +144,7 @@ function parse(args: string[]) {
       'database-url': { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean' },
+      campaigns: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

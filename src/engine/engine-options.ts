@@ -1,4 +1,5 @@
 /** What `createEngine` takes and what it gives: the same on SQLite and PostgreSQL. */
+
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { OperationName } from '../client/operations.ts';
@@ -10,6 +11,7 @@ import type { EngineStore } from '../store/ports/engine.ts';
 import type { WriterThread } from '../store/sqlite/writer-thread.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
+import type { CampaignsApi } from './campaigns.ts';
 import type { EngineEventSender } from './events.ts';
 import type { SessionInspector } from './inspect.ts';
 import type { Role } from './lane/ownership.ts';
@@ -87,6 +89,10 @@ export interface EngineOptions<Sync extends boolean = true> {
   conversationKey?: ConversationKeyStrategy;
   /** Several processes: heartbeat and lease renewal (default 1000 ms). */
   tickMs?: number;
+  /** Time between the campaign runner's rounds, on the engine's clock (default 200 ms). */
+  campaignIntervalMs?: number;
+  /** The bot's time zone: quiet hours of campaigns that name none, for people without one (default UTC). */
+  timeZone?: string;
   /** Several processes: lease time (default 3000 ms); a dead process's partitions move after it. */
   leaseMs?: number;
   /** Several processes: take part in the dispatcher election (default true). */
@@ -135,6 +141,8 @@ export interface Engine<Sync extends boolean = true> {
    * problem, nothing stored), in the conversation's order; `check` is the same rule without sending.
    */
   events: EngineEventSender;
+  /** Campaigns: a flow started for a segment of people, at a rate, durably (docs/campaigns.md). */
+  campaigns: CampaignsApi;
   /** Support: list, inspect, end and jump sessions, move their timers, plan a deploy (both databases). */
   sessions: SessionInspector<Sync>;
   /** The funnel's step log of a flow (or all) since `since`, a page at a time (runtime/funnel.ts tallies it). */

@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import { isBotflowError } from '../errors/index.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import { campaignLoop } from './campaign-loop.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import {
   applyGraceRule,
@@ -69,12 +70,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   const partitions = () => (ownership ? ownership.role.partitions : 'all');
   const grace = graceOf(options.timerGrace);
 
-  const restore = versionRestorer(
-    (versions) => store.flowSources(versions),
-    flows,
-    logger,
-    options.rebuildFlow,
-  );
+  const restore = versionRestorer((v) => store.flowSources(v), flows, logger, options.rebuildFlow);
   let planner: BatchPlanner | undefined;
   const loop = new BatchLoop({
     store,
@@ -114,6 +110,11 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     onTask: (outcome) => events.emit('task', outcome),
   });
 
+  const campaigns = campaignLoop({
+    ...{ store, clock, flows, logger, intervalMs: options.campaignIntervalMs, timeZone: options.timeZone },
+    leads: () => !ownership || ownership.role.dispatcher,
+    released: () => scheduleProcessing(),
+  });
   // Ready on a synchronous store at once; on PostgreSQL once `start()` has read the secret.
   const prepared: MaybePromise<void> = andThen(options.secret ?? store.buttonSecret(now()), (secret) =>
     andThen(recordFlowVersions(store, flows, now(), logger, options.rebuildFlow), () => {
@@ -148,7 +149,6 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
   let nextLeaseTickAt = 0;
   let lastLoopAt = 0;
   let listener: { close(): Promise<void> } | undefined;
-
   function report(outcomes: EventOutcome[]): void {
     let calls = 0;
     let tasks = 0;
@@ -173,8 +173,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     });
   }
 
-  const applyGrace = (taken: 'all' | readonly number[], at: number) =>
-    applyGraceRule(store, taken, at, grace, logger);
+  const applyGrace = (taken: 'all' | number[], at: number) => applyGraceRule(store, taken, at, grace, logger);
   const fireDueTimers = (at: number) => fireAllDue(store, partitions(), at);
 
   let timerSeq = 0;
@@ -274,6 +273,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     lastLoopAt = Date.now();
     if (!ownership) dispatcher?.start(); // one process always sends; among several, the lease holder does
     runner.start();
+    campaigns.start();
     if (!dispatcher)
       logger?.warn('engine started without an api client or scheduler: calls stay in the outbox');
     onTimerWake();
@@ -295,6 +295,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     flows,
     events: outside,
     sessions: inspector(),
+    campaigns: campaigns.api,
     start(): Answer<boolean, void> {
       if (running) return (store.synchronous ? undefined : Promise.resolve()) as Answer<boolean, void>;
       if (!ownership) {
@@ -323,6 +324,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
       if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
       [timerWake, pollHandle, leaseHandle] = [undefined, undefined, undefined];
       await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
+      await campaigns.stop();
       await loop.idle(); // batches handed to the store finish (or fail) before the engine stops
       dispatcher?.follow();
       await Promise.all([

@@ -14,6 +14,13 @@ export {
   type OutsideEvent,
   type StoredEvent,
 } from '../inbox/event-entry.ts';
+export type {
+  CampaignFigures,
+  PersonFacts,
+  RecipientRow,
+  RecipientStatus,
+  Segment,
+} from '../store/campaigns/types.ts';
 export {
   type DatabaseOptions,
   DEFAULT_MIGRATIONS_DIR,
@@ -35,6 +42,9 @@ export {
   WriterThreadStoppedError,
 } from '../store/sqlite/writer-thread.ts';
 export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
+export { CAMPAIGN_SUFFIX, parseCampaignSource, readCampaignFile } from './campaign-file.ts';
+export { CampaignError, type CampaignSpec } from './campaign-spec.ts';
+export type { CampaignPlan, CampaignReport, CampaignsApi } from './campaigns.ts';
 export {
   type Answer,
   createEngine,

@@ -44,6 +44,12 @@ export const CATALOGUE = {
   BOTFLOW_STEP_FAILED: 'a step could not be taken (the machine refused the event or threw)',
   BOTFLOW_EFFECT_INVALID: 'an effect a flow asked for cannot be turned into an API call',
   BOTFLOW_BUTTON_PAYLOAD: 'a button payload is too long or malformed',
+  // Campaigns (src/engine/campaign-*.ts)
+  BOTFLOW_CAMPAIGN_INVALID:
+    'a campaign (file or API) breaks a rule of its format: flow, segment, rate, quiet hours, cap',
+  BOTFLOW_CAMPAIGN_NOT_FOUND: 'no campaign has the id or name given',
+  BOTFLOW_CAMPAIGN_STATE:
+    'a campaign cannot do that in its state (resume a cancelled one, start a name twice)',
   // Dispatch (src/dispatch/)
   BOTFLOW_TASK_FAILED: 'a task failed (its own code is in `code`)',
   // The Bot API client (src/client/)

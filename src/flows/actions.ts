@@ -7,6 +7,7 @@ import { computeSet } from './expressions.ts';
 import { guardsFor } from './guards.ts';
 import { handoffParts } from './handoff-steps.ts';
 import { type InputResult, pageOf, pressedId, readAnswer, type SayText } from './inputs.ts';
+import { intentParts } from './intents.ts';
 import {
   type Args,
   type Enqueue,
@@ -21,6 +22,7 @@ import type { Registry } from './registry.ts';
 import { renderingFor } from './render.ts';
 import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
+import { isTagCall, type TagCall, tagEffect } from './tags.ts';
 import { taskParts } from './task-steps.ts';
 import { typedAnswers } from './typed-answers.ts';
 import { readVar } from './vars.ts';
@@ -52,11 +54,15 @@ export function actionsFor(
   const runEffects = (
     e: StepEntry,
     c: FlowContext,
-    calls: readonly ({ effect: string; params?: Record<string, unknown> } | { task: string })[] | undefined,
+    calls:
+      | readonly ({ effect: string; params?: Record<string, unknown> } | { task: string } | TagCall)[]
+      | undefined,
     enqueue: Enqueue,
     now: number,
   ) => {
     for (const call of calls ?? []) {
+      const tags = isTagCall(call) ? tagEffect(call) : undefined;
+      if (tags) effect(enqueue, tags);
       if (!('effect' in call)) continue; // a task: started by the step's own `taskStart` (task-steps.ts)
       const factory = registry.effects[call.effect];
       if (!factory) continue;
@@ -155,9 +161,11 @@ export function actionsFor(
 
   type P = StepParams;
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
+  const intents = intentParts({ entry, root, localeOf, effect, render, runRoute });
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const outside = eventParts(entry);
   const handoff = handoffParts({ entry, say: (e, c, text) => say(e, c, text), effect });
+  const startedWith = (root.triggers ?? []).flatMap((t) => (t.event && t.save_as ? [t.save_as] : []));
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -184,11 +192,14 @@ export function actionsFor(
       // `render: edit` redraws the message whose button was pressed; anything else (a typed answer, a
       // command, a timer) gets a new message below, so nothing the person answered is rewritten above them.
       render(e, { ...c, picked: [] }, enqueue, (event as { type?: string }).type !== 'button');
+      const tags = 'tag' in s || 'untag' in s ? tagEffect(s) : undefined;
+      if (tags) effect(enqueue, tags);
       runEffects(e, c, 'do' in s ? s.do : undefined, enqueue, nowOf(event));
       arm(e, enqueue);
     }),
     ...designer.actions,
     ...tasks.actions,
+    ...intents.actions,
     ...outside.actions,
     ...handoff.actions,
     leave: flowAction(({ enqueue }: Args, p: P) => {
@@ -305,8 +316,15 @@ export function actionsFor(
       vars: event.type === 'botflow.jump' ? { ...event.vars } : {},
       retries: 0,
     })),
-    restart: assign(({ event }: { event: FlowEvent }) => ({
-      vars: event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {},
+    // Start pressed mid-flow: the flow begins again with what started it (an event trigger's `save_as`,
+    // which its first steps read), or the new deep link's payload; the rest is forgotten.
+    restart: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => ({
+      vars: {
+        ...Object.fromEntries(
+          startedWith.filter((name) => name in context.vars).map((name) => [name, context.vars[name]]),
+        ),
+        ...(event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {}),
+      },
       retries: 0,
     })),
     keepMessageId: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => {
@@ -330,6 +348,7 @@ export function actionsFor(
     designer: {
       ...designer.guards,
       ...tasks.guards,
+      ...intents.guards,
       ...outside.guards,
       ...handoff.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>

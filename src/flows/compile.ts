@@ -10,9 +10,11 @@ import { stepKeyOf } from './machine-context.ts';
 
 export { stepKeyOf } from './machine-context.ts';
 
+import { comeBackSteps } from './come-back.ts';
 import { conditionText } from './conditions.ts';
 import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
 import { handoffState } from './handoff-steps.ts';
+import { intentTransitions } from './intents.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -50,24 +52,6 @@ export function withDefaults(f: FlowFile, step: Step): Step {
   };
 }
 
-/** The routes of a step (buttons, typed text in a menu). */
-const routesOf = (st: Step): Route[] => [
-  ...('keyboard' in st ? (st.keyboard ?? []).flat() : []),
-  ...(st.type === 'menu' && st.on_text ? [st.on_text] : []),
-  ...Object.values(onEventOf(st)),
-];
-
-/** The steps with a route that says `come_back: true` (where an edit returns to), and the steps edited. */
-function comeBackSteps(f: FlowFile): { from: string[]; edited: Set<string> } {
-  const from: string[] = [];
-  const edited = new Set<string>();
-  for (const [id, st] of Object.entries(f.steps)) {
-    const back = routesOf(st).filter((r) => r.come_back && r.goto);
-    if (back.length) from.push(id);
-    for (const r of back) edited.add(r.goto!);
-  }
-  return { from, edited };
-}
 const act = (type: string, params: Record<string, unknown>) => ({ type, params });
 const guard = act;
 
@@ -172,8 +156,11 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       add('event', { guard: guard('event', { name }), ...routeTransition(key, `event:${name}`, route) });
     }
     add(RERENDER_EVENT, { actions: [act('rerender', s)] });
+    const intents = intentTransitions(flow, key, step, act);
+    for (const ev of ['task.done', 'task.failed'] as const) for (const t of intents[ev]) add(ev, t);
     if (step.type === 'wait') {
-      // Typed text does not move a waiting step on: its text is said again, below.
+      // Typed text does not move a waiting step on (unless an intent routes it): its text is said again.
+      for (const t of intents.message) add('message', t);
       add('message', { actions: [act('rerender', { ...s, fresh: true })] });
       return { entry: enter, exit: leave, on };
     }
@@ -207,6 +194,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       if (ex.call) calledFromRoutes.add(ex.call);
       const comeBack = chain.length === 1 && prefix === '' && returns.edited.has(key);
       const answers = [
+        ...intents.first,
         // After an edit from a summary (`come_back: true`), an accepted answer returns to the summary.
         ...(comeBack
           ? [
@@ -227,6 +215,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
           target: n.goto,
           actions: [act('accept', s), ...('set' in n && n.set ? [act('nextSet', { ...s, index: i })] : [])],
         })),
+        ...intents.message,
         {
           guard: guard('exhausted', s),
           ...(ex.call ? { target: `#${flow.flow}.__call_${ex.call}` } : ex.goto ? { target: ex.goto } : {}),
@@ -256,6 +245,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     if (step.type === 'handoff') return handoffState(key, step, enter, leave, act) as StateConfig;
     if (step.type === 'menu') {
       for (const t of typedMenuTransitions(key, step.keyboard, routeTransition)) add('message', t);
+      for (const t of intents.message) add('message', t);
       const text = step.on_text
         ? routeTransition(key, 'on_text', step.on_text)
         : { actions: [act('rerender', { ...s, fresh: true })] };

@@ -12,7 +12,9 @@
 import { elsewhereRoutes, onEventOf, payloadSchema } from './event-steps.ts';
 import { kindsOf } from './inputs.ts';
 import type { LintInput } from './lint-input.ts';
-import type { FlowFile, Route, Step, TaskCall } from './schema.ts';
+import type { FlowFile, Route, Step, TaskCall, Understand } from './schema.ts';
+import { KEYWORDS_CLASSIFIER } from './schema-intents.ts';
+import { slotsOf } from './understand/keywords.ts';
 import {
   joinTypes,
   typeAt,
@@ -169,8 +171,23 @@ export function buildGraph(
     else route(id, errors, 'error', ['task_error']);
   };
 
+  /** Intent routes (`understand:`); `save_slots` sets the slots the keyword classifier always reads. */
+  const understand = (from: string, u: Understand | undefined) => {
+    const keywords = !u?.classifier || u.classifier === KEYWORDS_CLASSIFIER;
+    for (const [name, r] of Object.entries(u?.intents ?? {})) {
+      const slots = r.save_slots && keywords ? slotsOf(flow.intents ?? {}, name) : [];
+      for (const slot of slots) assign(slot, { kind: 'text' });
+      route(from, r, `intent ${name}`, slots);
+    }
+    route(from, u?.unclear, 'unclear');
+    route(from, u?.unknown, 'unknown');
+  };
   for (const [id, step] of Object.entries(flow.steps)) {
     assignSet(step);
+    if (step.type === 'menu' || step.type === 'input' || step.type === 'wait') {
+      understand(id, step.understand);
+      understand(id, flow.understand);
+    }
     onEntry.set(id, new Set(setNames(step)));
     const buttons = 'keyboard' in step ? (step.keyboard ?? []).flat() : [];
     for (const b of buttons) if (b.id) route(id, b, b.id, b.value !== undefined ? ['button_value'] : []);

@@ -2,7 +2,7 @@
 
 import { buttonType } from './buttons.ts';
 import { elsewhereRoutes, onEventOf } from './event-steps.ts';
-import type { Button, Condition, FlowFile, Route, TaskCall } from './schema.ts';
+import type { Button, Condition, FlowFile, Route, TaskCall, Understand } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
 export interface TextRef {
@@ -36,7 +36,7 @@ export function walkFlow(flow: FlowFile) {
     if (r.goto) refs.push({ path: [...path, 'goto'], from, to: r.goto, label });
     if (r.call) calls.push({ path: [...path, 'call'], flow: r.call, from });
     (r.do ?? []).forEach((d, i) => {
-      effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
+      if ('effect' in d) effects.push({ path: [...path, 'do', i, 'effect'], name: d.effect });
     });
   };
   /** A task's outcomes are routes out of its step, labelled as the graph shows them. */
@@ -62,7 +62,15 @@ export function walkFlow(flow: FlowFile) {
     const w = t.while_running;
     if (w && typeof w === 'object') text([...path, 'while_running', 'ignore'], w.ignore);
   };
+  /** Intent routes (`understand:`): one per intent, unclear and unknown. */
+  const understand = (path: Path, from: string | undefined, u: Understand | undefined) => {
+    for (const [name, r] of Object.entries(u?.intents ?? {}))
+      route([...path, 'intents', name], from, r, `intent ${name}`);
+    route([...path, 'unclear'], from, u?.unclear, 'unclear');
+    route([...path, 'unknown'], from, u?.unknown, 'unknown');
+  };
   refs.push({ path: ['start'], from: undefined, to: flow.start, label: 'start' });
+  understand(['understand'], undefined, flow.understand);
   for (const [name, cmd] of Object.entries(flow.commands ?? {}))
     route(['commands', name], undefined, cmd, `/${name}`);
   for (const [name, r] of elsewhereRoutes(flow))
@@ -77,10 +85,11 @@ export function walkFlow(flow: FlowFile) {
   for (const [id, step] of Object.entries(flow.steps)) {
     const p = ['steps', id] as const;
     if ('say' in step) text([...p, 'say'], step.say);
+    if ('understand' in step) understand([...p, 'understand'], id, step.understand);
     if ('do' in step)
       (step.do ?? []).forEach((d, i) => {
         if ('effect' in d) effects.push({ path: [...p, 'do', i, 'effect'], name: d.effect });
-        else taskRoutes([...p, 'do', i], id, d);
+        else if ('task' in d) taskRoutes([...p, 'do', i], id, d);
       });
     if ('remind' in step)
       (step.remind ?? []).forEach((r, i) => {

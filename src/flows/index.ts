@@ -17,6 +17,8 @@ export { flowToMermaid } from './mermaid.ts';
 export { formatProblem, hasErrors, type Problem } from './problems.ts';
 export { FlowRebuildError, type RebuildOptions, rebuildFlow } from './rebuild.ts';
 export {
+  ClassifierInput,
+  ClassifierResult,
   defineRegistry,
   defineTask,
   type EffectFactory,

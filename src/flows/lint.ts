@@ -16,6 +16,7 @@ import { lintDesigner } from './lint-designer.ts';
 import { lintEvents } from './lint-events.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import { lintIntents } from './lint-intents.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { lintTypedAnswers } from './lint-typed.ts';
@@ -54,6 +55,7 @@ export function lintFlow(x: LintInput): Problem[] {
   }
 
   lintTasks(x, w, report);
+  lintIntents(x, report);
   lintEvents(x, report);
   lintTexts(x, w.texts, report);
   lintVars(x, w, report, (p) => problems.push(p));
@@ -117,7 +119,10 @@ function lintReferences(x: LintInput, w: FlowWalk, report: Report): void {
 function lintReachability(flow: FlowFile, w: FlowWalk, report: Report): void {
   const stepIds = Object.keys(flow.steps);
   const reachable = new Set<string>();
-  const todo = [flow.start, ...w.refs.filter((r) => r.path[0] === 'commands').map((r) => r.to)];
+  const todo = [
+    flow.start,
+    ...w.refs.filter((r) => r.path[0] === 'commands' || r.path[0] === 'understand').map((r) => r.to),
+  ];
   while (todo.length) {
     const id = todo.pop()!;
     if (reachable.has(id) || !flow.steps[id]) continue;
@@ -168,7 +173,9 @@ function lintStep(x: LintInput, id: string, step: Step, report: Report): void {
       'ids must be unique per step',
     );
   if (step.type === 'menu') {
-    const leaves = buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto;
+    const understood = step.understand ? Object.values(step.understand.intents) : [];
+    const leaves =
+      buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto || understood.some((r) => r.goto);
     if (!buttons.some((b) => b.id || b.request)) {
       report(
         [...p, 'keyboard'],

@@ -5,6 +5,9 @@
  */
 import type { z } from 'zod';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+
+export { ClassifierInput, ClassifierResult } from './schema-intents.ts';
+
 import type { Effect } from '../engine/step/contract.ts';
 
 export {

@@ -3,6 +3,7 @@
  * conditions.
  */
 import { z } from 'zod';
+import { TagCall } from './tags.ts';
 
 export const Id = z
   .string()
@@ -98,7 +99,7 @@ export const EffectCall = z.strictObject({
 export const RouteShape = {
   say: Text.optional(),
   set: Vars.optional(),
-  do: z.array(EffectCall).optional(),
+  do: z.array(z.union([EffectCall, TagCall])).optional(),
   goto: Id.optional().describe('The step to go to; without goto (and without call) the step stays'),
   call: Id.optional().describe('Run another flow, then come back to this step'),
   come_back: z
@@ -125,3 +126,19 @@ export const Migration = z.strictObject({
   otherwise: Id.optional().describe('Where sessions in a removed step go (else they stay on their version)'),
 });
 export type Migration = z.infer<typeof Migration>;
+
+export const Rule = z.strictObject({
+  rule: z
+    .string()
+    .describe('length | range | regex | one_of | integer | a validator registered in TypeScript'),
+  error: Text.optional(),
+  min: z
+    .union([z.number(), z.string()])
+    .optional()
+    .describe('For range: a number, a string, or a date (2026-01-31, today, +30d, -1y)'),
+  max: z.union([z.number(), z.string()]).optional(),
+  pattern: z.string().optional(),
+  values: z.array(Scalar).optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+export type Rule = z.infer<typeof Rule>;

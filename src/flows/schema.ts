@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { EventDeclaration, EventName, OnEvent } from './schema-events.ts';
 import { HandoffSettings, HandoffStep } from './schema-handoff.ts';
+import { IntentKeywords, understandSchema } from './schema-intents.ts';
 import {
   Aliases,
   Condition,
@@ -15,14 +16,18 @@ import {
   Migration,
   Route,
   RouteShape,
-  Scalar,
+  Rule,
   Text,
   TimeZone,
   Vars,
 } from './schema-parts.ts';
+import { TagCall, TagList } from './tags.ts';
 
 export { EventRoute } from './schema-events.ts';
-export { Condition, Migration, Route } from './schema-parts.ts';
+export { Condition, Migration, Route, Rule } from './schema-parts.ts';
+
+export const Understand = understandSchema(Route);
+export type Understand = z.infer<typeof Understand>;
 
 /** Where a task's outcome leads: a step id, or a route (say, set, goto). */
 const TaskRoute = z.union([Id, Route]);
@@ -70,9 +75,9 @@ export const TaskCall = z
   .describe('Start a task: the step waits for its result, showing "typing…"');
 export type TaskCall = z.infer<typeof TaskCall>;
 const StepDo = z
-  .array(z.union([EffectCall, TaskCall]))
+  .array(z.union([EffectCall, TaskCall, TagCall]))
   .optional()
-  .describe('Registered effects and (on message steps) a task, run when the step is entered');
+  .describe('Registered effects, tags and (on message steps) a task, run when the step is entered');
 
 /** The fields of the platform's open_app button. */
 const OpenApp = z.strictObject({
@@ -153,6 +158,10 @@ const common = {
   say: Text.optional(),
   media: Media.optional(),
   do: StepDo,
+  tag: TagList.optional().describe(
+    'Tags set on the person when the step is entered (they outlive the session)',
+  ),
+  untag: TagList.optional().describe('Tags taken off the person when the step is entered'),
   remind: z
     .array(z.strictObject({ after: Duration, say: Text }))
     .optional()
@@ -189,22 +198,6 @@ const INPUT_KINDS = [
 ] as const;
 export const InputKind = z.enum(INPUT_KINDS);
 export type InputKind = z.infer<typeof InputKind>;
-
-export const Rule = z.strictObject({
-  rule: z
-    .string()
-    .describe('length | range | regex | one_of | integer | a validator registered in TypeScript'),
-  error: Text.optional(),
-  min: z
-    .union([z.number(), z.string()])
-    .optional()
-    .describe('For range: a number, a string, or a date (2026-01-31, today, +30d, -1y)'),
-  max: z.union([z.number(), z.string()]).optional(),
-  pattern: z.string().optional(),
-  values: z.array(Scalar).optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
-export type Rule = z.infer<typeof Rule>;
 
 const MessageStep = z.strictObject({
   type: z.literal('message'),
@@ -249,6 +242,7 @@ const InputStep = z.strictObject({
     { error: 'an input needs `retries: {max, exhausted: {goto: …}}` so that nobody gets stuck' },
   ),
   save: z.string().optional().describe('Context variable that receives the answer'),
+  understand: Understand.optional(),
   time_zone: TimeZone.optional(),
   keyboard: Keyboard.optional(),
   on_event: OnEvent.optional(),
@@ -259,6 +253,7 @@ const MenuStep = z.strictObject({
   ...common,
   keyboard: Keyboard,
   on_text: Route.optional().describe('What typed text does while the menu is shown'),
+  understand: Understand.optional(),
   on_event: OnEvent.optional(),
 });
 const WaitStep = z
@@ -267,6 +262,7 @@ const WaitStep = z
     ...common,
     keyboard: Keyboard.optional(),
     on_event: OnEvent,
+    understand: Understand.optional(),
   })
   .describe(
     'Says its text, then waits for external events (on_event), buttons and commands; idle: {after, goto} is its timeout',
@@ -296,6 +292,8 @@ const EndStep = z.strictObject({
   say: Text.optional(),
   media: Media.optional(),
   do: common.do,
+  tag: common.tag,
+  untag: common.untag,
 });
 
 export const Step = z.discriminatedUnion('type', [
@@ -376,6 +374,8 @@ export const FlowFile = z.strictObject({
     .describe(
       'Values computed from other variables each time they are read, so never stale: total: "= qty * price"',
     ),
+  understand: Understand.optional().describe('Global intents: read at every step, like commands'),
+  intents: IntentKeywords.optional(),
   on_error: Route.optional().describe(
     'Where to go when the flow fails at run time at a step without its own on_error (default: an apology and the end)',
   ),

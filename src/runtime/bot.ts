@@ -4,9 +4,11 @@
  * polling; with no token, the local sandbox and its playground). Signals and process-wide error handlers
  * stay yours: call `bot.close()` when your service stops.
  */
+
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { CampaignsApi } from '../engine/campaigns.ts';
 import type { EngineEventSender } from '../engine/events.ts';
 import type { Registry } from '../flows/registry.ts';
 import { startApp } from './app.ts';
@@ -77,6 +79,11 @@ export interface Bot {
    * `POST /events/mini-app`), to register beside the receiver: `app.register(bot.eventsEndpoint)`.
    */
   eventsEndpoint?: FastifyPluginCallback;
+  /**
+   * Campaigns: start a flow for a segment of the people the bot knows, at a rate, with quiet hours and a
+   * cap (docs/campaigns.md). `await bot.campaigns.plan({ flow: 'offer' })` counts who it would reach.
+   */
+  campaigns: CampaignsApi;
   /** Resolves when a part fails for good (polling refused, the token revoked): stop your service or the bot. */
   failed: Promise<Error>;
   /**
@@ -113,6 +120,7 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
     identity: app.bot,
     addresses: app.addresses,
     flowCount: app.flowCount,
+    campaigns: app.engine!.campaigns, // startApp always returns its engine
     ...(app.webhook ? { webhook: app.webhook } : {}),
     ...(app.eventsEndpoint ? { eventsEndpoint: app.eventsEndpoint } : {}),
     events: app.events,

@@ -9,6 +9,7 @@
  *   GET /_inspector/storyboard[?flow=id]         every step as the person sees it (storyboard-routes.ts)
  *   GET /_inspector/funnel[?flow=id][&days=n]    how far conversations got (funnel-page.ts)
  *   GET /_inspector/plan                         running conversations by flow version (plan-page.ts)
+ *   GET /_inspector/campaigns[?id=…]             campaigns, their recipients and funnel (campaigns-page.ts)
  *
  * The sandbox starts before the engine, so the routes are registered first and the engine is attached
  * later: `new Inspector()` → `startSandbox({ plugins: [webChatPlugin(), inspector.plugin] })` → … →
@@ -19,6 +20,7 @@ import type { Engine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { type StepLines, stepLines } from '../flows/step-lines.ts';
+import { type CampaignReader, campaignRoutes } from './campaigns-page.ts';
 import { funnelRoutes } from './funnel-page.ts';
 import { describeEvent } from './history-words.ts';
 import { type PanelGraph, panelGraph } from './panel-graph.ts';
@@ -34,6 +36,7 @@ export { type PanelGraph, panelGraph } from './panel-graph.ts';
  * (answers at once on SQLite, promises on PostgreSQL: the routes await both); on PostgreSQL, its role.
  */
 export type InspectedEngine = Pick<Engine<boolean>, 'sessions' | 'on'> & {
+  campaigns?: CampaignReader;
   store?: { kind: 'sqlite' | 'postgres'; leases?: unknown };
   role?(): { member: string; partitions: readonly number[]; dispatcher: boolean; members: number };
 };
@@ -198,6 +201,7 @@ export class Inspector {
       ),
     );
     await app.register(planRoutes(() => this.#engine?.sessions.plan()));
+    await app.register(campaignRoutes(() => this.#engine?.campaigns));
     app.get('/_inspector/conversation', async (req, reply) => {
       const q = req.query as { key?: string; user_id?: string };
       const key = q.key ?? (q.user_id && /^\d+$/.test(q.user_id) ? `u:${q.user_id}` : undefined);

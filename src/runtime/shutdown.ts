@@ -31,11 +31,14 @@ export async function runShutdown(
   options: { deadline: number; logger?: Pick<Logger, 'info' | 'warn' | 'error'> },
 ): Promise<{ clean: boolean; steps: StepOutcome[] }> {
   const outcomes: StepOutcome[] = [];
+  // A step that timed out spent the time that was left: a timer may fire a millisecond before `Date.now()`
+  // reaches the deadline, which must not let the next step start.
+  let outOfTime = false;
   for (const step of steps) {
     if (step.started && !step.started()) continue;
     const started = Date.now();
     const left = options.deadline - started;
-    if (left <= 0 && !step.always) {
+    if ((left <= 0 || outOfTime) && !step.always) {
       outcomes.push({ name: step.name, outcome: 'skipped', ms: 0 });
       options.logger?.warn({ step: step.name }, `shutdown: skipped "${step.name}": out of time`);
       continue;
@@ -52,6 +55,7 @@ export async function runShutdown(
       const outcome: StepOutcome = { name: step.name, outcome: result, ms: Date.now() - started };
       outcomes.push(outcome);
       if (result === 'timed out') {
+        outOfTime = true;
         options.logger?.warn(
           { step: step.name, ms: outcome.ms },
           `shutdown: "${step.name}" did not finish in time`,

@@ -5,9 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
+import { sqliteCampaigns } from './campaigns/sqlite.ts';
 import { FlowVersionStore } from './flow-versions.ts';
 import { HistoryStore } from './history.ts';
-import type { StoreReader } from './ports/reader.ts';
+import { campaignFigures, type StoreReader } from './ports/reader.ts';
 import { SessionStore } from './sessions.ts';
 import { SQLite } from './sqlite.ts';
 import { StepLogStore } from './step-log.ts';
@@ -42,6 +43,7 @@ export async function openReader(source: { path: string } | { url: string }): Pr
       };
     },
     planReads: async () => ({ sessions: new SessionStore(db), versions: new FlowVersionStore(db) }),
+    campaigns: () => campaignFigures(() => sqliteCampaigns(db)),
     async close() {
       db.close();
     },

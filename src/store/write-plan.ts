@@ -26,6 +26,12 @@ export type WriteOp =
   | { kind: 'cancel-tasks'; key: string; reason: string; now: number }
   /** A line of the funnel's step log: a step entered or finished at, answers refused, a session stopped. */
   | { kind: 'step-log'; row: StepLogEntry }
+  /** Tags a flow set on (`add`) or took off (`remove`) the person of conversation `key` (docs/campaigns.md). */
+  | { kind: 'tags'; key: string; add: string[]; remove: string[]; at: number }
+  /** The person of `key` stopped the bot or removed the dialog: campaigns leave them out. */
+  | { kind: 'left'; key: string; reason: string; at: number }
+  /** How a released campaign recipient's event went: the flow started (`sent`), or why not. */
+  | RecipientWrite
   | {
       kind: 'settle';
       id: number;
@@ -51,6 +57,9 @@ export const WRITE_OP_KINDS = [
   'cancel-task',
   'cancel-tasks',
   'step-log',
+  'tags',
+  'left',
+  'recipient',
   'settle',
 ] as const satisfies readonly WriteOp['kind'][];
 
@@ -58,6 +67,16 @@ export const WRITE_OP_KINDS = [
 type Unlisted = Exclude<WriteOp['kind'], (typeof WRITE_OP_KINDS)[number]>;
 const everyKindListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyKindListed;
+
+/** The write settling a released campaign recipient. */
+export interface RecipientWrite {
+  kind: 'recipient';
+  campaignId: string;
+  key: string;
+  status: 'sent' | 'skipped';
+  reason: string | null;
+  at: number;
+}
 
 /** A planned event's writes as the appliers take them (plain data: it crosses to the writer thread, or to PL/pgSQL as JSON). */
 export interface PlannedWrites {

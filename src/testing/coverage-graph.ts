@@ -52,6 +52,7 @@ export function handlerLabel(type: string, params: Record<string, unknown>): str
   if (type === 'remind') return `remind ${Number(params.index) + 1}`;
   if (type === 'taskDone') return 'task done';
   if (type === 'taskError') return String(params.label ?? 'task failed');
+  if (type === 'intentRoute') return params.which ? String(params.which) : `intent ${String(params.intent)}`;
   return undefined;
 }
 
@@ -79,6 +80,8 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
       }));
       labelled.forEach(({ t, handler }, i) => {
         if (!handler) return;
+        // A global intent is one route from any step, like a command (covered once, from wherever).
+        const global = t.actions.some((a) => a.type === 'intentRoute' && a.params?.global === true);
         const target = t.target?.[0];
         const later = labelled.slice(i + 1).some((o) => o.handler === handler && o.t.target?.[0]);
         // An answer after `come_back` passes through __back to the step the edit started from.
@@ -90,7 +93,7 @@ export function flowGraph(flowId: string, machine: AnyStateMachine): FlowGraph {
           return;
         }
         add({
-          from,
+          from: global ? '*' : from,
           label: handler,
           ...(target ? { to: stepOf(target) } : {}),
           ...(target && later ? { conditional: true } : {}),

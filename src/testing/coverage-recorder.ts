@@ -7,7 +7,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
-const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind', 'taskDone', 'taskError'];
+const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind', 'taskDone', 'taskError', 'intentRoute'];
 
 /** What the dialogs reached, per flow. */
 export class CoverageRecorder {
@@ -48,7 +48,7 @@ export class CoverageRecorder {
     this.flush();
     const label = handlerLabel(type, params);
     // Handlers of the whole flow (global commands) name the flow or `#commands` instead of a step.
-    const from = s === flowId || s.startsWith('#') ? '*' : s;
+    const from = s === flowId || s.startsWith('#') || params.global === true ? '*' : s;
     if (label) this.#pending = { flowId, from, label };
   }
 

@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { durationMs } from '../flows/durations.ts';
 import { closest } from '../flows/problems.ts';
 import { httpFakesOf } from './http-fakes.ts';
+import { intentStubOf } from './intent-stubs.ts';
 import { fail, Invalid, isObj, keysOf, type Obj, type Path, str } from './parse-helpers.ts';
 import { transcriptTasksOf } from './parse-task-stubs.ts';
 import type { BotExpectation, MessageExpectation, PersonAction, Transcript, Turn } from './transcript.ts';
@@ -128,7 +129,7 @@ function startAtOf(v: unknown): Transcript['startAt'] {
 function toTurn(v: unknown, path: Path, lineOf: (p: Path) => number): Turn {
   if (!isObj(v))
     fail(path, 'a turn is a mapping: one action (say, press, …) and bot', `actions: ${ACTIONS.join(', ')}`);
-  keysOf(v, path, ['bot', ...ACTIONS]);
+  keysOf(v, path, ['bot', 'intent', ...ACTIONS]);
   const actions = Object.keys(v).filter((k) => ACTIONS.includes(k));
   if (actions.length !== 1) {
     fail(
@@ -150,7 +151,14 @@ function toTurn(v: unknown, path: Path, lineOf: (p: Path) => number): Turn {
     v.bot === 'nothing' || (isObj(v.bot) && v.bot.nothing === true)
       ? 'nothing'
       : toExpectations(v.bot, [...path, 'bot']);
-  return { action, bot, line: lineOf(path) };
+  if ('intent' in v && kind !== 'say')
+    fail(
+      [...path, 'intent'],
+      'intent stubs the classification of a text: it goes with say',
+      'e.g. - { say: "a table please", intent: book }',
+    );
+  const intent = 'intent' in v ? intentStubOf(v.intent, [...path, 'intent']) : undefined;
+  return { action, bot, ...(intent ? { intent } : {}), line: lineOf(path) };
 }
 
 function toAction(kind: string, v: unknown, path: Path): PersonAction {

@@ -10,6 +10,7 @@ import type { Recorder } from '../runtime/recorder.ts';
 import type { CoverageRecorder } from './coverage-recorder.ts';
 import { Harness, HarnessError } from './harness.ts';
 import { installHttpFakes } from './http-fakes.ts';
+import { classificationsOf, withClassifications } from './intent-stubs.ts';
 import { type ActualAction, describeCall, expectationProblems } from './match.ts';
 import { describeAction, sideBySide } from './report.ts';
 import { transcriptTasks } from './task-stubs.ts';
@@ -40,7 +41,7 @@ export async function runTranscript(t: Transcript, options: RunOptions): Promise
     ...(t.clock !== undefined ? { startTime: t.clock } : {}),
     ...(options.coverage ? { coverage: options.coverage } : {}),
     ...(options.recorder ? { recorder: options.recorder } : {}),
-    tasks: transcriptTasks(t, options.tasks),
+    tasks: withClassifications(transcriptTasks(t, options.tasks), classificationsOf(t)),
   });
   // Real tasks meet the outside world through the transcript's HTTP fakes only (never the network).
   const http = t.realTasks || t.http ? installHttpFakes(t.http ?? []) : undefined;

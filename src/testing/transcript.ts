@@ -3,6 +3,7 @@
  * YAML (`*.test.yaml`, one transcript per YAML document); `loadTranscripts` turns them into these types
  * with every problem reported as `file:line:col`.
  */
+import type { ClassifierResult } from '../flows/schema-intents.ts';
 
 /** A text expectation as written: `"exact"`, `"~part of it"`, or `"/regular expression/flags"`. */
 export type TextPattern = string;
@@ -48,6 +49,8 @@ export type PersonAction =
 export interface Turn {
   action: PersonAction;
   bot: BotExpectation[] | 'nothing';
+  /** With `say`: what a registered intent classifier answers for the text (`intent: book`). */
+  intent?: ClassifierResult;
   /** 1-based line of the turn in its file. */
   line: number;
 }

@@ -10,9 +10,9 @@ import SQLite from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli.ts';
 import { buildEventsServer } from '../../src/intake/events-endpoint.ts';
-import { appEventSender } from '../support/event-sender.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
+import { appEventSender } from '../support/event-sender.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();

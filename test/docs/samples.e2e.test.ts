@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { main as cli } from '../../src/cli.ts';
+import { parseCampaignSource } from '../../src/engine/campaign-file.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
@@ -359,6 +360,9 @@ describe('YAML samples', () => {
           expect(names.length).toBeGreaterThan(0);
           expect(names.filter((n) => !known.has(n))).toEqual([]);
         }
+      } else if ('segment' in doc) {
+        // A campaign file (docs/campaigns.md): it must read as one.
+        expect(() => parseCampaignSource(s.code, 'campaigns/sample.campaign.yaml')).not.toThrow();
       } else if ('flow' in doc) {
         const { steps, migrate: _migrate, ...header } = doc;
         const parsed = FlowFile.safeParse({ ...header, steps: { [String(doc.start)]: { type: 'end' } } });

@@ -43,7 +43,7 @@ describe('botflow check: the shape of a flow file', () => {
       check(good.replace('    save: age\n', '    save: age\n    on_text: { say: Buttons please }\n')),
     ).toEqual([
       'demo.flow.yaml:13:5: error: steps.ask: unknown key "on_text"\n' +
-        '    hint: "on_text" is a key of menu steps, not of this place; allowed here: type, set, say, media, do, remind, idle, on_stale, render, on_error, input, options, options_from, columns, error, validate, retries, save, time_zone, keyboard, on_event, next',
+        '    hint: "on_text" is a key of menu steps, not of this place; allowed here: type, set, say, media, do, tag, untag, remind, idle, on_stale, render, on_error, input, options, options_from, columns, error, validate, retries, save, understand, time_zone, keyboard, on_event, next',
     ]);
   });
 

@@ -13,10 +13,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildEventsServer, eventsEndpoint } from '../../src/intake/events-endpoint.ts';
-import { appEventSender } from '../support/event-sender.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
+import { appEventSender } from '../support/event-sender.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const KEY = 'k_current_0123456789abcdef';

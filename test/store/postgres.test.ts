@@ -63,6 +63,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '003_step_log_failures.sql',
       '004_write_plan_conformance.sql',
       '005_batch_cost.sql',
+      '006_campaigns.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

@@ -450,6 +450,35 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'person writes: tags set and taken off, a person who left, campaign recipients settled',
+    inbox: ['c1', 'c2'],
+    steps: [
+      {
+        sql:
+          'INSERT INTO campaign_recipients (campaign_id, conversation_key, status, not_before, released_at) VALUES ' +
+          "('k1', 'c1', 'released', 1, 5), ('k1', 'c2', 'released', 1, 5), ('k1', 'c3', 'queued', 1, NULL)",
+      },
+      {
+        batch: [
+          ev(1, 'c1', [
+            { kind: 'tags', key: 'c1', add: ['vip', 'member'], remove: [], at: NOW - 2 },
+            { kind: 'tags', key: 'c1', add: ['signed_up'], remove: ['member', 'never-had'], at: NOW - 1 },
+            { kind: 'tags', key: 'c1', add: ['vip'], remove: [], at: NOW },
+            { kind: 'recipient', campaignId: 'k1', key: 'c1', status: 'sent', reason: null, at: NOW },
+          ]),
+          ev(2, 'c2', [
+            { kind: 'left', key: 'c2', reason: 'bot_stopped', at: NOW - 1 },
+            { kind: 'left', key: 'c2', reason: 'dialog_removed', at: NOW },
+            { kind: 'recipient', campaignId: 'k1', key: 'c2', status: 'skipped', reason: 'busy: x', at: NOW },
+            { kind: 'recipient', campaignId: 'k1', key: 'c2', status: 'sent', reason: null, at: NOW },
+            { kind: 'recipient', campaignId: 'k1', key: 'c3', status: 'sent', reason: null, at: NOW },
+          ]),
+        ],
+        statuses: ['applied', 'applied'],
+      },
+    ],
+  },
+  {
     name: 'an empty batch',
     inbox: ['c1'],
     steps: [{ batch: [], statuses: [] }],
@@ -487,6 +516,11 @@ const PICTURE = {
     'SELECT id, conversation_key, step_instance, session_revision, flow_id, flow_version, step, event, n, at ' +
     'FROM step_log ORDER BY id',
   inbox: 'SELECT id, conversation_key, status, attempts, error, processed_at FROM inbox ORDER BY id',
+  tags: 'SELECT conversation_key, tag, tagged_at FROM person_tags ORDER BY conversation_key, tag',
+  left: 'SELECT conversation_key, reason, left_at FROM people_left ORDER BY conversation_key',
+  recipients:
+    'SELECT campaign_id, conversation_key, status, reason, not_before, released_at, settled_at ' +
+    'FROM campaign_recipients ORDER BY campaign_id, conversation_key',
 } as const;
 
 type Rows = Record<string, unknown>[];
@@ -537,7 +571,9 @@ function postgresAdapter(pg: () => PostgresDatabase): Adapter {
     name: 'PostgreSQL (botflow_apply_batch)',
     async reset(inbox) {
       const { pool } = pg();
-      await pool.query('TRUNCATE inbox, sessions, outbox, timers, tasks, step_log RESTART IDENTITY');
+      await pool.query(
+        'TRUNCATE inbox, sessions, outbox, timers, tasks, step_log, person_tags, people_left, campaign_recipients RESTART IDENTITY',
+      );
       for (const [i, key] of inbox.entries()) {
         await pool.query(
           "INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) VALUES ($1, 'update', $2, $3, '{}', 1)",
@@ -582,6 +618,9 @@ function normalise(tables: Tables, databaseReasons: ReadonlySet<string>): Tables
         ? { ...row, error: DATABASE_REASON }
         : row,
     ),
+    tags: tables.tags,
+    left: tables.left,
+    recipients: tables.recipients,
   };
 }
 

@@ -86,6 +86,7 @@ export class WritePlan {
       prior.locale === row.locale;
     this.ops.push({ kind: 'session', row, expected: prior?.revision, sameShape });
     this.#stepLog(row, prior, result, started || !prior);
+    if (result.tags) this.ops.push({ kind: 'tags', key, ...result.tags, at: now });
     result.calls.forEach((call, seq) => {
       this.call(key, result.revision, seq, call, now);
     });

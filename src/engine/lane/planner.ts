@@ -17,6 +17,7 @@ import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/co
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import type { FlowSet } from '../step/flow-set.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
+import { CAMPAIGN_KIND, campaignSkipped, campaignStart, campaignStarted } from './campaign-entry.ts';
 import { internalEvent } from './internal-events.ts';
 import {
   describeError,
@@ -162,6 +163,7 @@ export class EventPlanner {
     const key = row.conversationKey;
     if (!key) return skip(`a ${row.kind} event without a conversation`);
     if (row.kind === EVENT_KIND) return this.#outside(key, row, now);
+    if (row.kind === CAMPAIGN_KIND) return this.#campaign(key, row.payload, now);
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     const session = this.#session(key);
     if (session?.row.status !== 'active') return skip('the session it belonged to has ended');
@@ -226,6 +228,7 @@ export class EventPlanner {
         }
         const why =
           incoming.reason === 'bot_stopped' ? 'the person stopped the bot' : 'the person removed the dialog';
+        this.#plan.ops.push({ kind: 'left', key, reason: incoming.reason, at: now });
         this.#plan.settleTimers(key, 'cancelled', why, now);
         this.#plan.dropCalls(key, why, now);
         this.#plan.cancelTasks(key, why, now);
@@ -237,6 +240,16 @@ export class EventPlanner {
         return this.#start(key, session, incoming.trigger, incoming.event.meta, now);
       }
     }
+  }
+
+  /** A released campaign recipient: the campaign's flow starts (its calls `bulk`), or why not is recorded. */
+  #campaign(key: string, payload: string, now: number): Planned {
+    const session = this.#session(key);
+    const start = campaignStart(key, payload, session?.row, this.#o.flows.current(), now);
+    if ('skip' in start) return skip(campaignSkipped(this.#plan.ops, key, start, now));
+    const ran = this.#start(key, session, start.trigger, start.meta, now, undefined, start.flow);
+    campaignStarted(this.#plan.ops, key, start.entry, now);
+    return ran;
   }
 
   #press(key: string, session: CachedSession | undefined, press: Press, now: number): Planned {
@@ -359,8 +372,8 @@ export class EventPlanner {
     meta: EventMeta,
     now: number,
     callback?: Callback,
+    flow = findFlowToStart(this.#o.flows.current(), trigger),
   ): Ran | Skipped {
-    const flow = findFlowToStart(this.#o.flows.current(), trigger);
     if (!flow) return skip('no running session, and no flow trigger matches');
     const result = step(
       flow,

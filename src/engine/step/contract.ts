@@ -169,8 +169,19 @@ export interface InputRejectedEffect {
   kind: 'input.rejected';
 }
 
+/**
+ * Tag the person (or take tags off): tags outlive the session, and campaigns select people by them
+ * (docs/campaigns.md). Flow files write `tag:` / `untag:` on a step or in `do:`.
+ */
+export interface TagEffect {
+  kind: 'person.tags';
+  add?: string[];
+  remove?: string[];
+}
+
 /** What an effect returns, as data: an API call, an upload then send, a timer armed or cancelled, a task. */
 export type Effect =
+  | TagEffect
   | ApiEffect
   | UploadAndSendEffect
   | ArmTimerEffect

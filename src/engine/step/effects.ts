@@ -4,10 +4,12 @@
  * message) where the flow left them out, signs callback buttons with the step instance, and decides the
  * order key (calls with one key are sent one at a time, in order) and the service class of each call.
  */
+
 import { OPERATIONS, type OperationSpec } from '../../client/operations.ts';
 import type { Priority } from '../../client/scheduler/types.ts';
 import { BotflowError } from '../../errors/index.ts';
 import type { Effect, EventMeta, StartTaskEffect } from './contract.ts';
+import { type TagChange, tagChange } from './tags.ts';
 
 /** One API call a committed step will make. */
 export interface PlannedCall {
@@ -198,8 +200,15 @@ export function planEffects(
   effects: readonly Effect[],
   conversationKey: string,
   ctx: PlanContext,
-): { calls: PlannedCall[]; timers: TimerChange[]; tasks: TaskChange[]; rejected: number } {
+): {
+  calls: PlannedCall[];
+  timers: TimerChange[];
+  tasks: TaskChange[];
+  rejected: number;
+  tags?: TagChange;
+} {
   let rejected = 0;
+  let tags: TagChange | undefined;
   const calls: PlannedCall[] = [];
   const timers: TimerChange[] = [];
   const tasks: TaskChange[] = [];
@@ -319,13 +328,19 @@ export function planEffects(
       case 'input.rejected':
         rejected += 1;
         return;
+      case 'person.tags': {
+        const change = tagChange(tags, effect);
+        if (typeof change === 'string') throw new EffectError(`${where}: ${change}`);
+        tags = change;
+        return;
+      }
       default:
         throw new EffectError(
-          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel or input.rejected`,
+          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel, input.rejected or person.tags`,
         );
     }
   });
-  return { calls, timers, tasks, rejected };
+  return { calls, timers, tasks, rejected, ...(tags ? { tags } : {}) };
 }
 
 function describe(effect: Effect | undefined): string {

@@ -23,6 +23,7 @@ import {
   type TimerChange,
 } from './effects.ts';
 import { FAILED_EVENT, isFlowFailure, type RecoveredFailure } from './failure.ts';
+import type { TagChange } from './tags.ts';
 import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
@@ -78,6 +79,8 @@ export interface StepResult {
   tasks: TaskChange[];
   /** Answers the step refused (`input.rejected` effects): retries, for the funnel. */
   rejected: number;
+  /** Tags the step set on the person or took off (`person.tags` effects). */
+  tags?: TagChange;
   /** The flow's own code failed and the flow recovered (its `on_error`, or the apology and end). */
   failure?: RecoveredFailure;
   /**
@@ -366,11 +369,16 @@ export function step(
     stepInstance,
     stepChanged,
     idle:
-      previous === next && calls.length === 0 && planned.timers.length === 0 && planned.tasks.length === 0,
+      previous === next &&
+      calls.length === 0 &&
+      planned.timers.length === 0 &&
+      planned.tasks.length === 0 &&
+      !planned.tags,
     calls,
     timers: planned.timers,
     tasks: planned.tasks,
     rejected: planned.rejected,
+    ...(planned.tags ? { tags: planned.tags } : {}),
     ...(failure ? { failure } : {}),
     passed: passedSteps(actions, stepName(next.value)),
   };

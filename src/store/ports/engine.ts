@@ -4,6 +4,7 @@
  * synchronously) and `postgresStore` (several processes; answers are promises, and leases share the
  * partitions). The engine, its dispatcher and its task runner are written once over this port.
  */
+import type { CampaignPort } from '../campaigns/types.ts';
 import type { InboxEvent } from '../engine-inbox.ts';
 import type { AppendResult, InboxEntry } from '../inbox.ts';
 import type { SessionRow } from '../sessions.ts';
@@ -91,6 +92,8 @@ export interface EngineStore<Sync extends boolean = boolean> {
   taskPort(member: string): TaskPort;
   /** What support and the playground read and change (`engine.sessions`, the side panel). */
   readonly support: SupportPort<Sync>;
+  /** Campaigns: segments, campaigns and their recipients (docs/campaigns.md). */
+  readonly campaigns: CampaignPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
   /** Hears other processes' commits: new inbox rows, new outbox rows. */

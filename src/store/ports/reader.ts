@@ -1,4 +1,5 @@
 /** What the command line reads of a bot's database (store/reader.ts opens one of either kind). */
+import type { CampaignFigures, CampaignPort, CampaignRow } from '../campaigns/types.ts';
 import type { HistoryData } from '../history.ts';
 import type { StepLogRow } from '../step-log.ts';
 
@@ -25,5 +26,23 @@ export interface StoreReader {
   history(conversation?: string): Promise<HistoryData>;
   /** What a plan of a flow change reads, with `latest` the version of each flow that would run. */
   planReads(latest: ReadonlyMap<string, string>): Promise<PlanReads>;
+  /** Every campaign with its figures (none on a database from before campaigns). */
+  campaigns(): Promise<{ campaign: CampaignRow; figures: CampaignFigures }[]>;
   close(): Promise<void>;
+}
+
+/** Every campaign of `port` with its figures; none when the database has no campaigns table yet. */
+export async function campaignFigures(
+  port: () => CampaignPort,
+): Promise<{ campaign: CampaignRow; figures: CampaignFigures }[]> {
+  let rows: CampaignRow[];
+  let store: CampaignPort;
+  try {
+    store = port();
+    rows = await store.list();
+  } catch (error) {
+    if (/campaigns/.test((error as Error).message)) return []; // not migrated yet: no campaigns
+    throw error;
+  }
+  return Promise.all(rows.map(async (campaign) => ({ campaign, figures: await store.figures(campaign.id) })));
 }

@@ -7,6 +7,7 @@
 import { PARTITIONS } from '../partitions.ts';
 import type { EngineStore, Partitions } from '../ports/engine.ts';
 import type { ApplyResult } from '../sqlite/apply.ts';
+import { pgCampaigns } from './campaigns.ts';
 import { applyBatch } from './commit.ts';
 import { type PostgresDatabase, pgListen } from './database.ts';
 import { INBOX_CHANNEL, PgInbox } from './inbox.ts';
@@ -80,6 +81,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     outbox: new PgOutbox(pool),
     taskPort: (member) => new PgTasks(pool, member),
     support: pgSupport(pool),
+    campaigns: pgCampaigns(pool),
     leases: new PgLeases(pool),
     listen: (hear, lost) =>
       pgListen(

@@ -1,5 +1,6 @@
 /** The PostgreSQL side of `openReader` (store/reader.ts): a pool on the database, migrations not applied. */
-import type { StoreReader } from '../ports/reader.ts';
+import { campaignFigures, type StoreReader } from '../ports/reader.ts';
+import { pgCampaigns } from './campaigns.ts';
 import { openPostgres } from './database.ts';
 import { pgHistory } from './history.ts';
 import { pgPlanSources, pgStepLog } from './sessions.ts';
@@ -12,6 +13,7 @@ export async function postgresReader(url: string): Promise<StoreReader> {
     stepLog: (query) => pgStepLog(pg.pool, query),
     history: (conversation) => pgHistory(pg.pool, conversation),
     planReads: (latest) => pgPlanSources(pg.pool, latest),
+    campaigns: () => campaignFigures(() => pgCampaigns(pg.pool)),
     close: () => pg.close(),
   };
 }

@@ -3,6 +3,7 @@
  * the batch's transaction, through the stores of one connection.
  */
 import type Database from 'better-sqlite3';
+import { PersonWrites } from '../campaigns/person-writes.ts';
 import { EngineInbox } from '../engine-inbox.ts';
 import { OutboxStore } from '../outbox.ts';
 import { SessionStore } from '../sessions.ts';
@@ -21,8 +22,10 @@ export class WriteStores {
   readonly inbox: EngineInbox;
   readonly tasks: TaskStore;
   readonly stepLog: StepLogStore;
+  readonly people: PersonWrites;
 
   constructor(db: Database.Database) {
+    this.people = new PersonWrites(db);
     this.tasks = new TaskStore(db);
     this.stepLog = new StepLogStore(db);
     this.sessions = new SessionStore(db);
@@ -94,6 +97,11 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
         break;
       case 'step-log':
         stores.stepLog.append(op.row);
+        break;
+      case 'tags':
+      case 'left':
+      case 'recipient':
+        stores.people.apply(op);
         break;
       default:
         // Only a plan built outside the types gets here: refused, as botflow_apply_ops refuses it.

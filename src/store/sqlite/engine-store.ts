@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { sqliteCampaigns } from '../campaigns/sqlite.ts';
 import { EngineInbox } from '../engine-inbox.ts';
 import { buttonSecret } from '../engine-settings.ts';
 import { FlowVersionStore } from '../flow-versions.ts';
@@ -104,6 +105,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
     outbox: new SqliteOutbox(db),
     taskPort: () => new TaskStore(db),
     support: sqliteSupport(db),
+    campaigns: sqliteCampaigns(db),
     async *stepLog(query = {}) {
       // Read at once: the connection must not stay busy with a cursor while the consumer awaits.
       yield* [...stepLog.rows(query)];

@@ -1,0 +1,178 @@
+/**
+ * `botflow campaign plan|start|pause|resume|cancel|status`: campaigns on the bot's database. `plan` and
+ * `start` take a campaign file (`campaigns/<name>.campaign.yaml`, or its name); `plan` only reads: how many
+ * people match now and a sample of 5. `start` snapshots the segment; the running bot's campaign runner
+ * (the process that sends) releases the recipients. The other actions take a campaign's id or name.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CAMPAIGN_SUFFIX, readCampaignFile } from '../engine/campaign-file.ts';
+import { type CampaignReport, type CampaignsApi, campaignsApi } from '../engine/campaigns.ts';
+import { isBotflowError } from '../errors/index.ts';
+import { loadFlows } from '../flows/load.ts';
+import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type OpenStore, openStore } from '../store/open.ts';
+import { type Command, databaseArgv } from './command.ts';
+
+const HELP = `usage: botflow campaign plan <file | name> [--sample N]
+       botflow campaign start <file | name>
+       botflow campaign pause | resume | cancel <id | name>
+       botflow campaign status [<id | name>] [--recipients <status>]
+options: --dir <campaigns folder> (default: campaigns), --flows <dir> (default: flows.dir),
+         --db <file> | --database-url <postgres://…>, --config <file>, --json
+
+A campaign starts a flow for each person of a segment, at a rate, with quiet hours and a cap
+(docs/campaigns.md). plan prints how many people match now and a sample, and sends nothing. start
+snapshots the segment into queued recipients: the running bot releases them. pause, resume and cancel
+hold for every process and across restarts. status: each campaign's recipients by status, the reasons
+people were skipped, and the funnel (reached, started, finished).`;
+
+const ACTIONS = ['plan', 'start', 'pause', 'resume', 'cancel', 'status'] as const;
+type Action = (typeof ACTIONS)[number];
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string' },
+      flows: { type: 'string' },
+      sample: { type: 'string' },
+      recipients: { type: 'string' },
+      db: { type: 'string' },
+      'database-url': { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** The campaign file an argument names: a path, or `<dir>/<name>.campaign.yaml`. */
+function fileOf(arg: string, dir: string): string {
+  if (existsSync(arg)) return arg;
+  const named = join(dir, `${arg}${CAMPAIGN_SUFFIX}`);
+  return existsSync(named) ? named : arg;
+}
+
+const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A campaign's lines for people. */
+export function describeCampaign(c: CampaignReport): string {
+  const s = c.byStatus;
+  const reasons = Object.entries(c.reasons)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(', ');
+  return [
+    `${c.name} (${c.id}): ${c.status}, flow ${c.flow}, ${c.recipients} recipient(s), from ${when(c.startAt)}`,
+    `  queued ${s.queued}, released ${s.released}, sent ${s.sent}, failed ${s.failed}, skipped ${s.skipped}${reasons ? ` (${reasons})` : ''}`,
+    `  funnel: reached ${c.funnel.reached}, started ${c.funnel.started}, finished ${c.funnel.finished}`,
+  ].join('\n');
+}
+
+async function act(
+  api: CampaignsApi,
+  action: Action,
+  arg: string | undefined,
+  values: ReturnType<typeof parse>['values'],
+  dir: string,
+) {
+  const json = values.json === true;
+  const print = (value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
+  if (action === 'plan' || action === 'start') {
+    const { name, spec } = readCampaignFile(fileOf(arg!, dir));
+    if (action === 'plan') {
+      const sample = values.sample === undefined ? 5 : Number(values.sample);
+      const plan = await api.plan(spec, { name, sample });
+      const lines = plan.sample.map(
+        (p) =>
+          `  ${p.conversationKey}  ${p.locale ?? '-'}  last active ${when(p.lastActiveAt)}  ${p.flowId} › ${p.step}`,
+      );
+      print(plan, [`${name}: ${plan.count} person(s) match now; nothing was sent`, ...lines].join('\n'));
+      return 0;
+    }
+    const started = await api.start(spec, { name });
+    print(started, `started ${describeCampaign(started)}`);
+    return 0;
+  }
+  if (action === 'status') {
+    if (!arg) {
+      const all = await api.list();
+      print(all, all.map(describeCampaign).join('\n') || 'no campaigns yet');
+      return 0;
+    }
+    const report = await api.status(arg);
+    if (values.recipients) {
+      const rows = await api.recipients(arg, { status: values.recipients as never, limit: 100 });
+      print(
+        rows,
+        rows.map((r) => `${r.conversationKey}  ${r.status}${r.reason ? `  ${r.reason}` : ''}`).join('\n'),
+      );
+      return 0;
+    }
+    print(report, describeCampaign(report));
+    return 0;
+  }
+  const report = await api[action](arg!);
+  print(report, describeCampaign(report));
+  return 0;
+}
+
+/** The `campaign` subcommand. */
+export const command: Command = {
+  summary: 'campaigns: plan (count and sample), start, pause, resume, cancel, status',
+  async run(args) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      console.error(`botflow campaign: ${(error as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    const [action, arg] = positionals as [string | undefined, string | undefined];
+    if (!ACTIONS.includes(action as Action) || (action !== 'status' && !arg)) {
+      console.error(`botflow campaign: give an action (${ACTIONS.join(', ')}) and a campaign\n\n${HELP}`);
+      return 2;
+    }
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig({ argv: databaseArgv(values) });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`botflow campaign: ${error.message}`);
+      return 2;
+    }
+    const flowsDir = values.flows ?? config.flows.dir;
+    const flowIds = existsSync(flowsDir) ? (await loadFlows(flowsDir)).flows.map((f) => f.id) : [];
+    const url = config.database.url?.reveal();
+    let opened: OpenStore;
+    try {
+      opened = await openStore(url !== undefined ? { url } : { path: config.database.path });
+    } catch (error) {
+      console.error(`botflow campaign: ${(error as Error).message}`);
+      return 2;
+    }
+    const api = campaignsApi({
+      store: opened.store.campaigns,
+      now: Date.now,
+      flowIds: () => flowIds,
+      release: async () => 0, // the running bot releases
+      wake: () => {},
+    });
+    try {
+      return await act(api, action as Action, arg, values, values.dir ?? 'campaigns');
+    } catch (error) {
+      if (!isBotflowError(error)) throw error;
+      console.error(`botflow campaign: ${error.message}`);
+      return error.code === 'BOTFLOW_CAMPAIGN_NOT_FOUND' || error.code === 'BOTFLOW_CAMPAIGN_STATE' ? 1 : 2;
+    } finally {
+      await opened.close();
+    }
+  },
+};

@@ -1,0 +1,165 @@
+/**
+ * The campaign runner: releases the due recipients of running campaigns into the inbox, at each campaign's
+ * rate on the engine's clock, behind interactive traffic (it holds back while people wait for answers),
+ * with quiet hours in each person's time zone, the frequency cap across campaigns and people who left the
+ * bot skipped. One runner sends for all processes: the dispatcher's (on PostgreSQL, the lease holder's).
+ *
+ * Released entries (kind `campaign`, dedupe key `campaign:<id>:<key>`) and the recipients' statuses are
+ * written in one transaction; the planner then starts the flow and settles each recipient in the event's
+ * own transaction. A crash anywhere replays at most the planning, never a send.
+ */
+import type { Logger } from 'pino';
+import type { CampaignPort, CampaignRow, DueRecipient, ReleaseDecisions } from '../store/campaigns/types.ts';
+import type { Campaign } from './campaign-spec.ts';
+import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from './lane/campaign-entry.ts';
+import { isTimeZone, quietUntil } from './quiet-hours.ts';
+
+export { CAMPAIGN_KIND };
+
+/** What the runner needs. */
+export interface CampaignRunnerOptions {
+  store: CampaignPort;
+  now: () => number;
+  logger?: Logger | undefined;
+  /** Releases wait while more than this many interactive calls wait in the outbox (default 20). */
+  holdAbove?: number;
+  /** The campaigns' bulk calls not yet sent, at most (default 2 seconds of the rate, at least 10). */
+  bulkAhead?: number;
+  /**
+   * Requests a second campaigns and interactive calls share (default 25: the platform's 30 less a reserve
+   * for calls made outside the outbox). Campaigns take what interactive traffic leaves of it.
+   */
+  budget?: number;
+  /** New entries are in the inbox: plan them. */
+  released(): void;
+}
+
+/** A campaign's release budget: tokens at its rate, at most one second's worth. */
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Releases due recipients of the running campaigns. */
+export class CampaignRunner {
+  readonly #o: CampaignRunnerOptions;
+  readonly #buckets = new Map<string, Bucket>();
+  #busy: Promise<number> | undefined;
+  /** The last outbox id seen, and the interactive calls a second written since (smoothed). */
+  #outbox: { id: number; at: number; rate: number } | undefined;
+
+  constructor(options: CampaignRunnerOptions) {
+    this.#o = options;
+  }
+
+  /** One round at `at`: releases what each running campaign may release now; returns how many. */
+  tick(at = this.#o.now()): Promise<number> {
+    // One round at a time: a slow database never runs two rounds over the same recipients.
+    if (!this.#busy) this.#busy = this.#round(at).finally(() => (this.#busy = undefined));
+    return this.#busy;
+  }
+
+  async #round(at: number): Promise<number> {
+    const store = this.#o.store;
+    const running = (await store.list()).filter((c) => c.status === 'running' && c.startAt <= at);
+    if (running.length === 0) return 0;
+    const backlog = await store.outboxBacklog();
+    const interactive = await this.#interactiveRate(at);
+    if (backlog.interactive > (this.#o.holdAbove ?? 20)) return 0;
+    // What interactive traffic leaves of the budget (with a margin: replies must find a free slot at once),
+    // shared by the running campaigns.
+    const left = Math.max(1, (this.#o.budget ?? 25) - interactive * 1.5) / running.length;
+    let released = 0;
+    for (const row of running) released += await this.#campaign(row, at, backlog.bulk, left);
+    if (released > 0) this.#o.released();
+    return released;
+  }
+
+  /** Interactive calls written to the outbox per second lately (every process: read from the outbox). */
+  async #interactiveRate(at: number): Promise<number> {
+    const prior = this.#outbox;
+    if (!prior) {
+      // The first round only learns where the outbox ends.
+      const { lastId } = await this.#o.store.outboxSince(-1);
+      this.#outbox = { id: lastId, at, rate: 0 };
+      return 0;
+    }
+    const elapsed = Math.max(at - prior.at, 1);
+    if (elapsed < 250) return prior.rate;
+    const seen = await this.#o.store.outboxSince(prior.id);
+    const now = (seen.interactive * 1000) / elapsed;
+    this.#outbox = { id: seen.lastId, at, rate: prior.rate * 0.5 + now * 0.5 };
+    return this.#outbox.rate;
+  }
+
+  async #campaign(row: CampaignRow, at: number, bulk: number, share: number): Promise<number> {
+    const store = this.#o.store;
+    const spec = JSON.parse(row.spec) as Campaign;
+    const campaign = { ...spec, rate: Math.min(spec.rate, share) };
+    const bucket = this.#buckets.get(row.id) ?? { tokens: 1, at };
+    bucket.tokens = Math.min(
+      Math.max(1, campaign.rate),
+      bucket.tokens + ((at - bucket.at) * campaign.rate) / 1000,
+    );
+    bucket.at = at;
+    this.#buckets.set(row.id, bucket);
+    if (bulk > (this.#o.bulkAhead ?? Math.max(10, campaign.rate * 2))) return 0;
+    const allowed = Math.floor(bucket.tokens);
+    await store.settleFailed(row.id, at);
+    if (allowed === 0) return 0;
+    const capSince = campaign.cap ? at - campaign.cap.perMs : at + 1;
+    const due = await store.due(row.id, at, allowed * 4 + 20, capSince);
+    if (due.length === 0) {
+      const left = await store.queued(row.id);
+      if (left.n === 0 && left.released === 0 && (await store.setStatus(row.id, ['running'], 'done', at)))
+        this.#o.logger?.info({ campaign: row.id }, 'campaign finished: every recipient settled');
+      return 0;
+    }
+    const decisions = this.#decide(row, campaign, due, at, allowed);
+    await store.release(row.id, decisions, at);
+    bucket.tokens -= decisions.release.length;
+    return decisions.release.length;
+  }
+
+  #decide(row: CampaignRow, c: Campaign, due: DueRecipient[], at: number, allowed: number): ReleaseDecisions {
+    const out: ReleaseDecisions = { release: [], skip: [], defer: [] };
+    for (const r of due) {
+      const key = r.conversationKey;
+      if (r.left) {
+        out.skip.push({ conversationKey: key, reason: 'left: stopped the bot or removed the dialog' });
+        continue;
+      }
+      if (c.cap && r.recentSends >= c.cap.max) {
+        out.skip.push({
+          conversationKey: key,
+          reason: `cap: ${r.recentSends} campaign messages in the window`,
+        });
+        continue;
+      }
+      if (c.quiet) {
+        const tz = isTimeZone(r.timeZone) ? r.timeZone : c.quiet.timeZone;
+        const until = quietUntil(at, c.quiet, tz);
+        if (until !== undefined) {
+          out.defer.push({ conversationKey: key, notBefore: until });
+          continue;
+        }
+      }
+      if (out.release.length >= allowed) continue;
+      const entry: CampaignEntry = {
+        campaign: row.id,
+        flow: c.flow,
+        with: c.with,
+        userId: r.userId,
+        chatId: r.chatId,
+        locale: r.locale,
+        busyMs: c.busyMs,
+      };
+      out.release.push({
+        conversationKey: key,
+        dedupeKey: campaignDedupeKey(row.id, key),
+        payload: JSON.stringify(entry),
+      });
+    }
+    return out;
+  }
+}

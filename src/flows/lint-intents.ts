@@ -1,0 +1,82 @@
+/**
+ * `botflow check` for intents (`understand:`): the classifier is "keywords" or a registered task; the
+ * keyword classifier has keywords for every intent it is asked about, and its patterns are safe; global
+ * intents use the keyword classifier (they are read at every step, synchronously); a step's own intents
+ * can be reached (an input step that takes any text leaves them nothing). Routes to unknown steps are
+ * checked with every other route (lint.ts).
+ */
+import type { LintInput, Report } from './lint-input.ts';
+import { closest } from './problems.ts';
+import { compileFlowRegex } from './safe-regex.ts';
+import type { Understand } from './schema.ts';
+import { KEYWORDS_CLASSIFIER } from './schema-intents.ts';
+import type { Path } from './yaml-source.ts';
+
+/** Runs the intent checks on one flow. */
+export function lintIntents(x: LintInput, report: Report): void {
+  const { flow } = x;
+  const keywords = flow.intents ?? {};
+  const tasks = Object.keys(x.registry.tasks ?? {});
+  const check = (path: Path, u: Understand, global: boolean) => {
+    const classifier = u.classifier ?? KEYWORDS_CLASSIFIER;
+    if (classifier !== KEYWORDS_CLASSIFIER) {
+      if (global)
+        report(
+          [...path, 'classifier'],
+          'error',
+          'global intents use the built-in keyword classifier (they are read at every step, at once)',
+          `remove classifier: ${classifier} here, and put it on the steps that need it`,
+        );
+      else if (!Object.hasOwn(x.registry.tasks ?? {}, classifier)) {
+        const guess = closest(classifier, [...tasks, KEYWORDS_CLASSIFIER]);
+        report(
+          [...path, 'classifier'],
+          'error',
+          `unknown classifier "${classifier}"`,
+          guess
+            ? `did you mean "${guess}"?`
+            : `register a task with the classifier shape (defineTask({ input: ClassifierInput, result: ClassifierResult, run })), or use "${KEYWORDS_CLASSIFIER}"`,
+        );
+      }
+      return;
+    }
+    for (const intent of Object.keys(u.intents)) {
+      if (Object.hasOwn(keywords, intent)) continue;
+      const guess = closest(intent, Object.keys(keywords));
+      report(
+        [...path, 'intents', intent],
+        'error',
+        `intent "${intent}" has no keywords for the keyword classifier`,
+        guess
+          ? `did you mean "${guess}"? Else add intents: { ${intent}: [...] }`
+          : `add intents: { ${intent}: ["word", "a phrase"] } at the top of the flow`,
+        true,
+      );
+    }
+  };
+  if (flow.understand) check(['understand'], flow.understand, true);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    if (!('understand' in step) || !step.understand) continue;
+    check(['steps', id, 'understand'], step.understand, false);
+    const kinds = step.type === 'input' ? [step.input].flat() : [];
+    if (kinds.includes('text') && Object.keys(step.understand.intents).length)
+      report(
+        ['steps', id, 'understand'],
+        'warning',
+        `step "${id}" takes any text as its answer, so its own intents are never read`,
+        'use a menu step (or input: choice) for intents; global intents still work here',
+        true,
+      );
+  }
+  for (const [intent, k] of Object.entries(keywords)) {
+    const lists = Array.isArray(k) ? { '': k } : k;
+    for (const [lang, words] of Object.entries(lists))
+      words.forEach((word, i) => {
+        const m = /^\/(.+)\/([a-z]*)$/s.exec(word);
+        if (!m) return;
+        const compiled = compileFlowRegex(m[1]!, m[2]!.includes('i') ? m[2]! : `${m[2]}i`);
+        const at: Path = lang ? ['intents', intent, lang, i] : ['intents', intent, i];
+        if ('error' in compiled) report(at, 'error', `the regular expression ${word} ${compiled.error}`);
+      });
+  }
+}
