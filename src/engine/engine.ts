@@ -127,7 +127,6 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         logger,
         staleText: options.staleText ?? 'This menu is no longer active.',
         botUsername: options.botUsername,
-        strategy: options.conversationKey,
       });
     }),
   );

@@ -7,7 +7,6 @@
  * winner. Pure.
  */
 import { eventEntry } from '../../inbox/event-entry.ts';
-import type { ConversationKeyStrategy } from '../../inbox/keys.ts';
 import type { InboxEntry } from '../../store/inbox.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import { type FlowDefinition, HANDOFF_EVENTS } from '../step/contract.ts';
@@ -53,7 +52,6 @@ export function operatorUpdate(
   chats: ReadonlySet<number>,
   signer: ButtonSigner,
   now: number,
-  strategy: ConversationKeyStrategy = 'user-in-chat',
 ): OperatorOutcome | undefined {
   if (row.kind !== 'update' || chats.size === 0) return undefined;
   let update: Json;
@@ -66,7 +64,8 @@ export function operatorUpdate(
   const chatId = (message?.recipient as Json | undefined)?.chat_id ?? update.chat_id;
   if (typeof chatId !== 'number' || !chats.has(chatId)) return undefined;
   const event = (name: string, key: string, payload: Json): OperatorOutcome => ({
-    entry: eventEntry({ name, to: { conversation: key }, payload, key: `op:${row.id}` }, strategy, now),
+    // The address is a conversation key: no strategy applies to it.
+    entry: eventEntry({ name, to: { conversation: key }, payload, key: `op:${row.id}` }, 'user-in-chat', now),
     reason: `operators' chat: ${name} for ${key}`,
   });
   if (update.update_type === 'message_callback') {

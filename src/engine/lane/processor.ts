@@ -23,8 +23,6 @@ export function writesOf(plans: readonly EventPlan[]): PlannedWrites[] {
 
 /** What planning needs: the planner's needs but the session lookup, which goes through the cache. */
 export interface BatchPlannerOptions extends Omit<PlannerOptions, 'session' | 'operator'> {
-  /** How addresses become conversation keys (the `conversationKey` setting). */
-  strategy?: import('../../inbox/keys.ts').ConversationKeyStrategy | undefined;
   /** Sessions this process committed, read before the database. */
   cache: SessionCache;
 }
@@ -45,7 +43,7 @@ export class BatchPlanner {
     this.#cache = options.cache;
     this.#logger = options.logger;
     this.#operator = (row, now) =>
-      operatorUpdate(row, operatorsChats(options.flows.current()), options.signer, now, options.strategy);
+      operatorUpdate(row, operatorsChats(options.flows.current()), options.signer, now);
     this.#planner = new EventPlanner({
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
