@@ -55,6 +55,7 @@ const planner = {
     })),
   settle: (plans: readonly EventPlan[]) => plans.map((p) => p.outcome),
   forgetPlanned: () => {},
+  handOver: () => [], // no operators' chat here (lane/operators.ts)
 } as unknown as BatchPlanner;
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
