@@ -135,8 +135,10 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
 
   return {
     guards: {
+      // Decided once, on entering (handoffEnter): hours that end while someone waits close nothing.
       handoffClosed: flowGuard(
-        ({ event }: { event: FlowEvent }, p: StepParams) => !withinHours(of(p).hours, nowOf(event)),
+        ({ context }: { context: FlowContext }) =>
+          (context.vars.handoff as { open?: boolean } | undefined)?.open === false,
       ),
     },
     actions: {
@@ -144,13 +146,19 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const { e, step, chat, hours } = of(p);
         const now = nowOf(event);
         if (step.out_of_hours && !withinHours(hours, now)) {
+          enqueue.assign({ vars: { ...context.vars, handoff: { open: false } } });
           if (step.out_of_hours.say)
             api(enqueue, 'sendMessage', { text: say(e, context, step.out_of_hours.say) });
           return;
         }
         const person = personOf(event);
         const wait = handoffWaitOf(e.flow, step);
-        const vars = { ...context.vars, handoff: {}, handoff_person: person.name, handoff_wait: wait };
+        const vars = {
+          ...context.vars,
+          handoff: { open: true },
+          handoff_person: person.name,
+          handoff_wait: wait,
+        };
         enqueue.assign({ vars });
         const c = { ...context, vars };
         api(enqueue, 'sendMessage', {
@@ -197,7 +205,11 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
           return;
         }
         const operator = x.operator ?? {};
-        const vars = { ...context.vars, handoff: { operator }, handoff_operator: opName(operator) };
+        const vars = {
+          ...context.vars,
+          handoff: { open: true, operator },
+          handoff_operator: opName(operator),
+        };
         enqueue.assign({ vars });
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
         if (callback)

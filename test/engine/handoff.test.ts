@@ -92,6 +92,19 @@ describe.each(kinds)('handoff over %s', (kind) => {
     expect((await toOps(c)).at(-1)!.args.text).toContain('nobody took it in time');
   });
 
+  it('keeps a request made before closing time open after it', async () => {
+    h = await openConformance(kind, supportFlows);
+    const c = h;
+    c.clock.advance(8 * 3_600_000 + 58 * 60_000); // 17:58 UTC on a Monday
+    await c.deliver(botStarted(1, c.clock.now()), textMessage(1, c.clock.now(), 'Help'));
+    await c.settle();
+    await c.advance(5 * 60_000); // 18:03: closed now, but the request stands
+    await c.deliver(textMessage(1, c.clock.now(), 'Still there?'));
+    await c.settle();
+    expect(await c.session('u:1')).toMatchObject({ status: 'active', stateValue: '"human"' });
+    expect((await toOps(c)).at(-1)!.args.text).toContain('Still there?');
+  });
+
   it('goes elsewhere out of hours', async () => {
     h = await openConformance(kind, supportFlows);
     const c = h;
