@@ -76,7 +76,7 @@ export const CampaignSpec = z.strictObject({
     .default('10/s'),
   quiet_hours: z.strictObject({ from: Clock, to: Clock }).optional(),
   time_zone: z.string().optional().describe("Whose quiet hours when the person's variable is not set"),
-  time_zone_var: z.string().default('timezone').describe("The person's variable holding their time zone"),
+  time_zone_var: z.string().default('time_zone').describe("The person's variable holding their time zone"),
   cap: z
     .strictObject({ max: z.number().int().min(1), per: Duration })
     .optional()

@@ -46,7 +46,7 @@ export function campaignAtScale(people_: number): void {
         const snapshot = JSON.stringify({
           status: 'done',
           value: 'done',
-          context: { vars: { timezone: zone }, retries: 0 },
+          context: { vars: { time_zone: zone }, retries: 0 },
         });
         insert.run(key, version, snapshot, chatId, userId, h.now - DAY, h.now - DAY);
         people.push({ key, userId, zone });

@@ -16,7 +16,7 @@ const NOW = 100 * DAY;
 
 /** People: key, locale, last activity (days ago), session status, variables, tags. */
 const PEOPLE: [string, string, number, string, Record<string, unknown>, string[]][] = [
-  ['u:1', 'en', 1, 'done', { age: 30, plan: 'pro', vip: true, timezone: 'Europe/Paris' }, ['vip', 'member']],
+  ['u:1', 'en', 1, 'done', { age: 30, plan: 'pro', vip: true, time_zone: 'Europe/Paris' }, ['vip', 'member']],
   ['u:2', 'en', 10, 'active', { age: 17, plan: 'basic' }, ['member']],
   ['u:3', 'ru', 40, 'done', { age: '30', plan: 'pro' }, []],
   ['u:4', 'de', 2, 'stopped', { age: 50 }, ['vip']],
@@ -120,7 +120,7 @@ afterAll(async () => {
 describe('segments', () => {
   it.each(CASES)('%s', async (_name, segment, expected) => {
     for (const db of dbs) {
-      const { count, sample } = await db.campaigns.match(segment, NOW, 100, 'timezone');
+      const { count, sample } = await db.campaigns.match(segment, NOW, 100, 'time_zone');
       expect(
         sample.map((p) => p.conversationKey),
         db.name,
@@ -132,7 +132,7 @@ describe('segments', () => {
   it('reads the person facts the same way on both', async () => {
     const seen = [];
     for (const db of dbs)
-      seen.push((await db.campaigns.match({ tags: { all: ['vip'] } }, NOW, 5, 'timezone')).sample);
+      seen.push((await db.campaigns.match({ tags: { all: ['vip'] } }, NOW, 5, 'time_zone')).sample);
     expect(seen[0]).toEqual([
       {
         conversationKey: 'u:1',
@@ -159,7 +159,7 @@ describe('segments', () => {
         createdAt: NOW,
         startAt: NOW,
       };
-      expect(await c.create({ ...base, id: `a-${db.name}` }, { tags: { any: ['member'] } }, 'timezone')).toBe(
+      expect(await c.create({ ...base, id: `a-${db.name}` }, { tags: { any: ['member'] } }, 'time_zone')).toBe(
         3,
       );
       expect(await c.create({ ...base, id: `b-${db.name}` }, { tags: { any: ['member'] } }, undefined)).toBe(
