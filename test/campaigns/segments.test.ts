@@ -159,9 +159,9 @@ describe('segments', () => {
         createdAt: NOW,
         startAt: NOW,
       };
-      expect(await c.create({ ...base, id: `a-${db.name}` }, { tags: { any: ['member'] } }, 'time_zone')).toBe(
-        3,
-      );
+      expect(
+        await c.create({ ...base, id: `a-${db.name}` }, { tags: { any: ['member'] } }, 'time_zone'),
+      ).toBe(3);
       expect(await c.create({ ...base, id: `b-${db.name}` }, { tags: { any: ['member'] } }, undefined)).toBe(
         3,
       );
