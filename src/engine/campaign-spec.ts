@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { BotflowError } from '../errors/index.ts';
-import { durationMs } from '../flows/durations.ts';
 import type { Segment } from '../store/campaigns/types.ts';
+import { durationMs } from './step/durations.ts';
 import { TAG_PATTERN } from './step/tags.ts';
 
 /** A campaign that cannot be used as given, or asked to do what its state does not allow. */

@@ -7,7 +7,7 @@
  * `return_to`. A timer withdraws a request nobody took; outside the opening hours `out_of_hours` is taken.
  */
 import { type Effect, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
-import { durationMs } from './durations.ts';
+import { durationMs } from '../engine/step/durations.ts';
 import {
   type Args,
   type Enqueue,

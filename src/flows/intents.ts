@@ -6,7 +6,7 @@
  * together; global ones go to the flow's steps from wherever the person is, like commands.
  */
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
-import { durationMs } from './durations.ts';
+import { durationMs } from '../engine/step/durations.ts';
 import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { flowAction, nowOf } from './machine-context.ts';
 import type { FlowFile, Route, Step, Understand } from './schema.ts';

@@ -1,6 +1,6 @@
 /** The durable timers of a step (its reminders and idle timeout), armed on entry and cancelled on exit. */
 import type { Effect } from '../engine/step/contract.ts';
-import { durationMs } from './durations.ts';
+import { durationMs } from '../engine/step/durations.ts';
 import type { Enqueue, StepEntry } from './machine-context.ts';
 
 /** A step's timers: `timersOf` lists them (name and delay), `arm` arms them all. */

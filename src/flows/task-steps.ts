@@ -6,8 +6,8 @@
  * with a word (`ignore`), or cancel the task (`cancel`, then the `cancelled` error path).
  */
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
+import { durationMs } from '../engine/step/durations.ts';
 import { conditionText, evaluateCondition } from './conditions.ts';
-import { durationMs } from './durations.ts';
 import { computeSet, isExpression } from './expressions.ts';
 import type { SayText } from './inputs.ts';
 import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';

@@ -1,6 +1,6 @@
 /** Checking one transcript document by hand, so that every problem says exactly what to write instead. */
 import { parse as parseYaml } from 'yaml';
-import { durationMs } from '../flows/durations.ts';
+import { durationMs } from '../engine/step/durations.ts';
 import { closest } from '../flows/problems.ts';
 import { httpFakesOf } from './http-fakes.ts';
 import { intentStubOf } from './intent-stubs.ts';
