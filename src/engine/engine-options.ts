@@ -51,6 +51,11 @@ export interface EngineOptions<Sync extends boolean = true> {
   timerGrace?: TimerGrace;
   /** The bot's username (`getMe`): in groups, `/start@other_bot` and `@other_bot /start` are not ours. */
   botUsername?: string;
+  /**
+   * Keep what people typed that nothing took as samples in the step log, the first 200 characters of each
+   * (default true); false keeps only the counts (config `funnel.samples`, docs/running.md).
+   */
+  funnelSamples?: boolean;
   /** Answer to a press on a keyboard that no running step owns (default "This menu is no longer active."). */
   staleText?: string;
   /** Inbox events per transaction (default 256). */

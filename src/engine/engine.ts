@@ -126,7 +126,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         now,
         logger,
         staleText: options.staleText ?? 'This menu is no longer active.',
-        botUsername: options.botUsername,
+        ...{ botUsername: options.botUsername, funnelSamples: options.funnelSamples },
       });
     }),
   );

@@ -105,6 +105,8 @@ export interface AppParts {
     onRole?(role: Role): void;
     /** How event addresses become conversation keys (the `conversationKey` setting). */
     conversationKey?: ConversationKeyStrategy;
+    /** Keep unrecognised texts as samples for the funnel (`funnel.samples`, default true). */
+    funnelSamples?: boolean;
   }): Engine<boolean>;
   startPolling(
     options: Omit<IntakeOptions, 'api'> & {

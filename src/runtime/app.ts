@@ -147,6 +147,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       ...(check.bot.username ? { botUsername: check.bot.username } : {}),
       onRole: (role) => onRole(role),
       conversationKey: config.conversationKey,
+      funnelSamples: config.funnel.samples,
     });
     engine = running;
     if (options.recorder) {

@@ -178,6 +178,15 @@ export const ConfigSchema = z.strictObject({
       port: port.default(3000),
     })
     .default({ host: '127.0.0.1', port: 3000 }),
+  funnel: z
+    .strictObject({
+      /**
+       * Keep what people typed that nothing took (the first 200 characters of each) as samples for the
+       * funnel (`botflow stats`, the playground); false keeps only the counts (docs/running.md, "Privacy").
+       */
+      samples: z.boolean().default(true),
+    })
+    .default({ samples: true }),
   /** How updates are grouped into conversations: each person per chat, one per chat, or one per person. */
   conversationKey: z.enum(['user-in-chat', 'chat', 'user']).default('user-in-chat'),
   /** Key that signs callback button payloads; derived from the token when absent. */
@@ -229,6 +238,7 @@ export const KEYS: KeySpec[] = [
     kind: 'string',
     secret: true,
   },
+  { path: 'funnel.samples', env: ['BOTFLOW_FUNNEL_SAMPLES'], kind: 'boolean' },
   { path: 'health.port', env: ['BOTFLOW_HEALTH_PORT'], kind: 'int' },
   { path: 'health.host', env: ['BOTFLOW_HEALTH_HOST'], kind: 'string' },
   { path: 'events.keys', env: ['BOTFLOW_EVENTS_KEYS'], kind: 'list', secret: true },

@@ -89,6 +89,8 @@ export interface Config {
   shutdown: ConfigInput['shutdown'];
   sandbox: ConfigInput['sandbox'];
   conversationKey: ConfigInput['conversationKey'];
+  /** What the funnel keeps of texts nothing took: samples, or only counts (`funnel.samples`). */
+  funnel: ConfigInput['funnel'];
   /** Signs callback button payloads; the engine keeps a generated one in the database when absent. */
   buttonSecret?: Secret;
   /** The configuration file read, if any. */
@@ -280,6 +282,7 @@ function finish(
     shutdown: input.shutdown,
     sandbox: input.sandbox,
     conversationKey: input.conversationKey,
+    funnel: input.funnel,
     buttonSecret: input.buttonSecret === undefined ? undefined : new Secret(input.buttonSecret),
     sources,
     warnings: [],

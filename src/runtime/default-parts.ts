@@ -148,6 +148,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.botUsername ? { botUsername: options.botUsername } : {}),
         ...(options.onRole ? { onRole: options.onRole } : {}),
         ...(options.conversationKey ? { conversationKey: options.conversationKey } : {}),
+        ...(options.funnelSamples === false ? { funnelSamples: false } : {}),
       });
     },
     async startPolling(options) {

@@ -6,7 +6,9 @@ import type Database from 'better-sqlite3';
 
 /**
  * One line of the log. `enter`: the session entered `step` (leaving the step before); `finish`: it entered
- * an end step and finished there; `retry`: the step refused `n` answers; `stop`: the session was stopped.
+ * an end step and finished there; `retry`: the step refused `n` answers; `stop`: the session was stopped;
+ * `fail`: the flow failed at run time there; `unrecognised`: nothing at the step took a text the person
+ * typed, `sample` its first 200 characters (null when the config's `funnel.samples` is false).
  */
 export interface StepLogEntry {
   conversationKey: string;
@@ -15,9 +17,10 @@ export interface StepLogEntry {
   flowId: string;
   flowVersion: string;
   step: string;
-  event: 'enter' | 'finish' | 'retry' | 'stop' | 'fail';
+  event: 'enter' | 'finish' | 'retry' | 'stop' | 'fail' | 'unrecognised';
   n: number;
   at: number;
+  sample?: string | null;
 }
 
 /** A line as the funnel reads it, with whether its session is still the conversation's running one. */
@@ -42,7 +45,7 @@ export function stepLogSql(
   const after = page?.after ? ` AND (l.conversation_key, l.id) > (${next()}, ${next()})` : '';
   return (
     'SELECT l.id, l.conversation_key AS "conversationKey", l.step_instance AS "stepInstance", ' +
-    'l.session_revision AS "sessionRevision", l.flow_id AS "flowId", l.step, l.event, l.n, l.at, ' +
+    'l.session_revision AS "sessionRevision", l.flow_id AS "flowId", l.step, l.event, l.n, l.at, l.sample, ' +
     "CASE WHEN s.status = 'active' AND s.started_revision = l.session_revision THEN 1 ELSE 0 END " +
     'AS "sessionActive" FROM step_log l LEFT JOIN sessions s ON s.conversation_key = l.conversation_key ' +
     `WHERE ${since}${ofFlow}${after} ORDER BY l.conversation_key, l.id` +
@@ -53,8 +56,10 @@ export function stepLogSql(
 /** A line as read: with its id, `sessionActive` as 0 or 1. */
 export type RawLine = Omit<StepLogRow, 'sessionActive'> & { id: number; sessionActive: number };
 
-export const lineOf = ({ id: _id, sessionActive, ...line }: RawLine): StepLogRow => ({
+/** A line as the funnel reads it; `sample` only on lines that have one. */
+export const lineOf = ({ id: _id, sessionActive, sample, ...line }: RawLine): StepLogRow => ({
   ...line,
+  ...(typeof sample === 'string' ? { sample } : {}),
   sessionActive: sessionActive === 1,
 });
 
@@ -68,7 +73,7 @@ export class StepLogStore {
     this.#db = db;
     this.#append = db.prepare(
       'INSERT INTO step_log (conversation_key, step_instance, session_revision, flow_id, flow_version, step, ' +
-        'event, n, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'event, n, at, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     // The oldest rows first (ids follow commit order): no index on `at` is needed, none is kept up.
     this.#prune = db.prepare(
@@ -88,6 +93,7 @@ export class StepLogStore {
       e.event,
       e.n,
       e.at,
+      e.sample ?? null,
     );
   }
 

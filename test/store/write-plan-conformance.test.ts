@@ -106,7 +106,13 @@ function task(key: string, ref: string, over: Partial<NewTaskRow> = {}): WriteOp
   };
 }
 
-function log(key: string, event: StepLogEntry['event'], step: string, n = 1): WriteOp {
+function log(
+  key: string,
+  event: StepLogEntry['event'],
+  step: string,
+  n = 1,
+  sample?: string | null,
+): WriteOp {
   return {
     kind: 'step-log',
     row: {
@@ -119,6 +125,7 @@ function log(key: string, event: StepLogEntry['event'], step: string, n = 1): Wr
       event,
       n,
       at: NOW,
+      ...(sample !== undefined ? { sample } : {}),
     },
   };
 }
@@ -354,6 +361,29 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: 'the step log: unrecognised texts with their samples, or counted only (a null sample)',
+    inbox: ['c1', 'c2', 'c1'],
+    steps: [
+      {
+        batch: [
+          ev(1, 'c1', [
+            log('c1', 'enter', 'ask'),
+            log('c1', 'unrecognised', 'ask', 1, 'blue-ish, «maybe» 🙂'),
+          ]),
+          ev(2, 'c2', [
+            log('c2', 'unrecognised', 'menu', 1, null),
+            log('c2', 'unrecognised', 'menu', 1, 'x'),
+          ]),
+        ],
+        statuses: ['applied', 'applied'],
+      },
+      {
+        batch: [ev(3, 'c1', [log('c1', 'unrecognised', 'ask', 1, "it's '; DROP TABLE step_log; --")])],
+        statuses: ['applied'],
+      },
+    ],
+  },
+  {
     name: 'inbox: done with the key intake missed, ignored, failed by the plan; a settled row stays settled',
     inbox: [null, 'c2', 'c3', null, null],
     steps: [
@@ -513,8 +543,8 @@ const PICTURE = {
     'idempotency_key, status, attempts, run_after, result, error, created_at, started_at, finished_at ' +
     'FROM tasks ORDER BY id',
   stepLog:
-    'SELECT id, conversation_key, step_instance, session_revision, flow_id, flow_version, step, event, n, at ' +
-    'FROM step_log ORDER BY id',
+    'SELECT id, conversation_key, step_instance, session_revision, flow_id, flow_version, step, event, n, at, ' +
+    'sample FROM step_log ORDER BY id',
   inbox: 'SELECT id, conversation_key, status, attempts, error, processed_at FROM inbox ORDER BY id',
   tags: 'SELECT conversation_key, tag, tagged_at FROM person_tags ORDER BY conversation_key, tag',
   left: 'SELECT conversation_key, reason, left_at FROM people_left ORDER BY conversation_key',

@@ -32,6 +32,12 @@ function leftBecause(started: boolean, status: SessionRow['status']): string {
 /** Records the writes of one event at a time. */
 export class WritePlan {
   ops: WriteOp[] = [];
+  /** Whether unrecognised texts are kept as samples (config `funnel.samples`), or only counted. */
+  readonly #samples: boolean;
+
+  constructor(options: { samples?: boolean | undefined } = {}) {
+    this.#samples = options.samples ?? true;
+  }
 
   /** Starts recording a new event's writes; returns the previous event's. */
   take(): WriteOp[] {
@@ -152,7 +158,7 @@ export class WritePlan {
    * session stopped. Most events write one line (a step entered) or none (an event at the same step).
    */
   #stepLog(row: SessionRow, prior: SessionRow | undefined, result: StepResult, started: boolean): void {
-    const line = (event: StepLogEntry['event'], stepInstance: number, step: string, n = 1) =>
+    const line = (event: StepLogEntry['event'], stepInstance: number, step: string, n = 1, sample?: string) =>
       this.ops.push({
         kind: 'step-log',
         row: {
@@ -165,8 +171,17 @@ export class WritePlan {
           event,
           n,
           at: row.updatedAt,
+          ...(sample !== undefined ? { sample: this.#samples ? sample : null } : {}),
         },
       });
+    // Texts nothing took count at the step the person typed them at (the one the event found).
+    if (result.unrecognised.length > 0) {
+      const at =
+        !started && prior
+          ? { instance: prior.stepInstance, step: stepName(JSON.parse(prior.stateValue)) }
+          : { instance: row.stepInstance, step: stepName(result.snapshot.value) };
+      for (const text of result.unrecognised) line('unrecognised', at.instance, at.step, 1, text);
+    }
     if (result.failure)
       line('fail', row.stepInstance, result.failure.step ?? stepName(result.snapshot.value));
     if (stepName(result.snapshot.value) === FAILED_STATE) {

@@ -54,6 +54,8 @@ export interface PlannerOptions {
   session(conversationKey: string): CachedSession | undefined;
   /** What an update from an operators' chat means (lane/operators.ts); undefined for other rows. */
   operator?(row: InboxEvent, now: number): { reason: string } | undefined;
+  /** Keep unrecognised texts as samples in the step log (default true; config `funnel.samples`). */
+  funnelSamples?: boolean | undefined;
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
@@ -61,13 +63,14 @@ type Callback = { id: string; messageId?: string; chatId?: number };
 /** Plans inbox events, one at a time, in arrival order. */
 export class EventPlanner {
   readonly #o: PlannerOptions;
-  readonly #plan = new WritePlan();
+  readonly #plan: WritePlan;
   readonly #sign: StepOptions['sign'];
   /** The session the event being planned leaves behind, when it wrote one. */
   #written: CachedSession | undefined;
 
   constructor(options: PlannerOptions) {
     this.#o = options;
+    this.#plan = new WritePlan({ samples: options.funnelSamples });
     const signer = options.signer;
     this.#sign = (instance, payload, conversationKey) => signer.sign(conversationKey, instance, payload);
   }

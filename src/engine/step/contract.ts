@@ -170,6 +170,16 @@ export interface InputRejectedEffect {
 }
 
 /**
+ * Nothing at the step took what the person typed (no button or option matched, no intent was sure): the
+ * funnel counts it at the step with `text` as a sample (the first 200 characters; none when the config's
+ * `funnel.samples` is false). Flow files emit it (docs/flows.md, "What people type that nothing took").
+ */
+export interface InputUnrecognisedEffect {
+  kind: 'input.unrecognised';
+  text: string;
+}
+
+/**
  * Tag the person (or take tags off): tags outlive the session, and campaigns select people by them
  * (docs/campaigns.md). Flow files write `tag:` / `untag:` on a step or in `do:`.
  */
@@ -188,7 +198,8 @@ export type Effect =
   | CancelTimerEffect
   | StartTaskEffect
   | CancelTaskEffect
-  | InputRejectedEffect;
+  | InputRejectedEffect
+  | InputUnrecognisedEffect;
 
 /** The inbox event kind of a task's result (the task runner writes it; the engine turns it into `task.*`). */
 export const TASK_RESULT_KIND = 'task_result';

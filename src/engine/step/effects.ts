@@ -195,6 +195,9 @@ function orderOf(
     : { orderKey: `conv:${conversationKey}` };
 }
 
+/** The longest sample of an unrecognised text the funnel keeps (characters). */
+export const SAMPLE_CHARS = 200;
+
 /** Plans one step's effects, in the order the machine emitted them. Throws EffectError for a bad effect. */
 export function planEffects(
   effects: readonly Effect[],
@@ -205,9 +208,11 @@ export function planEffects(
   timers: TimerChange[];
   tasks: TaskChange[];
   rejected: number;
+  unrecognised: string[];
   tags?: TagChange;
 } {
   let rejected = 0;
+  const unrecognised: string[] = [];
   let tags: TagChange | undefined;
   const calls: PlannedCall[] = [];
   const timers: TimerChange[] = [];
@@ -328,6 +333,11 @@ export function planEffects(
       case 'input.rejected':
         rejected += 1;
         return;
+      case 'input.unrecognised':
+        unrecognised.push(
+          typeof effect.text === 'string' ? [...effect.text].slice(0, SAMPLE_CHARS).join('') : '',
+        );
+        return;
       case 'person.tags': {
         const change = tagChange(tags, effect);
         if (typeof change === 'string') throw new EffectError(`${where}: ${change}`);
@@ -336,11 +346,11 @@ export function planEffects(
       }
       default:
         throw new EffectError(
-          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel, input.rejected or person.tags`,
+          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel, input.rejected, input.unrecognised or person.tags`,
         );
     }
   });
-  return { calls, timers, tasks, rejected, ...(tags ? { tags } : {}) };
+  return { calls, timers, tasks, rejected, unrecognised, ...(tags ? { tags } : {}) };
 }
 
 function describe(effect: Effect | undefined): string {

@@ -3,7 +3,6 @@
  * new session) with one event, and turn the actions it returns into planned API calls and timer changes.
  * No clock, no I/O: the same inputs always give the same result, so it is tested without SQLite or HTTP.
  */
-
 import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
 import { BotflowError } from '../../errors/index.ts';
 import {
@@ -77,8 +76,9 @@ export interface StepResult {
   timers: TimerChange[];
   /** Tasks started or cancelled. */
   tasks: TaskChange[];
-  /** Answers the step refused (`input.rejected` effects): retries, for the funnel. */
+  /** For the funnel: answers the step refused (`input.rejected`), texts nothing took (`input.unrecognised`). */
   rejected: number;
+  unrecognised: string[];
   /** Tags the step set on the person or took off (`person.tags` effects). */
   tags?: TagChange;
   /** The flow's own code failed and the flow recovered (its `on_error`, or the apology and end). */
@@ -378,6 +378,7 @@ export function step(
     timers: planned.timers,
     tasks: planned.tasks,
     rejected: planned.rejected,
+    unrecognised: planned.unrecognised,
     ...(planned.tags ? { tags: planned.tags } : {}),
     ...(failure ? { failure } : {}),
     passed: passedSteps(actions, stepName(next.value)),
