@@ -263,6 +263,9 @@ export function actionsFor(
         return;
       }
       effect(enqueue, { kind: 'input.rejected' });
+      // Typed text that picked none of a choice step's options: the funnel counts it with a sample.
+      if (event.type === 'message' && event.text?.trim() && (s.options || s.options_from))
+        effect(enqueue, { kind: 'input.unrecognised', text: event.text });
       enqueue.assign({
         retries: context.retries + 1,
         ...(event.type !== 'button' ? { mid: undefined } : {}),

@@ -161,7 +161,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     if (step.type === 'wait') {
       // Typed text does not move a waiting step on (unless an intent routes it): its text is said again.
       for (const t of intents.message) add('message', t);
-      add('message', { actions: [act('rerender', { ...s, fresh: true })] });
+      add('message', { actions: [act('unrecognisedText', s), act('rerender', { ...s, fresh: true })] });
       return { entry: enter, exit: leave, on };
     }
 
@@ -246,10 +246,12 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     if (step.type === 'menu') {
       for (const t of typedMenuTransitions(key, step.keyboard, routeTransition)) add('message', t);
       for (const t of intents.message) add('message', t);
+      // Typed text that named no button and no intent: the funnel counts it (`input.unrecognised`).
+      const heard = act('unrecognisedText', s);
       const text = step.on_text
         ? routeTransition(key, 'on_text', step.on_text)
         : { actions: [act('rerender', { ...s, fresh: true })] };
-      add('message', text);
+      add('message', { ...text, actions: [heard, ...text.actions] });
       return { entry: enter, exit: leave, on };
     }
     // call: the called flow runs as nested states; its end continues at `next`.

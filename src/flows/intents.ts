@@ -66,7 +66,10 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
     fallbacks.push({
       guard: act('intentUnclear', s),
       ...(unclear.goto ? { target: unclear.goto } : {}),
-      actions: [act('intentRoute', { ...s, which: 'unclear', ...(own?.unclear ? {} : { global: true }) })],
+      actions: [
+        act('unrecognisedText', s),
+        act('intentRoute', { ...s, which: 'unclear', ...(own?.unclear ? {} : { global: true }) }),
+      ],
     });
   // A global `unknown` stands in only for a menu's shrug (no `on_text`): an input's answer errors stay.
   const unknown =
@@ -75,7 +78,10 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
     ? {
         guard: act('intentUnknown', s),
         ...(unknown.goto ? { target: unknown.goto } : {}),
-        actions: [act('intentRoute', { ...s, which: 'unknown', ...(own?.unknown ? {} : { global: true }) })],
+        actions: [
+          act('unrecognisedText', s),
+          act('intentRoute', { ...s, which: 'unknown', ...(own?.unknown ? {} : { global: true }) }),
+        ],
       }
     : undefined;
   if (unknownT) fallbacks.push(unknownT);
@@ -87,9 +93,9 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
     const shrug = onText
       ? {
           ...(onText.goto ? { target: onText.goto } : {}),
-          actions: [act('route', { ...s, route: 'on_text' })],
+          actions: [act('unrecognisedText', s), act('route', { ...s, route: 'on_text' })],
         }
-      : { actions: [act('intentShrug', s)] };
+      : { actions: [act('unrecognisedText', s), act('intentShrug', s)] };
     out['task.done'].push(...globals, ...local, ...fallbacks, { guard: act('understood', s), ...shrug });
     out['task.failed'].push(...(unknownT ? [unknownT] : []), { guard: act('understood', s), ...shrug });
     return out;
@@ -190,8 +196,11 @@ export function intentParts(k: IntentKit) {
       const route = routeOf(e, p);
       if (!route) return;
       const r = classified(e, event, context);
-      let c = context.mid ? { ...context, mid: undefined } : context;
-      if (c !== context) enqueue.assign({ mid: undefined });
+      let c =
+        context.mid || context.heard !== undefined
+          ? { ...context, mid: undefined, heard: undefined }
+          : context;
+      if (c !== context) enqueue.assign({ mid: undefined, heard: undefined });
       if (route.save_slots && r?.slots) {
         c = { ...c, vars: { ...c.vars, ...r.slots } };
         enqueue.assign({ vars: c.vars });
@@ -204,6 +213,8 @@ export function intentParts(k: IntentKit) {
       const e = k.entry(p.step);
       const { own, intents } = setupOf(e);
       if (event.type !== 'message' || !own?.classifier) return;
+      // The text is kept until the answer comes: if nothing takes it, the funnel counts it with a sample.
+      enqueue.assign({ heard: event.text ?? '' });
       k.effect(enqueue, {
         kind: 'task.start',
         task: own.classifier,
@@ -211,6 +222,16 @@ export function intentParts(k: IntentKit) {
         ref: understandRef(p.step),
         policy: own.timeout ? { timeoutMs: durationMs(own.timeout) } : {},
       });
+    }),
+    /**
+     * Nothing at the step took the typed text (an intent's `unknown` or `unclear`, a menu's `on_text`, the
+     * step drawn again): the funnel counts it at the step, with the text as a sample (`input.unrecognised`).
+     * A classifier task's answer carries no text: the one it was given was kept as `heard`.
+     */
+    unrecognisedText: flowAction(({ context, event, enqueue }: Args) => {
+      const text = event.type === 'message' ? event.text : context.heard;
+      if (context.heard !== undefined) enqueue.assign({ heard: undefined });
+      if (text?.trim()) k.effect(enqueue, { kind: 'input.unrecognised', text });
     }),
     /** Nothing routes the classification: the step is shown again, below. */
     intentShrug: flowAction(({ context, enqueue }: Args, p: P) => {

@@ -33,6 +33,11 @@ export interface FlowContext {
    * carries only its index, and an old keyboard's press can never pick from a list that changed since.
    */
   choices?: { text: string; value: unknown }[];
+  /**
+   * The text a classifier task is reading (an `understand:` with a `classifier:`), until its answer comes:
+   * when nothing takes it, it is the funnel's sample (`input.unrecognised`).
+   */
+  heard?: string;
   /** The page of `choices` the keyboard shows. */
   page?: number;
   /** Messages that came while the step's task ran (`while_running: queue`): handled after its result. */
