@@ -1,8 +1,8 @@
 /**
  * `GET /_inspector/funnel[?flow=<id>][&days=<n>]`: the playground's funnel page, one flow or all, from the
  * step log of the database the bot runs on (runtime/funnel.ts tallies it): for each step how many reached
- * it, how many are there now, stopped there or ended there, the answers it refused and the median time
- * on it. `?format=json` answers the same as `botflow stats --json`.
+ * it, how many are there now, stopped there or ended there, the answers it refused, the texts nothing took
+ * there (with the latest few under the step) and the median time on it. `?format=json` answers the same as `botflow stats --json`.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
@@ -15,6 +15,7 @@ import {
   type StepFunnel,
   stepLabel,
 } from './funnel.ts';
+import { oneLine } from './funnel-text.ts';
 import { escapeHtml } from './storyboard.ts';
 import { flowNotFound } from './storyboard-routes.ts';
 
@@ -73,7 +74,20 @@ function link(query: { flow?: string | undefined; days?: number | undefined }): 
   return `/_inspector/funnel${text ? `?${text}` : ''}`;
 }
 
-function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number, failed: boolean): string {
+/** The columns a flow's table shows beyond the fixed ones: only where some step has a count. */
+interface Extra {
+  failed: boolean;
+  heard: boolean;
+}
+
+/** Under a step with unrecognised texts: the latest of them, newest first. */
+function samplesRow(s: StepFunnel, columns: number): string {
+  if (s.samples.length === 0) return '';
+  const quoted = s.samples.map((t) => `<q>${escapeHtml(oneLine(t))}</q>`).join(' ');
+  return `<tr class="samples" data-samples="${escapeHtml(s.step)}"><td></td><td colspan="${columns - 1}"><span class="quiet">typed here, nothing took it:</span> ${quoted}</td></tr>`;
+}
+
+function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number, extra: Extra): string {
   const of = Math.max(flow.sessions, 1);
   const movedOn = Math.max(0, s.reached - s.waiting - s.stopped - s.ended);
   const seg = (cls: string, n: number, label: string) =>
@@ -93,10 +107,12 @@ function stepRow(flow: FlowFunnel, s: StepFunnel, worstStop: number, failed: boo
     `<td class="num">${stopped}</td>` +
     `<td class="num">${s.ended || '<span class="zero">0</span>'}</td>` +
     `<td class="num">${s.retries ? `${s.retries} <span class="quiet">(${s.retriedSessions} ${s.retriedSessions === 1 ? 'person' : 'people'})</span>` : '<span class="zero">0</span>'}</td>` +
-    (failed
+    (extra.failed
       ? `<td class="num">${s.failures ? `<span class="worst" title="the flow failed at run time here: see the log">${s.failures}</span>` : '<span class="zero">0</span>'}</td>`
       : '') +
-    `<td class="num">${escapeHtml(formatDuration(s.medianMs))}</td></tr>`
+    (extra.heard ? `<td class="num">${s.unrecognised || '<span class="zero">0</span>'}</td>` : '') +
+    `<td class="num">${escapeHtml(formatDuration(s.medianMs))}</td></tr>` +
+    samplesRow(s, 8 + (extra.failed ? 1 : 0) + (extra.heard ? 1 : 0))
   );
 }
 
@@ -104,6 +120,8 @@ function flowHtml(flow: FlowFunnel): string {
   const worstStop = Math.max(0, ...flow.steps.map((s) => s.stopped));
   // Run-time failures (an expression over an unset variable…) get a column only where there are some.
   const failed = flow.steps.some((s) => s.failures > 0);
+  // Texts nothing took (`input.unrecognised`) likewise, with their samples under the step.
+  const heard = flow.steps.some((s) => s.unrecognised > 0);
   const summary =
     flow.sessions === 0
       ? 'no conversations yet'
@@ -114,8 +132,9 @@ function flowHtml(flow: FlowFunnel): string {
     '<th scope="col" class="num">waiting now</th><th scope="col" class="num">stopped here</th><th scope="col" class="num">ended here</th>' +
     '<th scope="col" class="num">answers refused</th>' +
     (failed ? '<th scope="col" class="num">flow failed here</th>' : '') +
+    (heard ? '<th scope="col" class="num">typed, not understood</th>' : '') +
     '<th scope="col" class="num">median time</th></tr></thead><tbody>' +
-    flow.steps.map((s) => stepRow(flow, s, worstStop, failed)).join('') +
+    flow.steps.map((s) => stepRow(flow, s, worstStop, { failed, heard })).join('') +
     '</tbody></table></section>'
   );
 }
@@ -159,6 +178,8 @@ tbody th a{font:600 14px ui-monospace,monospace;color:#4a45c9;text-decoration:no
 .zero{color:#b5b8c8}
 .legend{display:flex;gap:14px;font-size:13px;color:#6b6f85;margin:14px 0 0}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:3px;margin-right:5px;vertical-align:-1px}
+.samples td{white-space:normal;padding-top:0;font-size:13px}
+.samples q{display:inline-block;background:#f4f5fa;border-radius:6px;padding:1px 7px;margin:2px 4px 2px 0;max-width:100%;overflow-wrap:anywhere}
 .empty{background:#fff;border:1px dashed #c9ccdb;border-radius:12px;padding:18px;color:#6b6f85}
 </style></head>
 <body><header><h1>${escapeHtml(shown.flow ? `${shown.flow}: funnel` : 'Funnel')}</h1><span>${periods}</span>

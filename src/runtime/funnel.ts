@@ -1,11 +1,14 @@
 /**
  * The funnel of a flow, from the step log the engine writes (store/step-log.ts): for each step, how
  * many sessions reached it, how many are there now, how many stopped there, how many ended there, the
- * answers it refused, and the median time people spent on it. `botflow stats` prints it; the playground's
+ * answers it refused, the texts nothing took there (with the latest few as samples), and the median time
+ * people spent on it. `botflow stats` prints it; the playground's
  * funnel page draws it (runtime/funnel-page.ts).
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
+
+export { describeFunnel, formatDuration, stepLabel } from './funnel-text.ts';
 
 /** One step of a flow's funnel. */
 export interface StepFunnel {
@@ -24,6 +27,13 @@ export interface StepFunnel {
   retriedSessions: number;
   /** Times the flow failed at run time at the step (and took on_error, or apologised and ended). */
   failures: number;
+  /**
+   * Texts people typed at the step that nothing took (`input.unrecognised`: no button or option, no sure
+   * intent), counted in the period even when the step was entered before it.
+   */
+  unrecognised: number;
+  /** The latest distinct of those texts, newest first, at most 5 (none kept when `funnel.samples` is false). */
+  samples: string[];
   /** Median time from entering the step to moving on (ms); null when nobody moved on yet. */
   medianMs: number | null;
 }
@@ -39,6 +49,8 @@ export interface FlowFunnel {
 
 /** Visits of one step whose time to move on is kept for the median; beyond, a uniform sample of them. */
 const DURATIONS_KEPT = 100_000;
+/** Samples of unrecognised texts kept per step: the latest distinct ones. */
+export const SAMPLES_KEPT = 5;
 
 interface Tally {
   reached: number;
@@ -48,6 +60,9 @@ interface Tally {
   retries: number;
   retried: number;
   failures: number;
+  unrecognised: number;
+  /** The latest distinct samples, by when they were typed (at most SAMPLES_KEPT). */
+  samples: { text: string; at: number }[];
   /** Times to move on: all of them, or a uniform sample once more than DURATIONS_KEPT were seen. */
   durations: number[];
   seen: number;
@@ -116,6 +131,12 @@ export class FunnelTally {
       this.#visits.push(visit);
       this.#byInstance.set(row.stepInstance, visit);
       this.#open = finished ? undefined : visit;
+      return;
+    }
+    if (row.event === 'unrecognised') {
+      const { t } = this.#tally(row.flowId, row.step);
+      t.unrecognised += row.n;
+      if (typeof row.sample === 'string') keepSample(t, row.sample, row.at);
       return;
     }
     if (row.event === 'fail') {
@@ -193,6 +214,8 @@ export class FunnelTally {
         retries: 0,
         retried: 0,
         failures: 0,
+        unrecognised: 0,
+        samples: [],
         durations: [],
         seen: 0,
       };
@@ -238,6 +261,8 @@ export class FunnelTally {
             retries: t?.retries ?? 0,
             retriedSessions: t?.retried ?? 0,
             failures: t?.failures ?? 0,
+            unrecognised: t?.unrecognised ?? 0,
+            samples: t ? [...t.samples].sort((a, b) => b.at - a.at).map((x) => x.text) : [],
             medianMs: t ? median(t.durations) : null,
           };
         }),
@@ -256,6 +281,30 @@ function keepDuration(t: Tally, ms: number): void {
   }
 }
 
+/** The same text typed again, told apart from another by letters only (case, spaces around and within). */
+const sameText = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * Keeps a sample if it is among the latest SAMPLES_KEPT distinct texts at the step (the log is read in
+ * conversation order, not time order): a text seen again keeps its latest time and spelling.
+ */
+function keepSample(t: Tally, text: string, at: number): void {
+  const key = sameText(text);
+  if (!key) return;
+  const same = t.samples.find((x) => sameText(x.text) === key);
+  if (same) {
+    if (at >= same.at) Object.assign(same, { text, at });
+    return;
+  }
+  if (t.samples.length < SAMPLES_KEPT) {
+    t.samples.push({ text, at });
+    return;
+  }
+  let oldest = 0;
+  for (let i = 1; i < t.samples.length; i++) if (t.samples[i]!.at < t.samples[oldest]!.at) oldest = i;
+  if (at > t.samples[oldest]!.at) t.samples[oldest] = { text, at };
+}
+
 /** Tallies the log's `rows` (in conversation order, then commit order) into one funnel per flow. */
 export function funnelOf(rows: Iterable<StepLogRow>, flows: readonly FlowDefinition[] = []): FlowFunnel[] {
   const tally = new FunnelTally();
@@ -271,70 +320,4 @@ export async function funnelOfPages(
   const tally = new FunnelTally();
   for await (const row of rows) tally.add(row);
   return tally.result(flows);
-}
-
-/** A step as people read it: `__call_help>explain` (inside the called flow help) → `↪ help › explain`. */
-export function stepLabel(step: string): string {
-  return step
-    .split('>')
-    .map((part) => (part.startsWith('__call_') ? `↪ ${part.slice(7)}` : part))
-    .join(' › ');
-}
-
-/** `1.2 s`, `14 min`, `3.5 h`, `2 d`. */
-export function formatDuration(ms: number | null): string {
-  if (ms === null) return '–';
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
-  if (ms < 86_400_000) return `${(ms / 3_600_000).toFixed(1)} h`;
-  return `${(ms / 86_400_000).toFixed(1)} d`;
-}
-
-const percent = (n: number, of: number) => (of === 0 ? '' : `${Math.round((100 * n) / of)}%`);
-
-/** The funnel as text, for the terminal. */
-export function describeFunnel(funnels: readonly FlowFunnel[], options: { since?: string } = {}): string {
-  if (funnels.length === 0) return `no conversations recorded${options.since ? ` ${options.since}` : ''} yet`;
-  const out: string[] = [];
-  for (const f of funnels) {
-    out.push(
-      `${f.flowId}: ${f.sessions} conversation${f.sessions === 1 ? '' : 's'}, ${f.ended} reached an end` +
-        (f.sessions ? ` (${percent(f.ended, f.sessions)})` : '') +
-        (options.since ? `, ${options.since}` : ''),
-    );
-    const failed = f.steps.some((s) => s.failures > 0);
-    const header = [
-      'step',
-      'reached',
-      '',
-      'waiting',
-      'stopped',
-      'ended',
-      'retries',
-      ...(failed ? ['failed'] : []),
-      'median time',
-    ];
-    const table = f.steps.map((s) => [
-      stepLabel(s.step),
-      String(s.reached),
-      percent(s.reached, f.sessions),
-      String(s.waiting),
-      String(s.stopped),
-      String(s.ended),
-      s.retries
-        ? `${s.retries} (${s.retriedSessions} ${s.retriedSessions === 1 ? 'person' : 'people'})`
-        : '0',
-      ...(failed ? [String(s.failures)] : []),
-      formatDuration(s.medianMs),
-    ]);
-    const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-    for (const r of [header, ...table]) {
-      out.push(
-        `  ${r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`,
-      );
-    }
-    out.push('');
-  }
-  return out.join('\n').trimEnd();
 }

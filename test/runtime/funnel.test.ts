@@ -52,6 +52,8 @@ describe('funnelOf', () => {
         retries: 2,
         retriedSessions: 1,
         failures: 0,
+        unrecognised: 0,
+        samples: [],
         medianMs: 30_000,
       },
       {
@@ -63,8 +65,40 @@ describe('funnelOf', () => {
         retries: 0,
         retriedSessions: 0,
         failures: 2,
+        unrecognised: 0,
+        samples: [],
         medianMs: null,
       },
+    ]);
+  });
+});
+
+describe('unrecognised texts', () => {
+  it('are counted per step, the latest 5 distinct kept as samples though the log is read by conversation', () => {
+    const said = (key: string, at: number, sample?: string) =>
+      line(key, 1, 1, 'menu', 'unrecognised', at, sample === undefined ? {} : { sample });
+    const rows: StepLogRow[] = [
+      line('u:1', 1, 1, 'menu', 'enter', 0),
+      said('u:1', 10, 'pizza'),
+      said('u:1', 90, 'Pizza '), // the same text, typed again later: it keeps the later time and spelling
+      said('u:1', 20, 'wifi'),
+      said('u:1', 30), // counted only (samples off when it was written)
+      line('u:2', 1, 1, 'menu', 'enter', 0),
+      said('u:2', 5, 'oldest'), // older than the five below: left out
+      said('u:2', 40, 'coffee'),
+      said('u:2', 50, 'tea'),
+      said('u:2', 60, 'juice'),
+      // u:3 entered before the period asked for: its text still counts at the step.
+      said('u:3', 70, 'hours?'),
+    ];
+    const [order] = funnelOf(rows);
+    expect(order!.steps).toEqual([
+      expect.objectContaining({
+        step: 'menu',
+        reached: 2,
+        unrecognised: 9,
+        samples: ['Pizza ', 'hours?', 'juice', 'tea', 'coffee'],
+      }),
     ]);
   });
 });
