@@ -7,15 +7,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
-import {
-  type FlowFunnel,
-  formatDuration,
-  funnelOf,
-  funnelOfPages,
-  type StepFunnel,
-  stepLabel,
-} from './funnel.ts';
-import { oneLine } from './funnel-text.ts';
+import { type FlowFunnel, funnelOf, funnelOfPages, type StepFunnel } from './funnel.ts';
+import { formatDuration, oneLine, stepLabel } from './funnel-text.ts';
 import { escapeHtml } from './storyboard.ts';
 import { flowNotFound } from './storyboard-routes.ts';
 

@@ -8,8 +8,6 @@
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 
-export { describeFunnel, formatDuration, stepLabel } from './funnel-text.ts';
-
 /** One step of a flow's funnel. */
 export interface StepFunnel {
   step: string;

@@ -1,6 +1,7 @@
 /** Tallying the step log into a funnel: how a line sequence becomes visits, and how steps are named. */
 import { describe, expect, it } from 'vitest';
-import { funnelOf, stepLabel } from '../../src/runtime/funnel.ts';
+import { funnelOf } from '../../src/runtime/funnel.ts';
+import { stepLabel } from '../../src/runtime/funnel-text.ts';
 import type { StepLogRow } from '../../src/store/step-log.ts';
 
 const line = (
