@@ -82,6 +82,7 @@ export {
   rejectInput,
   say,
   startTask,
+  unrecognisedInput,
   uploadAndSend,
 } from './step/helpers.ts';
 export {

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
+import { planEffects } from '../../src/engine/step/effects.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { funnelOf } from '../../src/runtime/funnel.ts';
@@ -69,6 +70,23 @@ async function say(c: Conformance, userId: number, ...texts: string[]): Promise<
     await c.settle();
   }
 }
+
+describe('the input.unrecognised effect', () => {
+  it('keeps the first 200 characters (not code units) of a text, and counts no empty one', () => {
+    const text = `${'🙂'.repeat(199)}ab`;
+    const planned = planEffects(
+      [
+        { kind: 'input.unrecognised', text },
+        { kind: 'input.unrecognised', text: '  ' },
+        { kind: 'input.unrecognised', text: 'hi' },
+      ],
+      'u:1',
+      { meta: { conversation: 'u:1', now: 0 }, stepInstance: 1, sign: () => 'x' },
+    );
+    expect(planned.unrecognised).toEqual([`${'🙂'.repeat(199)}a`, 'hi']);
+    expect(planned.calls).toEqual([]);
+  });
+});
 
 describe.each(kinds)('unrecognised texts over %s', (kind) => {
   it('are counted at the step they were typed at, with the latest 5 distinct as samples', async () => {

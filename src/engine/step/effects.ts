@@ -334,9 +334,9 @@ export function planEffects(
         rejected += 1;
         return;
       case 'input.unrecognised':
-        unrecognised.push(
-          typeof effect.text === 'string' ? [...effect.text].slice(0, SAMPLE_CHARS).join('') : '',
-        );
+        // An empty text is nothing typed: not counted.
+        if (typeof effect.text === 'string' && effect.text.trim())
+          unrecognised.push([...effect.text].slice(0, SAMPLE_CHARS).join(''));
         return;
       case 'person.tags': {
         const change = tagChange(tags, effect);

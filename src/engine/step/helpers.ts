@@ -233,6 +233,22 @@ export function rejectInput(): EffectAction {
   return effectAction(() => ({ kind: 'input.rejected' }), 'rejectInput', []);
 }
 
+/**
+ * Marks the event's text as taken by nothing at the step (`input.unrecognised`): the funnel counts it there
+ * with the text as a sample (its first 200 characters; none with `funnel.samples: false`). Sends nothing.
+ * An event without text counts nothing.
+ */
+export function unrecognisedInput(): EffectAction {
+  return effectAction(
+    ({ event }) => {
+      const text = (event as { text?: unknown }).text;
+      return { kind: 'input.unrecognised', text: typeof text === 'string' ? text : '' };
+    },
+    'unrecognisedInput',
+    [],
+  );
+}
+
 /** Cancels the durable timer `name`. */
 export function cancelTimer(name: string): EffectAction {
   return effectAction(() => ({ kind: 'timer.cancel', name }), 'cancelTimer', [name]);
