@@ -63,6 +63,11 @@ afterEach(async () => {
   h = undefined;
 });
 
+async function open(kind: StoreKind, setup: { funnelSamples?: boolean } = {}): Promise<Conformance> {
+  h = await openConformance(kind, flows, setup);
+  return h;
+}
+
 async function say(c: Conformance, userId: number, ...texts: string[]): Promise<void> {
   for (const text of texts) {
     c.clock.advance(1000);
@@ -90,7 +95,7 @@ describe('the input.unrecognised effect', () => {
 
 describe.each(kinds)('unrecognised texts over %s', (kind) => {
   it('are counted at the step they were typed at, with the latest 5 distinct as samples', async () => {
-    const c = (h = await openConformance(kind, flows));
+    const c = await open(kind);
     await c.deliver(botStarted(1, c.clock.now()), botStarted(2, c.clock.now()));
     await c.settle();
     const long = `${'x'.repeat(250)}`;
@@ -125,7 +130,7 @@ describe.each(kinds)('unrecognised texts over %s', (kind) => {
   });
 
   it('are only counted when funnel samples are off: no text is written', async () => {
-    const c = (h = await openConformance(kind, flows, { funnelSamples: false }));
+    const c = await open(kind, { funnelSamples: false });
     await c.deliver(botStarted(1, c.clock.now()));
     await c.settle();
     await say(c, 1, 'my card number is 4111 1111', 'book a table');
