@@ -173,6 +173,27 @@ describe('a registered classifier', () => {
     expect(d.vars.guests).toBe(2);
   });
 
+  it('counts the text it was given as unrecognised when its answer routes nothing sure (the funnel)', () => {
+    const heard = (d: Drive) => d.effects.filter((e) => e.kind === 'input.unrecognised');
+    const context = (d: Drive) => d.snapshot.context as { heard?: string };
+    const low = new Drive(compile(flow, registry));
+    low.text('hmm table?');
+    expect(heard(low)).toEqual([]); // the classifier has not answered yet
+    expect(context(low).heard).toBe('hmm table?');
+    result(low, { intent: 'book', confidence: 0.65 }); // unclear
+    expect(heard(low)).toEqual([{ kind: 'input.unrecognised', text: 'hmm table?' }]);
+    expect(context(low).heard).toBeUndefined();
+    const none = new Drive(compile(flow, registry));
+    none.text('weather');
+    result(none, { intent: null, confidence: 0.2 }); // unknown
+    expect(heard(none)).toEqual([{ kind: 'input.unrecognised', text: 'weather' }]);
+    const sure = new Drive(compile(flow, registry));
+    sure.text('a table for 2');
+    result(sure, { intent: 'party', confidence: 0.9, slots: { guests: 2 } });
+    expect(heard(sure)).toEqual([]);
+    expect(context(sure).heard).toBeUndefined(); // forgotten once an intent took it
+  });
+
   it('below the threshold asks, no intent (or a failure, or a bad result) takes unknown', () => {
     const low = new Drive(compile(flow, registry));
     low.text('hmm table?');
