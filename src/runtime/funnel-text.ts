@@ -6,10 +6,7 @@ import type { FlowFunnel } from './funnel.ts';
 
 /** A sample on one line: line breaks and tabs as spaces, control characters left out. */
 export const oneLine = (text: string) =>
-  text
-    .replace(/[\r\n\t]+/g, ' ')
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-    .replace(/[\u0000-\u001f\u007f]/g, '');
+  text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
 
 /** A step as people read it: `__call_help>explain` (inside the called flow help) → `↪ help › explain`. */
 export function stepLabel(step: string): string {
