@@ -84,9 +84,8 @@ export interface StepResult {
   /** The flow's own code failed and the flow recovered (its `on_error`, or the apology and end). */
   failure?: RecoveredFailure;
   /**
-   * Steps the event entered and left again before stopping at the snapshot's step (a branch, a message
-   * that moves on), in order: the machine's `ENTERED_ACTION`s, less the step it stopped at and the call
-   * steps around it.
+   * Steps the event entered and left again before stopping at the snapshot's step (a branch, a message that
+   * moves on), in order: the machine's `ENTERED_ACTION`s, less the step it stopped at and the calls around.
    */
   passed: string[];
 }
@@ -373,7 +372,8 @@ export function step(
       calls.length === 0 &&
       planned.timers.length === 0 &&
       planned.tasks.length === 0 &&
-      !planned.tags,
+      !planned.tags &&
+      planned.unrecognised.length === 0,
     calls,
     timers: planned.timers,
     tasks: planned.tasks,
