@@ -22,7 +22,8 @@ const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--d
 
 Each flow's funnel, from the conversations a database holds (default: database.path or database.url of
 the configuration): how many reached each step, how many are there now, how many stopped there, how many
-ended there, the answers each input step refused, and the median time spent on each step. Steps are listed
+ended there, the answers each input step refused, the texts people typed that nothing took (the latest 5
+under the step), and the median time spent on each step. Steps are listed
 in the order of the flow files in <flows dir> (default: flows.dir). --days: only conversations of the
 last n days (the step log is kept 90 days). The database is only read. Campaigns follow the funnels:
 recipients by status, why people were skipped, and each campaign's funnel (reached, started, finished);
