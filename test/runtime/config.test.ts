@@ -33,6 +33,16 @@ describe('loadConfig', () => {
     expect(config.sandbox.port).toBe(3000);
   });
 
+  it('keeps samples of unrecognised texts for the funnel unless funnel.samples is false', () => {
+    expect(loadConfig({ cwd: dir, env: {}, argv: [] }).funnel).toEqual({ samples: true });
+    const off = loadConfig({ cwd: dir, env: { BOTFLOW_FUNNEL_SAMPLES: 'false' }, argv: [] });
+    expect(off.funnel).toEqual({ samples: false });
+    writeFileSync(join(dir, 'botflow.config.yaml'), 'funnel:\n  samples: no\n');
+    expect(problemsOf(() => loadConfig({ cwd: dir, env: {}, argv: [] })).join('\n')).toMatch(
+      /funnel\.samples/,
+    );
+  });
+
   it('turns a boolean setting off with --no-<flag>, and guesses a misspelt flag', () => {
     expect(loadConfig({ cwd: dir, env: {}, argv: ['--no-watch'] }).flows.watch).toBe(false);
     expect(loadConfig({ cwd: dir, env: {}, argv: ['--watch'] }).flows.watch).toBe(true);
