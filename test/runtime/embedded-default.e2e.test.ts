@@ -27,7 +27,7 @@ describe('botflow run without a token', () => {
     const run = runBotflow(['run', '--port', '0'], { cwd: dir, env: { BOTFLOW_FLOWS_DIR: FLOWS } });
     try {
       const [, address] = await run.waitFor(
-        /open (http:\/\/127\.0\.0\.1:\d+\/) to chat with your flows \(5 loaded/,
+        /open (http:\/\/127\.0\.0\.1:\d+\/) to chat with your flows \(6 loaded/,
       );
       const page = await fetch(address!);
       expect(page.status).toBe(200);
