@@ -1,0 +1,74 @@
+/**
+ * Issue 30: the playground plays the operator. The operators' chat the support flow names is listed beside
+ * the people; the page acts as its "Operator" member through the sandbox's control API (real updates to the
+ * bot): Take, replies to the bot's relayed messages (text and a photo), `/set` and `/done`.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { personChat, usePlayground } from './botflow-process.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const RESULTS = join(REPO, 'test-results');
+// A 1×1 PNG: the operator's photo.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+const pg = usePlayground(30_000);
+
+describe('the operator in the playground', () => {
+  it('plays a whole handoff: Take, replies with text and a photo, /set and /done', async () => {
+    const { page, pageErrors } = pg;
+    const { chat: eve, say } = await personChat(page, 'Eve');
+    await say('/cancel');
+    await say('/support');
+    await eve.locator('.msg-bot').nth(2).waitFor();
+    await say('/operator');
+    await eve.locator('.msg-bot', { hasText: 'An operator will answer you here shortly' }).waitFor();
+
+    const list = page.getByRole('region', { name: "Operators' chats" });
+    await list.getByRole('button', { name: /Play the operator in Operators \(-1000\)/ }).click();
+    const ops = page.getByRole('article', { name: "Operators' chat Operators" });
+    const request = ops.locator('.msg-bot', { hasText: 'asks for an operator' });
+    await request.getByRole('button', { name: 'Take' }).click();
+    await expect.poll(() => request.textContent()).toContain('Taken by Operator');
+    await eve.locator('.msg-bot', { hasText: 'Operator joined the conversation.' }).waitFor();
+
+    await say('My screen is broken');
+    const relayed = ops.locator('.msg-bot', { hasText: 'My screen is broken' });
+    await relayed.getByRole('button', { name: /^Reply to:/ }).click();
+    await ops.getByRole('group', { name: 'Replying to' }).getByText('My screen is broken').waitFor();
+    const box = ops.getByRole('textbox', { name: 'Message' });
+    await box.fill('Which model is it?');
+    await box.press('Enter');
+    await eve.locator('.msg-bot', { hasText: 'Which model is it?' }).waitFor();
+    // The reply is shown as one, and is for one message only.
+    await ops.locator('.msg-me .msg-quote', { hasText: 'My screen is broken' }).waitFor();
+    expect(await ops.getByRole('group', { name: 'Replying to' }).isHidden()).toBe(true);
+
+    await relayed.getByRole('button', { name: /^Reply to:/ }).click();
+    await ops
+      .getByLabel('File to send')
+      .setInputFiles({ name: 'how-to.png', mimeType: 'image/png', buffer: PNG });
+    await eve.locator('.msg-bot img').waitFor();
+
+    await relayed.getByRole('button', { name: /^Reply to:/ }).click();
+    await box.fill('/set description Broken screen, model X2');
+    await box.press('Enter');
+    await relayed.getByRole('button', { name: /^Reply to:/ }).click();
+    await box.fill('/done');
+    await box.press('Enter');
+    await eve.locator('.msg-bot', { hasText: 'Broken screen, model X2' }).waitFor();
+    await expect.poll(() => eve.locator('.msg-bot').last().textContent()).toContain('Send this request?');
+    await eve.getByRole('group', { name: 'Buttons' }).getByRole('button', { name: 'Send' }).last().waitFor();
+
+    mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, 'playground-operator.png') });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
+      copyFileSync(join(RESULTS, 'playground-operator.png'), join(REPO, 'docs', 'playground-operator.png'));
+    expect(pageErrors).toEqual([]);
+  });
+});
