@@ -3,7 +3,7 @@
  * the people; the page acts as its "Operator" member through the sandbox's control API (real updates to the
  * bot): Take, replies to the bot's relayed messages (text and a photo), `/set` and `/done`.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +11,8 @@ import { personChat, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
-// A 1×1 PNG: the operator's photo.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+// The operator's photo (a small PNG of the repository's docs).
+const PNG = readFileSync(join(REPO, 'docs', 'playground-clock.png'));
 
 const pg = usePlayground(30_000);
 
@@ -54,6 +51,7 @@ describe('the operator in the playground', () => {
       .getByLabel('File to send')
       .setInputFiles({ name: 'how-to.png', mimeType: 'image/png', buffer: PNG });
     await eve.locator('.msg-bot img').waitFor();
+    await ops.locator('.msg-me img').waitFor();
 
     await relayed.getByRole('button', { name: /^Reply to:/ }).click();
     await box.fill('/set description Broken screen, model X2');
