@@ -18,6 +18,7 @@ import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press 
 import type { FlowSet } from '../step/flow-set.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
 import { CAMPAIGN_KIND, campaignSkipped, campaignStart, campaignStarted } from './campaign-entry.ts';
+import { withWaiting } from './handoff-queue.ts';
 import { internalEvent } from './internal-events.ts';
 import {
   describeError,
@@ -54,6 +55,8 @@ export interface PlannerOptions {
   session(conversationKey: string): CachedSession | undefined;
   /** What an update from an operators' chat means (lane/operators.ts); undefined for other rows. */
   operator?(row: InboxEvent, now: number): { reason: string } | undefined;
+  /** Untaken handoff requests by operators' chat, given to events as `meta.handoffWaiting`. */
+  handoffWaiting?(): Record<string, number> | undefined;
 }
 
 type Callback = { id: string; messageId?: string; chatId?: number };
@@ -337,7 +340,7 @@ export class EventPlanner {
     extra: { callback?: Callback; status?: 'stopped'; silent?: boolean } = {},
   ): Ran | Skipped {
     const { flow, state, migrated } = this.#resume(key, session);
-    const cause: StepCause = { type: 'event', event };
+    const cause: StepCause = { type: 'event', event: withWaiting(event, this.#o.handoffWaiting?.()) };
     const result = step(
       flow,
       { ...state, revision: session.row.revision, stepInstance: session.row.stepInstance },
@@ -378,7 +381,7 @@ export class EventPlanner {
     const result = step(
       flow,
       { revision: prior?.row.revision ?? 0, stepInstance: prior?.row.stepInstance ?? 0 },
-      { type: 'start', input: { trigger, meta } },
+      { type: 'start', input: { trigger, meta: withWaiting(meta, this.#o.handoffWaiting?.()) } },
       this.#stepOptions(key, callback),
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
