@@ -7,16 +7,16 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { personChat, usePlayground } from './botflow-process.ts';
+import { personChat, playgroundDatabases, usePlaygroundOn } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
 // The operator's photo (a small PNG of the repository's docs).
 const PNG = readFileSync(join(REPO, 'docs', 'playground-clock.png'));
 
-const pg = usePlayground(30_000);
+describe.each(await playgroundDatabases())('the operator in the playground on %s', (kind) => {
+  const pg = usePlaygroundOn(kind, 30_000);
 
-describe('the operator in the playground', () => {
   it('plays a whole handoff: Take, replies with text and a photo, /set and /done', async () => {
     const { page, pageErrors } = pg;
     const { chat: eve, say } = await personChat(page, 'Eve');
@@ -24,7 +24,9 @@ describe('the operator in the playground', () => {
     await say('/support');
     await eve.locator('.msg-bot').nth(2).waitFor();
     await say('/operator');
-    await eve.locator('.msg-bot', { hasText: 'An operator will answer you here shortly' }).waitFor();
+    await eve
+      .locator('.msg-bot', { hasText: 'You are number 1 in the queue: an operator will answer' })
+      .waitFor();
 
     const list = page.getByRole('region', { name: "Operators' chats" });
     await list.getByRole('button', { name: /Play the operator in Operators \(-1000\)/ }).click();
@@ -64,9 +66,10 @@ describe('the operator in the playground', () => {
     await eve.getByRole('group', { name: 'Buttons' }).getByRole('button', { name: 'Send' }).last().waitFor();
 
     mkdirSync(RESULTS, { recursive: true });
-    await page.screenshot({ path: join(RESULTS, 'playground-operator.png') });
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT)
-      copyFileSync(join(RESULTS, 'playground-operator.png'), join(REPO, 'docs', 'playground-operator.png'));
+    const shot = join(RESULTS, `playground-operator${kind === 'postgres' ? '-postgres' : ''}.png`);
+    await page.screenshot({ path: shot });
+    if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
+      copyFileSync(shot, join(REPO, 'docs', 'playground-operator.png'));
     expect(pageErrors).toEqual([]);
   });
 });
