@@ -15,10 +15,17 @@ export interface HandoffStepRef {
 /** The `state_value` a session has at the top-level step `step` (JSON of the XState state value). */
 export const stateValueOf = (step: string): string => JSON.stringify(step);
 
+/**
+ * The predicate of the partial index `sessions_handoff_waiting` (migrations 009, postgres/007): a query
+ * repeats it to read the index, which holds the waiting sessions only; the JSON tests that follow are the
+ * truth.
+ */
+export const WAITING_INDEXED = `status = 'active' AND snapshot LIKE '%"handoff":{"open":true}%'`;
+
 /** Counts the sessions waiting, untaken, at one of `steps` (SQLite). */
 export function sqliteWaitingHandoffs(db: Database.Database): (steps: readonly HandoffStepRef[]) => number {
   const count = db.prepare<[string, string], { n: number }>(
-    "SELECT count(*) AS n FROM sessions WHERE status = 'active' AND flow_id = ? AND state_value = ? " +
+    `SELECT count(*) AS n FROM sessions WHERE ${WAITING_INDEXED} AND flow_id = ? AND state_value = ? ` +
       "AND json_extract(snapshot, '$.context.vars.handoff.open') = 1 " +
       "AND json_extract(snapshot, '$.context.vars.handoff.operator') IS NULL",
   );

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileSources } from '../../src/flows/load.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
+import { WAITING_INDEXED } from '../../src/store/handoff-queue.ts';
 import { type Conformance, openConformance, type StoreKind } from '../support/engine-conformance.ts';
 import { postgresAvailable } from '../support/postgres.ts';
 import { botStarted, textMessage } from './fixtures.ts';
@@ -75,5 +76,20 @@ describe.each(kinds)('the place in the handoff queue over %s', (kind) => {
       'You are number 4 in the queue (usually within 10m).',
     ]);
     expect(await waiting()).toBe(4);
+  });
+
+  it('reads the queue through its partial index, which holds the waiting sessions only', async () => {
+    h = await openConformance(kind, flows);
+    const sql = `SELECT count(*) AS n FROM sessions WHERE ${WAITING_INDEXED} AND flow_id = ? AND state_value = ?`;
+    if (kind === 'sqlite') {
+      const plan = await h.rows<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, 'support', '"human"');
+      expect(plan.map((r) => r.detail).join('\n')).toContain('USING INDEX sessions_handoff_waiting');
+    } else {
+      // PostgreSQL picks its plan by the table's size: the index is there, with the query's predicate.
+      const [index] = await h.rows<{ indexdef: string }>(
+        "SELECT indexdef FROM pg_indexes WHERE indexname = 'sessions_handoff_waiting'",
+      );
+      expect(index?.indexdef).toContain(`'%"handoff":{"open":true}%'`);
+    }
   });
 });

@@ -64,6 +64,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '004_write_plan_conformance.sql',
       '005_batch_cost.sql',
       '006_campaigns.sql',
+      '007_handoff_queue.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });
