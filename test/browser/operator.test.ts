@@ -28,7 +28,7 @@ describe.each(await playgroundDatabases())('the operator in the playground on %s
       .locator('.msg-bot', { hasText: 'You are number 1 in the queue: an operator will answer' })
       .waitFor();
 
-    const list = page.getByRole('region', { name: "Operators' chats" });
+    const list = page.getByRole('region', { name: 'Play the operator' });
     await list.getByRole('button', { name: /Play the operator in Operators \(-1000\)/ }).click();
     const ops = page.getByRole('article', { name: "Operators' chat Operators" });
     const request = ops.locator('.msg-bot', { hasText: 'asks for an operator' });
