@@ -360,7 +360,16 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     machine,
     triggers: triggersOf(flow),
     events: eventDeclarations(flow, cx.flows, cx.registry),
-    ...(flow.handoff ? { handoff: { operatorsChat: flow.handoff.operators_chat } } : {}),
+    ...(flow.handoff
+      ? {
+          handoff: {
+            operatorsChat: flow.handoff.operators_chat,
+            steps: Object.entries(flow.steps)
+              .filter(([, s]) => s.type === 'handoff')
+              .map(([id]) => id),
+          },
+        }
+      : {}),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {

@@ -28,8 +28,10 @@ import {
 /** Variables botflow itself sets (never reported as unset). */
 export const BUILTIN_VARS: Record<string, VarType> = {
   start_payload: { kind: 'text' },
-  // Set by a handoff step (docs/handoff.md): the expected wait, the person's and the operator's names.
+  // Set by a handoff step (docs/handoff.md): the expected wait, the place in the queue, the person's and
+  // the operator's names.
   handoff_wait: { kind: 'text' },
+  handoff_place: { kind: 'number' },
   handoff_person: { kind: 'text' },
   handoff_operator: { kind: 'text' },
   button_value: { kind: 'text' },

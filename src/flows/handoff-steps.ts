@@ -6,7 +6,7 @@
  * the others are told), replies are relayed to the person, `/set` sets variables, `/done` returns to
  * `return_to`. A timer withdraws a request nobody took; outside the opening hours `out_of_hours` is taken.
  */
-import { type Effect, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
+import { type Effect, type EventMeta, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
 import { durationMs } from '../engine/step/durations.ts';
 import {
   type Args,
@@ -72,6 +72,16 @@ export function handoffState(key: string, step: HandoffStep, enter: unknown[], l
 }
 
 type Operator = { id?: number; name?: string };
+
+/**
+ * The person's place in the operators' chat's queue: the requests nobody took yet (counted from the
+ * store before the event, lane/handoff-queue.ts) and theirs.
+ */
+function placeOf(event: unknown, chat: number): number {
+  const e = event as { meta?: EventMeta; input?: { meta?: EventMeta } };
+  const waiting = (e.meta ?? e.input?.meta)?.handoffWaiting?.[String(chat)];
+  return (typeof waiting === 'number' && waiting > 0 ? waiting : 0) + 1;
+}
 type HandoffVars = { operator?: Operator };
 
 const MEDIA = new Set(['image', 'video', 'audio', 'file', 'sticker']);
@@ -158,6 +168,7 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
           handoff: { open: true },
           handoff_person: person.name,
           handoff_wait: wait,
+          handoff_place: placeOf(event, chat),
         };
         enqueue.assign({ vars });
         const c = { ...context, vars };

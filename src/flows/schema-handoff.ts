@@ -46,7 +46,9 @@ export const HandoffStep = z
     type: z.literal('handoff'),
     reason: Text.optional().describe("Why the person asked for someone: shown in the operators' request"),
     summary: Text.optional().describe('The conversation so far for the operator: "{{name}} wants {{topic}}"'),
-    say: Text.optional().describe('Said to the person while they wait ({{handoff_wait}}: the expected wait)'),
+    say: Text.optional().describe(
+      'Said to the person while they wait ({{handoff_wait}}: the expected wait; {{handoff_place}}: their place in the queue)',
+    ),
     joined: Text.optional().describe('Said when an operator takes it ({{handoff_operator}}: their name)'),
     return_to: Id.describe("The step the flow continues at after the operator's /done"),
     timeout: z

@@ -17,6 +17,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Engine } from '../engine/engine.ts';
+import { operatorsChats } from '../engine/lane/operators.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { type StepLines, stepLines } from '../flows/step-lines.ts';
@@ -152,6 +153,8 @@ export class Inspector {
           }
         : {}),
       ...this.#flows,
+      // The operators' group chats the flows name (docs/handoff.md): the page plays the operator there.
+      operatorsChats: [...operatorsChats(this.#definitions)],
     };
   }
 

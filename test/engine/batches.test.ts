@@ -56,6 +56,7 @@ const planner = {
   settle: (plans: readonly EventPlan[]) => plans.map((p) => p.outcome),
   forgetPlanned: () => {},
   handOver: () => [], // no operators' chat here (lane/operators.ts)
+  handoffSteps: () => new Map(), // no handoff steps either (lane/handoff-queue.ts)
 } as unknown as BatchPlanner;
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));

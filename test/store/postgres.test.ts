@@ -65,6 +65,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '005_batch_cost.sql',
       '006_campaigns.sql',
       '007_unrecognised.sql',
+      '008_handoff_queue.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

@@ -18,6 +18,7 @@ import type { EngineStore, Partitions } from '../../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../../store/ports/index.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { ApplyResult } from '../../store/write-plan.ts';
+import { readWaiting } from './handoff-queue.ts';
 import type { EventOutcome, EventPlan } from './planner.ts';
 import { type BatchPlanner, writesOf } from './processor.ts';
 import type { SessionCache } from './session-cache.ts';
@@ -175,7 +176,14 @@ export class BatchLoop {
       if (rows.length === 0) return undefined;
       const handed = this.#o.planner.handOver(rows, this.#o.now());
       const stored = handed.length > 0 ? store.append(handed) : undefined;
-      return andThen(stored, () => andThen(this.#load(rows), () => this.#o.planner.plan(rows)));
+      return andThen(stored, () =>
+        andThen(this.#load(rows), () =>
+          andThen(
+            readWaiting(this.#o.planner.handoffSteps(), (s) => store.waitingHandoffs(s)),
+            (waiting) => this.#o.planner.plan(rows, waiting),
+          ),
+        ),
+      );
     });
   }
 

@@ -1,23 +1,13 @@
-/**
- * Planning one inbox event: what the event means (an update for a running session, a trigger that starts
- * a flow, a button press to verify, a person leaving, a due timer, an API result), the pure step it runs,
- * and the writes that follow, recorded as data. Nothing here writes to the database; reads go through the
- * session cache. Flow code runs here, so a throwing flow fails only its own event, before anything of it
- * is written.
- */
-import type { Logger } from 'pino';
 import type { AnyMachineSnapshot } from 'xstate';
 import { EVENT_KIND } from '../../inbox/event-entry.ts';
 import { updatePlace } from '../../inbox/keys.ts';
 import type { InboxEvent } from '../../store/engine-inbox.ts';
-import type { SessionRow } from '../../store/sessions.ts';
 import { WritePlan, type WrittenSession } from '../commit/write-plan.ts';
-import type { ButtonSigner } from '../step/buttons.ts';
 import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/contract.ts';
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
-import type { FlowSet } from '../step/flow-set.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
 import { CAMPAIGN_KIND, campaignSkipped, campaignStart, campaignStarted } from './campaign-entry.ts';
+import { withWaiting } from './handoff-queue.ts';
 import { internalEvent } from './internal-events.ts';
 import {
   describeError,
@@ -38,25 +28,9 @@ import type { CachedSession } from './session-cache.ts';
 
 export type { EventOutcome, EventPlan } from './outcome.ts';
 
-/** What the planner needs. */
-export interface PlannerOptions {
-  /** The stored session of a conversation (SQLite reads it; PostgreSQL reads a batch's sessions beforehand). */
-  load(conversationKey: string): SessionRow | undefined;
-  flows: FlowSet;
-  signer: ButtonSigner;
-  now: () => number;
-  logger?: Logger | undefined;
-  /** The bot's username: commands addressed to another bot in a group (`/start@other`) are not ours. */
-  botUsername?: string | undefined;
-  /** Answer to a press on a keyboard nobody can act on any more (no session, or policy `notify` without text). */
-  staleText: string;
-  /** A session known in memory (planned earlier in the batch, or cached), read before the database. */
-  session(conversationKey: string): CachedSession | undefined;
-  /** What an update from an operators' chat means (lane/operators.ts); undefined for other rows. */
-  operator?(row: InboxEvent, now: number): { reason: string } | undefined;
-  /** Keep unrecognised texts as samples in the step log (default true; config `funnel.samples`). */
-  funnelSamples?: boolean | undefined;
-}
+import type { PlannerOptions } from './planner-options.ts';
+
+export type { PlannerOptions } from './planner-options.ts';
 
 type Callback = { id: string; messageId?: string; chatId?: number };
 
@@ -340,7 +314,7 @@ export class EventPlanner {
     extra: { callback?: Callback; status?: 'stopped'; silent?: boolean } = {},
   ): Ran | Skipped {
     const { flow, state, migrated } = this.#resume(key, session);
-    const cause: StepCause = { type: 'event', event };
+    const cause: StepCause = { type: 'event', event: withWaiting(event, this.#o.handoffWaiting?.()) };
     const result = step(
       flow,
       { ...state, revision: session.row.revision, stepInstance: session.row.stepInstance },
@@ -381,7 +355,7 @@ export class EventPlanner {
     const result = step(
       flow,
       { revision: prior?.row.revision ?? 0, stepInstance: prior?.row.stepInstance ?? 0 },
-      { type: 'start', input: { trigger, meta } },
+      { type: 'start', input: { trigger, meta: withWaiting(meta, this.#o.handoffWaiting?.()) } },
       this.#stepOptions(key, callback),
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });

@@ -3,8 +3,10 @@
  * same over either store.
  */
 import type { InboxEvent } from '../../store/engine-inbox.ts';
+import type { HandoffStepRef } from '../../store/handoff-queue.ts';
 import type { InboxEntry } from '../../store/inbox.ts';
 import type { ApplyResult, PlannedWrites } from '../../store/write-plan.ts';
+import { handoffSteps, waitingIn } from './handoff-queue.ts';
 import { operatorsChats, operatorUpdate } from './operators.ts';
 import { type EventOutcome, type EventPlan, EventPlanner, type PlannerOptions } from './planner.ts';
 import type { CachedSession, SessionCache } from './session-cache.ts';
@@ -38,9 +40,15 @@ export class BatchPlanner {
   readonly #operator: (row: InboxEvent, now: number) => ReturnType<typeof operatorUpdate>;
   /** Sessions planned but not committed yet: later events of their conversations start from them. */
   readonly #planned = new Map<string, CachedSession>();
+  readonly #flows: BatchPlannerOptions['flows'];
+  readonly #load: BatchPlannerOptions['load'];
+  /** Untaken handoff requests by operators' chat, for the batch being planned (lane/handoff-queue.ts). */
+  #waiting: Record<string, number> | undefined;
 
   constructor(options: BatchPlannerOptions) {
     this.#cache = options.cache;
+    this.#flows = options.flows;
+    this.#load = options.load;
     this.#logger = options.logger;
     this.#operator = (row, now) =>
       operatorUpdate(row, operatorsChats(options.flows.current()), options.signer, now);
@@ -48,7 +56,13 @@ export class BatchPlanner {
       ...options,
       session: (key) => this.#planned.get(key) ?? options.cache.get(key),
       operator: this.#operator,
+      handoffWaiting: () => this.#waiting,
     });
+  }
+
+  /** The flows' `handoff` steps by operators' chat: the store counts the requests waiting there. */
+  handoffSteps(): Map<number, HandoffStepRef[]> {
+    return handoffSteps(this.#flows.current());
   }
 
   /**
@@ -62,14 +76,35 @@ export class BatchPlanner {
     });
   }
 
-  /** Plans `rows` in order, each on the session its predecessor in the conversation left. */
-  plan(rows: readonly InboxEvent[]): EventPlan[] {
+  /**
+   * Plans `rows` in order, each on the session its predecessor in the conversation left; `waiting`: the
+   * handoff requests nobody took, by operators' chat, as the store counted them before the batch.
+   */
+  plan(rows: readonly InboxEvent[], waiting?: Record<string, number>): EventPlan[] {
+    this.#waiting = waiting ? { ...waiting } : undefined;
     return rows.map((row) => {
+      const before = this.#waiting ? this.#waitingIn(row.conversationKey) : undefined;
       const plan = this.#planner.plan(row);
       const key = plan.outcome.conversationKey;
       if (plan.written && key !== null) this.#planned.set(key, plan.written);
+      if (this.#waiting && plan.written) this.#moved(before, this.#waitingIn(key));
       return plan;
     });
+  }
+
+  /** The operators' chat the conversation `key` waits in, untaken, as planned so far. */
+  #waitingIn(key: string | null): number | undefined {
+    if (key === null) return undefined;
+    const known = this.#planned.get(key) ?? this.#cache.get(key);
+    const row = known ? undefined : this.#load(key);
+    return waitingIn(known ?? (row ? { row, armedTimers: undefined } : undefined), this.#flows.current());
+  }
+
+  /** A session that started or stopped waiting moves its chat's count (events later in the batch see it). */
+  #moved(before: number | undefined, after: number | undefined): void {
+    if (before === after || !this.#waiting) return;
+    if (before !== undefined) this.#waiting[before] = Math.max(0, (this.#waiting[before] ?? 1) - 1);
+    if (after !== undefined) this.#waiting[after] = (this.#waiting[after] ?? 0) + 1;
   }
 
   /**

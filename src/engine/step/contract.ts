@@ -21,6 +21,12 @@ export interface EventMeta {
   locale?: string;
   /** Event time in ms (the update's timestamp or the timer's deadline): machines never read a clock. */
   now: number;
+  /**
+   * Handoff requests nobody took yet, by operators' chat id, as the store had them before this event
+   * (with those planned earlier in the batch): a `handoff` step's `{{handoff_place}}` is this + 1. Only
+   * when the flows have handoff steps (docs/handoff.md).
+   */
+  handoffWaiting?: Record<string, number>;
 }
 
 /** What the engine sends into a machine. Every event carries `meta`. */
@@ -257,7 +263,11 @@ export interface FlowDefinition {
   /** Stable id (the file name for flow files). */
   id: string;
   /** Where the flow's `handoff` steps ask for operators: updates from this chat are operators' (docs/handoff.md). */
-  handoff?: { operatorsChat: number };
+  handoff?: {
+    operatorsChat: number;
+    /** The flow's `handoff` steps: a session there with an open request nobody took waits in the queue. */
+    steps: string[];
+  };
   /** Content hash of the definition: sessions stay on the version they started with. */
   version: string;
   machine: AnyStateMachine;

@@ -6,6 +6,7 @@
  */
 import type { CampaignPort } from '../campaigns/types.ts';
 import type { InboxEvent } from '../engine-inbox.ts';
+import type { HandoffStepRef } from '../handoff-queue.ts';
 import type { AppendResult, InboxEntry } from '../inbox.ts';
 import type { SessionRow } from '../sessions.ts';
 import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
@@ -54,6 +55,8 @@ export interface EngineStore<Sync extends boolean = boolean> {
   pendingCount(partitions: Partitions): Answer<Sync, number>;
   /** The stored sessions of `keys` (absent keys have none). */
   sessions(keys: readonly string[]): Answer<Sync, ReadonlyMap<string, SessionRow>>;
+  /** Active sessions at one of `steps` whose handoff request is open and untaken (docs/handoff.md). */
+  waitingHandoffs(steps: readonly HandoffStepRef[]): Answer<Sync, number>;
   /**
    * Commits a planned batch in one transaction, in the order batches are given; `member` holds the
    * partitions' leases (checked in the same transaction; `LeaseLostError` when one moved). May answer

@@ -10,6 +10,7 @@ import type { ApplyResult } from '../sqlite/apply.ts';
 import { pgCampaigns } from './campaigns.ts';
 import { applyBatch } from './commit.ts';
 import { type PostgresDatabase, pgListen } from './database.ts';
+import { pgWaitingHandoffs } from './handoff-queue.ts';
 import { INBOX_CHANNEL, PgInbox } from './inbox.ts';
 import { PgLeases } from './leases.ts';
 import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from './outbox.ts';
@@ -57,6 +58,7 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     append: (entries) => inbox.append(entries),
     pendingCount: (partitions) => inbox.pendingCount(partitions === 'all' ? undefined : partitions),
     sessions: (keys) => pgSessions(pool, keys),
+    waitingHandoffs: (steps) => pgWaitingHandoffs(pool, steps),
     apply,
     applyHere: apply,
     get applying() {

@@ -8,6 +8,7 @@ import { sqliteCampaigns } from '../campaigns/sqlite.ts';
 import { EngineInbox } from '../engine-inbox.ts';
 import { buttonSecret } from '../engine-settings.ts';
 import { FlowVersionStore } from '../flow-versions.ts';
+import { sqliteWaitingHandoffs } from '../handoff-queue.ts';
 import { InboxStore } from '../inbox.ts';
 import type { EngineStore } from '../ports/engine.ts';
 import { type SessionRow, SessionStore } from '../sessions.ts';
@@ -38,6 +39,7 @@ export interface SqliteEngineStore extends EngineStore<true> {
 export function sqliteStore(db: Database.Database, options: SqliteStoreOptions): SqliteEngineStore {
   const inbox = new EngineInbox(db);
   const sessions = new SessionStore(db);
+  const waitingHandoffs = sqliteWaitingHandoffs(db);
   const applier = new BatchApplier(db, options.now);
   const timers = new TimerService(db, {}, options.logger);
   const versions = new FlowVersionStore(db);
@@ -57,6 +59,7 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
       return appender.append(entries);
     },
     pendingCount: () => (db.open ? inbox.pendingCount() : 0),
+    waitingHandoffs: (steps) => waitingHandoffs(steps),
     sessions(keys) {
       const found = new Map<string, SessionRow>();
       for (const key of keys) {

@@ -31,7 +31,13 @@ export const sandbox = {
     call('POST', '/_sandbox/users', { first_name: firstName, ...(locale ? { locale } : {}) }),
   /** The person clears their dialog with the bot (the bot hears dialog_cleared). */
   clearDialog: (userId) => call('POST', '/_sandbox/dialog', { user_id: userId, action: 'clear' }),
-  view: (userId) => call('GET', `/_sandbox/view?${query({ user_id: userId })}`),
+  view: (userId, chatId) =>
+    call(
+      'GET',
+      `/_sandbox/view?${query({ user_id: userId, ...(chatId !== undefined ? { chat_id: chatId } : {}) })}`,
+    ),
+  /** A chat and its members (`owner_id` among the chat's fields). */
+  chat: (chatId) => call('GET', `/_sandbox/chats/${chatId}`),
   start: (userId, payload) =>
     call('POST', '/_sandbox/start', { user_id: userId, ...(payload ? { payload } : {}) }),
   stop: (userId) => call('POST', '/_sandbox/stop', { user_id: userId }),

@@ -4,6 +4,7 @@
 import { inspector, sandbox } from './api.js';
 import { ChatColumn } from './chat.js';
 import { avatar, h } from './dom.js';
+import { GroupChatColumn, operatorsChats } from './operators.js';
 import { Panel } from './panel.js';
 
 const MAX_COLUMNS = 3;
@@ -17,6 +18,7 @@ const el = {
   problems: document.getElementById('problems'),
   status: document.getElementById('status'),
   bot: document.getElementById('bot-name'),
+  operators: document.getElementById('operators-list'),
 };
 
 const users = new Map();
@@ -44,7 +46,7 @@ function drawPeople() {
         'button',
         {
           type: 'button',
-          class: `person ${columns.has(u.user_id) ? 'open' : ''} ${selected?.user.user_id === u.user_id ? 'active' : ''}`,
+          class: `person ${columns.has(u.user_id) ? 'open' : ''} ${selected?.key === u.user_id ? 'active' : ''}`,
           onclick: () => openChat(u),
         },
         avatar(u, 'sm'),
@@ -61,24 +63,26 @@ function select(column) {
   if (selected === column) return;
   selected = column;
   for (const c of columns.values()) c.setSelected(c === column);
-  panel.show(column?.user);
+  // An operators' chat is no one's conversation: the panel keeps the person it showed.
+  if (!(column instanceof GroupChatColumn)) panel.show(column?.user);
   drawPeople();
+  drawOperators();
 }
 
 async function refreshChat(column) {
   try {
-    column.update(await sandbox.view(column.user.user_id));
+    column.update(await column.load());
   } catch (error) {
     column.toast(error.message, 'error');
   }
 }
 
-function openChat(user) {
-  let column = columns.get(user.user_id);
+function openColumn(key, make) {
+  let column = columns.get(key);
   if (!column) {
     if (columns.size >= MAX_COLUMNS) closeChat(columns.values().next().value);
-    column = new ChatColumn(user, { onSelect: select, onClose: closeChat });
-    columns.set(user.user_id, column);
+    column = make({ onSelect: select, onClose: closeChat });
+    columns.set(key, column);
     el.chats.append(column.el);
     saveOpen();
     refreshChat(column);
@@ -87,8 +91,43 @@ function openChat(user) {
   column.text.focus();
 }
 
+function openChat(user) {
+  openColumn(user.user_id, (handlers) => new ChatColumn(user, handlers));
+}
+
+/** The operators' chats the flows name (docs/handoff.md), played by their "Operator" member. */
+let operators = [];
+function drawOperators() {
+  const items = operators.map(({ chat, operator }) =>
+    h(
+      'li',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `person ${columns.has(`chat:${chat.chat_id}`) ? 'open' : ''} ${selected?.key === `chat:${chat.chat_id}` ? 'active' : ''}`,
+          'aria-label': `Play the operator in ${chat.title} (${chat.chat_id})`,
+          onclick: () =>
+            openColumn(`chat:${chat.chat_id}`, (handlers) => new GroupChatColumn(chat, operator, handlers)),
+        },
+        avatar({ name: chat.title, user_id: chat.chat_id }, 'sm'),
+        h('span', { class: 'person-name' }, chat.title),
+        h('span', { class: 'muted' }, `${chat.chat_id}`),
+      ),
+    ),
+  );
+  el.operators.parentElement.hidden = items.length === 0;
+  el.operators.replaceChildren(...items);
+}
+
+async function showOperators(state) {
+  operators = await operatorsChats(state?.operatorsChats);
+  drawOperators();
+}
+
 function closeChat(column) {
-  columns.delete(column.user.user_id);
+  columns.delete(column.key);
   column.el.remove();
   saveOpen();
   if (selected === column) select(columns.values().next().value);
@@ -130,7 +169,7 @@ function scheduleRedraw(column) {
   redraws.add(column);
   setTimeout(() => {
     redraws.delete(column);
-    if (columns.get(column.user.user_id) === column) refreshChat(column);
+    if (columns.get(column.key) === column) refreshChat(column);
   }, 30);
 }
 
@@ -180,6 +219,10 @@ async function followInspector() {
   if (!state) return panel.setState(undefined);
   panel.setState(state);
   showProblems(state.problems);
+  // The operators' chats are made as the flows load: look once more shortly after.
+  showOperators(state).then(
+    () => operators.length === 0 && setTimeout(async () => showOperators(await inspector.state()), 1000),
+  );
   if (state.cluster) {
     // On PostgreSQL the instance's role changes as others join and leave: look again now and then.
     setInterval(async () => panel.setState(await inspector.state()), 5000);
@@ -189,6 +232,7 @@ async function followInspector() {
     const next = await inspector.state();
     panel.setState(next);
     showProblems(next?.problems ?? []);
+    showOperators(next);
   });
   events.addEventListener('dead-letters', () => panel.refresh());
   events.addEventListener('effect', (message) => {

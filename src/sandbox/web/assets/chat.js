@@ -99,6 +99,8 @@ const BUTTON_HINT = {
 export class ChatColumn {
   constructor(user, { onSelect, onClose, onError }) {
     this.user = user;
+    /** Which column this is in the page (a person's id; an operators' chat's column says otherwise). */
+    this.key = user.user_id;
     this.onError = onError;
     this.chatId = undefined;
     this.seenEdits = new Map();
@@ -219,7 +221,7 @@ export class ChatColumn {
             onclick: () => {
               where.open = false;
               this.act(() =>
-                sandbox.send(this.user.user_id, {
+                this.send({
                   location: { latitude: Number(lat.value), longitude: Number(lon.value) },
                 }),
               );
@@ -257,7 +259,7 @@ export class ChatColumn {
           class: 'icon-btn',
           title: 'Share my contact',
           'aria-label': 'Share contact',
-          onclick: () => this.act(() => sandbox.send(this.user.user_id, { contact: {} })),
+          onclick: () => this.act(() => this.send({ contact: {} })),
         },
         icon('contact'),
       ),
@@ -265,6 +267,16 @@ export class ChatColumn {
       this.text,
       h('button', { type: 'submit', class: 'send-btn', 'aria-label': 'Send' }, icon('send')),
     );
+  }
+
+  /** Sends as this column's person (a group chat's column adds its chat and the message replied to). */
+  send(message) {
+    return sandbox.send(this.user.user_id, message);
+  }
+
+  /** What the column shows (`GET /_sandbox/view`). */
+  load() {
+    return sandbox.view(this.user.user_id);
   }
 
   unstickIfUp() {
@@ -297,7 +309,7 @@ export class ChatColumn {
     const text = this.text.value;
     if (!text.trim()) return;
     this.text.value = '';
-    const sent = await this.act(() => sandbox.send(this.user.user_id, { text }));
+    const sent = await this.act(() => this.send({ text }));
     if (!sent) this.text.value = text;
   }
 
@@ -316,7 +328,7 @@ export class ChatColumn {
           content_base64: await fileToBase64(f),
         })),
       );
-      return sandbox.send(this.user.user_id, { files: encoded, ...(caption ? { text: caption } : {}) });
+      return this.send({ files: encoded, ...(caption ? { text: caption } : {}) });
     });
   }
 
