@@ -6,15 +6,12 @@
 import { type AnyStateMachine, setup } from 'xstate';
 import type { FlowDefinition, FlowInput, StalePolicy } from '../engine/step/contract.ts';
 import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type StepEntry } from './actions.ts';
-import { stepKeyOf } from './machine-context.ts';
-
-export { stepKeyOf } from './machine-context.ts';
-
 import { comeBackSteps } from './come-back.ts';
 import { conditionText } from './conditions.ts';
 import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
 import { handoffState } from './handoff-steps.ts';
 import { intentTransitions } from './intents.ts';
+import { stepKeyOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
@@ -24,6 +21,8 @@ import { textRenderer } from './texts.ts';
 import { triggersOf } from './triggers.ts';
 import { typedMenuTransitions } from './typed-answers.ts';
 import { migrateSnapshot } from './versions.ts';
+
+export { stepKeyOf } from './machine-context.ts';
 
 /** Everything the compiler needs besides the file itself. */
 export interface CompileContext {
