@@ -342,6 +342,14 @@ async function runSample(s: Sample, driver?: Driver, postgres = false): Promise<
 // ---- YAML, Fluent and shell ----
 
 describe('YAML samples', () => {
+  // The sections of the configuration file (a sample made only of them is a piece of it).
+  const CONFIG_SECTIONS = new Set(KEYS.map((k) => k.path.split('.')[0]!));
+  const leafPaths = (value: object, prefix = ''): string[] =>
+    Object.entries(value).flatMap(([key, v]) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? leafPaths(v, `${prefix}${key}.`)
+        : [`${prefix}${key}`],
+    );
   for (const s of all.filter((x) => x.lang === 'yaml')) {
     it(`${where(s)} is valid`, () => {
       if (/^turns:/m.test(s.code)) {
@@ -360,6 +368,10 @@ describe('YAML samples', () => {
           expect(names.length).toBeGreaterThan(0);
           expect(names.filter((n) => !known.has(n))).toEqual([]);
         }
+      } else if (Object.keys(doc).every((k) => CONFIG_SECTIONS.has(k))) {
+        // A piece of botflow.config.yaml: every setting it names is one botflow reads.
+        const known = new Set(KEYS.map((k) => k.path));
+        expect(leafPaths(doc).filter((path) => !known.has(path))).toEqual([]);
       } else if ('segment' in doc) {
         // A campaign file (docs/campaigns.md): it must read as one.
         expect(() => parseCampaignSource(s.code, 'campaigns/sample.campaign.yaml')).not.toThrow();
