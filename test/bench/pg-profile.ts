@@ -63,6 +63,8 @@ const payloads = workload(people, 10);
 const db = await benchDatabase();
 const database = await openPostgres({ url: db.url });
 const intake = new PgInbox(database.pool);
+// PROFILE_SQL="DROP INDEX …": a change to try on the fresh database before the run.
+if (process.env.PROFILE_SQL) await database.pool.query(process.env.PROFILE_SQL);
 try {
   if (preload) {
     const before = await serverCpu(database.pool, db.url);

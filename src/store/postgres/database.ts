@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
 import { MigrationError, readMigrations } from '../migrate.ts';
+import { withFunctions } from './functions.ts';
 
 export { hash32, PARTITIONS, partitionOf } from '../partitions.ts';
 
@@ -101,7 +102,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
  * an advisory lock. Refuses a database migrated by a newer botflow. Returns the names applied.
  */
 export async function migratePostgres(pool: pg.Pool, dir: string): Promise<string[]> {
-  const files = readMigrations(dir);
+  const files = withFunctions(readMigrations(dir), dir);
   const client = await pool.connect();
   const applied: string[] = [];
   try {
