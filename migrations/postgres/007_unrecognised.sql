@@ -7,5 +7,5 @@ ALTER TABLE step_log DROP CONSTRAINT IF EXISTS step_log_event_check;
 ALTER TABLE step_log ADD CONSTRAINT step_log_event_check
   CHECK (event IN ('enter', 'finish', 'retry', 'stop', 'fail', 'unrecognised'));
 
--- botflow:functions 731a1f7ae14b
+-- botflow:functions
 

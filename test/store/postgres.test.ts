@@ -66,6 +66,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '006_campaigns.sql',
       '007_unrecognised.sql',
       '008_handoff_queue.sql',
+      '009_batch_cancel_probe.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

@@ -18,6 +18,7 @@ DECLARE
   n integer;
   expected integer;
   timers_at_once boolean;
+  all_bulk boolean := false;
 BEGIN
   IF owner IS NOT NULL THEN
     SELECT count(*) INTO held_count FROM (
@@ -64,11 +65,24 @@ BEGIN
     IF timers_at_once THEN
       bulk := bulk || '{arm,discard,settle-timers}'::text[];
     END IF;
+    -- Cancelling the tasks of the steps left: when the batch starts no task and none of its conversations
+    -- has an open one, there is nothing to cancel (one probe for the batch rather than one per event).
+    IF NOT jsonb_path_exists(batch, '$[*].ops[*] ? (@.kind == "task")') AND NOT EXISTS (
+      SELECT 1 FROM tasks t
+      WHERE t.conversation_key IN (
+          SELECT o.w->>'key' FROM jsonb_array_elements(batch) e(ev), LATERAL jsonb_array_elements(e.ev->'ops') o(w)
+          WHERE o.w->>'kind' IN ('cancel-task', 'cancel-tasks'))
+        AND t.status IN ('pending', 'running')) THEN
+      bulk := bulk || '{cancel-task,cancel-tasks}'::text[];
+    END IF;
+    -- Nothing left to write event by event: the events' own calls are skipped.
+    SELECT coalesce(bool_and(o.w->>'kind' = ANY (bulk)), true) INTO all_bulk
+    FROM jsonb_array_elements(batch) e(ev), LATERAL jsonb_array_elements(e.ev->'ops') o(w);
   END IF;
   FOR ev IN SELECT value FROM jsonb_array_elements(batch) LOOP
     key := ev->>'conversationKey';
     IF NOT careful THEN
-      dropped := botflow_apply_ops(ev->'ops', (ev->>'partition')::integer, bulk);
+      dropped := CASE WHEN all_bulk THEN 0 ELSE botflow_apply_ops(ev->'ops', (ev->>'partition')::integer, bulk) END;
       results := results || jsonb_build_object('status', 'applied', 'dropped', dropped);
       done_ids := done_ids || (ev->>'inboxId')::bigint;
     ELSIF key IS NOT NULL AND key = ANY (held) THEN

@@ -1,0 +1,4 @@
+-- botflow_apply_batch asks once per batch whether a conversation of the batch has an open task to cancel
+-- (it asked once per event), and skips botflow_apply_ops altogether when every write of the batch was
+-- written for all its events at once (docs/benchmarks.md: about 5% of the batch's server time).
+-- botflow:functions 651a7c708cf6
