@@ -25,9 +25,9 @@ export class Entry {
   notReadyAttempts = 0;
   /** When it was first dispatched (for wait-time metrics); -1 before. */
   firstDispatchAt = -1;
-  /** The current attempt: when it was dispatched, its slot in the global log, and how many calls its chat had in the window then. */
+  /** The current attempt: when it was dispatched, its ticket in the global log, and how many calls its chat had in the window then. */
   dispatchedAt = -1;
-  globalSlot = -1;
+  globalTicket = -1;
   chatCallsInWindow = 0;
   lastError: unknown = undefined;
   /** Custom work instead of an API call (the upload host); it still counts against the windows. */

@@ -263,7 +263,7 @@ export class Scheduler {
       this.board.place(lane, now);
       return;
     }
-    entry.globalSlot = this.globalLog.start(now + this.options.arrivalBoundMs);
+    entry.globalTicket = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
     // The pacing schedule advances one slot per start; after a late timer it may catch up by two slots.
     const spacing = this.globalLog.windowMs / this.globalLog.limit;
@@ -336,7 +336,7 @@ export class Scheduler {
     const lane = entry.lane!;
     const now = this.now();
     this.inFlight--;
-    this.globalLog.settle(entry.globalSlot, now);
+    this.globalLog.settle(entry.globalTicket, now);
     this.recorder.recordCall(now - entry.dispatchedAt);
     if (lane.chatId !== undefined) {
       lane.busy = false;

@@ -18,6 +18,8 @@ export class SlidingWindowLog {
   private readonly stamps: number[];
   private cursor = 0;
   private count = 0;
+  /** Starts counted so far (a start's ticket is the count before it). */
+  private started = 0;
   /** Latest arrival bound among slots already overwritten (they still constrain the order argument). */
   private evictedMax = Number.NEGATIVE_INFINITY;
 
@@ -41,18 +43,27 @@ export class SlidingWindowLog {
     return Math.max(now, Math.max(this.stamps[this.cursor]!, this.evictedMax) + this.windowMs);
   }
 
-  /** Counts a start whose arrival is bounded by `arrivedBy`; returns its slot for `settle`. */
+  /**
+   * Counts a start whose arrival is bounded by `arrivedBy`; returns its ticket for `settle` (the how-manieth
+   * start it was).
+   */
   start(arrivedBy: number): number {
     const slot = this.cursor;
     if (this.count === this.limit) this.evictedMax = Math.max(this.evictedMax, this.stamps[slot]!);
     this.stamps[slot] = Math.ceil(arrivedBy);
     this.cursor = (this.cursor + 1) % this.limit;
     if (this.count < this.limit) this.count++;
-    return slot;
+    return this.started++;
   }
 
-  /** The answer to the start in `slot` came at `at`: it arrived by then. */
-  settle(slot: number, at: number): void {
+  /**
+   * The answer to the start with `ticket` came at `at`: it arrived by then. An answer that comes after
+   * `limit` later starts took its slot changes nothing: the slot holds a later start now, whose bound it
+   * must not lower, and its own provisional bound already counts among the evicted ones.
+   */
+  settle(ticket: number, at: number): void {
+    if (ticket < this.started - this.limit) return;
+    const slot = ticket % this.limit;
     this.stamps[slot] = Math.min(this.stamps[slot]!, Math.ceil(at));
   }
 
