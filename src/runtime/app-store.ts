@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { rowBudget } from '../client/scheduler/row-budget.ts';
 import type { SharedBudget } from '../client/scheduler/shared-budget.ts';
 import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import { type PollingStore, sqlitePollingStore } from '../intake/polling.ts';
@@ -16,10 +17,9 @@ import type { EngineStore } from '../store/ports/engine.ts';
 import { openPostgres } from '../store/postgres/database.ts';
 import { postgresStore } from '../store/postgres/engine-store.ts';
 import { PgInbox } from '../store/postgres/inbox.ts';
-import { pgKvGet } from '../store/postgres/settings.ts';
+import { pgKvGet, pgKvUpdate } from '../store/postgres/settings.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import { startWriterThread, type WriterThread } from '../store/sqlite/writer-thread.ts';
-import { clusterBudget } from './cluster-budget.ts';
 import type { Config } from './config.ts';
 import { StartupError } from './startup-error.ts';
 
@@ -33,7 +33,7 @@ export interface AppStore {
   /** Several processes may share it: the scheduler leaves a reserve for the others' own calls. */
   shared: boolean;
   /**
-   * When shared, the reserve every process's own calls share (cluster-budget.ts): `limit` starts a second,
+   * When shared, the reserve every process's own calls share (client/scheduler/row-budget.ts): `limit` starts a second,
    * taken while `applies()` (while this process is not the dispatcher).
    */
   sharedBudget?(o: { limit: number; applies: () => boolean }): SharedBudget;
@@ -62,7 +62,7 @@ export async function openAppStore(config: Config, logger: Logger): Promise<AppS
         };
       },
       shared: true,
-      sharedBudget: (o) => clusterBudget(pg.pool, o),
+      sharedBudget: (o) => rowBudget((key, initial, change) => pgKvUpdate(pg.pool, key, initial, change), o),
       close: () => pg.close(),
     };
   }

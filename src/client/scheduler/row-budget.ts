@@ -1,26 +1,30 @@
 /**
- * The bot's shared rate budget on PostgreSQL: the platform's limit is per bot, so among several processes
+ * The bot's rate budget shared by several processes: the platform's limit is per bot, so among several processes
  * the dispatcher's scheduler keeps to the limit less a reserve, and every call made outside the dispatcher
  * (the self-check at start, the webhook subscription, each task's "typing…", a group's rights) takes a start
- * in this reserve, which all processes share through one row of the `kv` table: a sliding-window log of
- * the last starts, read and written under the row's lock, timed by the database's clock (one clock for all).
+ * in this reserve, which all processes share through one row of the database (`RowUpdate`, which the store
+ * gives: on PostgreSQL the `kv` table's row under its lock): a sliding-window log of the last starts, read
+ * and written atomically, timed by the database's clock (one clock for all).
  * A start counts from its grant until its answer (at most `arrivalBoundMs` after the grant if no answer
  * comes, e.g. the process died): the platform counts a request when it arrives, somewhere in between.
  */
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import {
-  BudgetExhausted,
-  type BudgetGrant,
-  grantFrom,
-  type SharedBudget,
-} from '../client/scheduler/shared-budget.ts';
-import { pgKvUpdate } from '../store/postgres/settings.ts';
+import { BudgetExhausted, type BudgetGrant, grantFrom, type SharedBudget } from './shared-budget.ts';
+
+/**
+ * One atomic read-modify-write of a stored row: `change` gets the row's value (`initial` when there is
+ * none) and the database's time in ms, and answers the new value and a result.
+ */
+export type RowUpdate = <T>(
+  key: string,
+  initial: string,
+  change: (value: string, now: number) => { value: string; result: T },
+) => Promise<T>;
 
 const KEY = 'cluster.rate_budget';
 type Stamp = { id: string; at: number };
 
-export interface ClusterBudgetOptions {
+export interface RowBudgetOptions {
   /** Starts per window shared by the processes' own calls (the dispatcher's reserve). */
   limit: number;
   /** Whether this process's calls go through it now (not while it is the dispatcher). */
@@ -31,15 +35,15 @@ export interface ClusterBudgetOptions {
   arrivalBoundMs?: number;
 }
 
-/** The reserve shared through the database `pool` opens. */
-export function clusterBudget(pool: pg.Pool, o: ClusterBudgetOptions): SharedBudget {
+/** The reserve shared through the row that `updateRow` reads and writes. */
+export function rowBudget(updateRow: RowUpdate, o: RowBudgetOptions): SharedBudget {
   const settings = { limit: o.limit, windowMs: o.windowMs ?? 1005, arrivalBoundMs: o.arrivalBoundMs ?? 2000 };
   let closed = false;
   const waiters = new Set<() => void>();
 
   /** One read-modify-write of the log under the row's lock; `change` gets the log and the database's time. */
   const update = <T>(change: (log: Stamp[], now: number) => { log: Stamp[]; result: T }): Promise<T> =>
-    pgKvUpdate(pool, KEY, '[]', (value, now) => {
+    updateRow(KEY, '[]', (value, now) => {
       const { log, result } = change(JSON.parse(value) as Stamp[], now);
       return { value: JSON.stringify(log), result };
     });

@@ -1,9 +1,10 @@
 // The shared rate budget on PostgreSQL (issue 28): several processes' budgets on one database never grant
 // more than the limit in any window, and a call that cannot get a start in time is refused.
 import { afterAll, describe, expect, it } from 'vitest';
+import { rowBudget } from '../../src/client/scheduler/row-budget.ts';
 import { BudgetExhausted } from '../../src/client/scheduler/shared-budget.ts';
-import { clusterBudget } from '../../src/runtime/cluster-budget.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
+import { pgKvUpdate } from '../../src/store/postgres/settings.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
@@ -12,7 +13,7 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
 
-describe.skipIf(!up)('clusterBudget', () => {
+describe.skipIf(!up)('the rate budget shared through a PostgreSQL row', () => {
   it('grants at most the limit in any window across three processes, and refuses past maxWaitMs', async () => {
     const db = await freshDatabase();
     cleanup.push(() => db.drop());
@@ -23,7 +24,11 @@ describe.skipIf(!up)('clusterBudget', () => {
       pools.push(pg);
     }
     const budgets = pools.map((pg) =>
-      clusterBudget(pg.pool, { limit: 2, applies: () => true, windowMs: 500 }),
+      rowBudget((key, initial, change) => pgKvUpdate(pg.pool, key, initial, change), {
+        limit: 2,
+        applies: () => true,
+        windowMs: 500,
+      }),
     );
     const granted: number[] = [];
     await Promise.all(
