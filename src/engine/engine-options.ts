@@ -11,7 +11,7 @@ import type { EngineStore } from '../store/ports/engine.ts';
 import type { WriterThread } from '../store/sqlite/writer-thread.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
-import type { CampaignsApi } from './campaigns.ts';
+import type { CampaignsApi } from './campaigns/api.ts';
 import type { EngineEventSender } from './events.ts';
 import type { SessionInspector } from './inspect.ts';
 import type { Role } from './lane/ownership.ts';

@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { isBotflowError } from '../errors/index.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
-import { campaignLoop } from './campaign-loop.ts';
+import { campaignLoop } from './campaigns/loop.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import {
   applyGraceRule,

@@ -2,7 +2,7 @@
 // campaign file of the page (with its flow stood in by a one-step offer) plans and starts on them.
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { parseCampaignSource } from '../../src/engine/campaign-file.ts';
+import { parseCampaignSource } from '../../src/engine/campaigns/file.ts';
 import { compileFlow } from '../../src/flows/load.ts';
 import { Harness } from '../../src/testing/harness.ts';
 

@@ -6,7 +6,7 @@
 // exist there, so every send really reaches it) and their sessions are written directly: only the
 // campaign's own traffic runs through the engine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localTimeOfDay } from '../../src/engine/quiet-hours.ts';
+import { localTimeOfDay } from '../../src/engine/campaigns/quiet-hours.ts';
 import { HARNESS_EPOCH, Harness } from '../../src/testing/harness.ts';
 import { flows } from './fixtures.ts';
 

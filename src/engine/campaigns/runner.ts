@@ -9,10 +9,15 @@
  * own transaction. A crash anywhere replays at most the planning, never a send.
  */
 import type { Logger } from 'pino';
-import type { CampaignPort, CampaignRow, DueRecipient, ReleaseDecisions } from '../store/campaigns/types.ts';
-import type { Campaign } from './campaign-spec.ts';
-import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from './lane/campaign-entry.ts';
+import type {
+  CampaignPort,
+  CampaignRow,
+  DueRecipient,
+  ReleaseDecisions,
+} from '../../store/campaigns/types.ts';
+import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from '../lane/campaign-entry.ts';
 import { isTimeZone, quietUntil } from './quiet-hours.ts';
+import type { Campaign } from './spec.ts';
 
 export { CAMPAIGN_KIND };
 

@@ -13,10 +13,10 @@ import type {
   PersonFacts,
   RecipientRow,
   RecipientStatus,
-} from '../store/campaigns/types.ts';
-import { type Campaign, CampaignError, type CampaignSpec, campaignOf } from './campaign-spec.ts';
+} from '../../store/campaigns/types.ts';
+import { type Campaign, CampaignError, type CampaignSpec, campaignOf } from './spec.ts';
 
-export type { Campaign, CampaignSpec } from './campaign-spec.ts';
+export type { Campaign, CampaignSpec } from './spec.ts';
 
 /** What `plan` finds: how many people match now, and a few of them. */
 export interface CampaignPlan {

@@ -4,11 +4,11 @@
  * runs the rounds, so one runner releases for all of them.
  */
 import type { Logger } from 'pino';
-import type { EngineStore } from '../store/ports/engine.ts';
-import { CampaignRunner } from './campaign-runner.ts';
-import { type CampaignsApi, campaignsApi } from './campaigns.ts';
-import type { Clock, TimerHandle } from './step/clock.ts';
-import type { FlowSet } from './step/flow-set.ts';
+import type { EngineStore } from '../../store/ports/engine.ts';
+import type { Clock, TimerHandle } from '../step/clock.ts';
+import type { FlowSet } from '../step/flow-set.ts';
+import { type CampaignsApi, campaignsApi } from './api.ts';
+import { CampaignRunner } from './runner.ts';
 
 /** How the engine's campaigns run. */
 export interface CampaignLoopOptions {
