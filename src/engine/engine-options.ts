@@ -128,7 +128,10 @@ export interface Engine<Sync extends boolean = true> {
   notify(): void;
   /** Handles pending inbox events until none is left (tests, tools); returns what became of each. */
   processPending(): Answer<Sync, EventOutcome[]>;
-  /** Fires the timers due at `now` (default: the clock's time), then handles pending events. Virtual clocks. */
+  /**
+   * Fires the timers due at `now` (default: the clock's time), releases the campaign recipients due (in the
+   * process that sends), then handles pending events. Virtual clocks.
+   */
   tick(now?: number): Answer<Sync, EventOutcome[]>;
   /** Resolves when the inbox is empty and no call or task is in flight (a started engine). */
   drain(): Promise<void>;

@@ -350,8 +350,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         graced = true;
         return andThen(first, () =>
           andThen(fireDueTimers(at), () => {
-            runner.wake(); // retries that came due on a virtual clock
-            return loop.processPending();
+            runner.wake(); // retries that came due on a virtual clock, and campaigns' releases:
+            return andThen(campaigns.round(at), () => loop.processPending());
           }),
         );
       }) as Answer<boolean, EventOutcome[]>;
