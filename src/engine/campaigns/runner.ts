@@ -64,7 +64,11 @@ export class CampaignRunner {
    */
   tick(at = this.#o.now()): MaybePromise<number> {
     // One round at a time: a slow database never runs two rounds over the same recipients.
-    if (this.#busy) return this.#busy.then(() => this.tick(at));
+    if (this.#busy)
+      return this.#busy.then(
+        () => this.tick(at),
+        () => this.tick(at), // that round failed (its caller hears why): this one tries again
+      );
     const round = this.#round(at);
     if (!(round instanceof Promise)) return round;
     this.#busy = round.finally(() => (this.#busy = undefined));
