@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CAMPAIGN_SUFFIX, readCampaignFile } from '../engine/campaign-file.ts';
-import { type CampaignReport, type CampaignsApi, campaignsApi } from '../engine/campaigns.ts';
+import { type CampaignReport, type CampaignsApi, campaignsApi } from '../engine/campaigns/api.ts';
+import { CAMPAIGN_SUFFIX, readCampaignFile } from '../engine/campaigns/file.ts';
 import { isBotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { CampaignReport } from '../engine/campaigns.ts';
+import type { CampaignReport } from '../engine/campaigns/api.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';

@@ -11,7 +11,7 @@ import type { EngineStore } from '../store/ports/engine.ts';
 import type { WriterThread } from '../store/sqlite/writer-thread.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import type { TimerGrace } from '../store/timer-service.ts';
-import type { CampaignsApi } from './campaigns.ts';
+import type { CampaignsApi } from './campaigns/api.ts';
 import type { EngineEventSender } from './events.ts';
 import type { SessionInspector } from './inspect.ts';
 import type { Role } from './lane/ownership.ts';
@@ -128,7 +128,10 @@ export interface Engine<Sync extends boolean = true> {
   notify(): void;
   /** Handles pending inbox events until none is left (tests, tools); returns what became of each. */
   processPending(): Answer<Sync, EventOutcome[]>;
-  /** Fires the timers due at `now` (default: the clock's time), then handles pending events. Virtual clocks. */
+  /**
+   * Fires the timers due at `now` (default: the clock's time), releases the campaign recipients due (in the
+   * process that sends), then handles pending events. Virtual clocks.
+   */
   tick(now?: number): Answer<Sync, EventOutcome[]>;
   /** Resolves when the inbox is empty and no call or task is in flight (a started engine). */
   drain(): Promise<void>;

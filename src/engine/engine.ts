@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import { isBotflowError } from '../errors/index.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
-import { campaignLoop } from './campaign-loop.ts';
+import { campaignLoop } from './campaigns/loop.ts';
 import type { Answer, Engine, EngineOptions } from './engine-options.ts';
 import {
   applyGraceRule,
@@ -350,8 +350,8 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
         graced = true;
         return andThen(first, () =>
           andThen(fireDueTimers(at), () => {
-            runner.wake(); // retries that came due on a virtual clock
-            return loop.processPending();
+            runner.wake(); // retries that came due on a virtual clock, and campaigns' releases:
+            return andThen(campaigns.round(at), () => loop.processPending());
           }),
         );
       }) as Answer<boolean, EventOutcome[]>;

@@ -42,9 +42,9 @@ export {
   WriterThreadStoppedError,
 } from '../store/sqlite/writer-thread.ts';
 export type { GraceReport, TimerGrace } from '../store/timer-service.ts';
-export { CAMPAIGN_SUFFIX, parseCampaignSource, readCampaignFile } from './campaign-file.ts';
-export { CampaignError, type CampaignSpec } from './campaign-spec.ts';
-export type { CampaignPlan, CampaignReport, CampaignsApi } from './campaigns.ts';
+export type { CampaignPlan, CampaignReport, CampaignsApi } from './campaigns/api.ts';
+export { CAMPAIGN_SUFFIX, parseCampaignSource, readCampaignFile } from './campaigns/file.ts';
+export { CampaignError, type CampaignSpec } from './campaigns/spec.ts';
 export {
   type Answer,
   createEngine,

@@ -8,7 +8,7 @@
 import type { FastifyPluginCallback } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { CampaignsApi } from '../engine/campaigns.ts';
+import type { CampaignsApi } from '../engine/campaigns/api.ts';
 import type { EngineEventSender } from '../engine/events.ts';
 import type { Registry } from '../flows/registry.ts';
 import { startApp } from './app.ts';

@@ -5,7 +5,7 @@
  * `botflow stats --campaigns --json` (or `botflow campaign status <id> --json`). docs/campaigns.md.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { CampaignReport, CampaignsApi } from '../engine/campaigns.ts';
+import type { CampaignReport, CampaignsApi } from '../engine/campaigns/api.ts';
 import { isBotflowError } from '../errors/index.ts';
 import type { RecipientRow } from '../store/campaigns/types.ts';
 import { escapeHtml } from './storyboard.ts';

@@ -32,6 +32,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['intake'],
   ['engine'],
+  ['engine/campaigns'],
   ['engine/lane'],
   ['engine/commit', 'flows'],
   ['engine/step'],

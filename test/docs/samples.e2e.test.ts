@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { main as cli } from '../../src/cli.ts';
-import { parseCampaignSource } from '../../src/engine/campaign-file.ts';
+import { parseCampaignSource } from '../../src/engine/campaigns/file.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';

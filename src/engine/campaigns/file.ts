@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
-import { CampaignError, type CampaignSpec, parseCampaignSpec } from './campaign-spec.ts';
+import { CampaignError, type CampaignSpec, parseCampaignSpec } from './spec.ts';
 
 /** The suffix of campaign files. */
 export const CAMPAIGN_SUFFIX = '.campaign.yaml';

@@ -9,10 +9,16 @@
  * own transaction. A crash anywhere replays at most the planning, never a send.
  */
 import type { Logger } from 'pino';
-import type { CampaignPort, CampaignRow, DueRecipient, ReleaseDecisions } from '../store/campaigns/types.ts';
-import type { Campaign } from './campaign-spec.ts';
-import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from './lane/campaign-entry.ts';
+import type {
+  CampaignPort,
+  CampaignRow,
+  DueRecipient,
+  ReleaseDecisions,
+} from '../../store/campaigns/types.ts';
+import { andThen, type MaybePromise } from '../../store/ports/index.ts';
+import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from '../lane/campaign-entry.ts';
 import { isTimeZone, quietUntil } from './quiet-hours.ts';
+import type { Campaign } from './spec.ts';
 
 export { CAMPAIGN_KIND };
 
@@ -52,73 +58,102 @@ export class CampaignRunner {
     this.#o = options;
   }
 
-  /** One round at `at`: releases what each running campaign may release now; returns how many. */
-  tick(at = this.#o.now()): Promise<number> {
+  /**
+   * One round at `at`: releases what each running campaign may release now; returns how many. On a
+   * synchronous store (SQLite) the round is done when this returns, so `engine.tick()` stays synchronous.
+   */
+  tick(at = this.#o.now()): MaybePromise<number> {
     // One round at a time: a slow database never runs two rounds over the same recipients.
-    if (!this.#busy) this.#busy = this.#round(at).finally(() => (this.#busy = undefined));
+    if (this.#busy)
+      return this.#busy.then(
+        () => this.tick(at),
+        () => this.tick(at), // that round failed (its caller hears why): this one tries again
+      );
+    const round = this.#round(at);
+    if (!(round instanceof Promise)) return round;
+    this.#busy = round.finally(() => (this.#busy = undefined));
     return this.#busy;
   }
 
-  async #round(at: number): Promise<number> {
+  #round(at: number): MaybePromise<number> {
     const store = this.#o.store;
-    const running = (await store.list()).filter((c) => c.status === 'running' && c.startAt <= at);
-    if (running.length === 0) return 0;
-    const backlog = await store.outboxBacklog();
-    const interactive = await this.#interactiveRate(at);
-    if (backlog.interactive > (this.#o.holdAbove ?? 20)) return 0;
-    // What interactive traffic leaves of the budget (with a margin: replies must find a free slot at once),
-    // shared by the running campaigns.
-    const left = Math.max(1, (this.#o.budget ?? 25) - interactive * 1.5) / running.length;
-    let released = 0;
-    for (const row of running) released += await this.#campaign(row, at, backlog.bulk, left);
-    if (released > 0) this.#o.released();
-    return released;
+    return andThen(store.list(), (all) => {
+      const running = all.filter((c) => c.status === 'running' && c.startAt <= at);
+      if (running.length === 0) return 0;
+      return andThen(store.outboxBacklog(), (backlog) =>
+        andThen(this.#interactiveRate(at), (interactive) => {
+          if (backlog.interactive > (this.#o.holdAbove ?? 20)) return 0;
+          // What interactive traffic leaves of the budget (with a margin: replies must find a free slot at
+          // once), shared by the running campaigns.
+          const left = Math.max(1, (this.#o.budget ?? 25) - interactive * 1.5) / running.length;
+          let released: MaybePromise<number> = 0;
+          for (const row of running)
+            released = andThen(released, (sum) =>
+              andThen(this.#campaign(row, at, backlog.bulk, left), (n) => sum + n),
+            );
+          return andThen(released, (n) => {
+            if (n > 0) this.#o.released();
+            return n;
+          });
+        }),
+      );
+    });
   }
 
   /** Interactive calls written to the outbox per second lately (every process: read from the outbox). */
-  async #interactiveRate(at: number): Promise<number> {
+  #interactiveRate(at: number): MaybePromise<number> {
     const prior = this.#outbox;
-    if (!prior) {
+    if (!prior)
       // The first round only learns where the outbox ends.
-      const { lastId } = await this.#o.store.outboxSince(-1);
-      this.#outbox = { id: lastId, at, rate: 0 };
-      return 0;
-    }
+      return andThen(this.#o.store.outboxSince(-1), ({ lastId }) => {
+        this.#outbox = { id: lastId, at, rate: 0 };
+        return 0;
+      });
     const elapsed = Math.max(at - prior.at, 1);
     if (elapsed < 250) return prior.rate;
-    const seen = await this.#o.store.outboxSince(prior.id);
-    const now = (seen.interactive * 1000) / elapsed;
-    this.#outbox = { id: seen.lastId, at, rate: prior.rate * 0.5 + now * 0.5 };
-    return this.#outbox.rate;
+    return andThen(this.#o.store.outboxSince(prior.id), (seen) => {
+      const now = (seen.interactive * 1000) / elapsed;
+      this.#outbox = { id: seen.lastId, at, rate: prior.rate * 0.5 + now * 0.5 };
+      return this.#outbox.rate;
+    });
   }
 
-  async #campaign(row: CampaignRow, at: number, bulk: number, share: number): Promise<number> {
+  #campaign(row: CampaignRow, at: number, bulk: number, share: number): MaybePromise<number> {
     const store = this.#o.store;
     const spec = JSON.parse(row.spec) as Campaign;
     const campaign = { ...spec, rate: Math.min(spec.rate, share) };
     const bucket = this.#buckets.get(row.id) ?? { tokens: 1, at };
     bucket.tokens = Math.min(
       Math.max(1, campaign.rate),
-      bucket.tokens + ((at - bucket.at) * campaign.rate) / 1000,
+      bucket.tokens + (Math.max(0, at - bucket.at) * campaign.rate) / 1000,
     );
-    bucket.at = at;
+    bucket.at = Math.max(bucket.at, at);
     this.#buckets.set(row.id, bucket);
     if (bulk > (this.#o.bulkAhead ?? Math.max(10, campaign.rate * 2))) return 0;
     const allowed = Math.floor(bucket.tokens);
-    await store.settleFailed(row.id, at);
-    if (allowed === 0) return 0;
-    const capSince = campaign.cap ? at - campaign.cap.perMs : at + 1;
-    const due = await store.due(row.id, at, allowed * 4 + 20, capSince);
-    if (due.length === 0) {
-      const left = await store.queued(row.id);
-      if (left.n === 0 && left.released === 0 && (await store.setStatus(row.id, ['running'], 'done', at)))
-        this.#o.logger?.info({ campaign: row.id }, 'campaign finished: every recipient settled');
-      return 0;
-    }
-    const decisions = this.#decide(row, campaign, due, at, allowed);
-    await store.release(row.id, decisions, at);
-    bucket.tokens -= decisions.release.length;
-    return decisions.release.length;
+    return andThen(store.settleFailed(row.id, at), () => {
+      if (allowed === 0) return 0;
+      const capSince = campaign.cap ? at - campaign.cap.perMs : at + 1;
+      return andThen(store.due(row.id, at, allowed * 4 + 20, capSince), (due) => {
+        if (due.length === 0) return andThen(this.#finish(row, at), () => 0);
+        const decisions = this.#decide(row, campaign, due, at, allowed);
+        return andThen(store.release(row.id, decisions, at), () => {
+          bucket.tokens -= decisions.release.length;
+          return decisions.release.length;
+        });
+      });
+    });
+  }
+
+  /** Marks the campaign done when no recipient is queued or released any more. */
+  #finish(row: CampaignRow, at: number): MaybePromise<void> {
+    const store = this.#o.store;
+    return andThen(store.queued(row.id), (left) => {
+      if (left.n > 0 || left.released > 0) return;
+      return andThen(store.setStatus(row.id, ['running'], 'done', at), (moved) => {
+        if (moved) this.#o.logger?.info({ campaign: row.id }, 'campaign finished: every recipient settled');
+      });
+    });
   }
 
   #decide(row: CampaignRow, c: Campaign, due: DueRecipient[], at: number, allowed: number): ReleaseDecisions {

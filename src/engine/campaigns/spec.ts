@@ -4,10 +4,10 @@
  * quiet hours in minutes of the day, the cap. docs/campaigns.md describes the format.
  */
 import { z } from 'zod';
-import { BotflowError } from '../errors/index.ts';
-import type { Segment } from '../store/campaigns/types.ts';
-import { durationMs } from './step/durations.ts';
-import { TAG_PATTERN } from './step/tags.ts';
+import { BotflowError } from '../../errors/index.ts';
+import type { Segment } from '../../store/campaigns/types.ts';
+import { durationMs } from '../step/durations.ts';
+import { TAG_PATTERN } from '../step/tags.ts';
 
 /** A campaign that cannot be used as given, or asked to do what its state does not allow. */
 export class CampaignError extends BotflowError {

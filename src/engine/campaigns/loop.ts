@@ -1,14 +1,16 @@
 /**
  * The engine's campaigns: the API (`engine.campaigns`) and the runner's rounds on the engine's clock while
- * the engine runs. Only the process that sends (one process; among several, the dispatcher lease holder)
+ * the engine runs, and at each `engine.tick()` (a virtual clock whose timers never fire moves campaigns as
+ * it moves timers). Only the process that sends (one process; among several, the dispatcher lease holder)
  * runs the rounds, so one runner releases for all of them.
  */
 import type { Logger } from 'pino';
-import type { EngineStore } from '../store/ports/engine.ts';
-import { CampaignRunner } from './campaign-runner.ts';
-import { type CampaignsApi, campaignsApi } from './campaigns.ts';
-import type { Clock, TimerHandle } from './step/clock.ts';
-import type { FlowSet } from './step/flow-set.ts';
+import type { EngineStore } from '../../store/ports/engine.ts';
+import type { MaybePromise } from '../../store/ports/index.ts';
+import type { Clock, TimerHandle } from '../step/clock.ts';
+import type { FlowSet } from '../step/flow-set.ts';
+import { type CampaignsApi, campaignsApi } from './api.ts';
+import { CampaignRunner } from './runner.ts';
 
 /** How the engine's campaigns run. */
 export interface CampaignLoopOptions {
@@ -29,6 +31,8 @@ export interface CampaignLoopOptions {
 /** The campaigns API and the runner's loop. */
 export function campaignLoop(o: CampaignLoopOptions): {
   api: CampaignsApi;
+  /** A round at `at` when this process sends (`engine.tick()` on a virtual clock); at once on SQLite. */
+  round(at: number): MaybePromise<number>;
   start(): void;
   stop(): Promise<void>;
 } {
@@ -52,8 +56,8 @@ export function campaignLoop(o: CampaignLoopOptions): {
       next();
       return;
     }
-    round = runner
-      .tick()
+    round = Promise.resolve()
+      .then(() => runner.tick())
       .catch((error: unknown) =>
         o.logger?.error({ err: error }, 'campaign round failed; trying again shortly'),
       )
@@ -64,7 +68,7 @@ export function campaignLoop(o: CampaignLoopOptions): {
     now,
     flowIds: () => o.flows.current().map((f) => f.id),
     defaultTimeZone: o.timeZone,
-    release: (at) => runner.tick(at),
+    release: async (at) => runner.tick(at),
     wake: () => {
       if (running && handle !== undefined) {
         o.clock.clearTimer(handle);
@@ -74,6 +78,7 @@ export function campaignLoop(o: CampaignLoopOptions): {
   });
   return {
     api,
+    round: (at) => (o.leads() ? runner.tick(at) : 0),
     start() {
       if (running) return;
       running = true;

@@ -13,10 +13,10 @@ import type {
   PersonFacts,
   RecipientRow,
   RecipientStatus,
-} from '../store/campaigns/types.ts';
-import { type Campaign, CampaignError, type CampaignSpec, campaignOf } from './campaign-spec.ts';
+} from '../../store/campaigns/types.ts';
+import { type Campaign, CampaignError, type CampaignSpec, campaignOf } from './spec.ts';
 
-export type { Campaign, CampaignSpec } from './campaign-spec.ts';
+export type { Campaign, CampaignSpec } from './spec.ts';
 
 /** What `plan` finds: how many people match now, and a few of them. */
 export interface CampaignPlan {
@@ -50,7 +50,10 @@ export interface CampaignsApi {
   status(idOrName: string): Promise<CampaignReport>;
   list(): Promise<CampaignReport[]>;
   recipients(idOrName: string, query?: { status?: RecipientStatus; limit?: number }): Promise<RecipientRow[]>;
-  /** Releases what is due now (the runner does this on its own while the engine runs; tests on a virtual clock call it). */
+  /**
+   * Releases what is due at `at` (default now) and says how many: the runner does this on its own while the
+   * engine runs, and `engine.tick()` does on a virtual clock.
+   */
   release(at?: number): Promise<number>;
 }
 
