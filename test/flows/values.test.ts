@@ -289,6 +289,32 @@ steps:
     expect(b.failure?.where).toBe('guarded.flow.yaml:16');
   });
 
+  it('a text that cannot be drawn (a computed value failing inside {{…}}) is a failure of its step', () => {
+    const chat = new Chat(
+      compile(`
+flow: render
+start: ask
+computed:
+  shout: "= upper(n)"
+steps:
+  ask:
+    type: input
+    say: "A number?"
+    input: integer
+    retries: { max: 2, exhausted: { goto: show } }
+    save: n
+    next: show
+  show:
+    type: end
+    say: "You said {{shout}}"
+`),
+    );
+    const r = chat.text('3');
+    expect(chat.said).toEqual([expect.stringMatching(/^Sorry, something went wrong/)]);
+    expect(r.failure).toMatchObject({ step: 'show', recovery: 'apology', where: 'render.flow.yaml:14' });
+    expect(r.failure?.message).toMatch(/computed value "shout"/);
+  });
+
   it('refuses a computed value that depends on itself: botflow check before, a failure at run time', () => {
     const r = compileSources(
       [
