@@ -4,7 +4,7 @@
  */
 import { enqueueActions } from 'xstate';
 import type { FlowEvent } from '../engine/step/contract.ts';
-import { failureAt } from '../engine/step/failure.ts';
+import { failureAt, noteGuardFailure } from '../engine/step/failure.ts';
 import type { FlowFile, Step } from './schema.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
@@ -114,7 +114,7 @@ export function flowGuard<A, P extends { step?: string }>(guard: (args: A, p: P)
     try {
       return guard(args, p);
     } catch (error) {
-      throw failureAt(p?.step === FLOW_WIDE ? undefined : p?.step, error);
+      throw noteGuardFailure(failureAt(p?.step === FLOW_WIDE ? undefined : p?.step, error));
     }
   };
 }

@@ -28,8 +28,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { main as cli } from '../../src/cli.ts';
 import { parseCampaignSource } from '../../src/engine/campaigns/file.ts';
+import { importCode } from '../../src/flows/import-code.ts';
 import { compileSources } from '../../src/flows/load.ts';
-import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { EMPTY_REGISTRY, type Registry } from '../../src/flows/registry.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
 import { KEYS } from '../../src/runtime/config-schema.ts';
@@ -341,6 +342,16 @@ async function runSample(s: Sample, driver?: Driver, postgres = false): Promise<
 
 // ---- YAML, Fluent and shell ----
 
+/**
+ * The registry a page gives its flows and transcripts: the TypeScript sample noted `registry of this page's
+ * transcripts`, loaded as botflow loads a project's registry.ts (through tsx, with its own copy of botflow).
+ */
+async function registryOf(page: string): Promise<Registry> {
+  const sample = typescript.find((x) => x.page === page && x.note === "registry of this page's transcripts");
+  if (!sample) return EMPTY_REGISTRY;
+  return (await importCode(fileOf(sample, 'run'))).default as Registry;
+}
+
 describe('YAML samples', () => {
   // The sections of the configuration file (a sample made only of them is a piece of it).
   const CONFIG_SECTIONS = new Set(KEYS.map((k) => k.path.split('.')[0]!));
@@ -351,7 +362,7 @@ describe('YAML samples', () => {
         : [`${prefix}${key}`],
     );
   for (const s of all.filter((x) => x.lang === 'yaml')) {
-    it(`${where(s)} is valid`, () => {
+    it(`${where(s)} is valid`, async () => {
       if (/^turns:/m.test(s.code)) {
         const { problems } = parseTranscripts(s.code, where(s));
         expect(problems).toEqual([]);
@@ -385,7 +396,8 @@ describe('YAML samples', () => {
           // A whole flow: it must pass botflow check's errors and compile, as a reader would use it; but
           // for a sample showing a mistake, whose printout test/docs/check-samples.test.ts pins.
           const file = `${String(doc.flow)}.flow.yaml`;
-          const { problems } = compileSources([{ file, source: s.code }], EMPTY_REGISTRY, new Map());
+          const registry = await registryOf(s.page);
+          const { problems } = compileSources([{ file, source: s.code }], registry, new Map());
           if (s.note !== 'run by test/docs/check-samples.test.ts')
             expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
         }
@@ -403,24 +415,32 @@ describe('YAML samples', () => {
 });
 
 describe('transcript samples', () => {
-  // A transcript beside a whole flow of the same name on its page runs against it, as `botflow test` would.
-  const flowsOf = (page: string) =>
+  // A transcript beside a whole flow of the same name on its page runs against it, as `botflow test` would,
+  // with the page's registry: its real tasks run (`tasks: real`) against the transcript's `http:` fakes.
+  const flowsOf = (page: string, registry: Registry) =>
     all
       .filter(
         (x) => x.page === page && x.lang === 'yaml' && /^flow: \w+/m.test(x.code) && /^steps:/m.test(x.code),
       )
       .flatMap((x) => {
         const id = /^flow: (\w+)/m.exec(x.code)![1]!;
-        return compileSources([{ file: `${id}.flow.yaml`, source: x.code }], EMPTY_REGISTRY, new Map()).flows;
+        return compileSources([{ file: `${id}.flow.yaml`, source: x.code }], registry, new Map()).flows;
       });
+  const flowNamed = (page: string, flow: string | undefined) =>
+    all.some(
+      (x) =>
+        x.page === page && x.lang === 'yaml' && /^steps:/m.test(x.code) && x.code.includes(`flow: ${flow}\n`),
+    );
   for (const s of all.filter((x) => x.lang === 'yaml' && /^turns:/m.test(x.code))) {
     const flow = /^flow: (\w+)/m.exec(s.code)?.[1];
-    const flows = flowsOf(s.page).filter((f) => f.id === flow);
-    if (flows.length === 0) continue;
+    if (!flowNamed(s.page, flow)) continue;
     it(`${where(s)} passes against its page's flow "${flow}"`, async () => {
+      const registry = await registryOf(s.page);
+      const flows = flowsOf(s.page, registry).filter((f) => f.id === flow);
+      expect(flows.map((f) => f.id)).toEqual([flow]);
       const { transcripts } = parseTranscripts(s.code, where(s));
       for (const t of transcripts) {
-        const result = await runTranscript(t, { flows });
+        const result = await runTranscript(t, { flows, tasks: registry.tasks });
         expect({ name: t.name, failures: result.failure ? [result.failure.report] : [] }).toEqual({
           name: t.name,
           failures: [],

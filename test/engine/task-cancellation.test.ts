@@ -229,6 +229,36 @@ describe('leaving the step that started a task', () => {
     ]);
   });
 
+  it("the step's timeout (idle) leaving the step cancels its task as a command does", async () => {
+    const clock = new ManualClock();
+    const events: string[] = [];
+    const d = started(
+      FLOW().replace(
+        '    say: Ordering…\n',
+        '    say: Ordering…\n    idle: { after: 1m, say: Too slow., goto: cancelled }\n',
+      ),
+      {
+        place_order: (_input, ctx) =>
+          new Promise((_, reject) => {
+            events.push('order started');
+            ctx.signal.addEventListener('abort', () => {
+              events.push('order aborted');
+              reject(ctx.signal.reason);
+            });
+          }),
+      },
+      { clock },
+    );
+    begin(d);
+    say(d, '2');
+    await until(() => expect(events).toEqual(['order started']));
+    clock.advance(61_000);
+    await until(() => expect(events).toEqual(['order started', 'order aborted']));
+    await d.engine.drain();
+    expect(rows(d)[0]).toMatchObject({ status: 'cancelled', attempts: 1 });
+    expect(d.texts(KEY)).toEqual(['How many pizzas?', 'Ordering…', 'Too slow.', 'Bye.']);
+  });
+
   it('a task that never started an attempt needs no compensation', async () => {
     const compensations: unknown[] = [];
     const d = started(FLOW(ON_CANCEL), {

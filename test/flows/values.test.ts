@@ -9,7 +9,7 @@ import type { EventMeta, FlowDefinition, FlowEvent } from '../../src/engine/step
 import { type StepResult, step } from '../../src/engine/step/step.ts';
 import { withComputed } from '../../src/flows/computed.ts';
 import { compileSources } from '../../src/flows/load.ts';
-import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { defineRegistry, EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 import { readVar } from '../../src/flows/vars.ts';
 
 const signer = new ButtonSigner('a-test-secret-of-enough-length');
@@ -23,9 +23,9 @@ const meta = (locale = 'en'): EventMeta => ({
   locale,
 });
 
-function compile(source: string): FlowDefinition {
+function compile(source: string, registry = EMPTY_REGISTRY): FlowDefinition {
   const id = /^flow: (\w+)/m.exec(source)![1];
-  const r = compileSources([{ file: `${id}.flow.yaml`, source }], EMPTY_REGISTRY, new Map());
+  const r = compileSources([{ file: `${id}.flow.yaml`, source }], registry, new Map());
   expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
   return r.flows[0]!;
 }
@@ -240,6 +240,79 @@ steps:
     expect(first.last.status).toBe('done');
     expect(first.said).toEqual([expect.stringMatching(/^Sorry, something went wrong/)]);
     expect(first.last.failure).toMatchObject({ step: 'hello', recovery: 'apology' });
+  });
+
+  it('a guard that throws takes the same recovery, on a next route and on a branch case', () => {
+    // XState rethrows a guard's error as a plain Error: the failure must still be the flow's, not the event's.
+    const crm = defineRegistry({
+      guards: {
+        is_vip: () => {
+          throw new Error('the CRM is down');
+        },
+      },
+    });
+    const GUARDED = `
+flow: guarded
+start: ask_qty
+steps:
+  ask_qty:
+    type: input
+    say: "How many?"
+    input: integer
+    retries: { max: 3, exhausted: { goto: done } }
+    save: qty
+    on_error: { say: "Let us try that again.", goto: ask_qty }
+    next:
+      - when: { guard: is_vip }
+        goto: done
+      - goto: which
+  which:
+    type: branch
+    cases: [{ when: { guard: is_vip }, goto: done }]
+    else: done
+  done:
+    type: end
+    say: "Thanks"
+`;
+    const routed = new Chat(compile(GUARDED, crm));
+    const r = routed.text('2');
+    expect(routed.said).toEqual(['Let us try that again.', 'How many?']);
+    expect(r.failure).toMatchObject({ step: 'ask_qty', recovery: 'route', message: 'the CRM is down' });
+
+    const branch = new Chat(
+      compile(GUARDED.replace('when: { guard: is_vip }\n', 'when: { var: qty, eq: 0 }\n'), crm),
+    );
+    const b = branch.text('2');
+    expect(branch.said).toEqual([expect.stringMatching(/^Sorry, something went wrong/)]);
+    expect(b.status).toBe('done');
+    expect(b.failure).toMatchObject({ step: 'which', recovery: 'apology' });
+    expect(b.failure?.where).toBe('guarded.flow.yaml:16');
+  });
+
+  it('a text that cannot be drawn (a computed value failing inside {{…}}) is a failure of its step', () => {
+    const chat = new Chat(
+      compile(`
+flow: render
+start: ask
+computed:
+  shout: "= upper(n)"
+steps:
+  ask:
+    type: input
+    say: "A number?"
+    input: integer
+    retries: { max: 2, exhausted: { goto: show } }
+    save: n
+    next: show
+  show:
+    type: end
+    say: "You said {{shout}}"
+`),
+    );
+    const r = chat.text('3');
+    expect(chat.said).toEqual([expect.stringMatching(/^Sorry, something went wrong/)]);
+    expect(r.failure).toMatchObject({ step: 'show', recovery: 'apology', where: 'render.flow.yaml:14' });
+    expect(r.failure?.message).toMatch(/computed value "shout"/);
   });
 
   it('refuses a computed value that depends on itself: botflow check before, a failure at run time', () => {

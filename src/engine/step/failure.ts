@@ -26,6 +26,28 @@ export function isFlowFailure(error: unknown): error is FlowFailure {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
 }
 
+/**
+ * XState rethrows what a guard throws as a new Error holding only its message ("Unable to evaluate guard
+ * …:\n<message>"), so the guard's FlowFailure would be lost and the person left unanswered. A flow's guard
+ * notes its failure here; `flowFailureOf` finds it again in the error XState threw.
+ */
+let guardFailure: FlowFailure | undefined;
+
+/** Keeps `failure`, thrown by a guard, for `flowFailureOf`; returns it to be thrown. */
+export function noteGuardFailure(failure: FlowFailure): FlowFailure {
+  guardFailure = failure;
+  return failure;
+}
+
+/** The FlowFailure `error` is or carries (one a guard threw, through XState's own error); else undefined. */
+export function flowFailureOf(error: unknown): FlowFailure | undefined {
+  const noted = guardFailure;
+  guardFailure = undefined;
+  if (isFlowFailure(error)) return error;
+  if (noted && error instanceof Error && error.message.endsWith(`:\n${noted.message}`)) return noted;
+  return undefined;
+}
+
 /** `error` as a failure at `step`: an inner failure keeps the step it named (the first to fail). */
 export function failureAt(step: string | undefined, error: unknown): FlowFailure {
   return isFlowFailure(error) ? error : new FlowFailure(step, error);

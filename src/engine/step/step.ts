@@ -21,7 +21,7 @@ import {
   type TaskChange,
   type TimerChange,
 } from './effects.ts';
-import { FAILED_EVENT, isFlowFailure, type RecoveredFailure } from './failure.ts';
+import { FAILED_EVENT, flowFailureOf, type RecoveredFailure } from './failure.ts';
 import type { TagChange } from './tags.ts';
 import { withVisibleAnswer } from './visible-answer.ts';
 
@@ -306,12 +306,12 @@ export function step(
         flow.machine.transition(from as never, cause.event as never, scope),
       ) as [AnyMachineSnapshot, ExecutedAction[]];
     }
-    // XState catches what a starting machine's entry throws and returns an `error` snapshot: stored, it
-    // would swallow every later event. It is the event's failure, like a throw from any other transition.
+    // A starting entry's throw comes back as an `error` snapshot (stored, it would swallow what follows).
     if (next.status === 'error') throw next.error ?? new StepError(`flow "${flow.id}" stopped with an error`);
-  } catch (error) {
+  } catch (thrown) {
+    const error = flowFailureOf(thrown); // also a guard's, which XState rethrows as a plain Error
     const recover = flow.recover;
-    if (!recover || !isFlowFailure(error)) throw error;
+    if (!recover || !error) throw thrown;
     // Nothing of the failed event stands: the flow handles its failure from where the session was.
     meta = cause.type === 'start' ? cause.input.meta : cause.event.meta;
     const from =
