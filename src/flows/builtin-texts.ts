@@ -38,6 +38,7 @@ export const BUILTIN_TEXT_KEYS = [
   'handoff-left-waiting',
   'handoff-left-taken',
   'handoff-gone',
+  'handoff-closed',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -78,6 +79,7 @@ const en: BuiltinCatalog = {
   'handoff-left-waiting': '🚪 {$person} left before an operator took it ({$conversation})',
   'handoff-left-taken': '🚪 {$person} left the conversation ({$conversation})',
   'handoff-gone': '{$person} left the conversation: nothing was sent to them',
+  'handoff-closed': 'The request of {$person} is closed: nothing was sent to them',
 };
 
 const ru: BuiltinCatalog = {
@@ -114,6 +116,7 @@ const ru: BuiltinCatalog = {
   'handoff-left-waiting': '🚪 {$person} ушёл(а), не дождавшись оператора ({$conversation})',
   'handoff-left-taken': '🚪 {$person} покинул(а) разговор ({$conversation})',
   'handoff-gone': '{$person} покинул(а) разговор: ничего не отправлено',
+  'handoff-closed': 'Запрос {$person} закрыт: ничего не отправлено',
 };
 
 /** The built-in catalogs by language. */

@@ -292,6 +292,7 @@ const NOTICES = {
   waiting: 'handoff-left-waiting',
   taken: 'handoff-left-taken',
   gone: 'handoff-gone',
+  closed: 'handoff-closed',
 } as const satisfies Record<HandoffNotice, string>;
 
 /** The engine's view of a flow's `handoff:` (FlowDefinition.handoff), with its notices to the operators. */

@@ -141,7 +141,7 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect((await c.outbox('u:1')).filter((r) => r.args.text === 'Still there?')).toEqual([]);
   });
 
-  it('says nothing of leaving when the step closes the request itself (/done, timeout)', async () => {
+  it('says nothing of leaving when the step closes the request itself (/done, timeout); a late Take is told it is closed', async () => {
     h = await openConformance(kind, flows);
     const c = h;
     await ask(c, true);
@@ -156,5 +156,13 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     await c.advance(11 * 60_000);
     expect(await c.session('u:2')).toMatchObject({ status: 'done', stateValue: '"gone"' });
     expect(await left(c)).toEqual([]);
+
+    // A Take on the withdrawn request is answered: closed, not left.
+    const withdrawn = (await c.outbox('u:2')).find((r) => r.args.chat_id === OPS)!;
+    await c.deliver(opPress(88, c.clock.now(), takeOf(withdrawn), 'mid.req2'));
+    await c.settle();
+    expect((await toOps(c)).at(-1)!.args.notification).toBe(
+      'The request of user 2 is closed: nothing was sent to them',
+    );
   });
 });

@@ -85,8 +85,8 @@ const OPERATOR_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDOFF_EVENT
 
 /**
  * Records the answer to an operator's event (`name`, `payload`) that reached no handoff step of the
- * person's: the person left. A press is answered with a notification, anything else in the operators' chat.
- * Returns false when `name` is not an operators' event (nothing recorded).
+ * person's: the person left, or the request was closed (timed out, done). A press is answered with a
+ * notification, anything else in the operators' chat. Returns false when `name` is not an operators' event (nothing recorded).
  */
 export function answerPersonGone(
   plan: WritePlan,
@@ -104,7 +104,10 @@ export function answerPersonGone(
     (own && (chat === undefined || own.operatorsChat === chat) ? own : undefined) ??
     flows.find((f) => f.handoff && (chat === undefined || f.handoff.operatorsChat === chat))?.handoff;
   if (!handoff) return true;
-  const text = handoff.notice?.('gone', session ? varsOf(session) : undefined, key) ?? `${key} left`;
+  const vars = session ? varsOf(session) : undefined;
+  // The step closed it (the timeout, /done) and the person may still be there: "closed", not "left".
+  const closed = vars?.handoff?.open === false || vars?.handoff?.done === true;
+  const text = handoff.notice?.(closed ? 'closed' : 'gone', vars, key) ?? `${key} left`;
   const call: PlannedCall =
     typeof x.callbackId === 'string'
       ? {

@@ -259,7 +259,7 @@ export interface EventDeclaration {
 }
 
 /** What the operators' chat is told about a person who left a handoff (FlowDefinition.handoff.notice). */
-export type HandoffNotice = 'waiting' | 'taken' | 'gone';
+export type HandoffNotice = 'waiting' | 'taken' | 'gone' | 'closed';
 
 /** A flow as the engine runs it. */
 export interface FlowDefinition {
@@ -273,7 +273,8 @@ export interface FlowDefinition {
     /**
      * What the operators are told (the flow's default locale and `texts:`) when a person leaves with their
      * request open: `waiting` (nobody took it), `taken` (an operator had it), `gone` (an operator's Take
-     * or reply came after they left). `vars`: the person's session's variables, when it still has them.
+     * or reply came after they left), `closed` (it came after the step closed the request: the timeout,
+     * `/done`). `vars`: the person's session's variables, when it still has them.
      */
     notice?(
       what: HandoffNotice,
