@@ -141,6 +141,22 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect((await c.outbox('u:1')).filter((r) => r.args.text === 'Still there?')).toEqual([]);
   });
 
+  it('answers nothing of leaving while the person is there (an empty reply, a bad /set)', async () => {
+    h = await openConformance(kind, flows);
+    const c = h;
+    await ask(c, true);
+    const request = (await toOps(c))[0]!;
+    const replied = { text: 'x', attachments: request.args.attachments };
+    await c.deliver(
+      opReply(77, c.clock.now(), replied, { attachments: [{ type: 'contact', payload: {} }] }),
+      opReply(77, c.clock.now(), replied, { text: '/set 1bad value' }),
+    );
+    await c.settle();
+    const answers = (await toOps(c)).map((r) => String(r.args.text ?? r.args.notification ?? ''));
+    expect(answers.filter((t) => t.includes('nothing was sent'))).toEqual([]);
+    expect(await c.session('u:1')).toMatchObject({ status: 'active', stateValue: '"human"' });
+  });
+
   it('says nothing of leaving when the step closes the request itself (/done, timeout); a late Take is told it is closed', async () => {
     h = await openConformance(kind, flows);
     const c = h;

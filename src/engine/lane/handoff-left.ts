@@ -86,7 +86,8 @@ const OPERATOR_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDOFF_EVENT
 /**
  * Records the answer to an operator's event (`name`, `payload`) that reached no handoff step of the
  * person's: the person left, or the request was closed (timed out, done). A press is answered with a
- * notification, anything else in the operators' chat. Returns false when `name` is not an operators' event (nothing recorded).
+ * notification, anything else in the operators' chat. Returns false (nothing recorded) when `name` is
+ * not an operators' event, or the person is still at their request.
  */
 export function answerPersonGone(
   plan: WritePlan,
@@ -96,7 +97,8 @@ export function answerPersonGone(
   flows: readonly FlowDefinition[],
   now: number,
 ): boolean {
-  if (!OPERATOR_EVENTS.has(event.name)) return false;
+  // Still at their request: the step had nothing to do with it (an empty reply, a bad /set).
+  if (!OPERATOR_EVENTS.has(event.name) || openRequest(session, flows)) return false;
   const x = (event.payload ?? {}) as { chat?: unknown; callbackId?: unknown };
   const chat = typeof x.chat === 'number' ? x.chat : undefined;
   const own = flows.find((f) => f.id === session?.row.flowId)?.handoff;
