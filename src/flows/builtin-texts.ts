@@ -35,6 +35,10 @@ export const BUILTIN_TEXT_KEYS = [
   'task-failed',
   'flow-failed',
   'clarify',
+  'handoff-left-waiting',
+  'handoff-left-taken',
+  'handoff-gone',
+  'handoff-closed',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -72,6 +76,10 @@ const en: BuiltinCatalog = {
   'flow-failed':
     'Sorry, something went wrong on our side, and this conversation had to stop. Please start again.',
   clarify: 'Did you mean: {$options}?',
+  'handoff-left-waiting': '🚪 {$person} left before an operator took it ({$conversation})',
+  'handoff-left-taken': '🚪 {$person} left the conversation ({$conversation})',
+  'handoff-gone': '{$person} left the conversation: nothing was sent to them',
+  'handoff-closed': 'The request of {$person} is closed: nothing was sent to them',
 };
 
 const ru: BuiltinCatalog = {
@@ -105,6 +113,10 @@ const ru: BuiltinCatalog = {
   'flow-failed':
     'Извините, у нас что-то пошло не так, и разговор пришлось прервать. Начните, пожалуйста, заново.',
   clarify: 'Вы имели в виду: {$options}?',
+  'handoff-left-waiting': '🚪 {$person} ушёл(а), не дождавшись оператора ({$conversation})',
+  'handoff-left-taken': '🚪 {$person} покинул(а) разговор ({$conversation})',
+  'handoff-gone': '{$person} покинул(а) разговор: ничего не отправлено',
+  'handoff-closed': 'Запрос {$person} закрыт: ничего не отправлено',
 };
 
 /** The built-in catalogs by language. */

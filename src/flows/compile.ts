@@ -9,7 +9,7 @@ import { actionsFor, COMMANDS_ENTRY, type FlowContext, RERENDER_EVENT, type Step
 import { comeBackSteps } from './come-back.ts';
 import { conditionText } from './conditions.ts';
 import { elsewhereRoutes, eventDeclarations, onEventOf, startContext } from './event-steps.ts';
-import { handoffState } from './handoff-steps.ts';
+import { handoffDefinition, handoffState } from './handoff-steps.ts';
 import { intentTransitions } from './intents.ts';
 import { stepKeyOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
@@ -359,16 +359,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     machine,
     triggers: triggersOf(flow),
     events: eventDeclarations(flow, cx.flows, cx.registry),
-    ...(flow.handoff
-      ? {
-          handoff: {
-            operatorsChat: flow.handoff.operators_chat,
-            steps: Object.entries(flow.steps)
-              .filter(([, s]) => s.type === 'handoff')
-              .map(([id]) => id),
-          },
-        }
-      : {}),
+    ...handoffDefinition(flow, rootEntry),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {

@@ -6,7 +6,14 @@
  * the others are told), replies are relayed to the person, `/set` sets variables, `/done` returns to
  * `return_to`. A timer withdraws a request nobody took; outside the opening hours `out_of_hours` is taken.
  */
-import { type Effect, type EventMeta, type FlowEvent, HANDOFF_EVENTS } from '../engine/step/contract.ts';
+import {
+  type Effect,
+  type EventMeta,
+  type FlowDefinition,
+  type FlowEvent,
+  HANDOFF_EVENTS,
+  type HandoffNotice,
+} from '../engine/step/contract.ts';
 import { durationMs } from '../engine/step/durations.ts';
 import {
   type Args,
@@ -18,6 +25,7 @@ import {
   type StepEntry,
   type StepParams,
 } from './machine-context.ts';
+import { renderingFor } from './render.ts';
 import type { FlowFile, HandoffStep } from './schema.ts';
 import { withinHours } from './schema-handoff.ts';
 
@@ -266,12 +274,44 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
       handoffTimeout: flowAction(({ context, enqueue }: Args, p: StepParams) => {
         const { e, step, chat } = of(p);
         const person = String(context.vars.handoff_person ?? '');
+        // Closed by the step itself: the engine tells the operators only of a person who left (lane/handoff-left.ts).
+        enqueue.assign({
+          vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), open: false } },
+        });
         api(enqueue, 'sendMessage', {
           chat_id: chat,
           text: `⌛ ${person}: nobody took it in time; withdrawn`,
         });
         if (step.timeout?.say) api(enqueue, 'sendMessage', { text: say(e, context, step.timeout.say) });
       }),
+    },
+  };
+}
+
+const NOTICES = {
+  waiting: 'handoff-left-waiting',
+  taken: 'handoff-left-taken',
+  gone: 'handoff-gone',
+  closed: 'handoff-closed',
+} as const satisfies Record<HandoffNotice, string>;
+
+/** The engine's view of a flow's `handoff:` (FlowDefinition.handoff), with its notices to the operators. */
+export function handoffDefinition(flow: FlowFile, root: StepEntry): Pick<FlowDefinition, 'handoff'> {
+  if (!flow.handoff) return {};
+  const { say } = renderingFor(flow, false, '');
+  return {
+    handoff: {
+      operatorsChat: flow.handoff.operators_chat,
+      steps: Object.entries(flow.steps)
+        .filter(([, s]) => s.type === 'handoff')
+        .map(([id]) => id),
+      notice(what, vars, conversation) {
+        const { locale: _person, ...rest } = vars ?? {};
+        const person = typeof rest.handoff_person === 'string' ? rest.handoff_person : conversation;
+        // Operators read the flow's default locale, not the person's.
+        const c = { vars: rest } as unknown as FlowContext;
+        return say(root, c, { builtin: NOTICES[what], args: { person, conversation } });
+      },
     },
   };
 }

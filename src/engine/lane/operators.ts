@@ -65,7 +65,11 @@ export function operatorUpdate(
   if (typeof chatId !== 'number' || !chats.has(chatId)) return undefined;
   const event = (name: string, key: string, payload: Json): OperatorOutcome => ({
     // The address is a conversation key: no strategy applies to it.
-    entry: eventEntry({ name, to: { conversation: key }, payload, key: `op:${row.id}` }, 'user-in-chat', now),
+    entry: eventEntry(
+      { name, to: { conversation: key }, payload: { ...payload, chat: chatId }, key: `op:${row.id}` },
+      'user-in-chat',
+      now,
+    ),
     reason: `operators' chat: ${name} for ${key}`,
   });
   if (update.update_type === 'message_callback') {

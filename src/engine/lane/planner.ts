@@ -7,6 +7,7 @@ import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/co
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
 import { CAMPAIGN_KIND, campaignSkipped, campaignStart, campaignStarted } from './campaign-entry.ts';
+import { answerPersonGone, tellOperatorsLeft } from './handoff-left.ts';
 import { withWaiting } from './handoff-queue.ts';
 import { internalEvent } from './internal-events.ts';
 import {
@@ -159,14 +160,19 @@ export class EventPlanner {
     const active = session?.row.status === 'active' ? session : undefined;
     const meta = eventMeta(key, stored, active?.row, row.receivedAt);
     const trigger = { kind: 'event', name, payload } as const;
+    const flows = this.#o.flows.current();
+    const gone = { name, payload, rowId: row.id };
     if (!active) {
       const started = this.#start(key, session, trigger, meta, now);
-      return 'ignored' in started
-        ? skip(`event ${name}: no running session, and no flow starts on it`)
-        : started;
+      if (!('ignored' in started)) return started;
+      if (answerPersonGone(this.#plan, key, gone, session, flows, now))
+        return skip(`event ${name}: the person left the handoff; the operator is told`);
+      return skip(`event ${name}: no running session, and no flow starts on it`);
     }
     const ran = this.#run(key, active, { type: 'event', name, payload, meta }, now);
     if (!('ignored' in ran)) return ran;
+    if (answerPersonGone(this.#plan, key, gone, active, flows, now))
+      return skip(`event ${name}: the person left the handoff; the operator is told`);
     const { flow } = this.#resume(key, active);
     const where = `step "${stepName(JSON.parse(active.row.stateValue))}" of flow "${flow.id}" does not take it`;
     const policy = eventPolicy(this.#o.flows.current(), flow, name);
@@ -209,6 +215,8 @@ export class EventPlanner {
         this.#plan.settleTimers(key, 'cancelled', why, now);
         this.#plan.dropCalls(key, why, now);
         this.#plan.cancelTasks(key, why, now);
+        // After the unsent calls are dropped: the operators are told all the same.
+        tellOperatorsLeft(this.#plan, key, active, this.#written, this.#o.flows.current(), now);
         return result;
       }
       case 'event': {
@@ -337,6 +345,7 @@ export class EventPlanner {
       ...(extra.status ? { status: extra.status } : {}),
     });
     if (result.idle) return skip('the current step does not handle this event');
+    if (!extra.silent) tellOperatorsLeft(this.#plan, key, session, written, this.#o.flows.current(), now);
     reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);
@@ -359,6 +368,7 @@ export class EventPlanner {
       this.#stepOptions(key, callback),
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
+    tellOperatorsLeft(this.#plan, key, prior, written, this.#o.flows.current(), now);
     reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);

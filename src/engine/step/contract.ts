@@ -258,6 +258,9 @@ export interface EventDeclaration {
   whileElsewhere?: WhileElsewhere;
 }
 
+/** What the operators' chat is told about a person who left a handoff (FlowDefinition.handoff.notice). */
+export type HandoffNotice = 'waiting' | 'taken' | 'gone' | 'closed';
+
 /** A flow as the engine runs it. */
 export interface FlowDefinition {
   /** Stable id (the file name for flow files). */
@@ -267,6 +270,17 @@ export interface FlowDefinition {
     operatorsChat: number;
     /** The flow's `handoff` steps: a session there with an open request nobody took waits in the queue. */
     steps: string[];
+    /**
+     * What the operators are told (the flow's default locale and `texts:`) when a person leaves with their
+     * request open: `waiting` (nobody took it), `taken` (an operator had it), `gone` (an operator's Take
+     * or reply came after they left), `closed` (it came after the step closed the request: the timeout,
+     * `/done`). `vars`: the person's session's variables, when it still has them.
+     */
+    notice?(
+      what: HandoffNotice,
+      vars: Readonly<Record<string, unknown>> | undefined,
+      conversation: string,
+    ): string;
   };
   /** Content hash of the definition: sessions stay on the version they started with. */
   version: string;

@@ -1,0 +1,126 @@
+/**
+ * A person who leaves a handoff with their request open (docs/handoff.md), however they leave: a command,
+ * a goto, Start, another flow, stopping the bot or removing the dialog. The operators' chat is told once,
+ * in the session's own write; an operator's Take or reply that comes later is answered that the person
+ * left, and nothing reaches the person. The queue needs nothing: it counts active sessions at a handoff
+ * step, and the session is no longer one. Pure: calls are recorded in the write plan.
+ */
+import type { WritePlan, WrittenSession } from '../commit/write-plan.ts';
+import { type FlowDefinition, HANDOFF_EVENTS, type HandoffNotice } from '../step/contract.ts';
+import type { PlannedCall } from '../step/effects.ts';
+import type { CachedSession } from './session-cache.ts';
+
+type Vars = Record<string, unknown> & { handoff?: { open?: unknown; operator?: unknown; done?: unknown } };
+
+/** The variables of a session, from its machine snapshot when this process computed it. */
+function varsOf(session: CachedSession): Vars | undefined {
+  const context = (session.machine?.snapshot.context ??
+    (JSON.parse(session.row.snapshot) as { context?: unknown }).context) as { vars?: Vars } | undefined;
+  return context?.vars;
+}
+
+/** The request `session` has open at a handoff step of `flows`, if it has one. */
+function openRequest(session: CachedSession | undefined, flows: readonly FlowDefinition[]) {
+  const row = session?.row;
+  if (!session || row?.status !== 'active') return undefined;
+  const flow = flows.find((f) => f.id === row.flowId);
+  if (!flow?.handoff?.steps.some((s) => JSON.stringify(s) === row.stateValue)) return undefined;
+  const vars = varsOf(session);
+  const handoff = vars?.handoff;
+  if (handoff?.open !== true || handoff.done === true) return undefined;
+  return { handoff: flow.handoff, vars, taken: handoff.operator !== undefined };
+}
+
+/** Whether `written` (the session after the event) closed its request itself (the operator's /done, the timeout). */
+function closedByStep(prior: CachedSession, written: WrittenSession): boolean {
+  if (written.row.flowId !== prior.row.flowId) return false;
+  const handoff = (JSON.parse(written.row.snapshot) as { context?: { vars?: Vars } }).context?.vars?.handoff;
+  return handoff?.done === true || handoff?.open === false;
+}
+
+const send = (chat: number, text: string): PlannedCall => ({
+  kind: 'api',
+  op: 'sendMessage',
+  args: { chat_id: chat, text },
+  orderKey: `chat:${chat}`,
+  chatId: chat,
+  priority: 'reply',
+});
+
+/**
+ * Records telling the operators' chat that the person of `key` left, when `prior` had a request open and
+ * `written` (the same conversation after the event) is no longer at that step, and did not close it itself.
+ */
+export function tellOperatorsLeft(
+  plan: WritePlan,
+  key: string,
+  prior: CachedSession | undefined,
+  written: WrittenSession | undefined,
+  flows: readonly FlowDefinition[],
+  now: number,
+): void {
+  const request = openRequest(prior, flows);
+  if (!request || !prior || !written || written === prior) return;
+  const a = prior.row;
+  const b = written.row;
+  const stayed =
+    b.status === 'active' &&
+    b.flowId === a.flowId &&
+    b.stateValue === a.stateValue &&
+    b.stepInstance === a.stepInstance;
+  if (stayed || closedByStep(prior, written)) return;
+  const what: HandoffNotice = request.taken ? 'taken' : 'waiting';
+  const text = request.handoff.notice?.(what, request.vars, key) ?? `${key} left`;
+  plan.call(
+    key,
+    b.revision,
+    0,
+    send(request.handoff.operatorsChat, text),
+    now,
+    `handoff-left:${key}:${b.revision}`,
+  );
+}
+
+const OPERATOR_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDOFF_EVENTS));
+
+/**
+ * Records the answer to an operator's event (`name`, `payload`) that reached no handoff step of the
+ * person's: the person left, or the request was closed (timed out, done). A press is answered with a
+ * notification, anything else in the operators' chat. Returns false (nothing recorded) when `name` is
+ * not an operators' event, or the person is still at their request.
+ */
+export function answerPersonGone(
+  plan: WritePlan,
+  key: string,
+  event: { name: string; payload: unknown; rowId: number },
+  session: CachedSession | undefined,
+  flows: readonly FlowDefinition[],
+  now: number,
+): boolean {
+  // Still at their request: the step had nothing to do with it (an empty reply, a bad /set).
+  if (!OPERATOR_EVENTS.has(event.name) || openRequest(session, flows)) return false;
+  const x = (event.payload ?? {}) as { chat?: unknown; callbackId?: unknown };
+  const chat = typeof x.chat === 'number' ? x.chat : undefined;
+  const own = flows.find((f) => f.id === session?.row.flowId)?.handoff;
+  const handoff =
+    (own && (chat === undefined || own.operatorsChat === chat) ? own : undefined) ??
+    flows.find((f) => f.handoff && (chat === undefined || f.handoff.operatorsChat === chat))?.handoff;
+  if (!handoff) return true;
+  const vars = session ? varsOf(session) : undefined;
+  // The step closed it (the timeout, /done) and the person may still be there: "closed", not "left".
+  const closed = vars?.handoff?.open === false || vars?.handoff?.done === true;
+  const text = handoff.notice?.(closed ? 'closed' : 'gone', vars, key) ?? `${key} left`;
+  const call: PlannedCall =
+    typeof x.callbackId === 'string'
+      ? {
+          kind: 'api',
+          op: 'answerCallback',
+          args: { callback_id: x.callbackId, notification: text },
+          orderKey: `cb:${x.callbackId}`,
+          chatId: chat ?? handoff.operatorsChat,
+          priority: 'callback',
+        }
+      : send(chat ?? handoff.operatorsChat, text);
+  plan.call(key, session?.row.revision ?? 0, 0, call, now, `handoff-gone:${event.rowId}`);
+  return true;
+}
