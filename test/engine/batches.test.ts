@@ -26,9 +26,9 @@ function slowStore() {
   const store = {
     kind: 'postgres',
     synchronous: false,
-    pending: async (_p: unknown, afterId: number, limit: number) =>
+    pending: async (_p: unknown, afterId: number, limit: number, exclude?: ReadonlySet<number>) =>
       [...pending.values()]
-        .filter((e) => e.id > afterId)
+        .filter((e) => e.id > afterId && !exclude?.has(e.id))
         .sort((a, b) => a.id - b.id)
         .slice(0, limit),
     sessions: async () => new Map(),

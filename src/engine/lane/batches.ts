@@ -2,8 +2,9 @@
  * Batches of inbox events, planned and committed: the engine's one processing loop, over either store.
  *
  * A started engine plans batch N+1 while the store commits batch N (SQLite's writer thread on a second
- * core, PostgreSQL's round trip), at most `depth` batches at a time, committed in the order planned; a
- * planned batch's sessions count as the conversations' state until its results come back. When events
+ * core, PostgreSQL's round trip), at most `depth` batches at a time; batches that share a conversation are
+ * committed in the order planned (PostgreSQL commits the others side by side). A planned batch's sessions
+ * count as the conversations' state until its results come back. When events
  * are held back (a session moved on under another process, or an earlier event of the conversation
  * failed) or a batch cannot be committed at all, planning pauses until every batch in flight is answered,
  * then starts again from the store: nothing is planned twice, nothing is skipped.
@@ -33,7 +34,7 @@ export interface BatchLoopOptions {
   partitions(): Partitions;
   now(): number;
   batchSize: number;
-  /** Batches in flight at most (default 2: one committing, one planned behind it). */
+  /** Batches in flight at most (default: the store's `batchesInFlight`, else 2). */
   depth?: number;
   /** Rebuilds the flow versions loaded sessions are pinned to that this process lacks. */
   restore(sessions: Iterable<SessionRow>): MaybePromise<void>;
@@ -84,7 +85,7 @@ export class BatchLoop {
 
   constructor(options: BatchLoopOptions) {
     this.#o = options;
-    this.#depth = Math.max(1, options.depth ?? 2);
+    this.#depth = Math.max(1, options.depth ?? options.store.batchesInFlight ?? 2);
   }
 
   /** The session the planner asks for, when neither its overlay nor the cache has it. */
@@ -171,8 +172,7 @@ export class BatchLoop {
   /** Up to one batch of pending events not among `planned`, planned; undefined when none waits. */
   #planNext(planned: ReadonlySet<number>): MaybePromise<EventPlan[] | undefined> {
     const { store, batchSize } = this.#o;
-    return andThen(store.pending(this.#o.partitions(), 0, batchSize + planned.size), (read) => {
-      const rows = planned.size ? read.filter((r) => !planned.has(r.id)).slice(0, batchSize) : read;
+    return andThen(store.pending(this.#o.partitions(), 0, batchSize, planned), (rows) => {
       if (rows.length === 0) return undefined;
       const handed = this.#o.planner.handOver(rows, this.#o.now());
       const stored = handed.length > 0 ? store.append(handed) : undefined;

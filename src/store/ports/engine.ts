@@ -43,8 +43,22 @@ export interface PruneBefore {
 export interface EngineStore<Sync extends boolean = boolean> {
   readonly kind: 'sqlite' | 'postgres';
   readonly synchronous: Sync;
-  /** Up to `limit` pending inbox events of `partitions` with ids above `afterId`, in arrival order. */
-  pending(partitions: Partitions, afterId: number, limit: number): Answer<Sync, InboxEvent[]>;
+  /**
+   * How many planned batches the engine may hand over before the first is answered (default 2: one
+   * committing, one planned behind it). PostgreSQL commits batches with no conversation in common side by
+   * side, so a third keeps its connections busy.
+   */
+  readonly batchesInFlight?: number;
+  /**
+   * Up to `limit` pending inbox events of `partitions` with ids above `afterId`, in arrival order, leaving
+   * out the ids of `exclude` (the batches in flight).
+   */
+  pending(
+    partitions: Partitions,
+    afterId: number,
+    limit: number,
+    exclude?: ReadonlySet<number>,
+  ): Answer<Sync, InboxEvent[]>;
   /**
    * Appends inbox entries (external events) in one transaction, duplicates by de-duplication key ignored;
    * durable when it answers. SQLite: on the writer thread when there is one, so it never waits for the

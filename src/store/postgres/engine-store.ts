@@ -35,26 +35,36 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
   const { pool } = pg;
   const inbox = new PgInbox(pool);
   let applying = 0;
-  // Batches commit in the order they were planned: a conversation's later event never commits first.
-  let previous: Promise<unknown> = Promise.resolve();
+  // Batches that share a conversation commit in the order they were planned (a conversation's later event
+  // never commits first); batches with none in common commit side by side, each on a connection of its own,
+  // so that the server's work on one batch no longer waits for the one before it.
+  const lastOf = new Map<string, Promise<unknown>>();
 
   const apply = (batch: Parameters<EngineStore['apply']>[0], member: string, now: number) => {
     applying++;
-    const run = previous
-      .catch(() => {})
+    const keys = new Set(batch.map((writes) => writes.conversationKey ?? ''));
+    const before = new Set<Promise<unknown>>();
+    for (const key of keys) {
+      const last = lastOf.get(key);
+      if (last) before.add(last);
+    }
+    const run: Promise<ApplyResult[]> = Promise.all([...before].map((last) => last.catch(() => {})))
       .then(() => applyBatch(pool, member, batch, now) as Promise<ApplyResult[]>)
       .finally(() => {
         applying--;
+        for (const key of keys) if (lastOf.get(key) === run) lastOf.delete(key);
       });
-    previous = run;
+    for (const key of keys) lastOf.set(key, run);
     return run;
   };
 
   return {
     kind: 'postgres',
     synchronous: false,
+    batchesInFlight: 3,
     pg,
-    pending: (partitions, afterId, limit) => inbox.pending(list(partitions), limit, afterId),
+    pending: (partitions, afterId, limit, exclude) =>
+      inbox.pending(list(partitions), limit, afterId, exclude),
     append: (entries) => inbox.append(entries),
     pendingCount: (partitions) => inbox.pendingCount(partitions === 'all' ? undefined : partitions),
     sessions: (keys) => pgSessions(pool, keys),

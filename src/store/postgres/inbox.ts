@@ -61,17 +61,24 @@ export class PgInbox {
   }
 
   /** Up to `limit` pending events of `partitions` with ids above `afterId`, in arrival order. */
-  async pending(partitions: readonly number[], limit: number, afterId = 0): Promise<PartitionedEvent[]> {
+  async pending(
+    partitions: readonly number[],
+    limit: number,
+    afterId = 0,
+    exclude?: ReadonlySet<number>,
+  ): Promise<PartitionedEvent[]> {
     if (partitions.length === 0) return [];
     // Every partition (one process): no filter, so the next rows come straight off the pending ids' index
     // rather than from a sort of every pending row of 64 partitions.
     const all = partitions.length >= PARTITIONS && new Set(partitions).size >= PARTITIONS;
+    // The rows of batches in flight are skipped here rather than read, sent and dropped.
+    const skip = exclude?.size ? [...exclude] : [];
+    const params: unknown[] = [limit, afterId, skip];
+    if (!all) params.push(partitions);
     const { rows } = await this.pool.query<PartitionedEvent>(
-      all
-        ? `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND id > $2 ORDER BY id LIMIT $1`
-        : `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND partition = ANY ($3::int[]) ` +
-            'AND id > $2 ORDER BY id LIMIT $1',
-      all ? [limit, afterId] : [limit, afterId, partitions],
+      `SELECT ${EVENT_COLUMNS} FROM inbox WHERE status = 'pending' AND id > $2 AND id <> ALL ($3::bigint[]) ` +
+        `${all ? '' : 'AND partition = ANY ($4::int[]) '}ORDER BY id LIMIT $1`,
+      params,
     );
     return rows;
   }

@@ -52,7 +52,13 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
     kind: 'sqlite',
     synchronous: true,
     db,
-    pending: (_partitions, afterId, limit) => inbox.pending(afterId, limit),
+    pending: (_partitions, afterId, limit, exclude) =>
+      exclude?.size
+        ? inbox
+            .pending(afterId, limit + exclude.size)
+            .filter((row) => !exclude.has(row.id))
+            .slice(0, limit)
+        : inbox.pending(afterId, limit),
     append(entries) {
       if (writer) return writer.append([...entries]);
       appender ??= new InboxStore(db);
