@@ -40,9 +40,9 @@ describe.skipIf(!up)('PostgreSQL batches side by side', () => {
     await locker.query('BEGIN');
     await locker.query('SELECT 1 FROM inbox WHERE id = $1 FOR UPDATE', [a1]);
     const order: string[] = [];
-    const first = store.apply(batch(a1!, 'c:a'), 'm', 1).then(() => order.push('a1'));
-    const other = store.apply(batch(b1!, 'c:b'), 'm', 1).then(() => order.push('b1'));
-    const same = store.apply(batch(a2!, 'c:a'), 'm', 1).then(() => order.push('a2'));
+    const first = Promise.resolve(store.apply(batch(a1!, 'c:a'), 'm', 1)).then(() => order.push('a1'));
+    const other = Promise.resolve(store.apply(batch(b1!, 'c:b'), 'm', 1)).then(() => order.push('b1'));
+    const same = Promise.resolve(store.apply(batch(a2!, 'c:a'), 'm', 1)).then(() => order.push('a2'));
     try {
       await other;
       expect(order).toEqual(['b1']);
