@@ -2,7 +2,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { checkCampaigns, knownFlows } from '../engine/campaigns/check.ts';
+import { campaignStarts, checkCampaigns, knownFlows } from '../engine/campaigns/check.ts';
 import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
@@ -76,7 +76,9 @@ export const command: Command = {
       console.error(`botflow check: no *.flow.yaml files in ${dir}`);
       return 1;
     }
-    const loaded = await loadFlows(dir, registry ? { registry } : {});
+    // The flows know the variables campaigns start them with.
+    const started = campaignStarts(campaignsDir);
+    const loaded = await loadFlows(dir, { ...(registry ? { registry } : {}), started });
     const problems = only ? loaded.problems.filter((p) => resolve(p.file) === only) : loaded.problems;
     const flows = only
       ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(only))

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initProject } from '../../src/cli/init-command.ts';
 import { checkCampaignSource, knownFlows } from '../../src/engine/campaigns/check.ts';
+import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
 
@@ -175,6 +176,24 @@ time_zone: Europe/Pari
     expect(check(fine).lines).toEqual([]);
   });
 
+  it('tells the flows the variables campaigns start them with: {{code}} is known where every campaign passes it', () => {
+    const warnings = (started?: Map<string, string[][]>) =>
+      compileSources(
+        [{ file: 'spring_offer.flow.yaml', source: OFFER }],
+        EMPTY_REGISTRY,
+        new Map(),
+        '.',
+        started,
+      ).problems.map((p) => p.message);
+    expect(warnings()).toEqual(['unknown variable "code" in {{code}}']);
+    expect(warnings(new Map([['spring_offer', [['code']]]]))).toEqual([]);
+    // A campaign that does not pass it: the flow may start without it.
+    expect(warnings(new Map([['spring_offer', [['code'], []]]]))[0]).toMatch(
+      /"code" is unset|may be unset|unset/,
+    );
+    expect(warnings(new Map([['other', [['code']]]]))).toEqual(['unknown variable "code" in {{code}}']);
+  });
+
   it('passes the campaign sample of docs/campaigns.md with its flows, with no warning', () => {
     const signup = yamls.find((y) => y.startsWith('flow: signup'))!;
     const campaign = yamls.find((y) => /^segment:/m.test(y))!;
@@ -230,7 +249,7 @@ describe('botflow check with a campaigns folder', () => {
     expect(ok.stdout).toContain(
       'campaigns/draft.yaml:1:1: warning: draft.yaml is not read: only *.campaign.yaml files are campaigns',
     );
-    expect(ok.stdout).toContain('1 flow file(s), 1 compiled, 1 campaign file(s): 0 error(s), 2 warning(s)');
+    expect(ok.stdout).toContain('1 flow file(s), 1 compiled, 1 campaign file(s): 0 error(s), 1 warning(s)');
     expect(ok.status).toBe(0);
     mkdirSync(join(dir, 'other'));
     writeFileSync(join(dir, 'other', 'typo.campaign.yaml'), 'flow: spring_ofer\n');

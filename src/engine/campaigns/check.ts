@@ -212,6 +212,23 @@ function checkTiming(
     );
 }
 
+/**
+ * The variables the campaign files of `dir` pass with `with:`, by the flow they start: the flows are
+ * checked knowing them (a flow only campaigns start reads `{{code}}` without a warning). Broken files
+ * count for nothing here; their problems come from checkCampaigns.
+ */
+export function campaignStarts(dir: string): Map<string, string[][]> {
+  const started = new Map<string, string[][]>();
+  if (!existsSync(dir)) return started;
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith(CAMPAIGN_SUFFIX)) continue;
+    const { spec } = parseCampaignForCheck(readFileSync(join(dir, name), 'utf8'), name);
+    if (!spec) continue;
+    started.set(spec.flow, [...(started.get(spec.flow) ?? []), Object.keys(spec.with ?? {})]);
+  }
+  return started;
+}
+
 let zones: string[] | undefined;
 function timeZones(): string[] {
   zones ??= (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
