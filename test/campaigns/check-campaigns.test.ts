@@ -188,9 +188,20 @@ time_zone: Europe/Pari
     expect(warnings()).toEqual(['unknown variable "code" in {{code}}']);
     expect(warnings(new Map([['spring_offer', [['code']]]]))).toEqual([]);
     // A campaign that does not pass it: the flow may start without it.
-    expect(warnings(new Map([['spring_offer', [['code'], []]]]))[0]).toMatch(
-      /"code" is unset|may be unset|unset/,
-    );
+    expect(warnings(new Map([['spring_offer', [['code'], []]]]))).toEqual([
+      '"code" is unset when the flow starts at "offer"',
+    ]);
+    // A flow a trigger starts too: the trigger passes nothing.
+    const triggered = OFFER.replace('start: offer', 'start: offer\ntriggers:\n  - command: offer');
+    expect(
+      compileSources(
+        [{ file: 'spring_offer.flow.yaml', source: triggered }],
+        EMPTY_REGISTRY,
+        new Map(),
+        '.',
+        new Map([['spring_offer', [['code']]]]),
+      ).problems.map((p) => p.message),
+    ).toEqual(['"code" is unset when the flow starts at "offer"']);
     expect(warnings(new Map([['other', [['code']]]]))).toEqual(['unknown variable "code" in {{code}}']);
   });
 
