@@ -1,22 +1,26 @@
 /** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
 
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { campaignStarts, checkCampaigns, knownFlows } from '../engine/campaigns/check.ts';
 import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
-import type { Registry } from '../flows/registry.ts';
+import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
 import type { Command } from './command.ts';
 
-const HELP = `usage: botflow check [dir] [--registry <file.ts>]
+const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>]
 
 Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
 and flows, the registered validators, guards and effects (<dir>/registry.ts unless --registry), the
-locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Prints file:line:col: problems.
+locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Then every campaign file
+(<campaigns>/*.campaign.yaml, default campaigns: the folder botflow campaign reads) against its format and
+those flows: the flow it starts, the variables it passes, its segment's tags and variables, its rate,
+quiet hours and time zone. Prints file:line:col: problems.
 Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
 
 export const command: Command = {
-  options: ['registry'],
+  options: ['registry', 'campaigns'],
   summary: 'check flow files: schema, references, i18n keys, platform limits',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
@@ -46,6 +50,13 @@ export const command: Command = {
       }
       args.splice(at, 2);
     }
+    const c = args.indexOf('--campaigns');
+    const campaignsDir = c >= 0 ? args[c + 1] : 'campaigns';
+    if (!campaignsDir) {
+      console.error('botflow check: --campaigns needs a folder');
+      return 2;
+    }
+    if (c >= 0) args.splice(c, 2);
     const given = args[0] ?? 'flows';
     if (!existsSync(given)) {
       console.error(
@@ -65,18 +76,37 @@ export const command: Command = {
       console.error(`botflow check: no *.flow.yaml files in ${dir}`);
       return 1;
     }
-    const loaded = await loadFlows(dir, registry ? { registry } : {});
+    // The flows know the variables campaigns start them with.
+    const started = campaignStarts(campaignsDir);
+    const loaded = await loadFlows(dir, { ...(registry ? { registry } : {}), started });
     const problems = only ? loaded.problems.filter((p) => resolve(p.file) === only) : loaded.problems;
     const flows = only
       ? loaded.flows.filter((f) => `${f.id}${FLOW_SUFFIX}` === basename(only))
       : loaded.flows;
+    // The campaigns are checked with the whole folder, not when one flow file is asked for.
+    const campaigns = only
+      ? undefined
+      : checkCampaigns(
+          campaignsDir,
+          knownFlows(readFlowSources(dir), loaded.registry ?? EMPTY_REGISTRY, catalogTexts(dir)),
+        );
+    if (campaigns) problems.push(...campaigns.problems);
     for (const p of problems) console.log(formatProblem(p));
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.filter((p) => p.severity === 'warning').length;
     const notes = problems.length - errors - warnings;
     console.log(
-      `${count} flow file(s), ${flows.length} compiled: ${errors} error(s), ${warnings} warning(s)${notes ? `, ${notes} note(s)` : ''}`,
+      `${count} flow file(s), ${flows.length} compiled${campaigns ? `, ${campaigns.files} campaign file(s)` : ''}: ${errors} error(s), ${warnings} warning(s)${notes ? `, ${notes} note(s)` : ''}`,
     );
     return hasErrors(problems) ? 1 : 0;
   },
 };
+
+/** The texts of `<dir>/locales/*.ftl`: an i18n flow reads campaign variables there (`$code`). */
+function catalogTexts(dir: string): string[] {
+  const folder = join(dir, 'locales');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((n) => n.endsWith('.ftl'))
+    .map((n) => readFileSync(join(folder, n), 'utf8'));
+}

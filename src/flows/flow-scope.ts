@@ -18,7 +18,7 @@ export interface FlowScope {
   types: Map<string, VarType>;
 }
 
-type X = Pick<LintInput, 'registry' | 'flows'>;
+type X = Pick<LintInput, 'registry' | 'flows' | 'started'>;
 interface End {
   names: Set<string>;
   types: Map<string, VarType>;
@@ -92,6 +92,9 @@ export function scopeOf(flow: FlowFile, x: X): FlowScope {
     }
     const sites = f.triggers?.length ? [] : callSites(f.flow);
     let start: Set<string> | undefined;
+    // A flow campaigns start holds what every campaign passes with `with:` (a trigger passes nothing).
+    for (const names of f.triggers?.length ? [] : (x.started?.get(f.flow) ?? []))
+      start = start ? new Set(names.filter((v) => start!.has(v))) : new Set(names);
     for (const { caller, site } of sites) {
       const entry = entryOf(caller);
       for (const step of site.steps) {
@@ -118,6 +121,8 @@ export function scopeOf(flow: FlowFile, x: X): FlowScope {
       for (const [k, t] of from) types.set(k, types.has(k) ? joinTypes(types.get(k)!, t) : t);
     };
     add(graphOf(f).types);
+    for (const names of x.started?.get(f.flow) ?? [])
+      for (const v of names) if (!types.has(v)) types.set(v, UNKNOWN);
     for (const { caller } of callSites(f.flow)) if (!seen.has(caller)) add(typesOf(caller, seen));
     s.types = types;
     return types;

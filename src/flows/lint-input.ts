@@ -18,6 +18,8 @@ export interface LintInput {
   expectedId?: string;
   /** Folder that media paths are relative to. */
   baseDir?: string;
+  /** Campaigns' `with:` variables, by the flow they start: one list per campaign (campaign files). */
+  started?: ReadonlyMap<string, readonly (readonly string[])[]>;
   /** The file's text, for columns inside a value. */
   text?: string;
 }

@@ -12,6 +12,7 @@ import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
 import { lintTriggerClashes } from './lint-flow-set.ts';
+import type { LintInput } from './lint-input.ts';
 import { hasErrors, type Problem } from './problems.ts';
 import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './registry.ts';
 import type { FlowFile } from './schema.ts';
@@ -28,6 +29,8 @@ export interface LoadOptions {
   locales?: Map<string, Catalog>;
   /** Times every validator, guard and effect call; those over `ms` are reported (see `budgeted`). */
   codeBudget?: { ms: number; report(slow: SlowCall): void };
+  /** Campaigns' `with:` variables by the flow they start (`botflow check` reads the campaign files). */
+  started?: LintInput['started'];
 }
 
 export interface LoadResult {
@@ -99,6 +102,7 @@ export function compileSources(
   catalogs: Map<string, Catalog>,
   /** Folder that media paths in the flows are relative to (default: the current directory). */
   baseDir = '.',
+  started?: LintInput['started'],
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
@@ -119,7 +123,15 @@ export function compileSources(
     const stem = basename(p.file).endsWith(FLOW_SUFFIX)
       ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
       : undefined;
-    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
+    const own = lintFlow({
+      ...p,
+      registry,
+      catalogs,
+      flows: byId,
+      expectedId: stem,
+      baseDir,
+      ...(started ? { started } : {}),
+    });
     problems.push(...own);
     if (!hasErrors(own)) good.add(p.flow.flow);
   }
@@ -129,7 +141,15 @@ export function compileSources(
     const stem = basename(p.file).endsWith(FLOW_SUFFIX)
       ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
       : undefined;
-    const own = lintFlow({ ...p, registry, catalogs, flows: byId, expectedId: stem, baseDir });
+    const own = lintFlow({
+      ...p,
+      registry,
+      catalogs,
+      flows: byId,
+      expectedId: stem,
+      baseDir,
+      ...(started ? { started } : {}),
+    });
     problems.push(...own.filter((x) => x.severity === 'error'));
   }
   const flows: FlowDefinition[] = [];
@@ -202,7 +222,7 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
   if (options.codeBudget)
     loaded.registry = budgeted(loaded.registry, options.codeBudget.ms, options.codeBudget.report);
   const catalogs = options.locales ?? loadLocales(dir);
-  const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir);
+  const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir, options.started);
   const catalogProblems = [...catalogs.values()].flatMap((c) =>
     c.broken.map(
       (line): Problem => ({
