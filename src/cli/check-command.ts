@@ -2,11 +2,11 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { campaignStarts, checkCampaigns, knownFlows } from '../engine/campaigns/check.ts';
 import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
 import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
+import { campaignStarts, checkCampaigns, knownFlows } from './campaign-check.ts';
 import type { Command } from './command.ts';
 
 const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>]

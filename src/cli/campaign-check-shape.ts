@@ -5,9 +5,9 @@
  */
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { yamlHint } from '../../flows/lint-shape.ts';
-import { closest, type Locator, type Path, type Problem } from '../../flows/problems.ts';
-import { CampaignSpec, parseCampaignSpec } from './spec.ts';
+import { CampaignSpec, parseCampaignSpec } from '../engine/campaigns/spec.ts';
+import { yamlHint } from '../flows/lint-shape.ts';
+import { closest, type Locator, type Path, type Problem } from '../flows/problems.ts';
 
 /** A campaign file read for checking: its spec when the shape is right, and where its values are. */
 export interface ParsedCampaign {

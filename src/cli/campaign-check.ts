@@ -6,16 +6,16 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { scopeOf } from '../../flows/flow-scope.ts';
-import { walkFlow } from '../../flows/flow-walk.ts';
-import { closest, type Path, type Problem } from '../../flows/problems.ts';
-import type { Registry } from '../../flows/registry.ts';
-import type { FlowFile } from '../../flows/schema.ts';
-import { parseFlowSource } from '../../flows/yaml-source.ts';
-import { parseCampaignForCheck } from './check-shape.ts';
-import { CAMPAIGN_SUFFIX } from './file.ts';
-import { isTimeZone } from './quiet-hours.ts';
-import { MAX_CAMPAIGN_RATE } from './spec.ts';
+import { CAMPAIGN_SUFFIX } from '../engine/campaigns/file.ts';
+import { isTimeZone } from '../engine/campaigns/quiet-hours.ts';
+import { MAX_CAMPAIGN_RATE } from '../engine/campaigns/spec.ts';
+import { scopeOf } from '../flows/flow-scope.ts';
+import { walkFlow } from '../flows/flow-walk.ts';
+import { closest, type Path, type Problem } from '../flows/problems.ts';
+import type { Registry } from '../flows/registry.ts';
+import type { FlowFile } from '../flows/schema.ts';
+import { parseFlowSource } from '../flows/yaml-source.ts';
+import { parseCampaignForCheck } from './campaign-check-shape.ts';
 
 /** What the campaigns are checked against: the flows of the flows folder. */
 export interface KnownFlows {
