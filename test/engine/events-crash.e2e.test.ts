@@ -95,7 +95,10 @@ describe.each(['sqlite', 'postgres'].filter((k) => k === 'sqlite' || up))('over 
     const done = await before.all<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE status = 'done'");
     const handledUnderLoad = done[0]!.n;
     await before.close();
-    expect(handledUnderLoad).toBeGreaterThan(acked.length / 4); // the engine was at work when the kills came
+    // The engine was at work when the kills came. (Not a share of the acknowledged events: on PostgreSQL each
+    // new process first waits for the killed one's partition leases to lapse, so on a busy machine it may have
+    // handled only a few events of a short run before the next kill; CI saw 109 of 1,520.)
+    expect(handledUnderLoad).toBeGreaterThan(0);
     const { child } = await startChild(FIXTURE, [dbPath]);
     const db = open();
     try {
