@@ -118,12 +118,10 @@ export function compileSources(
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
   // A broken flow's callers do not also report it as unknown (they are not compiled either).
   for (const p of salvaged) if (!byId.has(p.flow.flow)) byId.set(p.flow.flow, p.flow);
-  const good = new Set<string>();
-  for (const p of parsed) {
-    const stem = basename(p.file).endsWith(FLOW_SUFFIX)
-      ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
-      : undefined;
-    const own = lintFlow({
+  const lintOne = (p: (typeof salvaged)[number] & { text?: string }) => {
+    const name = basename(p.file);
+    const stem = name.endsWith(FLOW_SUFFIX) ? name.slice(0, -FLOW_SUFFIX.length) : undefined;
+    return lintFlow({
       ...p,
       registry,
       catalogs,
@@ -132,26 +130,16 @@ export function compileSources(
       baseDir,
       ...(started ? { started } : {}),
     });
+  };
+  const good = new Set<string>();
+  for (const p of parsed) {
+    const own = lintOne(p);
     problems.push(...own);
     if (!hasErrors(own)) good.add(p.flow.flow);
   }
   // Files the schema rejected still get the semantic checks on what is left of them (errors only:
   // the cut-out parts would make warnings such as "unreachable" misleading).
-  for (const p of salvaged) {
-    const stem = basename(p.file).endsWith(FLOW_SUFFIX)
-      ? basename(p.file).slice(0, -FLOW_SUFFIX.length)
-      : undefined;
-    const own = lintFlow({
-      ...p,
-      registry,
-      catalogs,
-      flows: byId,
-      expectedId: stem,
-      baseDir,
-      ...(started ? { started } : {}),
-    });
-    problems.push(...own.filter((x) => x.severity === 'error'));
-  }
+  for (const p of salvaged) problems.push(...lintOne(p).filter((x) => x.severity === 'error'));
   const flows: FlowDefinition[] = [];
   for (const p of parsed) {
     const callees = calleesOf(p.flow, byId);
