@@ -82,6 +82,43 @@ export function updatePlace(update: Update | unknown): UpdatePlace {
   return { type, chatId, userId, isDialog };
 }
 
+/**
+ * A handoff button as botflow signs it (`<tag>.hf:take|done:<conversation>.<mac>`, engine/step/buttons.ts):
+ * Take and Done in an operators' chat (docs/handoff.md). Matching it says nothing of its authenticity:
+ * the engine checks the signature.
+ */
+export const HANDOFF_BUTTON = /^[^.]+\.hf:(take|done):([^.]+)\.[^.]+$/;
+
+/**
+ * Whether a group chat's update is an operator's handoff action: a press of a handoff button, or a reply
+ * to a message that carries one. Every strategy keys these by the chat alone, so one lane takes an
+ * operators' chat's actions in the order they arrived: the first Take wins, and `/done` comes after the
+ * replies sent before it, even when several processes share the work (each lane is one partition).
+ */
+function handsOver(u: Json | undefined): boolean {
+  const callback = record(u?.callback);
+  if (callback) return typeof callback.payload === 'string' && HANDOFF_BUTTON.test(callback.payload);
+  const link = record(record(u?.message)?.link);
+  if (link?.type !== 'reply') return false;
+  const attachments = record(link.message)?.attachments; // a LinkedMessage's `message` is a MessageBody
+  if (!Array.isArray(attachments)) return false;
+  return attachments.some((a) => {
+    const buttons = record(record(a)?.payload)?.buttons;
+    return (
+      record(a)?.type === 'inline_keyboard' &&
+      Array.isArray(buttons) &&
+      buttons.some(
+        (row) =>
+          Array.isArray(row) &&
+          row.some(
+            (b) =>
+              typeof record(b)?.payload === 'string' && HANDOFF_BUTTON.test(record(b)!.payload as string),
+          ),
+      )
+    );
+  });
+}
+
 /** The member of a `user_added`/`user_removed` update, by the same rule as `membershipChange`. */
 function memberOf(u: Record<string, unknown>): number | string | undefined {
   const top = id(u.user_id);
@@ -127,14 +164,16 @@ export function badIntegers(update: unknown): string[] {
 
 /**
  * The conversation an update belongs to: `u:<user_id>` in dialogs, `c:<chat_id>:u:<user_id>`,
- * `c:<chat_id>` or `u:<user_id>` in group chats depending on `strategy`. Returns undefined for an update
- * that names neither a chat nor a person (the engine records it and moves on).
+ * `c:<chat_id>` or `u:<user_id>` in group chats depending on `strategy` (an operator's handoff action is
+ * `c:<chat_id>` whatever the strategy). Returns undefined for an update that names neither a chat nor a
+ * person (the engine records it and moves on).
  */
 export function conversationKey(
   update: Update | unknown,
   strategy: ConversationKeyStrategy = 'user-in-chat',
 ): string | undefined {
   const { chatId, userId, isDialog } = updatePlace(update);
+  if (chatId !== undefined && !isDialog && handsOver(plain(update))) return `c:${chatId}`;
   if (userId !== undefined && (isDialog || strategy === 'user')) return `u:${userId}`;
   if (chatId === undefined) return userId === undefined ? undefined : `u:${userId}`;
   if (strategy === 'chat' || userId === undefined) return `c:${chatId}`;

@@ -46,6 +46,42 @@ describe('conversationKey', () => {
     expect(conversationKey(decodeUpdate(update))).toBe('c:-42:u:7');
   });
 
+  it("keys an operator's handoff actions by the operators' chat alone, whatever the strategy", () => {
+    // Two operators' Take, and a reply to a handoff message: one lane, so they are handled in the order
+    // they arrived (per person they would land in different partitions, and a later Take could win).
+    const take = 'AbC.hf:take:u:6.mac123';
+    const press = (userId: number) => ({
+      update_type: 'message_callback',
+      timestamp: 1,
+      callback: { timestamp: 1, callback_id: `cb${userId}`, payload: take, user: { user_id: userId } },
+      message: { recipient: { chat_id: -500, chat_type: 'chat' }, body: { mid: 'mid.req', text: 'req' } },
+    });
+    const keyboard = (payload: string) => [
+      { type: 'inline_keyboard', payload: { buttons: [[{ type: 'callback', text: 'Take', payload }]] } },
+    ];
+    const reply = (payload: string) => {
+      const update = groupMessage(-500, 77, 'mid.r');
+      return {
+        ...update,
+        message: {
+          ...update.message,
+          link: { type: 'reply', message: { mid: 'mid.req', text: 'req', attachments: keyboard(payload) } },
+        },
+      };
+    };
+    for (const strategy of ['user-in-chat', 'user', 'chat'] as const) {
+      expect(conversationKey(press(77), strategy)).toBe('c:-500');
+      expect(conversationKey(press(88), strategy)).toBe('c:-500');
+      expect(conversationKey(reply(take), strategy)).toBe('c:-500');
+    }
+    // Anything else in that chat follows the strategy: other buttons, other replies, plain messages.
+    expect(
+      conversationKey({ ...press(77), callback: { ...press(77).callback, payload: 'AbC.menu:1.mac' } }),
+    ).toBe('c:-500:u:77');
+    expect(conversationKey(reply('AbC.next.mac'))).toBe('c:-500:u:77');
+    expect(conversationKey(groupMessage(-500, 77, 'mid.p'))).toBe('c:-500:u:77');
+  });
+
   it('keys a group event without a person by the chat, and returns undefined when neither is known', () => {
     expect(conversationKey({ update_type: 'message_removed', message_id: 'mid.x', chat_id: -5 })).toBe(
       'c:-5',

@@ -7,6 +7,7 @@
  * winner. Pure.
  */
 import { eventEntry } from '../../inbox/event-entry.ts';
+import { HANDOFF_BUTTON } from '../../inbox/keys.ts';
 import type { InboxEntry } from '../../store/inbox.ts';
 import type { ButtonSigner } from '../step/buttons.ts';
 import { type FlowDefinition, HANDOFF_EVENTS } from '../step/contract.ts';
@@ -23,7 +24,7 @@ export function operatorsChats(flows: readonly FlowDefinition[]): Set<number> {
 /** The person's conversation a signed `hf:<what>:<conversation>` payload names, when it is genuine. */
 function signedFor(signer: ButtonSigner, signed: unknown): { what: string; key: string } | undefined {
   if (typeof signed !== 'string') return undefined;
-  const m = /^[^.]+\.hf:(take|done):([^.]+)\.[^.]+$/.exec(signed);
+  const m = HANDOFF_BUTTON.exec(signed);
   if (!m) return undefined;
   return signer.verify(m[2]!, signed).ok ? { what: m[1]!, key: m[2]! } : undefined;
 }
