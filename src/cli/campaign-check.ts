@@ -1,5 +1,6 @@
 /**
- * `botflow check` on campaign files (`campaigns/*.campaign.yaml`): besides their shape (check-shape.ts),
+ * `botflow check` on campaign files (`campaigns/*.campaign.yaml`), and `botflow campaign plan|start` on the
+ * one file they take: besides their shape (check-shape.ts),
  * what `botflow campaign start` would only find at send time: the flow it starts is one of the checked
  * flows, the variables it passes are ones that flow reads, the tags and variables of its segment are ones
  * some flow sets, its rate sends something, its quiet hours hold someone, its time zone exists.
@@ -265,4 +266,13 @@ export function checkCampaigns(
     problems.push(...checkCampaignSource(readFileSync(join(dir, name), 'utf8'), shown(name), known));
   }
   return { files, problems };
+}
+
+/** The texts of `<dir>/locales/*.ftl`: an i18n flow reads campaign variables there (`$code`). */
+export function catalogTexts(dir: string): string[] {
+  const folder = join(dir, 'locales');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((n) => n.endsWith('.ftl'))
+    .map((n) => readFileSync(join(folder, n), 'utf8'));
 }

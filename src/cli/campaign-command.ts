@@ -4,15 +4,18 @@
  * people match now and a sample of 5. `start` snapshots the segment; the running bot's campaign runner
  * (the process that sends) releases the recipients. The other actions take a campaign's id or name.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CampaignReport, type CampaignsApi, campaignsApi } from '../engine/campaigns/api.ts';
 import { CAMPAIGN_SUFFIX, readCampaignFile } from '../engine/campaigns/file.ts';
 import { isBotflowError } from '../errors/index.ts';
-import { loadFlows } from '../flows/load.ts';
+import { loadFlows, readFlowSources } from '../flows/load.ts';
+import { formatProblem, hasErrors } from '../flows/problems.ts';
+import { EMPTY_REGISTRY } from '../flows/registry.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
+import { catalogTexts, checkCampaignSource, type KnownFlows, knownFlows } from './campaign-check.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow campaign plan <file | name> [--sample N]
@@ -23,8 +26,9 @@ options: --dir <campaigns folder> (default: campaigns), --flows <dir> (default: 
          --db <file> | --database-url <postgres://…>, --config <file>, --json
 
 A campaign starts a flow for each person of a segment, at a rate, with quiet hours and a cap
-(docs/campaigns.md). plan prints how many people match now and a sample, and sends nothing. start
-snapshots the segment into queued recipients: the running bot releases them. pause, resume and cancel
+(docs/campaigns.md). plan and start first check the file as botflow check does (against the flows of
+--flows) and stop at an error. plan prints how many people match now and a sample, and sends nothing.
+start snapshots the segment into queued recipients: the running bot releases them. pause, resume and cancel
 hold for every process and across restarts. status: each campaign's recipients by status, the reasons
 people were skipped, and the funnel (reached, started, finished).`;
 
@@ -77,11 +81,26 @@ async function act(
   arg: string | undefined,
   values: ReturnType<typeof parse>['values'],
   dir: string,
+  /** The flows of the flows folder, when there is one: campaign files are checked against them. */
+  known: KnownFlows | undefined,
 ) {
   const json = values.json === true;
   const print = (value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
   if (action === 'plan' || action === 'start') {
-    const { name, spec } = readCampaignFile(fileOf(arg!, dir));
+    const file = fileOf(arg!, dir);
+    // What botflow check says of the file, all of it; an error stops here, before the database is asked.
+    if (known && existsSync(file)) {
+      const problems = checkCampaignSource(readFileSync(file, 'utf8'), file, known);
+      for (const p of problems) console.error(formatProblem(p));
+      if (hasErrors(problems)) {
+        const n = problems.filter((p) => p.severity === 'error').length;
+        console.error(
+          `botflow campaign: ${file} has ${n} error(s) (botflow check shows them too): nothing was ${action === 'plan' ? 'planned' : 'started'}`,
+        );
+        return 2;
+      }
+    }
+    const { name, spec } = readCampaignFile(file);
     if (action === 'plan') {
       const sample = values.sample === undefined ? 5 : Number(values.sample);
       const plan = await api.plan(spec, { name, sample });
@@ -149,7 +168,11 @@ export const command: Command = {
       return 2;
     }
     const flowsDir = values.flows ?? config.flows.dir;
-    const flowIds = existsSync(flowsDir) ? (await loadFlows(flowsDir)).flows.map((f) => f.id) : [];
+    const loaded = existsSync(flowsDir) ? await loadFlows(flowsDir) : undefined;
+    const flowIds = loaded?.flows.map((f) => f.id) ?? [];
+    const known = loaded
+      ? knownFlows(readFlowSources(flowsDir), loaded.registry ?? EMPTY_REGISTRY, catalogTexts(flowsDir))
+      : undefined;
     const url = config.database.url?.reveal();
     let opened: OpenStore;
     try {
@@ -166,7 +189,7 @@ export const command: Command = {
       wake: () => {},
     });
     try {
-      return await act(api, action as Action, arg, values, values.dir ?? 'campaigns');
+      return await act(api, action as Action, arg, values, values.dir ?? 'campaigns', known);
     } catch (error) {
       if (!isBotflowError(error)) throw error;
       console.error(`botflow campaign: ${error.message}`);

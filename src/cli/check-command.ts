@@ -1,12 +1,12 @@
 /** `botflow check [dir]`: schema and semantic checks of every flow file; exit code 1 on any error. */
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
 import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
-import { campaignStarts, checkCampaigns, knownFlows } from './campaign-check.ts';
+import { campaignStarts, catalogTexts, checkCampaigns, knownFlows } from './campaign-check.ts';
 import type { Command } from './command.ts';
 
 const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>]
@@ -101,12 +101,3 @@ export const command: Command = {
     return hasErrors(problems) ? 1 : 0;
   },
 };
-
-/** The texts of `<dir>/locales/*.ftl`: an i18n flow reads campaign variables there (`$code`). */
-function catalogTexts(dir: string): string[] {
-  const folder = join(dir, 'locales');
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder)
-    .filter((n) => n.endsWith('.ftl'))
-    .map((n) => readFileSync(join(folder, n), 'utf8'));
-}

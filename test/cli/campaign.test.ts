@@ -53,8 +53,21 @@ describe('botflow campaign', () => {
     ).toEqual(['u:1', 'u:2', 'u:3']);
     expect(h.db.prepare('SELECT count(*) AS n FROM campaign_recipients').get()).toEqual({ n: 0 });
 
+    // The file is checked as botflow check does: every problem, at file:line:col, with what to do.
     expect(await campaign(['plan', 'bad', ...common])).toBe(2);
-    expect(output.lines.join('\n')).toMatch(/bad\.campaign\.yaml:2:1: rate: a rate such as 10\/s/);
+    expect(output.lines.join('\n')).toMatch(
+      /bad\.campaign\.yaml:2:7: error: rate: "fast" is not a rate such as 10\/s or 300\/min\n\s+hint: write N\/s/,
+    );
+    expect(output.lines.join('\n')).toMatch(/bad\.campaign\.yaml has 1 error\(s\).*nothing was planned/);
+    writeFileSync(
+      join(dir, 'campaigns', 'worse.campaign.yaml'),
+      'flow: ofer\nrate: 1/s\nquiet_hours: { from: "21:00", to: "09:00" }\ntime_zone: Europe/Pari\n',
+    );
+    expect(await campaign(['start', 'worse', ...common])).toBe(2);
+    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:1:7: error: .*ofer[^]*offer/);
+    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:4:12: error: [^]*Europe\/Paris/);
+    expect(output.lines.join('\n')).toMatch(/has 2 error\(s\).*nothing was started/);
+    expect(h.db.prepare('SELECT count(*) AS n FROM campaigns').get()).toEqual({ n: 0 });
 
     expect(
       await campaign(['start', join(dir, 'campaigns', 'spring.campaign.yaml'), ...common, '--json']),
