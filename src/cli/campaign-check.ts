@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CAMPAIGN_SUFFIX } from '../engine/campaigns/file.ts';
-import { isTimeZone } from '../engine/campaigns/quiet-hours.ts';
 import { MAX_CAMPAIGN_RATE } from '../engine/campaigns/spec.ts';
+import { isTimeZone } from '../engine/step/wall-clock.ts';
 import { scopeOf } from '../flows/flow-scope.ts';
 import { walkFlow } from '../flows/flow-walk.ts';
 import { closest, type Path, type Problem } from '../flows/problems.ts';

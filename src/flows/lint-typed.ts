@@ -3,13 +3,14 @@
  * answer cannot tell apart — equal after normalisation, or within the typo allowance of each other — in any
  * locale, by label or alias; and a `time_zone:` the runtime does not know.
  */
+
+import { isTimeZone } from '../engine/step/wall-clock.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
 import type { Aliases } from './schema-parts.ts';
 import { namedButtons } from './typed-answers.ts';
 import { tooClose } from './understand/match.ts';
 import { aliasesFor } from './understand/options.ts';
-import { isTimeZone } from './understand/zone.ts';
 import type { Path } from './yaml-source.ts';
 
 interface Named {

@@ -1,5 +1,6 @@
 /** The flow file's parts for handing a conversation to operators: the `handoff` step and the flow's settings. */
 import { z } from 'zod';
+import { wallClock } from '../engine/step/wall-clock.ts';
 import { Duration, Id, Text, TimeZone } from './schema-parts.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -68,16 +69,9 @@ const DAY_INDEX: Record<string, number> = Object.fromEntries(DAYS.map((d, i) => 
 /** Whether `now` falls within `hours` (always true without hours). */
 export function withinHours(hours: HandoffSettings['hours'], now: number): boolean {
   if (!hours) return true;
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: hours.tz ?? 'UTC',
-    weekday: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(now));
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  const day = DAY_INDEX[get('weekday').toLowerCase().slice(0, 3)] ?? 0;
-  const minute = Number(get('hour')) * 60 + Number(get('minute'));
+  const w = wallClock(now, hours.tz ?? 'UTC');
+  const day = (w.weekday + 6) % 7; // DAYS start on Monday
+  const minute = w.hour * 60 + w.minute;
   for (const [key, value] of Object.entries(hours)) {
     if (key === 'tz' || value === undefined) continue;
     const [from, to = from] = key.split('-').map((d) => DAY_INDEX[d]!);

@@ -5,6 +5,7 @@
  * B?") with the close options as buttons when an answer fits several.
  */
 import type { FlowEvent } from '../engine/step/contract.ts';
+import { isTimeZone } from '../engine/step/wall-clock.ts';
 import { buttonType, platformButton } from './buttons.ts';
 import { choiceId, choiceIndexOf } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
@@ -13,7 +14,6 @@ import type { Button } from './schema.ts';
 import { fillTemplate } from './texts.ts';
 import type { MatchResult } from './understand/match.ts';
 import { matchDeclared } from './understand/options.ts';
-import { isTimeZone } from './understand/zone.ts';
 
 /** The callback buttons of a menu step that a typed answer may name (they have an id and report a press). */
 export function namedButtons(

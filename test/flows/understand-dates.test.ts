@@ -3,8 +3,8 @@
  * and across daylight saving changes.
  */
 import { describe, expect, it } from 'vitest';
+import { isTimeZone, wallClock } from '../../src/engine/step/wall-clock.ts';
 import { readDate, readTime, relativeDay } from '../../src/flows/understand/dates.ts';
-import { isTimeZone, wallClock } from '../../src/flows/understand/zone.ts';
 
 // Monday 2026-01-05 21:30 UTC: still Monday in UTC, already Tuesday 00:30 in Moscow (UTC+3).
 const now = Date.parse('2026-01-05T21:30:00Z');

@@ -3,6 +3,7 @@
  * end is computed from the local time of day, so on a night the clocks change it can be an hour off: the
  * runner checks again at that time and waits once more if it is still quiet.
  */
+import { wallClock } from '../step/wall-clock.ts';
 
 /** Quiet from `from` to `to`, minutes of the local day (`from` > `to` spans midnight). */
 export interface QuietHours {
@@ -10,35 +11,10 @@ export interface QuietHours {
   to: number;
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
 /** Minutes and milliseconds into the local day of `timeZone` at `at`. */
 export function localTimeOfDay(at: number, timeZone: string): { minute: number; ms: number } {
-  let f = formats.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formats.set(timeZone, f);
-  }
-  const parts = Object.fromEntries(f.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
-  const minute = Number(parts.hour) * 60 + Number(parts.minute);
-  return { minute, ms: Number(parts.second) * 1000 + (at % 1000) };
-}
-
-/** True for a known IANA time zone name. */
-export function isTimeZone(name: string | null | undefined): name is string {
-  if (!name) return false;
-  try {
-    localTimeOfDay(0, name);
-    return true;
-  } catch {
-    return false;
-  }
+  const w = wallClock(at, timeZone);
+  return { minute: w.hour * 60 + w.minute, ms: w.second * 1000 + (at % 1000) };
 }
 
 /** When the quiet hours around `at` end in `timeZone`, or undefined when `at` is not inside them. */

@@ -17,7 +17,8 @@ import type {
 } from '../../store/campaigns/types.ts';
 import { andThen, type MaybePromise } from '../../store/ports/index.ts';
 import { CAMPAIGN_KIND, type CampaignEntry, campaignDedupeKey } from '../lane/campaign-entry.ts';
-import { isTimeZone, quietUntil } from './quiet-hours.ts';
+import { isTimeZone } from '../step/wall-clock.ts';
+import { quietUntil } from './quiet-hours.ts';
 import type { Campaign } from './spec.ts';
 
 export { CAMPAIGN_KIND };

@@ -5,7 +5,7 @@
  * Pure functions of (text, now, time zone): `now` is the event's clock, so transcripts stay stable, and the
  * day is the person's day in their zone. Words of every shipped language are read whatever the locale.
  */
-import { addDays, type WallClock, wallClock } from './zone.ts';
+import { addDays, type WallClock, wallClock } from '../../engine/step/wall-clock.ts';
 
 /** What a date or time is read against. */
 export interface WhenContext {
