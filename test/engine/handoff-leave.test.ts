@@ -181,4 +181,43 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
       'The request of user 2 is closed: nothing was sent to them',
     );
   });
+
+  it("keeps an earlier request's buttons off a new one: its Take, reply and /done are told it is closed", async () => {
+    h = await openConformance(kind, flows);
+    const c = h;
+    const oldTake = await ask(c, true);
+    const request = (await toOps(c))[0]!;
+    const old = { text: 'x', attachments: request.args.attachments };
+    await c.deliver(opReply(77, c.clock.now(), old, { text: '/done' }));
+    await c.settle();
+    expect(await c.session('u:1')).toMatchObject({ status: 'done', stateValue: '"after"' });
+    // The person asks again (a later Start: the first one's is a duplicate): a new request, nobody's yet.
+    await c.advance(60_000);
+    await c.deliver(botStarted(1, c.clock.now()), textMessage(1, c.clock.now(), 'Help again'));
+    await c.settle();
+    expect(await waiting(c)).toBe(1);
+    const before = (await c.outbox('u:1')).length;
+    await c.deliver(
+      opPress(88, c.clock.now(), oldTake, 'mid.req'),
+      opReply(77, c.clock.now(), old, { text: 'an answer to the old request' }),
+      opReply(77, c.clock.now(), old, { text: '/done' }),
+    );
+    await c.settle();
+    const closed = 'The request of user 1 is closed: nothing was sent to them';
+    const answers = (await c.outbox('u:1')).slice(before);
+    expect(answers.map((r) => r.args.notification ?? r.args.text)).toEqual([closed, closed, closed]);
+    expect(answers.every((r) => r.args.chat_id === OPS || r.op === 'answerCallback')).toBe(true);
+    expect(await c.session('u:1')).toMatchObject({ status: 'active', stateValue: '"human"' });
+    expect(await waiting(c)).toBe(1);
+    // The new request's own Take works.
+    const fresh = (await toOps(c))
+      .filter((r) => String(r.args.text).includes('asks for an operator'))
+      .at(-1)!;
+    await c.deliver(opPress(88, c.clock.now(), takeOf(fresh), 'mid.req.new'));
+    await c.settle();
+    expect((await toOps(c)).at(-1)).toMatchObject({
+      args: { notification: 'You took it: reply to its messages' },
+    });
+    expect(await waiting(c)).toBe(0);
+  });
 });

@@ -97,8 +97,10 @@ export function answerPersonGone(
   flows: readonly FlowDefinition[],
   now: number,
 ): boolean {
+  if (!OPERATOR_EVENTS.has(event.name)) return false;
+  const stale = fromEarlierRequest(event.payload, session, flows);
   // Still at their request: the step had nothing to do with it (an empty reply, a bad /set).
-  if (!OPERATOR_EVENTS.has(event.name) || openRequest(session, flows)) return false;
+  if (!stale && openRequest(session, flows)) return false;
   const x = (event.payload ?? {}) as { chat?: unknown; callbackId?: unknown };
   const chat = typeof x.chat === 'number' ? x.chat : undefined;
   const own = flows.find((f) => f.id === session?.row.flowId)?.handoff;
@@ -108,7 +110,7 @@ export function answerPersonGone(
   if (!handoff) return true;
   const vars = session ? varsOf(session) : undefined;
   // The step closed it (the timeout, /done) and the person may still be there: "closed", not "left".
-  const closed = vars?.handoff?.open === false || vars?.handoff?.done === true;
+  const closed = stale || vars?.handoff?.open === false || vars?.handoff?.done === true;
   const text = handoff.notice?.(closed ? 'closed' : 'gone', vars, key) ?? `${key} left`;
   const call: PlannedCall =
     typeof x.callbackId === 'string'
@@ -123,4 +125,23 @@ export function answerPersonGone(
       : send(chat ?? handoff.operatorsChat, text);
   plan.call(key, session?.row.revision ?? 0, 0, call, now, `handoff-gone:${event.rowId}`);
   return true;
+}
+
+/**
+ * Whether an operator's event comes from the buttons of an earlier request of a person who has one open
+ * again (a Take, a Done or a reply on the messages of a request closed since): the buttons carry the step
+ * instance they were drawn for, and a request keeps one instance from start to end. Such an event is
+ * answered that its request is closed; it must not take, end or write to the new one.
+ */
+export function fromEarlierRequest(
+  payload: unknown,
+  session: CachedSession | undefined,
+  flows: readonly FlowDefinition[],
+): boolean {
+  const instance = (payload as { instance?: unknown } | null)?.instance;
+  return (
+    typeof instance === 'number' &&
+    session?.row.stepInstance !== instance &&
+    openRequest(session, flows) !== undefined
+  );
 }

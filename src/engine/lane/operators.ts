@@ -21,12 +21,16 @@ export function operatorsChats(flows: readonly FlowDefinition[]): Set<number> {
   return new Set(flows.flatMap((f) => (f.handoff ? [f.handoff.operatorsChat] : [])));
 }
 
+/** A genuine handoff button: what it does, the person's conversation, the request (step instance) it was drawn for. */
+type Signed = { what: string; key: string; instance: number };
+
 /** The person's conversation a signed `hf:<what>:<conversation>` payload names, when it is genuine. */
-function signedFor(signer: ButtonSigner, signed: unknown): { what: string; key: string } | undefined {
+function signedFor(signer: ButtonSigner, signed: unknown): Signed | undefined {
   if (typeof signed !== 'string') return undefined;
   const m = HANDOFF_BUTTON.exec(signed);
   if (!m) return undefined;
-  return signer.verify(m[2]!, signed).ok ? { what: m[1]!, key: m[2]! } : undefined;
+  const verified = signer.verify(m[2]!, signed);
+  return verified.ok ? { what: m[1]!, key: m[2]!, instance: verified.instance } : undefined;
 }
 
 /** The first botflow handoff button among a message body's keyboards. */
@@ -64,10 +68,16 @@ export function operatorUpdate(
   const message = (update.message ?? (update.callback as Json | undefined)?.message) as Json | undefined;
   const chatId = (message?.recipient as Json | undefined)?.chat_id ?? update.chat_id;
   if (typeof chatId !== 'number' || !chats.has(chatId)) return undefined;
-  const event = (name: string, key: string, payload: Json): OperatorOutcome => ({
+  // `instance`: the request the button was drawn for; the person's session tells an older request's apart.
+  const event = (name: string, { key, instance }: Signed, payload: Json): OperatorOutcome => ({
     // The address is a conversation key: no strategy applies to it.
     entry: eventEntry(
-      { name, to: { conversation: key }, payload: { ...payload, chat: chatId }, key: `op:${row.id}` },
+      {
+        name,
+        to: { conversation: key },
+        payload: { ...payload, chat: chatId, instance },
+        key: `op:${row.id}`,
+      },
       'user-in-chat',
       now,
     ),
@@ -81,7 +91,7 @@ export function operatorUpdate(
     if (!found) return { reason: "operators' chat: a button botflow did not sign for a handoff" };
     const body = message?.body as Json | undefined;
     const base = { operator, callbackId: cb.callback_id, ...(body?.mid ? { messageId: body.mid } : {}) };
-    return event(found.what === 'take' ? HANDOFF_EVENTS.take : HANDOFF_EVENTS.done, found.key, base);
+    return event(found.what === 'take' ? HANDOFF_EVENTS.take : HANDOFF_EVENTS.done, found, base);
   }
   if (update.update_type !== 'message_created' || !message)
     return { reason: "operators' chat: not for a person" };
@@ -94,10 +104,10 @@ export function operatorUpdate(
   const body = message.body as Json;
   const text = typeof body.text === 'string' ? body.text.trim() : '';
   const set = /^\/set(?:@\S+)?\s+([A-Za-z][A-Za-z0-9_]*)\s+([\s\S]*)$/.exec(text);
-  if (set) return event(HANDOFF_EVENTS.set, found.key, { operator, name: set[1], value: set[2] });
-  if (/^\/done(@\S+)?$/.test(text)) return event(HANDOFF_EVENTS.done, found.key, { operator });
+  if (set) return event(HANDOFF_EVENTS.set, found, { operator, name: set[1], value: set[2] });
+  if (/^\/done(@\S+)?$/.test(text)) return event(HANDOFF_EVENTS.done, found, { operator });
   const attachments = ((body.attachments as Json[] | undefined) ?? []).filter(
     (a) => a?.type !== 'inline_keyboard',
   );
-  return event(HANDOFF_EVENTS.message, found.key, { operator, ...(text ? { text } : {}), attachments });
+  return event(HANDOFF_EVENTS.message, found, { operator, ...(text ? { text } : {}), attachments });
 }

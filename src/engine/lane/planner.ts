@@ -7,7 +7,7 @@ import type { EventMeta, FlowDefinition, FlowEvent, FlowInput } from '../step/co
 import { decodeStoredUpdate, type Incoming, interpretUpdate, metaOf, type Press } from '../step/events.ts';
 import { type StepCause, type StepOptions, type StoredSnapshot, step, stepName } from '../step/step.ts';
 import { CAMPAIGN_KIND, campaignSkipped, campaignStart, campaignStarted } from './campaign-entry.ts';
-import { answerPersonGone, tellOperatorsLeft } from './handoff-left.ts';
+import { answerPersonGone, fromEarlierRequest, tellOperatorsLeft } from './handoff-left.ts';
 import { withWaiting } from './handoff-queue.ts';
 import { internalEvent } from './internal-events.ts';
 import {
@@ -169,6 +169,14 @@ export class EventPlanner {
         return skip(`event ${name}: the person left the handoff; the operator is told`);
       return skip(`event ${name}: no running session, and no flow starts on it`);
     }
+    // A button of an earlier request (the person asked again since): that request is closed.
+    if (
+      fromEarlierRequest(payload, active, flows) &&
+      answerPersonGone(this.#plan, key, gone, active, flows, now)
+    )
+      return skip(
+        `event ${name}: from an earlier request of the person's; the operator is told it is closed`,
+      );
     const ran = this.#run(key, active, { type: 'event', name, payload, meta }, now);
     if (!('ignored' in ran)) return ran;
     if (answerPersonGone(this.#plan, key, gone, active, flows, now))
