@@ -39,6 +39,17 @@ export const BUILTIN_TEXT_KEYS = [
   'handoff-left-taken',
   'handoff-gone',
   'handoff-closed',
+  'handoff-request',
+  'handoff-reason',
+  'handoff-take',
+  'handoff-done',
+  'handoff-you-took',
+  'handoff-already-taken',
+  'handoff-taken-by',
+  'handoff-back',
+  'handoff-withdrawn',
+  'handoff-wait',
+  'handoff-joined',
 ] as const;
 export type BuiltinTextKey = (typeof BUILTIN_TEXT_KEYS)[number];
 
@@ -80,6 +91,17 @@ const en: BuiltinCatalog = {
   'handoff-left-taken': '🚪 {$person} left the conversation ({$conversation})',
   'handoff-gone': '{$person} left the conversation: nothing was sent to them',
   'handoff-closed': 'The request of {$person} is closed: nothing was sent to them',
+  'handoff-request': '🙋 {$person} asks for an operator ({$conversation})',
+  'handoff-reason': 'Reason: {$reason}',
+  'handoff-take': 'Take',
+  'handoff-done': 'Done',
+  'handoff-you-took': 'You took it: reply to its messages',
+  'handoff-already-taken': 'Already taken by {$operator}',
+  'handoff-taken-by': '✅ Taken by {$operator}',
+  'handoff-back': '☑️ {$conversation}: back to the bot ({$operator})',
+  'handoff-withdrawn': '⌛ {$person}: nobody took it in time; withdrawn',
+  'handoff-wait': 'An operator will answer you here soon (usually within {$wait}).',
+  'handoff-joined': '{$operator} joined the conversation.',
 };
 
 const ru: BuiltinCatalog = {
@@ -117,6 +139,17 @@ const ru: BuiltinCatalog = {
   'handoff-left-taken': '🚪 {$person} покинул(а) разговор ({$conversation})',
   'handoff-gone': '{$person} покинул(а) разговор: ничего не отправлено',
   'handoff-closed': 'Запрос {$person} закрыт: ничего не отправлено',
+  'handoff-request': '🙋 {$person} просит оператора ({$conversation})',
+  'handoff-reason': 'Причина: {$reason}',
+  'handoff-take': 'Взять',
+  'handoff-done': 'Готово',
+  'handoff-you-took': 'Запрос ваш: отвечайте на его сообщения',
+  'handoff-already-taken': 'Уже взял(а) {$operator}',
+  'handoff-taken-by': '✅ Взял(а) {$operator}',
+  'handoff-back': '☑️ {$conversation}: снова с ботом ({$operator})',
+  'handoff-withdrawn': '⌛ {$person}: никто не взял вовремя; запрос снят',
+  'handoff-wait': 'Оператор скоро ответит вам здесь (обычно в течение {$wait}).',
+  'handoff-joined': '{$operator} подключился(ась) к разговору.',
 };
 
 /** The built-in catalogs by language. */

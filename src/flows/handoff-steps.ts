@@ -15,6 +15,8 @@ import {
   type HandoffNotice,
 } from '../engine/step/contract.ts';
 import { durationMs } from '../engine/step/durations.ts';
+import type { BuiltinTextKey } from './builtin-texts.ts';
+import type { SayText } from './inputs.ts';
 import {
   type Args,
   type Enqueue,
@@ -115,7 +117,7 @@ const keyboard = (text: string, payload: string) => ({
 /** What the actions need from the compiled flow. */
 export interface HandoffNeeds {
   entry(key: string): StepEntry;
-  say(e: StepEntry, c: FlowContext, text: string): string;
+  say(e: StepEntry, c: FlowContext, text: SayText | string): string;
   effect(enqueue: Enqueue, effect: Effect): void;
 }
 
@@ -131,6 +133,11 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
   };
   const api = (enqueue: Enqueue, op: string, args: Record<string, unknown>) =>
     effect(enqueue, { kind: 'api', op, args });
+  /** A built-in text for the operators' chat: in the flow's default locale, not the person's. */
+  const ops = (e: StepEntry, c: FlowContext, builtin: BuiltinTextKey, args: Record<string, string> = {}) => {
+    const { locale: _person, ...vars } = c.vars;
+    return say(e, { vars } as unknown as FlowContext, { builtin, args });
+  };
   const personOf = (event: FlowEvent) => {
     const meta = (event as { meta?: { conversation?: string; userId?: number } }).meta;
     const sender =
@@ -145,8 +152,8 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
     };
   const requestText = (e: StepEntry, step: HandoffStep, c: FlowContext, key: string) =>
     [
-      `🙋 ${c.vars.handoff_person ?? key} asks for an operator (${key})`,
-      ...(step.reason ? [`Reason: ${say(e, c, step.reason)}`] : []),
+      ops(e, c, 'handoff-request', { person: String(c.vars.handoff_person ?? key), conversation: key }),
+      ...(step.reason ? [ops(e, c, 'handoff-reason', { reason: say(e, c, step.reason) })] : []),
       ...(step.summary ? [say(e, c, step.summary)] : []),
     ].join('\n');
   const opName = (o: Operator | undefined) => o?.name ?? `operator ${o?.id ?? '?'}`;
@@ -181,23 +188,19 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         enqueue.assign({ vars });
         const c = { ...context, vars };
         api(enqueue, 'sendMessage', {
-          text: say(
-            e,
-            c,
-            step.say ?? 'An operator will answer you here soon (usually within {{handoff_wait}}).',
-          ),
+          text: say(e, c, step.say ?? { builtin: 'handoff-wait', args: { wait } }),
         });
         api(enqueue, 'sendMessage', {
           chat_id: chat,
           text: requestText(e, step, c, person.key),
-          attachments: [keyboard('Take', handoffPayload('take', person.key))],
+          attachments: [keyboard(ops(e, c, 'handoff-take'), handoffPayload('take', person.key))],
         });
         if (step.timeout)
           effect(enqueue, { kind: 'timer.arm', name: handoffTimer(p.step), delayMs: durationMs(wait) });
       }),
       handoffRelay: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         if (event.type !== 'message') return;
-        const { chat } = of(p);
+        const { e, chat } = of(p);
         const person = personOf(event);
         const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
         api(enqueue, 'sendMessage', {
@@ -205,7 +208,7 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
           text: `${context.vars.handoff_person ?? person.name} (${person.key})${taken ? ` → ${opName(taken)}` : ''}: ${event.text ?? ''}`.trim(),
           attachments: [
             ...resendable(event.attachments),
-            keyboard('Done', handoffPayload('done', person.key)),
+            keyboard(ops(e, context, 'handoff-done'), handoffPayload('done', person.key)),
           ],
         });
       }),
@@ -215,12 +218,9 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
         const callback = typeof x.callbackId === 'string' ? { callback_id: x.callbackId } : undefined;
         if (taken) {
-          if (callback)
-            api(enqueue, 'answerCallback', {
-              ...callback,
-              notification: `Already taken by ${opName(taken)}`,
-            });
-          else api(enqueue, 'sendMessage', { chat_id: chat, text: `Already taken by ${opName(taken)}` });
+          const already = ops(e, context, 'handoff-already-taken', { operator: opName(taken) });
+          if (callback) api(enqueue, 'answerCallback', { ...callback, notification: already });
+          else api(enqueue, 'sendMessage', { chat_id: chat, text: already });
           return;
         }
         const operator = x.operator ?? {};
@@ -232,16 +232,20 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         enqueue.assign({ vars });
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
         if (callback)
-          api(enqueue, 'answerCallback', { ...callback, notification: 'You took it: reply to its messages' });
+          api(enqueue, 'answerCallback', { ...callback, notification: ops(e, context, 'handoff-you-took') });
         const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
         if (typeof x.messageId === 'string')
           api(enqueue, 'editMessage', {
             message_id: x.messageId,
-            text: `${requestText(e, step, { ...context, vars }, key)}\n\n✅ Taken by ${opName(operator)}`,
-            attachments: [keyboard('Done', handoffPayload('done', key))],
+            text: `${requestText(e, step, { ...context, vars }, key)}\n\n${ops(e, context, 'handoff-taken-by', { operator: opName(operator) })}`,
+            attachments: [keyboard(ops(e, context, 'handoff-done'), handoffPayload('done', key))],
           });
         api(enqueue, 'sendMessage', {
-          text: say(e, { ...context, vars }, step.joined ?? '{{handoff_operator}} joined the conversation.'),
+          text: say(
+            e,
+            { ...context, vars },
+            step.joined ?? { builtin: 'handoff-joined', args: { operator: opName(operator) } },
+          ),
         });
       }),
       handoffToPerson: flowAction(({ event, enqueue }: Args) => {
@@ -259,13 +263,13 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         enqueue.assign({ vars: { ...context.vars, [x.name]: x.value ?? null } });
       }),
       handoffDone: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
-        const { chat } = of(p);
+        const { e, chat } = of(p);
         const x = payloadOf(event);
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
         const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
         api(enqueue, 'sendMessage', {
           chat_id: chat,
-          text: `☑️ ${key}: back to the bot (${opName(x.operator)})`,
+          text: ops(e, context, 'handoff-back', { conversation: key, operator: opName(x.operator) }),
         });
         enqueue.assign({
           vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), done: true } },
@@ -280,7 +284,7 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         });
         api(enqueue, 'sendMessage', {
           chat_id: chat,
-          text: `⌛ ${person}: nobody took it in time; withdrawn`,
+          text: ops(e, context, 'handoff-withdrawn', { person }),
         });
         if (step.timeout?.say) api(enqueue, 'sendMessage', { text: say(e, context, step.timeout.say) });
       }),
