@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { addDays, wallClock } from '../../src/engine/step/wall-clock.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -203,6 +204,18 @@ export async function personChat(page: Page, name: string, timeoutMs = 30_000) {
 }
 
 /** A person who left the sign-up and asked for a booking: the booking flow's first question is shown. */
+/**
+ * The booking example's day `+Nd` for the first N ≥ `min` on which its restaurant is open (flows/code/
+ * booking.ts: closed on Mondays), counted from today in the flow's zone (Europe/Berlin) as the flow counts
+ * it: a fixed `+3d` fails whenever three days on is a Monday there (late on a Thursday, UTC).
+ */
+export function openDay(min: number): string {
+  const today = wallClock(Date.now(), 'Europe/Berlin');
+  let n = min;
+  while (new Date(`${addDays(today, n)}T00:00:00Z`).getUTCDay() === 1) n++;
+  return `+${n}d`;
+}
+
 export async function bookingChat(page: Page, name: string, timeoutMs = 30_000) {
   const { chat, say } = await personChat(page, name, timeoutMs);
   await say('/cancel');

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bookingChat, shotOf, usePlayground } from './botflow-process.ts';
+import { bookingChat, openDay, shotOf, usePlayground } from './botflow-process.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(REPO, 'test-results');
@@ -19,7 +19,7 @@ describe('tasks in the playground', () => {
   it('shows the free times from the find_slots task, and the task in the side panel', async () => {
     const { page, pageErrors } = pg;
     const { chat, say } = await bookingChat(page, 'Tess', WAIT.timeout);
-    await say('+2d');
+    await say(openDay(2));
     await chat.locator('.msg-bot', { hasText: 'For how many people?' }).waitFor();
     await say('4');
     await chat.locator('.msg-bot', { hasText: 'Looking for a free table…' }).waitFor();
@@ -57,7 +57,7 @@ describe('tasks in the playground', () => {
   it('names the paged choices a person pressed by their labels in the history', async () => {
     const { page, pageErrors } = pg;
     const { chat, say } = await bookingChat(page, 'Pia', WAIT.timeout);
-    await say('+3d');
+    await say(openDay(3));
     await chat.locator('.msg-bot', { hasText: 'For how many people?' }).waitFor();
     await say('2'); // every time has room for two: more than one page of six
     await chat.locator('.msg-bot', { hasText: 'At what time?' }).waitFor(WAIT);
