@@ -64,8 +64,8 @@ describe('botflow campaign', () => {
       'flow: ofer\nrate: 1/s\nquiet_hours: { from: "21:00", to: "09:00" }\ntime_zone: Europe/Pari\n',
     );
     expect(await campaign(['start', 'worse', ...common])).toBe(2);
-    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:1:7: error: .*ofer[^]*offer/);
-    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:4:12: error: [^]*Europe\/Paris/);
+    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:1:7: error: .*ofer[\s\S]*offer/);
+    expect(output.lines.join('\n')).toMatch(/worse\.campaign\.yaml:4:12: error: [\s\S]*Europe\/Paris/);
     expect(output.lines.join('\n')).toMatch(/has 2 error\(s\).*nothing was started/);
     expect(h.db.prepare('SELECT count(*) AS n FROM campaigns').get()).toEqual({ n: 0 });
 
