@@ -3,11 +3,10 @@
  * that place), missing keys and values that do not fit, each at its `file:line:col` with what to do, in
  * the words the flow files' shape messages use.
  */
-import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CampaignSpec, parseCampaignSpec } from '../engine/campaigns/spec.ts';
-import { yamlHint } from '../flows/lint-shape.ts';
 import { closest, type Locator, type Path, type Problem } from '../flows/problems.ts';
+import { readYaml } from '../flows/yaml-source.ts';
 
 /** A campaign file read for checking: its spec when the shape is right, and where its values are. */
 export interface ParsedCampaign {
@@ -34,51 +33,7 @@ const WRITE: Record<string, string> = {
 
 /** Parses and shape-checks the text of campaign file `file`. */
 export function parseCampaignForCheck(source: string, file: string): ParsedCampaign {
-  const lines = new LineCounter();
-  const doc = parseDocument(source, {
-    lineCounter: lines,
-    prettyErrors: false,
-    uniqueKeys: true,
-    version: '1.2',
-  });
-  const pos = (offset: number) => {
-    const p = lines.linePos(offset);
-    return { line: p.line, col: p.col };
-  };
-  const locate: Locator = {
-    at(path, key) {
-      let node: unknown = doc.contents;
-      let best = doc.contents as Node | null | undefined;
-      let keyNode: Node | undefined;
-      for (const seg of path) {
-        if (isMap(node)) {
-          const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
-          if (!pair) break;
-          keyNode = pair.key as Node;
-          node = pair.value;
-          best = (pair.value as Node | null) ?? keyNode;
-        } else if (node && typeof node === 'object' && 'items' in node && typeof seg === 'number') {
-          const item = (node as { items: unknown[] }).items[seg];
-          if (!item) break;
-          keyNode = undefined;
-          node = isPair(item) ? item.value : item;
-          best = node as Node;
-        } else break;
-      }
-      return pos((key && keyNode ? keyNode : best)?.range?.[0] ?? 0);
-    },
-  };
-  const problems: Problem[] = [];
-  for (const e of doc.errors) {
-    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    problems.push({
-      file,
-      ...pos(e.pos[0]),
-      severity: 'error',
-      message: `YAML syntax: ${message}`,
-      hint: yamlHint(e.code, message),
-    });
-  }
+  const { doc, locate, problems } = readYaml(source, file);
   if (problems.length) return { problems, locate };
   const data = doc.toJS() as unknown;
   if (!data || typeof data !== 'object' || Array.isArray(data)) {

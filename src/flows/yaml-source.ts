@@ -20,8 +20,11 @@ export interface ParsedFlowFile {
   locate: Locator;
 }
 
-/** Parses and validates one flow file's text. */
-export function parseFlowSource(source: string, file: string): ParsedFlowFile {
+/**
+ * A YAML 1.2 text read with line counting (flow files, campaign files): the document, where a path's value
+ * (or its key) is, and the syntax errors as problems at `file:line:col` with what to do.
+ */
+export function readYaml(source: string, file: string) {
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true, version: '1.2' });
   const pos = (offset: number) => {
@@ -54,13 +57,24 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
       return pos(target?.range?.[0] ?? 0);
     },
   };
-  const problems: Problem[] = [];
+  const problems: Problem[] = doc.errors.map((e) => {
+    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    return {
+      file,
+      ...pos(e.pos[0]),
+      severity: 'error' as const,
+      message: `YAML syntax: ${message}`,
+      hint: yamlHint(e.code, message),
+    };
+  });
+  return { doc, pos, locate, problems };
+}
+
+/** Parses and validates one flow file's text. */
+export function parseFlowSource(source: string, file: string): ParsedFlowFile {
+  const { doc, pos, locate, problems } = readYaml(source, file);
   const add = (offset: number, message: string, hint?: string) =>
     problems.push({ file, ...pos(offset), severity: 'error', message, hint });
-  for (const e of doc.errors) {
-    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    add(e.pos[0], `YAML syntax: ${message}`, yamlHint(e.code, message));
-  }
   if (problems.length) return { problems, locate };
   visit(doc, {
     Alias(_, n) {
