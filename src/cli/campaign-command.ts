@@ -82,15 +82,16 @@ async function act(
   values: ReturnType<typeof parse>['values'],
   dir: string,
   /** The flows of the flows folder, when there is one: campaign files are checked against them. */
-  known: KnownFlows | undefined,
+  known: () => KnownFlows | undefined,
 ) {
   const json = values.json === true;
   const print = (value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
   if (action === 'plan' || action === 'start') {
     const file = fileOf(arg!, dir);
     // What botflow check says of the file, all of it; an error stops here, before the database is asked.
-    if (known && existsSync(file)) {
-      const problems = checkCampaignSource(readFileSync(file, 'utf8'), file, known);
+    const flows = existsSync(file) ? known() : undefined;
+    if (flows) {
+      const problems = checkCampaignSource(readFileSync(file, 'utf8'), file, flows);
       for (const p of problems) console.error(formatProblem(p));
       if (hasErrors(problems)) {
         const n = problems.filter((p) => p.severity === 'error').length;
@@ -170,9 +171,11 @@ export const command: Command = {
     const flowsDir = values.flows ?? config.flows.dir;
     const loaded = existsSync(flowsDir) ? await loadFlows(flowsDir) : undefined;
     const flowIds = loaded?.flows.map((f) => f.id) ?? [];
-    const known = loaded
-      ? knownFlows(readFlowSources(flowsDir), loaded.registry ?? EMPTY_REGISTRY, catalogTexts(flowsDir))
-      : undefined;
+    // Only plan and start check a file against the flows (their sources are read again, for their words).
+    const known = () =>
+      loaded
+        ? knownFlows(readFlowSources(flowsDir), loaded.registry ?? EMPTY_REGISTRY, catalogTexts(flowsDir))
+        : undefined;
     const url = config.database.url?.reveal();
     let opened: OpenStore;
     try {
