@@ -9,18 +9,12 @@ import { initProject } from '../../src/cli/init-command.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
 import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { campaignsPageYaml, SPRING_OFFER } from './fixtures.ts';
 
 const repo = new URL('../../', import.meta.url).pathname;
-const page = readFileSync(new URL('../../docs/campaigns.md', import.meta.url), 'utf8');
-const yamls = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const yamls = campaignsPageYaml();
 
-const OFFER = `flow: spring_offer
-start: offer
-steps:
-  offer:
-    type: end
-    say: "Spring offer {{code}}"
-`;
+const OFFER = SPRING_OFFER;
 const MEMBERS = `flow: members
 start: ask_plan
 triggers:

@@ -1,23 +1,16 @@
 // The samples of docs/campaigns.md run: the signup flow of the page tags people on the harness, and the
 // campaign file of the page (with its flow stood in by a one-step offer) plans and starts on them.
-import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { parseCampaignSource } from '../../src/engine/campaigns/file.ts';
 import { compileFlow } from '../../src/flows/load.ts';
 import { Harness } from '../../src/testing/harness.ts';
+import { campaignsPageYaml, SPRING_OFFER } from './fixtures.ts';
 
-const page = readFileSync(new URL('../../docs/campaigns.md', import.meta.url), 'utf8');
-const yamls = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const yamls = campaignsPageYaml();
 const signup = yamls.find((y) => y.startsWith('flow: signup'))!;
 const campaign = yamls.find((y) => /^segment:/m.test(y))!;
 
-const OFFER = `flow: spring_offer
-start: offer
-steps:
-  offer:
-    type: end
-    say: "Spring offer {{code}}"
-`;
+const OFFER = SPRING_OFFER;
 
 let h: Harness | undefined;
 afterEach(async () => {

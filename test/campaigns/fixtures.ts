@@ -1,6 +1,7 @@
 // Flows the campaign tests run: a welcome flow people start the bot with (it saves a variable and tags
 // them), and the offer a campaign starts (it asks one question, then finishes).
 
+import { readFileSync } from 'node:fs';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { compileFlow } from '../../src/flows/load.ts';
 
@@ -58,3 +59,20 @@ export function flows(): FlowDefinition[] {
     return flow;
   });
 }
+
+/** The spring_offer flow the campaigns page's samples start. */
+export const SPRING_OFFER = `flow: spring_offer
+start: offer
+steps:
+  offer:
+    type: end
+    say: "Spring offer {{code}}"
+`;
+
+/** The YAML samples of docs/campaigns.md, in order. */
+export const campaignsPageYaml = (): string[] =>
+  [
+    ...readFileSync(new URL('../../docs/campaigns.md', import.meta.url), 'utf8').matchAll(
+      /```yaml\n([\s\S]*?)```/g,
+    ),
+  ].map((m) => m[1]!);
