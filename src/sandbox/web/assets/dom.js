@@ -112,3 +112,8 @@ export function avatar(user, size = 'md') {
     initials,
   );
 }
+
+/** One titled section of the side panel (its title names it for screen readers and tests). */
+export function panelSection(title, ...body) {
+  return h('section', { class: 'panel-section', 'aria-label': title }, h('h3', {}, title), body);
+}

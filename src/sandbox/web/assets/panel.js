@@ -2,80 +2,15 @@
 // timers and the history of its events, step by step.
 import { inspector, sandbox } from './api.js';
 import { deadLettersSection } from './dead-letters.js';
-import { clock, h, relativeTime } from './dom.js';
+import { clock, h, relativeTime, panelSection as section } from './dom.js';
 import { graphParts } from './graph-view.js';
 import { icon } from './icons.js';
 import { jumpSection } from './jump.js';
 import { sendEventSection } from './send-event.js';
+import { tasksSection, valueText } from './tasks-section.js';
 
 const EVENT_ICON = { update: 'chat', timer: 'bell', effect: 'send', task: 'send' };
 const iconOf = (kind) => icon(Object.entries(EVENT_ICON).find(([k]) => kind.includes(k))?.[1] ?? 'chat');
-
-function valueText(value) {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
-}
-
-/**
- * What the step's tasks (the team's own code) are doing: running, waiting to retry, done or failed; how
- * many attempts each took, and the error of its last failed attempt.
- */
-function tasksSection(tasks) {
-  const state = (t) =>
-    t.status === 'running'
-      ? `running (attempt ${t.attempts})`
-      : t.status === 'pending'
-        ? t.attempts > 0
-          ? 'waiting to try again'
-          : 'waiting to start'
-        : t.status === 'failed'
-          ? `failed: ${t.error?.code ?? 'error'}`
-          : t.status;
-  const attempts = (t) =>
-    t.status === 'pending' || t.status === 'running' ? `${t.attempts} so far` : String(t.attempts);
-  return section(
-    `Tasks (${tasks.length})`,
-    h(
-      'ol',
-      { class: 'tasks' },
-      tasks.map((t) =>
-        h(
-          'li',
-          { class: `task task-${t.status}` },
-          h('strong', {}, t.name),
-          h('span', { class: 'task-state' }, ` ${state(t)}`),
-          h('div', { class: 'small' }, h('span', { class: 'muted' }, 'input '), valueText(t.input)),
-          t.attempts > 0
-            ? h(
-                'div',
-                { class: 'small task-attempts' },
-                h('span', { class: 'muted' }, 'attempts '),
-                attempts(t),
-              )
-            : null,
-          t.status === 'done'
-            ? h('div', { class: 'small' }, h('span', { class: 'muted' }, 'result '), valueText(t.result))
-            : null,
-          t.error
-            ? h(
-                'div',
-                { class: 'ev-error task-error' },
-                t.status === 'failed' || t.status === 'cancelled'
-                  ? null
-                  : h('span', { class: 'muted' }, 'last failed attempt '),
-                `${t.error.code}: ${t.error.message}`,
-              )
-            : null,
-        ),
-      ),
-    ),
-  );
-}
-
-function section(title, ...body) {
-  return h('section', { class: 'panel-section', 'aria-label': title }, h('h3', {}, title), body);
-}
 
 /** The side panel; `show(user)` picks the conversation, `refresh()` redraws it. */
 export class Panel {
@@ -97,15 +32,68 @@ export class Panel {
     this.refresh();
   }
 
-  /** Redraws soon; several triggers in a row cost one request. */
+  /**
+   * Redraws soon; several triggers in a row cost one request. While a field of the panel is being typed
+   * into ("Send event", "Jump"), the redraw waits until the focus leaves the field for something that is
+   * not another of the panel's fields: a redraw replaces the fields, and the person typing would lose the
+   * focus and what the next key press adds (the panel redraws on every step, and every 5 s on PostgreSQL).
+   */
   refresh() {
-    if (this.pending) return;
+    if (this.pending || this.release) return;
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      this.draw().catch((error) =>
-        this.el.replaceChildren(this.header(), h('p', { class: 'error' }, error.message)),
-      );
+      if (this.fieldInFocus()) return this.holdWhileTyping();
+      this.redraw();
     }, 60);
+  }
+
+  /** After the panel's own form was sent (by its button or by Enter): redraw now, the focus kept. */
+  redrawAfterAction() {
+    this.letGo();
+    clearTimeout(this.pending);
+    this.pending = undefined;
+    const name = this.fieldInFocus()?.getAttribute('name');
+    this.redraw().then(() => {
+      if (name) this.el.querySelector(`[name="${CSS.escape(name)}"]`)?.focus();
+    });
+  }
+
+  redraw() {
+    return this.draw().catch((error) =>
+      this.el.replaceChildren(this.header(), h('p', { class: 'error' }, error.message)),
+    );
+  }
+
+  fieldInFocus(element = document.activeElement) {
+    return element && this.el.contains(element) && element.matches('input, textarea, select')
+      ? element
+      : undefined;
+  }
+
+  holdWhileTyping() {
+    this.release = (event) => {
+      if (this.fieldInFocus(event.relatedTarget)) return; // on to the next field
+      if (event.relatedTarget && this.el.contains(event.relatedTarget)) {
+        // A press of one of the panel's buttons: a redraw before its mouseup would swallow the click.
+        const clicked = () => {
+          if (!this.release) return;
+          this.letGo();
+          this.refresh();
+        };
+        this.el.addEventListener('click', clicked, { once: true });
+        return;
+      }
+      this.letGo();
+      this.refresh();
+    };
+    this.el.addEventListener('focusout', this.release);
+    this.el.dataset.held = ''; // tests wait for it
+  }
+
+  letGo() {
+    if (this.release) this.el.removeEventListener('focusout', this.release);
+    this.release = undefined;
+    delete this.el.dataset.held;
   }
 
   header(extra) {
@@ -299,7 +287,7 @@ export class Panel {
       user: this.user,
       chatId: this.chatIdOf?.(),
       current: s ? { flowId: s.flowId, step: s.step[0], vars: s.context?.vars ?? {} } : undefined,
-      onDone: () => this.refresh(),
+      onDone: () => this.redrawAfterAction(),
     });
     if (jump) parts.push(jump);
     parts.push(
@@ -308,7 +296,7 @@ export class Panel {
         result: this.sentEvent?.userId === userId ? this.sentEvent : undefined,
         onSent: (result) => {
           this.sentEvent = { userId, ...result };
-          this.refresh();
+          this.redrawAfterAction();
         },
       }),
     );
