@@ -39,8 +39,10 @@ export const command: Command = {
         const mod = await importCode(resolve(file));
         registry = (mod.default ?? mod.registry) as Registry | undefined;
       } catch (error) {
+        const hint = (error as { hint?: string }).hint;
         console.error(
-          `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}`,
+          `botflow check: cannot load the registry ${file}: ${(error as Error).message.split('\n')[0]}` +
+            (hint ? `\n    hint: ${hint}` : ''),
         );
         return 2;
       }

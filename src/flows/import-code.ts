@@ -3,6 +3,8 @@
  * TypeScript through tsx's scoped loader, so a user's `.ts` file runs with the compiled botflow package
  * and no loader of their own; JavaScript with a plain `import()`.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
@@ -13,10 +15,57 @@ const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
  * arrives wrapped once more (`default.default`), and is unwrapped here so both folders behave alike.
  */
 export async function importCode(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
-  const { tsImport } = await import('tsx/esm/api');
-  const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-  const inner = namespace.default as Record<string, unknown> | undefined;
-  return inner && typeof inner === 'object' && '__esModule' in inner ? inner : namespace;
+  try {
+    const url = pathToFileURL(file).href;
+    if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
+    const { tsImport } = await import('tsx/esm/api');
+    const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    const inner = namespace.default as Record<string, unknown> | undefined;
+    return inner && typeof inner === 'object' && '__esModule' in inner ? inner : namespace;
+  } catch (error) {
+    throw commonJsTrouble(file, error) ?? error;
+  }
+}
+
+/** The errors of a CommonJS `require` that meets an ES module (botflow-engine is one, and only one). */
+const REQUIRED_AN_ES_MODULE = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM']);
+
+/**
+ * Node's words for code that runs as CommonJS (the folder's package.json has no `"type": "module"`, npm's
+ * default) and so cannot import botflow-engine ("No "exports" main defined"), replaced by why, with what
+ * to do as the error's `hint`.
+ */
+function commonJsTrouble(file: string, error: unknown): Error | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !REQUIRED_AN_ES_MODULE.has(code)) return undefined;
+  const scope = packageScope(dirname(file));
+  if (scope?.type === 'module') return undefined;
+  const where = scope ? relative(process.cwd(), scope.file) || scope.file : undefined;
+  const why = where ? `${where} has no "type": "module"` : 'no package.json above it says "type": "module"';
+  const folder = `${relative(process.cwd(), dirname(file)) || '.'}/`;
+  return Object.assign(
+    new Error(
+      `${relative(process.cwd(), file) || file} runs as CommonJS (${why}), and ` +
+        `botflow-engine is an ES module (${(error as Error).message.split('\n')[0]})`,
+      { cause: error },
+    ),
+    {
+      hint: `add "type": "module" to ${where ?? "the project's package.json"}, or put a package.json with {"type": "module"} in ${folder}`,
+    },
+  );
+}
+
+/** The nearest package.json at or above `dir`, and its `type`. */
+function packageScope(dir: string): { file: string; type: unknown } | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const file = join(at, 'package.json');
+    if (existsSync(file)) {
+      try {
+        return { file, type: (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown }).type };
+      } catch {
+        return { file, type: undefined };
+      }
+    }
+    if (dirname(at) === at) return undefined;
+  }
 }

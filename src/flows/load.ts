@@ -77,23 +77,32 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
     } catch (error) {
       return {
         registry: EMPTY_REGISTRY,
-        problems: [registryProblem(file, `cannot be loaded: ${(error as Error).message.split('\n')[0]}`)],
+        problems: [
+          registryProblem(
+            file,
+            `cannot be loaded: ${(error as Error).message.split('\n')[0]}`,
+            (error as { hint?: string }).hint,
+          ),
+        ],
       };
     }
   }
   return { registry: EMPTY_REGISTRY, problems: [] };
 }
 
-function registryProblem(file: string, what: string): Problem {
+function registryProblem(file: string, what: string, hint = REGISTRY_HINT): Problem {
   return {
     file: relative(process.cwd(), file) || file,
     line: 1,
     col: 1,
     severity: 'error',
     message: `the registry ${what}`,
-    hint: "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })",
+    hint,
   };
 }
+
+const REGISTRY_HINT =
+  "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })";
 
 /** Parses, checks and compiles a set of flow sources that may call each other. */
 export function compileSources(

@@ -1,7 +1,7 @@
 /** A project's registry loads as TypeScript or JavaScript, whatever its package.json says about modules. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRegistry } from '../../src/flows/load.ts';
 
@@ -13,9 +13,29 @@ afterAll(() => {
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'botflow-registry-'));
   dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
   return dir;
 }
+
+/** botflow-engine as a project installs it: this package's own `exports` (ES modules only) over a stub. */
+function installedEngine(): Record<string, string> {
+  const { exports } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  return {
+    'node_modules/botflow-engine/package.json': JSON.stringify({
+      name: 'botflow-engine',
+      type: 'module',
+      exports: { ...exports, '.': { ...exports['.'], import: './index.js' } },
+    }),
+    'node_modules/botflow-engine/index.js':
+      'export const defineRegistry = (parts) => ({ validators: {}, guards: {}, effects: {}, ...parts });',
+  };
+}
+
+const IMPORTS_ENGINE = `import { defineRegistry } from 'botflow-engine';
+export default defineRegistry({ validators: { yes: () => true } });`;
 
 const TS = `const upper: (v: unknown) => true | string = (v) => String(v) === String(v).toUpperCase() || 'shout';
 export default { validators: { upper }, guards: {}, effects: {} };`;
@@ -54,5 +74,33 @@ describe('loadRegistry', () => {
         "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })",
       ],
     ]);
+  });
+
+  it('says what to do when the registry runs as CommonJS and so cannot import botflow-engine', async () => {
+    const dir = project({
+      ...installedEngine(),
+      'package.json': '{"private":true}',
+      'flows/registry.ts': IMPORTS_ENGINE,
+    });
+    const { problems } = await loadRegistry(join(dir, 'flows'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(
+      /^the registry cannot be loaded: \S*registry\.ts runs as CommonJS \(\S*package\.json has no "type": "module"\), and botflow-engine is an ES module \(No "exports" main defined/,
+    );
+    expect(problems[0]?.hint).toMatch(
+      /^add "type": "module" to \S*package\.json, or put a package\.json with \{"type": "module"\} in \S*flows\/$/,
+    );
+  });
+
+  it('loads the same registry once either fix is made', async () => {
+    for (const fix of [
+      { 'package.json': '{"private":true,"type":"module"}' },
+      { 'package.json': '{"private":true}', 'flows/package.json': '{"type":"module"}' },
+    ]) {
+      const dir = project({ ...installedEngine(), ...fix, 'flows/registry.ts': IMPORTS_ENGINE });
+      const { registry, problems } = await loadRegistry(join(dir, 'flows'));
+      expect(problems).toEqual([]);
+      expect(Object.keys(registry.validators)).toEqual(['yes']);
+    }
   });
 });
