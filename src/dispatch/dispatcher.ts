@@ -11,7 +11,8 @@
  * One process sends from `start()`. Several processes on one PostgreSQL database send one at a time, the
  * platform's limits being per bot: the holder of the `dispatcher` lease, which the cluster's ownership
  * loop tells with `lead()` / `follow()`. A new leader pauses first (the previous one may have spent this
- * second's budget) and waits for the calls a previous leader, alive without the lease, still sends.
+ * second's budget) and waits for the calls a previous leader, alive without the lease, still sends, then
+ * pauses again from its last one.
  */
 import type { Logger } from 'pino';
 import { DeadLetterError } from '../client/scheduler/types.ts';
@@ -58,7 +59,10 @@ export interface DispatcherOptions {
   onResult?(): void;
   /** Called for every settled row. */
   onOutcome(outcome: DispatchOutcome): void;
-  /** `lead()`: pause before the first claim (default 1000 ms: the platform's limits are per second). */
+  /**
+   * `lead()`: pause before the first claim (default 1000 ms: the platform's limits are per second), and
+   * again after the previous dispatcher's last call when it was still sending.
+   */
   handoverPauseMs?: number;
   /**
    * `lead()`: how long to wait, at most, for the calls a previous dispatcher still sends (it lost its lease
@@ -84,6 +88,8 @@ export class Dispatcher {
   #resumeAt = 0;
   /** Until this time (ms) the first claim waits for calls other live processes still send. */
   #handoverUntil: number | undefined;
+  /** Since the handover, another process was seen still sending (the pause counts from its last call). */
+  #othersWereSending = false;
   #resumeTimer: TimerHandle | undefined;
   #pumpQueued = false;
   #pumping = false;
@@ -127,6 +133,7 @@ export class Dispatcher {
       const now = this.#o.clock.now();
       this.#resumeAt = now + (this.#o.handoverPauseMs ?? 1000);
       this.#handoverUntil = now + (this.#o.handoverWaitMs ?? 30_000);
+      this.#othersWereSending = false;
     } else {
       this.#resumeAt = 0;
       this.#handoverUntil = undefined;
@@ -206,7 +213,9 @@ export class Dispatcher {
 
   /**
    * Whether the previous dispatcher (alive, without the lease) has finished what it was sending; if not,
-   * looks again shortly. Gives up waiting after `handoverWaitMs`.
+   * looks again shortly. Gives up waiting after `handoverWaitMs`. When it was still sending, the handover
+   * pause starts again once it is done: its last second of calls counts against the platform's limits,
+   * and this process's scheduler never saw them.
    */
   async #previousDone(): Promise<boolean> {
     let others = 0;
@@ -220,12 +229,21 @@ export class Dispatcher {
       others = 1;
     }
     const now = this.#o.clock.now();
+    if (others === 0 && this.#othersWereSending) {
+      // Its last calls went out just now, and spent this second's budget: pause once more from here.
+      this.#othersWereSending = false;
+      this.#handoverUntil = undefined;
+      this.#resumeAt = now + (this.#o.handoverPauseMs ?? 1000);
+      this.#again = true;
+      return false;
+    }
     if (others === 0 || now >= this.#handoverUntil!) {
       if (others > 0)
         this.#o.logger?.warn({ inFlightElsewhere: others }, 'sending although another process still sends');
       this.#handoverUntil = undefined;
       return true;
     }
+    this.#othersWereSending = true;
     this.#resumeAt = now + HANDOVER_POLL_MS;
     this.#again = true;
     return false;

@@ -115,6 +115,8 @@ interface Store {
   effectResults(): Promise<[string, string][]>;
   /** Makes `member` the dispatcher (PostgreSQL: it takes the lease; the previous holder is gone). */
   become(member: string): Promise<void>;
+  /** Records `member` as a live process for a minute (PostgreSQL's `members`; SQLite has one process). */
+  alive(member: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -175,6 +177,7 @@ const sqlite: Backend = {
         ).map((e) => [e.k, e.payload]);
       },
       async become() {},
+      async alive() {},
       async close() {
         db.close();
         rmSync(dir, { recursive: true, force: true });
@@ -249,6 +252,9 @@ const postgres: Backend = {
         expect(await leases.acquire(member, ['dispatcher'], 60_000)).toEqual(['dispatcher']);
         holder = member;
       },
+      async alive(member) {
+        await leases.heartbeat(member, 60_000, {});
+      },
       async close() {},
     };
   },
@@ -287,7 +293,7 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
   const outcomes: DispatchOutcome[] = [];
   let results = 0;
 
-  const dispatcher = (member: string, extra: { handoverPauseMs?: number } = {}) => {
+  const dispatcher = (member: string, extra: { handoverPauseMs?: number; outbox?: OutboxPort } = {}) => {
     const d = new Dispatcher({
       outbox: store.outbox,
       member,
@@ -447,6 +453,49 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     await eventually('sent after the pause', () => outcomes.length === 1);
     d.follow();
     expect(d.leading).toBe(false);
+  });
+
+  it('pauses again after the last call of a previous dispatcher that was still sending (it spent that second)', async (context) => {
+    if (backend.name !== 'PostgreSQL') return context.skip(); // one process on SQLite: none other sends
+    const [old] = await store.insert([message(1, 1, 'sent by a')]);
+    await store.alive('a');
+    platform.mode = 'hold';
+    const a = dispatcher('a');
+    a.start();
+    await eventually('a sending', () => platform.held.length === 1);
+    a.follow(); // its lease lapsed while it was alive: its call is still on its way
+    await store.become('b');
+    await store.insert([message(2, 1, 'sent by b')]);
+    platform.mode = 'ok';
+    // What b sees of the others' calls, and when it claims.
+    const looks: number[] = [];
+    let claims = 0;
+    const outbox = Object.create(store.outbox) as OutboxPort;
+    outbox.othersSending = async (member) => {
+      const n = await store.outbox.othersSending(member);
+      looks.push(n);
+      return n;
+    };
+    outbox.claimHeads = (...args) => {
+      claims++;
+      return store.outbox.claimHeads(...args);
+    };
+    const b = dispatcher('b', { handoverPauseMs: 1000, outbox });
+    b.lead();
+    clock.advance(1001);
+    await eventually('b looked: a still sends', () => looks.length === 1);
+    await turns();
+    expect([looks, claims]).toEqual([[1], 0]);
+    platform.held.shift()!(); // a's last call answered now
+    await eventually('a recorded its call', async () => (await store.row(old!)).status === 'done');
+    clock.advance(300);
+    await eventually('b looked again: a is done', () => looks.length === 2);
+    await turns();
+    // a's call spent this second's budget: b pauses once more before its first claim.
+    expect([looks, claims]).toEqual([[1, 0], 0]);
+    clock.advance(1001);
+    await eventually('b sent after a second pause', () => platform.texts(2).length === 1);
+    expect(looks).toEqual([1, 0]);
   });
 
   it('issue 28: after two handovers, the first copy is recognised and the person sees one message', async () => {
