@@ -93,10 +93,11 @@ describe('loadRegistry', () => {
   });
 
   it('loads the same registry once either fix is made', async () => {
-    for (const fix of [
+    const fixes: Record<string, string>[] = [
       { 'package.json': '{"private":true,"type":"module"}' },
       { 'package.json': '{"private":true}', 'flows/package.json': '{"type":"module"}' },
-    ]) {
+    ];
+    for (const fix of fixes) {
       const dir = project({ ...installedEngine(), ...fix, 'flows/registry.ts': IMPORTS_ENGINE });
       const { registry, problems } = await loadRegistry(join(dir, 'flows'));
       expect(problems).toEqual([]);
