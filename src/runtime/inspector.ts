@@ -162,6 +162,10 @@ export class Inspector {
   async conversation(key: string) {
     const engine = this.#engine;
     if (!engine) return { key, ready: false, session: null, timers: [], tasks: [], history: [] };
+    // The session first: an event's commit writes the session and marks the event done at once, so the
+    // history read after it holds at least what made that session (never a step shown with its cause
+    // still "pending"; on PostgreSQL a commit may land between the two reads).
+    const row = await engine.sessions.get(key);
     const history = (await engine.sessions.history(key, { limit: 100 }))
       .map((e) => ({
         id: e.inboxId,
@@ -172,7 +176,6 @@ export class Inspector {
         at: e.receivedAt,
       }))
       .sort((a, b) => a.id - b.id);
-    const row = await engine.sessions.get(key);
     if (!row) return { key, ready: true, session: null, timers: [], tasks: [], history };
     return {
       key,
