@@ -10,7 +10,7 @@ import { createEngine, type Engine } from '../../src/engine/engine.ts';
 import type { FlowDefinition } from '../../src/engine/step/contract.ts';
 import { loadFlows } from '../../src/flows/load.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
-import { Inspector } from '../../src/runtime/inspector.ts';
+import { type InspectedEngine, Inspector } from '../../src/runtime/inspector.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type InboxEntry, InboxStore } from '../../src/store/inbox.ts';
 import { partitionOf } from '../../src/store/partitions.ts';
@@ -136,6 +136,38 @@ describe.each(STORES)('the support API and the side panel on %s', (kind) => {
     expect(await sessions.end('u:7')).toBe(false);
     const ended = await sessions.get('u:7');
     expect(ended).toMatchObject({ status: 'stopped', revision: 2, timers: [] });
+  });
+
+  it('never shows a step without the event that made it, done, whatever commits between its reads', async () => {
+    const p = await panel(kind);
+    const sessions = p.engine.sessions;
+    // Ann's Start is committed right after the view's first read of the store, whichever read that is.
+    let committed = false;
+    const thenCommit = async <T>(value: T): Promise<T> => {
+      if (committed) return value;
+      committed = true;
+      await p.append([annStarts()]);
+      await eventually('Ann at ask_name', async () => (await sessions.get('u:7'))?.step === 'ask_name');
+      return value;
+    };
+    const inspector = new Inspector();
+    const engine = {
+      on: p.engine.on.bind(p.engine),
+      sessions: {
+        get: async (key: string) => thenCommit(await sessions.get(key)),
+        history: async (key: string, options: { limit: number }) =>
+          thenCommit(await sessions.history(key, options)),
+      },
+    } as unknown as InspectedEngine;
+    inspector.attach({ engine, flows, problems: [] });
+    const view = await inspector.conversation('u:7');
+    expect(committed).toBe(true);
+    // A step shown comes with the event that made it, done; else no step at all.
+    expect({ step: view.session?.step, history: view.history }).toMatchObject(
+      view.session
+        ? { step: ['ask_name'], history: [{ summary: 'bot started', status: 'done' }] }
+        : { step: undefined },
+    );
   });
 
   it("moves a conversation's timers for the playground's clock, and fires one now", async () => {
