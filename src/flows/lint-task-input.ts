@@ -9,6 +9,7 @@ import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
 import type { TaskCall } from './schema.ts';
+import type { Path } from './yaml-source.ts';
 import { issueText, pathText } from './zod-issues.ts';
 
 type Walk = ReturnType<typeof walkFlow>;
@@ -68,7 +69,7 @@ export function lintTaskInputs(x: LintInput, w: Walk, report: Report): void {
 function checkInput(
   task: TaskCall,
   { shape, extra }: NonNullable<ReturnType<typeof objectFields>>,
-  path: (string | number)[],
+  path: Path,
   report: Report,
 ): void {
   const given = task.input ?? {};
