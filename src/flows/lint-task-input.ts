@@ -4,6 +4,7 @@
  * field the flow does not give, and a literal value of the wrong type. Values copied from a variable
  * (`"{{var}}"`) or computed (`"= expr"`) are known only at run time: only their names are checked.
  */
+import { objectFields } from '../dispatch/tasks/input-fields.ts';
 import { isExpression } from './expressions.ts';
 import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
@@ -14,41 +15,6 @@ import { issueText, pathText } from './zod-issues.ts';
 
 type Walk = ReturnType<typeof walkFlow>;
 type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } };
-type Def = {
-  type?: string;
-  shape?: Record<string, unknown>;
-  catchall?: unknown;
-  innerType?: unknown;
-  in?: unknown;
-};
-
-/** How an object schema treats fields it does not name: dropped (zod's default), refused, or kept. */
-export type ExtraFields = 'strip' | 'strict' | 'loose';
-
-const defOf = (s: unknown): Def | undefined =>
-  s && typeof s === 'object' ? ((s as { _zod?: { def?: Def } })._zod?.def ?? undefined) : undefined;
-
-/**
- * The fields of a zod object schema (through optional, default, nullable and pipe wrappers), with how it
- * treats other fields; undefined when the schema is not an object (then nothing is checked).
- */
-export function objectFields(
-  schema: unknown,
-): { shape: Record<string, unknown>; extra: ExtraFields } | undefined {
-  let def = defOf(schema);
-  for (let depth = 0; def && depth < 8; depth++) {
-    if (def.type === 'object') {
-      const rest = defOf(def.catchall)?.type;
-      const extra = rest === undefined ? 'strip' : rest === 'never' ? 'strict' : 'loose';
-      return { shape: def.shape ?? {}, extra };
-    }
-    const inner = def.type === 'pipe' ? def.in : def.innerType;
-    if (inner === undefined) return undefined;
-    def = defOf(inner);
-  }
-  return undefined;
-}
-
 /** Whether a field of an object schema may be left out (optional, or with a default). */
 const optional = (field: unknown) => (field as { _zod?: { optin?: string } })._zod?.optin !== undefined;
 
