@@ -67,3 +67,23 @@ export function issueText(issue: Issue, input: unknown): { missing: boolean; tex
 export function pathText(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
 }
+
+/**
+ * An event's payload checked by a schema, as problems a sender can act on (`payload.<field>: …`): a
+ * missing required field says so, names the event and what to add; a wrong value says what was expected.
+ */
+export function payloadProblems(
+  event: string,
+  result: { success: boolean; error?: { issues: readonly Issue[] } },
+  payload: unknown,
+): string[] {
+  if (result.success || !result.error) return [];
+  return result.error.issues.map((issue) => {
+    const at = `payload${pathText(issue.path)}`;
+    const { missing, text } = issueText(issue, payload);
+    if (!missing) return `${at}: ${text} (event "${event}")`;
+    const field = String(issue.path.at(-1) ?? '');
+    const expected = expectedOf(issue);
+    return `${at}: missing, and event "${event}" requires it${expected ? ` (${expected})` : ''}: send the event with "${field}" in its payload`;
+  });
+}
