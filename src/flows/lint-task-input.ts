@@ -6,10 +6,12 @@
  */
 import { objectFields } from '../dispatch/tasks/input-fields.ts';
 import { isExpression } from './expressions.ts';
+import { scopeOf } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
 import type { TaskCall } from './schema.ts';
+import { describeType, typeAt, typeOfZod, type VarType } from './var-types.ts';
 import type { Path } from './yaml-source.ts';
 import { issueText, pathText } from './zod-issues.ts';
 
@@ -28,8 +30,22 @@ export function lintTaskInputs(x: LintInput, w: Walk, report: Report): void {
     const def = Object.hasOwn(x.registry.tasks ?? {}, task.task) ? x.registry.tasks![task.task] : undefined;
     const schema = def && typeof def === 'object' ? def.input : undefined;
     const fields = schema ? objectFields(schema) : undefined;
-    if (fields) checkInput(task, fields, path, report);
+    if (fields) checkInput(task, fields, path, report, (name) => typeAt(scopeOf(x.flow, x).types, name));
   }
+}
+
+/** The kinds a copied variable and a schema field are compared by (others are not compared). */
+const SCALAR = new Set(['text', 'number', 'boolean']);
+const scalarOf = (t: VarType | undefined) => (t?.kind === 'date' ? 'text' : t?.kind);
+
+/** A `"{{var}}"` whose type check knows, copied into a field of another scalar type: the reason, else undefined. */
+function copiedMismatch(value: unknown, field: unknown, typeOf: (name: string) => VarType | undefined) {
+  const m = typeof value === 'string' ? /^\{\{\s*([\w.]+)\s*\}\}$/.exec(value) : null;
+  if (!m) return undefined;
+  const has = scalarOf(typeOf(m[1]!));
+  const wants = scalarOf(typeOfZod(field, 'input'));
+  if (!has || !wants || !SCALAR.has(has) || !SCALAR.has(wants) || has === wants) return undefined;
+  return `copies "${m[1]}", ${describeType({ kind: has } as VarType)}, and the task's schema wants ${describeType({ kind: wants } as VarType)}`;
 }
 
 function checkInput(
@@ -37,6 +53,7 @@ function checkInput(
   { shape, extra }: NonNullable<ReturnType<typeof objectFields>>,
   path: Path,
   report: Report,
+  typeOf: (name: string) => VarType | undefined,
 ): void {
   const given = task.input ?? {};
   const names = Object.keys(shape);
@@ -54,6 +71,14 @@ function checkInput(
       );
       continue;
     }
+    const copied = copiedMismatch(value, shape[key], typeOf);
+    if (copied)
+      report(
+        [...path, 'input', key],
+        'error',
+        `input "${key}" of task "${task.task}" ${copied}`,
+        'save the variable as that type (an input: integer saves a number), or compute the value: "= …"',
+      );
     if (!literal(value)) continue;
     const result = (shape[key] as Schema).safeParse(value);
     if (result.success) continue;

@@ -77,6 +77,14 @@ describe('botflow check: a task input against its schema', () => {
     ]);
   });
 
+  it('a variable of a known type copied into a field of another type', () => {
+    expect(check(flow('{ pizza: "{{pizza}}", qty: "{{pizza}}" }'))).toEqual([
+      expect.stringContaining(
+        'input "qty" of task "order_pizza" copies "pizza", a text, and the task\'s schema wants a number',
+      ),
+    ]);
+  });
+
   it('copied and computed values, optional and defaulted fields pass', () => {
     expect(check(flow('{ pizza: "{{pizza}}", qty: "= 1 + 1" }'))).toEqual([]);
     expect(check(flow('{ pizza: margherita, size: small, qty: 2 }'))).toEqual([]);
