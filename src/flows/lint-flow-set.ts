@@ -59,7 +59,7 @@ export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
 
 /** The errors that only say a name is not in the registry (task, validator, guard, effect, event). */
 const REGISTRY_NAME =
-  /^unknown (task|validator|guard|effect|classifier) "|^event "[^"]+" is declared nowhere: |^task "[^"]+" needs the input field /;
+  /^unknown (task|validator|guard|effect|classifier) "|^event "[^"]+" is declared nowhere: /;
 
 /**
  * When the registry did not load, every task, validator, guard and effect the flows name is unknown: those
