@@ -12,8 +12,8 @@ import type { Command } from './command.ts';
 const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>]
 
 Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
-and flows, the registered validators, guards and effects (<dir>/registry.ts unless --registry), the
-locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Then every campaign file
+and flows, the registered validators, guards, effects and tasks, each task's input against its schema
+(<dir>/registry.ts unless --registry), the locale catalogs (<dir>/locales/*.ftl) and the platform's limits. Then every campaign file
 (<campaigns>/*.campaign.yaml, default campaigns: the folder botflow campaign reads) against its format and
 those flows: the flow it starts, the variables it passes, its segment's tags and variables, its rate,
 quiet hours and time zone. Prints file:line:col: problems.

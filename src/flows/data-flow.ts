@@ -12,6 +12,7 @@
 import { elsewhereRoutes, onEventOf, payloadSchema } from './event-steps.ts';
 import { kindsOf } from './inputs.ts';
 import type { LintInput } from './lint-input.ts';
+import { classifierSlots } from './registry.ts';
 import type { FlowFile, Route, Step, TaskCall, Understand } from './schema.ts';
 import { KEYWORDS_CLASSIFIER } from './schema-intents.ts';
 import { slotsOf } from './understand/keywords.ts';
@@ -177,8 +178,19 @@ export function buildGraph(
   const understand = (from: string, u: Understand | undefined) => {
     const keywords = !u?.classifier || u.classifier === KEYWORDS_CLASSIFIER;
     for (const [name, r] of Object.entries(u?.intents ?? {})) {
-      const slots = r.save_slots && keywords ? slotsOf(flow.intents ?? {}, name) : [];
-      for (const slot of slots) assign(slot, { kind: 'text' });
+      // The keyword classifier's slots are its patterns' named groups (texts); a registered one declares its own.
+      const declared =
+        r.save_slots && !keywords ? classifierSlots(x.registry, u!.classifier!, name) : undefined;
+      const slots = !r.save_slots
+        ? []
+        : keywords
+          ? slotsOf(flow.intents ?? {}, name)
+          : Object.keys(declared ?? {});
+      for (const slot of slots)
+        assign(
+          slot,
+          declared ? typeOfZod(declared[slot], `slot ${slot} of ${u!.classifier}`) : { kind: 'text' },
+        );
       route(from, r, `intent ${name}`, slots);
     }
     route(from, u?.unclear, 'unclear');

@@ -17,6 +17,7 @@ import { flowAction } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
 import type { EventRoute, FlowFile, Step } from './schema.ts';
+import { payloadProblems } from './zod-issues.ts';
 
 /** A step's `on_event` routes (none for steps that take no events). */
 export function onEventOf(step: Step): Record<string, EventRoute> {
@@ -79,15 +80,6 @@ function replay(step: Step, context: FlowContext, event: FlowEvent, enqueue: Enq
   if (!meta) return;
   enqueue.assign({ events: context.events!.filter((_, j) => j !== i) });
   enqueue.raise({ type: 'event', name: queued.name, payload: queued.payload, meta });
-}
-
-/** Problems of a zod parse as `payload.path: message` lines. */
-function issuesOf(result: z.ZodSafeParseResult<unknown>): string[] {
-  if (result.success) return [];
-  return result.error.issues.map((issue) => {
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return `payload${path}: ${issue.message}`;
-  });
 }
 
 /** Patterns in a JSON Schema, checked like every flow-file pattern (no catastrophic backtracking). */
@@ -154,7 +146,10 @@ export function eventDeclarations(
     const policy = typeof declared === 'string' ? declared : undefined;
     out[name] = {
       ...(checks.length > 0
-        ? { check: (payload: unknown) => checks.flatMap((s) => issuesOf(s.safeParse(payload))) }
+        ? {
+            check: (payload: unknown) =>
+              checks.flatMap((s) => payloadProblems(name, s.safeParse(payload), payload)),
+          }
         : {}),
       ...(policy ? { whileElsewhere: policy } : {}),
     };

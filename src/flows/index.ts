@@ -19,6 +19,9 @@ export { FlowRebuildError, type RebuildOptions, rebuildFlow } from './rebuild.ts
 export {
   ClassifierInput,
   ClassifierResult,
+  type ClassifierSlots,
+  type ClassifierSpec,
+  defineClassifier,
   defineRegistry,
   defineTask,
   type EffectFactory,

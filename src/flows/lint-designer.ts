@@ -16,6 +16,8 @@ const TYPED = new Set<InputKind>(['text', 'number', 'integer', 'email', 'phone',
 export function lintDesigner(x: LintInput, report: Report): void {
   const { flow } = x;
   const typedInto = new Set<string>();
+  // Steps a choice leads to: a choice takes typed answers ("the second one", a label) as well as presses.
+  const choiceInto = new Map<string, string>();
   for (const [id, step] of Object.entries(flow.steps)) {
     if (step.type !== 'input') continue;
     const kinds = kindsOf(step);
@@ -32,10 +34,10 @@ export function lintDesigner(x: LintInput, report: Report): void {
             );
       }
     });
-    if (kinds.some((k) => TYPED.has(k))) {
-      const targets = typeof step.next === 'string' ? [step.next] : step.next.map((n) => n.goto);
-      for (const t of targets) typedInto.add(t);
-    }
+    const targets = typeof step.next === 'string' ? [step.next] : step.next.map((n) => n.goto);
+    if (kinds.some((k) => TYPED.has(k))) for (const t of targets) typedInto.add(t);
+    else if (kinds.some((k) => k === 'choice' || k === 'multi_choice'))
+      for (const t of targets) if (!choiceInto.has(t)) choiceInto.set(t, id);
   }
   for (const t of typedInto) {
     const s = flow.steps[t];
@@ -48,6 +50,19 @@ export function lintDesigner(x: LintInput, report: Report): void {
         'drop render: edit here, or reach the step from a button',
       );
     }
+  }
+  for (const [t, from] of choiceInto) {
+    const s = flow.steps[t];
+    const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
+    if (typedInto.has(t) || !s || s.type === 'input' || mode !== 'edit') continue;
+    report(
+      ['steps', t, 'render'],
+      'warning',
+      `step "${t}" follows input "${from}", which also takes typed answers: after a typed answer render: edit sends "${t}" as a new message, and the message with the choices stays above it, its buttons still there`,
+      editedBack(flow, from)
+        ? 'drop render: edit here, or keep it knowing that a typed answer gets a new message'
+        : `give "${from}" render: edit too (going back to it then redraws this message, instead of leaving it above with its buttons), or drop render: edit here`,
+    );
   }
   // Routes: come_back needs a goto.
   const routes: { route: Route; path: (string | number)[] }[] = [];
@@ -107,4 +122,10 @@ export function lintDesigner(x: LintInput, report: Report): void {
         );
     }
   }
+}
+
+/** Whether input step `id` is drawn with `render: edit` (its own, or the flow's default). */
+function editedBack(flow: LintInput['flow'], id: string): boolean {
+  const s = flow.steps[id];
+  return (s && 'render' in s && s.render ? s.render : flow.defaults?.render) === 'edit';
 }

@@ -56,3 +56,33 @@ export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
   }
   return problems;
 }
+
+/** The errors that only say a name is not in the registry (task, validator, guard, effect, event). */
+const REGISTRY_NAME =
+  /^unknown (task|validator|guard|effect|classifier) "|^event "[^"]+" is declared nowhere: /;
+
+/**
+ * When the registry did not load, every task, validator, guard and effect the flows name is unknown: those
+ * errors are folded under the registry's own (which says how many), so that the one real error is seen.
+ */
+export function foldUnderRegistry(
+  registryProblems: readonly Problem[],
+  problems: readonly Problem[],
+): { registry: Problem[]; rest: Problem[] } {
+  if (!registryProblems.some((p) => p.severity === 'error'))
+    return { registry: [...registryProblems], rest: [...problems] };
+  const folded = problems.filter((p) => p.severity === 'error' && REGISTRY_NAME.test(p.message));
+  const rest = problems.filter((p) => !folded.includes(p));
+  if (folded.length === 0) return { registry: [...registryProblems], rest };
+  const names = [...new Set(folded.map((p) => /"([^"]+)"/.exec(p.message)?.[1]).filter(Boolean))];
+  const shown = names.slice(0, 5).join(', ') + (names.length > 5 ? ', …' : '');
+  const registry = registryProblems.map((p, i) =>
+    i === 0
+      ? {
+          ...p,
+          message: `${p.message} (so ${folded.length} error(s) about the names the flows take from it are not shown: ${shown}; fix the registry, then check again)`,
+        }
+      : p,
+  );
+  return { registry, rest };
+}

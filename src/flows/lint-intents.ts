@@ -7,6 +7,7 @@
  */
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
+import { classifierSlots } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
 import type { Understand } from './schema.ts';
 import { KEYWORDS_CLASSIFIER } from './schema-intents.ts';
@@ -35,9 +36,17 @@ export function lintIntents(x: LintInput, report: Report): void {
           `unknown classifier "${classifier}"`,
           guess
             ? `did you mean "${guess}"?`
-            : `register a task with the classifier shape (defineTask({ input: ClassifierInput, result: ClassifierResult, run })), or use "${KEYWORDS_CLASSIFIER}"`,
+            : `register a task with the classifier shape (defineClassifier({ run, slots })), or use "${KEYWORDS_CLASSIFIER}"`,
         );
-      }
+      } else
+        for (const [intent, r] of Object.entries(u.intents))
+          if (r.save_slots && !classifierSlots(x.registry, classifier, intent))
+            report(
+              [...path, 'intents', intent, 'save_slots'],
+              'note',
+              `classifier "${classifier}" declares no slots for intent "${intent}": check cannot know the variables save_slots sets`,
+              `declare them: defineClassifier({ slots: { ${intent}: { day: z.string() } }, run })`,
+            );
       return;
     }
     for (const intent of Object.keys(u.intents)) {

@@ -85,6 +85,9 @@ export function lintVars(x: LintInput, w: Walk, report: Report, push: (p: Proble
           templateAt([...p, 'keyboard', r, c, 'open_app', 'payload'], b.open_app.payload, site);
       });
     });
+    // A time zone read from a variable ("{{zone}}"), when the answer is read.
+    if (step.type === 'input' && step.time_zone?.includes('{{'))
+      templateAt([...p, 'time_zone'], step.time_zone, { steps: [id], extra: [] });
     if (step.type === 'input' && step.options_from) {
       const from = step.options_from;
       const site = { steps: [id], extra: [] };

@@ -17,6 +17,7 @@ import { lintEvents } from './lint-events.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { lintIntents } from './lint-intents.ts';
+import { lintTaskInputs } from './lint-task-input.ts';
 import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { lintTypedAnswers } from './lint-typed.ts';
@@ -55,6 +56,7 @@ export function lintFlow(x: LintInput): Problem[] {
   }
 
   lintTasks(x, w, report);
+  lintTaskInputs(x, w, report);
   lintIntents(x, report);
   lintEvents(x, report);
   lintTexts(x, w.texts, report);

@@ -11,7 +11,7 @@ import { describeFlowSource, type FlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
 import { lintFlow } from './lint.ts';
-import { lintTriggerClashes } from './lint-flow-set.ts';
+import { foldUnderRegistry, lintTriggerClashes } from './lint-flow-set.ts';
 import type { LintInput } from './lint-input.ts';
 import { hasErrors, type Problem } from './problems.ts';
 import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './registry.ts';
@@ -232,9 +232,11 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
       }),
     ),
   );
+  // A registry that did not load makes every name the flows take from it unknown: one error, not many.
+  const folded = foldUnderRegistry(loaded.problems, result.problems);
   return {
     flows: result.flows,
-    problems: [...loaded.problems, ...misnamedFiles(dir), ...catalogProblems, ...result.problems],
+    problems: [...folded.registry, ...misnamedFiles(dir), ...catalogProblems, ...folded.rest],
     registry: loaded.registry,
   };
 }

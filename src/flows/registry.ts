@@ -4,7 +4,8 @@
  * engine's outbox carries out.
  */
 import type { z } from 'zod';
-import type { TaskDefinition } from '../dispatch/tasks/task.ts';
+import type { TaskDefinition, TaskRun, TaskSpec } from '../dispatch/tasks/task.ts';
+import { ClassifierInput, ClassifierResult } from './schema-intents.ts';
 
 export { ClassifierInput, ClassifierResult } from './schema-intents.ts';
 
@@ -69,6 +70,41 @@ export function defineRegistry(parts: Partial<Registry>): Registry {
 }
 
 export const EMPTY_REGISTRY: Registry = defineRegistry({});
+
+/** The slots a classifier may read, per intent, with their zod types: `{ book: { day: z.string() } }`. */
+export type ClassifierSlots = Readonly<Record<string, Readonly<Record<string, z.ZodType>>>>;
+
+/** A classifier task (`understand: { classifier: <name> }`): botflow's fixed shapes, and its slots. */
+export interface ClassifierSpec extends TaskSpec<ClassifierInput, ClassifierResult> {
+  /**
+   * The slots it may read for each intent, with their types: `save_slots: true` on that intent's route
+   * saves them as variables of the same names, and `botflow check` knows them (names and fields).
+   */
+  slots?: ClassifierSlots;
+}
+
+/**
+ * Declares a classifier task: input `ClassifierInput`, result `ClassifierResult`, and the slots each intent
+ * may carry (`slots: { book: { day: z.string(), guests: z.number() } }`) so that `botflow check` knows the
+ * variables `save_slots` sets.
+ */
+export function defineClassifier(spec: {
+  run: TaskRun<ClassifierInput, ClassifierResult>;
+  slots?: ClassifierSlots;
+}): ClassifierSpec {
+  return { input: ClassifierInput, result: ClassifierResult, ...spec };
+}
+
+/** The slots a registered classifier declares for `intent` (undefined: it declares none, or is no classifier). */
+export function classifierSlots(
+  registry: Registry,
+  classifier: string,
+  intent: string,
+): Readonly<Record<string, z.ZodType>> | undefined {
+  const task = Object.hasOwn(registry.tasks ?? {}, classifier) ? registry.tasks![classifier] : undefined;
+  const slots = task && typeof task === 'object' ? (task as ClassifierSpec).slots : undefined;
+  return slots && Object.hasOwn(slots, intent) ? slots[intent] : undefined;
+}
 
 /** One call of the programmers' code that took longer than its budget. */
 export interface SlowCall {

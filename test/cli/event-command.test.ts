@@ -79,6 +79,14 @@ describe('botflow event send into the database', () => {
         db,
       );
       expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('payload.carrier')]);
+      // A missing required field says which, in which event, and what to do.
+      const missing = await run('send', 'order_shipped', '--to', 'user:42', '--payload', '{}', '--db', db);
+      expect([missing.code, missing.err]).toEqual([
+        2,
+        expect.stringContaining(
+          'payload.carrier: missing, and event "order_shipped" requires it (a text): send the event with "carrier" in its payload',
+        ),
+      ]);
       expect(rowsOf(db)).toEqual([]);
       const good = await run(
         'send',

@@ -115,7 +115,7 @@ steps:
     ]);
   });
 
-  it('refuses a time zone the runtime does not know; a {{variable}} is read at run time', () => {
+  it('refuses a time zone the runtime does not know; a {{variable}} is read at run time, and checked like every read', () => {
     const bad = check(
       literal(
         '      - { id: a, text: Alpha }\n      - { id: b, text: Beta }',
@@ -124,8 +124,15 @@ steps:
     );
     expect(bad.lines).toEqual(['demo.flow.yaml:12:16: error: unknown time zone "Mars/Olympus"']);
     const good = check(
-      literal('      - { id: a, text: Alpha }\n      - { id: b, text: Beta }', '    time_zone: "{{tz}}"\n'),
+      literal(
+        '      - { id: a, text: Alpha }\n      - { id: b, text: Beta }',
+        '    set: { tz: Europe/Berlin }\n    time_zone: "{{tz}}"\n',
+      ),
     );
     expect(good.lines).toEqual([]);
+    const unknown = check(
+      literal('      - { id: a, text: Alpha }\n      - { id: b, text: Beta }', '    time_zone: "{{tz}}"\n'),
+    );
+    expect(unknown.lines).toEqual(['demo.flow.yaml:12:19: warning: unknown variable "tz" in {{tz}}']);
   });
 });

@@ -8,6 +8,7 @@ import type { Job } from '../../client/scheduler/types.ts';
 import type { Clock } from '../../store/ports/clock.ts';
 import type { TaskRow } from '../../store/ports/tasks.ts';
 import type { CallGateway } from '../dispatcher.ts';
+import { droppedFields } from './input-fields.ts';
 import {
   DEFAULT_TASK_POLICY,
   TASK_CODES,
@@ -55,6 +56,29 @@ function storableProblem(result: unknown): string | undefined {
     : undefined;
 }
 
+/** Per registry's tasks: the task, step and fields already warned about (once each, not per attempt). */
+const warned = new WeakMap<object, Set<string>>();
+
+/**
+ * Input fields the task's schema would drop without a word (a misspelt optional field): a warning with the
+ * step and the task, once per task, step and fields in this process (the same flow version starts the
+ * same fields), so that a typo is seen in the logs, never lost in silence. `botflow check` reports them too.
+ */
+function warnDropped(row: TaskRow, schema: unknown, input: unknown, o: AttemptOptions): void {
+  const dropped = droppedFields(schema, input);
+  if (dropped.length === 0 || !o.logger) return;
+  const step = row.ref.replace(/:task$/, '');
+  const key = `${row.name}\n${step}\n${dropped.join(',')}`;
+  const seen = warned.get(o.tasks) ?? new Set<string>();
+  warned.set(o.tasks, seen);
+  if (seen.has(key)) return;
+  seen.add(key);
+  o.logger.warn(
+    { task: row.name, step, fields: dropped, conversation: row.conversationKey },
+    `task "${row.name}" started at step "${step}" with input field(s) its schema does not name: ${dropped.map((f) => `"${f}"`).join(', ')} (dropped: the task never sees them). Fix the step's input: (botflow check shows where)`,
+  );
+}
+
 /** One attempt: input checked, the function run under its deadline, the result checked. */
 export async function runAttempt(
   row: TaskRow,
@@ -72,6 +96,7 @@ export async function runAttempt(
   const spec = (typeof definition === 'function' ? { run: definition } : definition) as unknown as TaskSpec;
   let input: unknown = JSON.parse(row.input);
   if (spec.input) {
+    warnDropped(row, spec.input, input, o);
     const parsed = spec.input.safeParse(input);
     if (!parsed.success)
       return fail(TASK_CODES.invalidInput, `input of task "${row.name}": ${parsed.error.message}`, false);
