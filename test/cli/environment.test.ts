@@ -20,6 +20,10 @@ describe("the tests' environment", () => {
       PATH: '/usr/bin',
     };
     expect(clearBotflowEnv(env).sort()).toEqual(['BOTFLOW_DATABASE_URL', 'BOTFLOW_TOKEN']);
-    expect(Object.keys(env).sort()).toEqual(['BOTFLOW_TEST_POSTGRES_URL', 'BOTFLOW_UPDATE_SCREENSHOT', 'PATH']);
+    expect(Object.keys(env).sort()).toEqual([
+      'BOTFLOW_TEST_POSTGRES_URL',
+      'BOTFLOW_UPDATE_SCREENSHOT',
+      'PATH',
+    ]);
   });
 });
