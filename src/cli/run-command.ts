@@ -115,6 +115,11 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
       environment.print(
         `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
       );
+      // The sandbox's own dev token (loopback only, new at each start): mini-app initData is signed with it.
+      if (app.sandboxToken)
+        environment.print(
+          `sandbox bot token (local, new at each start; mini-apps: docs/mini-apps.md): ${app.sandboxToken}`,
+        );
       if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
     } else {
       environment.print(
