@@ -10,6 +10,7 @@ import type { AppParts } from '../runtime/app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig, secretsOf } from '../runtime/config.ts';
 import { KEYS } from '../runtime/config-schema.ts';
 import { createLogger, scrub } from '../runtime/logger.ts';
+import { watchParent } from '../runtime/parent-watch.ts';
 import { createRecorder, type Recorder } from '../runtime/recorder.ts';
 import { handleSignals } from '../runtime/shutdown.ts';
 import { StartupError } from '../runtime/startup-error.ts';
@@ -131,12 +132,22 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
 
   let failure: Error | undefined;
   const result = await new Promise<{ clean: boolean }>((resolve) => {
+    let unwatch = () => {};
     const stop = async (reason: string) => {
+      unwatch(); // a shutdown under way: npm exiting meanwhile is no second signal
       const outcome = await app.close(reason);
       dispose();
       resolve(outcome);
     };
     const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    // Started by npm: its shell dies of the SIGTERM npm passes on and never hands it to us (parent-watch.ts).
+    unwatch = watchParent(environment.env, (parent) => {
+      logger.warn(
+        { parent },
+        'started by npm, and its parent process is gone (npm passes SIGTERM to its shell, which does not pass it on): stopping as on SIGTERM',
+      );
+      process.kill(process.pid, 'SIGTERM');
+    });
     announce();
     const fail = (error: Error, what: string) => {
       if (failure) return;
@@ -153,6 +164,7 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
     process.on('uncaughtException', onUnexpected);
     process.on('unhandledRejection', onUnexpected);
     const dispose = () => {
+      unwatch();
       signals();
       process.off('uncaughtException', onUnexpected);
       process.off('unhandledRejection', onUnexpected);
