@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // the packed package installed in an empty folder. CI runs it after `npm test`.
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/postgres-setup.ts'],
+    globalSetup: ['test/support/clean-env.ts', 'test/support/postgres-setup.ts'],
     include: ['test/**/*.e2e.test.ts'],
     exclude: ['test/browser/**', 'node_modules/**'],
     testTimeout: 120_000,

@@ -10,6 +10,7 @@ import type { AppParts } from '../runtime/app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig, secretsOf } from '../runtime/config.ts';
 import { KEYS } from '../runtime/config-schema.ts';
 import { createLogger, scrub } from '../runtime/logger.ts';
+import { watchParent } from '../runtime/parent-watch.ts';
 import { createRecorder, type Recorder } from '../runtime/recorder.ts';
 import { handleSignals } from '../runtime/shutdown.ts';
 import { StartupError } from '../runtime/startup-error.ts';
@@ -115,6 +116,11 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
       environment.print(
         `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
       );
+      // The sandbox's own dev token (loopback only, new at each start): mini-app initData is signed with it.
+      if (app.sandboxToken)
+        environment.print(
+          `sandbox bot token (local, new at each start; mini-apps: docs/mini-apps.md): ${app.sandboxToken}`,
+        );
       if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
     } else {
       environment.print(
@@ -126,12 +132,22 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
 
   let failure: Error | undefined;
   const result = await new Promise<{ clean: boolean }>((resolve) => {
+    let unwatch = () => {};
     const stop = async (reason: string) => {
+      unwatch(); // a shutdown under way: npm exiting meanwhile is no second signal
       const outcome = await app.close(reason);
       dispose();
       resolve(outcome);
     };
     const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    // Started by npm: its shell dies of the SIGTERM npm passes on and never hands it to us (parent-watch.ts).
+    unwatch = watchParent(environment.env, (parent) => {
+      logger.warn(
+        { parent },
+        'started by npm, and its parent process is gone (npm passes SIGTERM to its shell, which does not pass it on): stopping as on SIGTERM',
+      );
+      process.kill(process.pid, 'SIGTERM');
+    });
     announce();
     const fail = (error: Error, what: string) => {
       if (failure) return;
@@ -148,6 +164,7 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
     process.on('uncaughtException', onUnexpected);
     process.on('unhandledRejection', onUnexpected);
     const dispose = () => {
+      unwatch();
       signals();
       process.off('uncaughtException', onUnexpected);
       process.off('unhandledRejection', onUnexpected);

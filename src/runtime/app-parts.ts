@@ -34,6 +34,11 @@ export interface PlaygroundExtension {
 export interface SandboxHandle {
   baseUrl: string;
   token: string;
+  /**
+   * The token a developer may see (start line, `/_sandbox/info`, the playground): set only for the
+   * embedded sandbox's own token on a loopback interface. Never a platform's token.
+   */
+  shownToken?: string;
   /** The web chat page, when the sandbox serves one. */
   webChatUrl?: string;
   /** Lets the web chat's side panel show the engine, once it runs. */
@@ -161,6 +166,8 @@ export interface RunningApp {
   bot: BotIdentity;
   /** Flows loaded at start. */
   flowCount: number;
+  /** The embedded sandbox's dev token when it may be shown (SandboxHandle.shownToken): for the start line. */
+  sandboxToken?: string;
   /** The engine, for tools and tests. */
   engine?: Engine<boolean>;
   /** External events into the inbox (`bot.events`, `POST /events`): the engine's, recorded by `--record`. */

@@ -313,6 +313,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
       bot: check.bot,
       flowCount: loaded.flows.length,
+      ...(sandbox?.shownToken ? { sandboxToken: sandbox.shownToken } : {}),
       engine: running,
       events: running.events,
       ...(endpoint && options.mountWebhook && !polling ? { eventsEndpoint: endpoint } : {}),

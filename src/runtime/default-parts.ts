@@ -88,10 +88,12 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         logger,
         ...(dbPath ? { dbPath } : {}),
         plugins: [webChat, inspector.plugin, events.plugin, ...extensions.map((e) => e.plugin)],
+        showToken: true, // its own token, on loopback only (startSandbox decides): docs/sandbox.md
       });
       return {
         baseUrl: sandbox.baseUrl,
         token: sandbox.token,
+        ...(sandbox.tokenShown ? { shownToken: sandbox.token } : {}),
         webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
         attachEngine: (engine, loaded) => {
           // The same panel on both databases; on PostgreSQL it also shows the process's role.

@@ -75,6 +75,12 @@ export interface SandboxOptions {
    * `/_inspector/`, files) answer; other Host headers get 403 (a guard against DNS rebinding).
    */
   allowedHosts?: string[];
+  /**
+   * `GET /_sandbox/info` includes the bot token (`token`), for a developer's own mini-app server to
+   * validate or sign initData. Only a token the sandbox made itself is ever shown (never one given in
+   * `token`), and `startSandbox` shows it only on a loopback interface. Default false.
+   */
+  showToken?: boolean;
 }
 
 /** What the sandbox exposes to in-process users (tests, the CLI, plugins). */
@@ -82,6 +88,8 @@ export interface SandboxInternals {
   platform: Platform;
   requestLog: RequestLog;
   token: string;
+  /** Whether `/_sandbox/info` shows the token (see `showToken`). */
+  tokenShown: boolean;
 }
 
 declare module 'fastify' {
@@ -113,6 +121,8 @@ export const REALISTIC_TIMING = {
 /** Builds the sandbox app (not listening yet). */
 export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
   const token = options.token ?? generateBotToken();
+  // Its own token only: one given in `token` may be a real platform's, and is never shown.
+  const tokenShown = options.showToken === true && options.token === undefined;
   const now = options.now ?? Date.now;
   const store = options.dbPath ? new SandboxStore(options.dbPath) : undefined;
   const saved = store?.load();
@@ -168,7 +178,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
 
   // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
   const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
-  app.decorate('sandbox', { platform, requestLog, token });
+  app.decorate('sandbox', { platform, requestLog, token, tokenShown });
   guardLocalRoutes(app, options.allowedHosts ?? []);
 
   // Lenient JSON: an empty body is no body; a malformed one is the platform's 400.
@@ -237,7 +247,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
   await app.register(async (host) => registerUploadHost(host, platform, files, token));
   const signInitData = initDataSigner(token);
   await app.register(async (control) =>
-    registerControlRoutes(control, platform, files, requestLog, signInitData),
+    registerControlRoutes(control, platform, files, requestLog, signInitData, tokenShown ? token : undefined),
   );
   for (const plugin of options.plugins ?? []) await app.register(plugin);
   return app;

@@ -25,6 +25,11 @@ export interface Sandbox {
   baseUrl: string;
   /** The bot token clients must send. */
   readonly token: string;
+  /**
+   * Whether `GET /_sandbox/info` shows the token: asked with `showToken`, the sandbox made it itself and
+   * listens on a loopback interface (127.x, ::1, localhost).
+   */
+  tokenShown: boolean;
   /** The bot's identity (GET /me). */
   bot: Pick<UserRecord, 'user_id' | 'first_name' | 'username'>;
   /** Acts as people through the `/_sandbox/` HTTP API. */
@@ -44,8 +49,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   const host = options.host ?? '127.0.0.1';
   // The interface it listens on is a name people will use for the pages: allowed with localhost.
   const named = isIP(host) === 0 && host !== 'localhost' ? [host] : [];
-  const app = await buildSandbox({ ...options, allowedHosts: [...(options.allowedHosts ?? []), ...named] });
   const warning = exposureWarning(host);
+  const app = await buildSandbox({
+    ...options,
+    allowedHosts: [...(options.allowedHosts ?? []), ...named],
+    // Beyond this machine the control API has no authentication: it never hands out the token there.
+    showToken: options.showToken === true && warning === undefined,
+  });
   if (warning) options.logger?.warn({ host }, warning);
   try {
     await app.listen({ port: options.port ?? 0, host });
@@ -56,7 +66,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const { platform, requestLog, token } = app.sandbox;
+  const { platform, requestLog, token, tokenShown } = app.sandbox;
   if (!options.origin) platform.origin = baseUrl;
   const control = new SandboxControl(baseUrl);
   const sandbox = {
@@ -68,6 +78,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     },
     control,
     requestLog,
+    tokenShown,
     app,
     onUpdate: (listener: (update: Update) => void) => platform.hub.onUpdate(listener),
     close: async () => {

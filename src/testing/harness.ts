@@ -13,7 +13,6 @@ import { BotApi } from '../client/client.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { createEngine, type Engine } from '../engine/engine.ts';
 import { operatorsChats } from '../engine/lane/operators.ts';
-import type { Clock } from '../engine/step/clock.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { FlowSet } from '../engine/step/flow-set.ts';
 import { BotflowError } from '../errors/index.ts';
@@ -24,11 +23,12 @@ import { type Sandbox, type SandboxUpdate, startSandbox } from '../sandbox/index
 import { openOperatorsChats } from '../sandbox/operators-chat.ts';
 import { openDatabase } from '../store/database.ts';
 import { EngineInbox } from '../store/engine-inbox.ts';
-import { HistoryStore, type OutboxEntry } from '../store/history.ts';
+import { HistoryStore } from '../store/history.ts';
 import { InboxStore } from '../store/inbox.ts';
-import { type TaskRow, TaskStore } from '../store/tasks.ts';
+import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
 import { CoverageRecorder } from './coverage-recorder.ts';
+import { virtualClock, withTasks } from './harness-parts.ts';
 import { placeAtStep } from './start-at.ts';
 import type { PersonAction, StartAt } from './transcript.ts';
 
@@ -84,33 +84,6 @@ export interface HarnessPerson {
   name: string;
 }
 
-type Collected = Omit<OutboxEntry, 'id'>;
-
-/** The turn's calls with its tasks put in: a step's tasks come after its calls (prompt sent, then task started). */
-function withTasks(rows: readonly Collected[], tasks: readonly TaskRow[]): Collected[] {
-  const out = [...rows];
-  for (const t of tasks) {
-    let at = out.length;
-    while (at > 0 && out[at - 1]!.conversationKey === t.conversationKey && out[at - 1]!.revision > t.revision)
-      at--;
-    out.splice(at, 0, {
-      conversationKey: t.conversationKey,
-      revision: t.revision,
-      kind: 'task',
-      op: t.name,
-      args: t.input,
-      status: t.status,
-      error: null,
-    });
-  }
-  return out;
-}
-
-/** A virtual clock: time moves only when the harness says so; engine timers never fire on their own. */
-function virtualClock(read: () => number): Clock {
-  return { now: read, setTimer: () => undefined, clearTimer: () => undefined };
-}
-
 /** An engine on the sandbox, driven turn by turn. */
 export class Harness {
   #time: number;
@@ -121,6 +94,8 @@ export class Harness {
   #errors: string[] = [];
   #stepOfRevision = new Map<string, string>();
   #holdUpdates = false;
+  /** A `start_at` step inside a called flow: placed, not entered (its message was never sent). */
+  #placedOnly: string | undefined;
   #held: SandboxUpdate[] = [];
   #recorder: Recorder | undefined;
   readonly #inbox: EngineInbox;
@@ -248,13 +223,25 @@ export class Harness {
     return this.#held.splice(0)[0];
   }
 
-  /** Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts). */
-  async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<void> {
+  /**
+   * Puts `person` into `step` of `flowId` with `context`, as if the dialog had got there (see start-at.ts):
+   * a top-level step is entered, so the person sees its message and buttons. Returns what the entry did
+   * (before the first turn: not part of its expectations); an entry that fails throws.
+   */
+  async startAt(person: HarnessPerson, flowId: string, at: StartAt): Promise<TurnOutcome> {
     const started = await this.openDialog(person);
     const flow = this.engine.flows.latest(flowId);
     if (!flow) throw new HarnessError(`start_at: no flow "${flowId}" is loaded`);
-    const label = placeAtStep(this.engine.store.support, flow, started, at, this.#time);
-    this.coverage.visit(label.conversationKey, flowId, label.step);
+    this.#steps = [];
+    this.#errors = [];
+    const placed = placeAtStep(this.engine.store.support, flow, started, at, this.#time);
+    this.coverage.visit(placed.conversationKey, flowId, placed.step);
+    this.#placedOnly = placed.entered ? undefined : at.step;
+    if (placed.entered) await this.settle();
+    const entry = this.#collect();
+    if (entry.errors.length)
+      throw new HarnessError(`start_at: entering ${flowId} › ${at.step} failed: ${entry.errors.join('; ')}`);
+    return entry;
   }
 
   /** Performs what a person does, runs the engine until quiet, and returns what the bot did. */
@@ -321,8 +308,11 @@ export class Harness {
         .filter((m) => m.from === 'bot' && m.keyboard)
         .flatMap((m) => (m.keyboard ?? []).flat().map((b) => `"${(b as { text?: string }).text}"`));
       const found = withButton.length ? ` (only ${withButton.length} bot message(s) have it)` : '';
+      const placed = this.#placedOnly
+        ? `\n    start_at: ${this.#placedOnly} is inside a called flow: it is placed, not entered, so its message and buttons were never sent; start at the step that calls it and press what leads there`
+        : '';
       throw new HarnessError(
-        `press "${label}" (${on}): no such button in the chat${found}; buttons the person sees: ${[...new Set(labels)].join(', ') || 'none'}`,
+        `press "${label}" (${on}): no such button in the chat${found}; buttons the person sees: ${[...new Set(labels)].join(', ') || 'none'}${placed}`,
       );
     }
     await this.sandbox.control.pressButton(person.userId, message.message_id, { text: label });

@@ -344,6 +344,15 @@ function toExpectation(v: unknown, path: Path): BotExpectation {
 
 function messageOf(v: unknown, path: Path): MessageExpectation {
   if (typeof v === 'string') return { text: v };
+  if (v === null) {
+    // `send: ~` or `send:` alone: YAML reads a bare ~ (or nothing) as null, not as the text "~".
+    const kind = String(path[path.length - 1]);
+    fail(
+      path,
+      `${kind} has no text: YAML reads a bare ~ (or nothing) as null`,
+      `quote it: ${kind}: "~" matches any text, ${kind}: "~part" a text that contains part`,
+    );
+  }
   if (!isObj(v)) fail(path, 'a message is a text, or { text, keyboard }');
   keysOf(v, path, ['text', 'keyboard']);
   const out: MessageExpectation = {};

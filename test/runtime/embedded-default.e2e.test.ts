@@ -57,6 +57,40 @@ describe('botflow run without a token', () => {
     expect(await run.exited).toBe(0);
   });
 
+  it("prints the sandbox's own dev token on loopback (and /_sandbox/info shows it), never in the log", async () => {
+    const run = runBotflow(['run', '--port', '0'], { cwd: dir, env: { BOTFLOW_FLOWS_DIR: FLOWS } });
+    try {
+      const [, address] = await run.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\//);
+      const [, token] = await run.waitFor(/sandbox bot token \(local, new at each start; [^)]*\): (\S+)/);
+      expect(token).toMatch(/^sandbox-token-/);
+      const info = (await (await fetch(`${address}/_sandbox/info`)).json()) as { token?: string };
+      expect(info.token).toBe(token);
+      expect((await fetch(`${address}/me`, { headers: { authorization: token! } })).status).toBe(200);
+      await run.waitFor(/"msg":"botflow is running"/);
+      expect(run.stdout()).not.toContain(token); // the JSON log lines
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    expect(await run.exited).toBe(0);
+
+    // Listening beyond this machine (a container's 0.0.0.0): no token, printed or served.
+    const open = runBotflow(['run', '--port', '0', '--host', '0.0.0.0'], {
+      cwd: dir,
+      env: { BOTFLOW_FLOWS_DIR: FLOWS },
+    });
+    try {
+      const [, port] = await open.waitFor(/open http:\/\/0\.0\.0\.0:(\d+)\//);
+      const info = (await (await fetch(`http://127.0.0.1:${port}/_sandbox/info`)).json()) as object;
+      expect(info).toHaveProperty('bot');
+      expect(info).not.toHaveProperty('token');
+      expect(open.stderr()).not.toContain('sandbox bot token');
+      expect(open.stderr()).not.toContain('sandbox-token-');
+    } finally {
+      open.child.kill('SIGINT');
+    }
+    expect(await open.exited).toBe(0);
+  });
+
   it('prunes settled inbox rows past their retention at start, and keeps pending ones', async () => {
     const home = mkdtempSync(join(dir, 'prune-'));
     mkdirSync(join(home, '.botflow'));

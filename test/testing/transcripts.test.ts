@@ -57,6 +57,25 @@ describe('transcript files', () => {
     ]);
   });
 
+  it('send: ~ (YAML null) says to quote it, at its place', () => {
+    const r = parseTranscripts(
+      'flow: f\nname: n\nturns:\n  - say: hi\n    bot: { send: ~ }\n  - say: again\n    bot:\n      - edit: ~\n',
+      'e.test.yaml',
+    );
+    expect(r.problems.map(formatProblem)).toEqual([
+      'e.test.yaml:5:18: error: send has no text: YAML reads a bare ~ (or nothing) as null\n' +
+        '    hint: quote it: send: "~" matches any text, send: "~part" a text that contains part',
+      'e.test.yaml:8:15: error: edit has no text: YAML reads a bare ~ (or nothing) as null\n' +
+        '    hint: quote it: edit: "~" matches any text, edit: "~part" a text that contains part',
+    ]);
+    const quoted = parseTranscripts(
+      'flow: f\nname: n\nturns:\n  - say: hi\n    bot: { send: "~" }\n',
+      'f.test.yaml',
+    );
+    expect(quoted.problems).toEqual([]);
+    expect(textMatches('~', 'Anything at all')).toBe(true);
+  });
+
   it('reads several transcripts from one file, each with its own line', () => {
     const r = parseTranscripts(
       'flow: a\nname: one\nturns: [{ say: x, bot: nothing }]\n---\nflow: b\nname: two\nturns: [{ stop: true, bot: nothing }]\n',

@@ -63,11 +63,18 @@ export function registerControlRoutes(
   files: FileStore,
   log: RequestLog,
   signInitData?: InitDataSigner,
+  /** The token `/_sandbox/info` shows: the embedded dev sandbox's own, on loopback (SandboxOptions.showToken). */
+  shownToken?: string,
 ): void {
   const legacy = () => p.settings.legacyPermissionNames;
   const body = <S extends z.ZodType>(schema: S, raw: unknown) => decodeBody(schema, raw, 'body');
 
-  app.get('/_sandbox/info', async () => ({ bot: userView(p.data.bot), origin: p.origin, time: p.now() }));
+  app.get('/_sandbox/info', async () => ({
+    bot: userView(p.data.bot),
+    origin: p.origin,
+    time: p.now(),
+    ...(shownToken ? { token: shownToken } : {}),
+  }));
 
   app.post('/_sandbox/users', async (req) => {
     const u = chats.createUser(p, body(User, bodyOf(req)));

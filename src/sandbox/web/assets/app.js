@@ -4,6 +4,7 @@
 import { inspector, sandbox } from './api.js';
 import { ChatColumn } from './chat.js';
 import { avatar, h } from './dom.js';
+import { icon } from './icons.js';
 import { GroupChatColumn, operatorsChats } from './operators.js';
 import { Panel } from './panel.js';
 
@@ -244,12 +245,44 @@ async function followInspector() {
   });
 }
 
+/**
+ * The embedded sandbox's own bot token (only on loopback: /_sandbox/info has it then), for a developer's
+ * mini-app server to validate or sign initData with. Shown shortened; a click copies it whole.
+ */
+function tokenChip(token) {
+  const label = h('span', {}, 'copy');
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'token-chip',
+      'aria-label': "Copy the sandbox bot's token",
+      title: `The sandbox bot's token: ${token}\nA local dev token, new at each start: validate or sign mini-app initData with it (docs/mini-apps.md). Click to copy.`,
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(token);
+          label.textContent = 'copied ✓';
+        } catch {
+          label.textContent = 'copy failed: botflow run prints it';
+        }
+        setTimeout(() => {
+          label.textContent = 'copy';
+        }, 3000);
+      },
+    },
+    icon('key'),
+    h('code', {}, `${token.slice(0, 18)}…`),
+    label,
+  );
+}
+
 async function main() {
   const info = await sandbox.info();
   el.bot.replaceChildren(
     avatar(info.bot, 'sm'),
     h('span', {}, info.bot.name || info.bot.first_name),
     info.bot.username ? h('span', { class: 'muted' }, `@${info.bot.username}`) : null,
+    info.token ? tokenChip(info.token) : null,
   );
   for (const u of await sandbox.users()) if (!u.is_bot) users.set(u.user_id, u);
   drawPeople();

@@ -15,6 +15,7 @@ const PATHS = {
   link: ['M14 4h6v6', 'M20 4l-9 9', 'M18 14v6H4V6h6'],
   chat: ['M4 5h16v11H9l-5 4z'],
   warning: ['M12 3 2 21h20z', 'M12 10v5', 'M12 18v.5'],
+  key: ['M8 15a4 4 0 1 0 0-8 4 4 0 0 0 0 8z', 'M12 11h9', 'M18 11v3', 'M21 11v2'],
 };
 
 /** An icon by name, sized by the surrounding font. */
