@@ -129,7 +129,10 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     const [answer, shown] = (await toOps(c)).slice(-2);
     expect(answer!.op).toBe('answerCallback');
     expect(answer!.args.notification).toMatch(/left the conversation: nothing was sent to them$/);
-    expect(shown).toMatchObject({ op: 'sendMessage', args: { chat_id: OPS, text: answer!.args.notification } });
+    expect(shown).toMatchObject({
+      op: 'sendMessage',
+      args: { chat_id: OPS, text: answer!.args.notification },
+    });
     expect(c.platform.seen(1001)).toHaveLength(seen);
     expect(await left(c)).toHaveLength(1);
 
