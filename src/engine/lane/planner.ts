@@ -23,7 +23,7 @@ import {
   sessionMeta,
   skip,
 } from './outcome.ts';
-import { decodeStoredEvent, eventMeta, eventPolicy } from './outside-events.ts';
+import { decodeStoredEvent, eventMeta, eventPolicy, INTERRUPT_KEEPS } from './outside-events.ts';
 import { answerAlone } from './press-answer.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
@@ -183,6 +183,7 @@ export class EventPlanner {
       const why = `interrupted by event ${name}`;
       this.#plan.settleTimers(key, 'cancelled', why, now);
       this.#plan.cancelTasks(key, why, now);
+      this.#plan.dropCalls(key, why, now, INTERRUPT_KEEPS);
       const started = this.#start(key, active, trigger, meta, now);
       return 'ignored' in started
         ? started
