@@ -176,6 +176,17 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect(answer.args.text).toMatch(/left the conversation: nothing was sent to them$/);
     expect(c.platform.seen(1001)).toHaveLength(seen);
     expect((await c.outbox('u:1')).filter((r) => r.args.text === 'Still there?')).toEqual([]);
+
+    // A reply to the "🚪 … left the conversation" line itself is answered the same way.
+    const leftLine = (await toOps(c)).find((r) => String(r.args.text).startsWith('🚪'))!;
+    const told = (await toOps(c)).length;
+    await c.deliver(opReply(77, c.clock.now(), asReplied(leftLine), { text: 'Hello?' }));
+    await c.settle();
+    const again = (await toOps(c)).slice(told);
+    expect(again.map((r) => r.args.text)).toEqual([
+      expect.stringMatching(/left the conversation: nothing was sent to them$/),
+    ]);
+    expect(c.platform.seen(1001)).toHaveLength(seen);
   });
 
   it('answers nothing of leaving while the person is there (an empty reply, a bad /set)', async () => {
