@@ -6,12 +6,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ButtonSigner } from '../../src/engine/step/buttons.ts';
-import { compileSources } from '../../src/flows/load.ts';
 import { eventEntry } from '../../src/inbox/event-entry.ts';
 import { updateEntry } from '../../src/inbox/update-entry.ts';
 import { type Conformance, openConformance, type StoreKind } from '../support/engine-conformance.ts';
 import { postgresAvailable } from '../support/postgres.ts';
-import { EVENT_REGISTRY, eventFlows, TABLE } from './conformance-event-flows.ts';
+import { eventFlows } from './conformance-event-flows.ts';
 import { botStarted, press, textMessage } from './fixtures.ts';
 
 const up = await postgresAvailable();
@@ -41,18 +40,7 @@ steps:
   bye: { type: end, say: Bye. }
 `;
 
-function menuFlows() {
-  const compiled = compileSources(
-    [
-      { file: 'menu.flow.yaml', source: MENU },
-      { file: 'table.flow.yaml', source: TABLE },
-    ],
-    EVENT_REGISTRY,
-    new Map(),
-  );
-  expect(compiled.problems.filter((p) => p.severity === 'error')).toEqual([]);
-  return compiled.flows;
-}
+const menuFlows = () => eventFlows({ file: 'menu.flow.yaml', source: MENU });
 
 describe.each(kinds)('outside events when a flow ends early, over %s', (kind) => {
   it('Start pressed again drops the events queued for the run the person left', async () => {

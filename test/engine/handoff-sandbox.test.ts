@@ -17,14 +17,22 @@ afterEach(async () => {
   h = undefined;
 });
 
-it('hands a person to an operator in the sandbox and back', async () => {
-  const source = SUPPORT.replace(/, hours: \{[^}]*\}/, '');
+/** The support flow in the sandbox (with `/cancel` when `cancel`), and Ann, who asked for an operator. */
+async function annAsks(cancel = false) {
+  const always = SUPPORT.replace(/, hours: \{[^}]*\}/, '');
+  const source = cancel
+    ? always.replace('steps:\n', 'commands: { cancel: { goto: gone } }\nsteps:\n')
+    : always;
   const { flows } = compileSources([{ file: 'support.flow.yaml', source }], defineRegistry({}), new Map());
   h = await Harness.start({ flows });
-  const control = h.sandbox.control;
   const ann = await h.person('Ann');
   await h.act(ann, { kind: 'start' });
   await h.act(ann, { kind: 'say', text: 'My parcel is lost' });
+  return { h, control: h.sandbox.control, ann };
+}
+
+it('hands a person to an operator in the sandbox and back', async () => {
+  const { h, control, ann } = await annAsks();
   const { chat } = await control.chat(OPS);
   const owner = Number((chat as { owner_id?: number }).owner_id);
   const olga = (await control.createUser({ first_name: 'Olga' })).user_id;
@@ -75,16 +83,7 @@ it('hands a person to an operator in the sandbox and back', async () => {
 });
 
 it('shows the operator what happened after the person left: a Done press, a reply to the "left" line', async () => {
-  const source = SUPPORT.replace(/, hours: \{[^}]*\}/, '').replace(
-    'steps:\n',
-    'commands: { cancel: { goto: gone } }\nsteps:\n',
-  );
-  const { flows } = compileSources([{ file: 'support.flow.yaml', source }], defineRegistry({}), new Map());
-  h = await Harness.start({ flows });
-  const control = h.sandbox.control;
-  const ann = await h.person('Ann');
-  await h.act(ann, { kind: 'start' });
-  await h.act(ann, { kind: 'say', text: 'My parcel is lost' });
+  const { h, control, ann } = await annAsks(true);
   const { chat } = await control.chat(OPS);
   const olga = (await control.createUser({ first_name: 'Olga' })).user_id;
   await control.addUser(Number((chat as { owner_id?: number }).owner_id), OPS, olga);
