@@ -329,6 +329,8 @@ export function actionsFor(
         ...(event.type === 'bot_started' && event.payload ? { start_payload: event.payload } : {}),
       },
       retries: 0,
+      // Outside events queued for the run the person left (`while_elsewhere: queue`) go with it.
+      events: undefined,
     })),
     keepMessageId: assign(({ event, context }: { event: FlowEvent; context: FlowContext }) => {
       const result =

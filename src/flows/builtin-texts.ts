@@ -48,6 +48,7 @@ export const BUILTIN_TEXT_KEYS = [
   'handoff-taken-by',
   'handoff-back',
   'handoff-withdrawn',
+  'handoff-closed-button',
   'handoff-wait',
   'handoff-joined',
 ] as const;
@@ -100,6 +101,7 @@ const en: BuiltinCatalog = {
   'handoff-taken-by': '✅ Taken by {$operator}',
   'handoff-back': '☑️ {$conversation}: back to the bot ({$operator})',
   'handoff-withdrawn': '⌛ {$person}: nobody took it in time; withdrawn',
+  'handoff-closed-button': '🔒 Closed',
   'handoff-wait': 'An operator will answer you here soon (usually within {$wait}).',
   'handoff-joined': '{$operator} joined the conversation.',
 };
@@ -148,6 +150,7 @@ const ru: BuiltinCatalog = {
   'handoff-taken-by': '✅ Взял(а) {$operator}',
   'handoff-back': '☑️ {$conversation}: снова с ботом ({$operator})',
   'handoff-withdrawn': '⌛ {$person}: никто не взял вовремя; запрос снят',
+  'handoff-closed-button': '🔒 Закрыт',
   'handoff-wait': 'Оператор скоро ответит вам здесь (обычно в течение {$wait}).',
   'handoff-joined': '{$operator} подключился(ась) к разговору.',
 };

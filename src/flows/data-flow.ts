@@ -35,6 +35,14 @@ export const BUILTIN_VARS: Record<string, VarType> = {
   handoff_place: { kind: 'number' },
   handoff_person: { kind: 'text' },
   handoff_operator: { kind: 'text' },
+  // The request itself, only while the person is at the handoff step.
+  handoff: {
+    kind: 'object',
+    fields: {
+      open: { kind: 'boolean' },
+      operator: { kind: 'object', fields: { id: { kind: 'number' }, name: { kind: 'text' } } },
+    },
+  },
   button_value: { kind: 'text' },
   locale: { kind: 'text' },
   task_error: {

@@ -15,6 +15,7 @@ import {
   type HandoffNotice,
 } from '../engine/step/contract.ts';
 import { durationMs } from '../engine/step/durations.ts';
+import { HANDOFF_REQUEST_REF, handoffKeyboard } from '../engine/step/handoff-lines.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { SayText } from './inputs.ts';
 import {
@@ -38,8 +39,6 @@ type Act = (
 
 /** The timer that withdraws a request nobody took. */
 export const handoffTimer = (key: string) => `${key}:handoff`;
-/** Callback payloads of the operators' buttons: `hf:take:<conversation>`, `hf:done:<conversation>`. */
-export const handoffPayload = (what: 'take' | 'done', conversation: string) => `hf:${what}:${conversation}`;
 
 const DEFAULT_WAIT = '15m';
 
@@ -54,11 +53,13 @@ export function handoffState(key: string, step: HandoffStep, enter: unknown[], l
   const ev = (name: string) => act('event', { name });
   return {
     entry: [...enter, act('handoffEnter', s)],
-    exit: leave,
+    // Whatever the way out, the request's state goes with the step (docs/flows.md, built-in variables).
+    exit: [...leave, act('handoffLeave', s)],
     ...(step.out_of_hours
       ? { always: [{ guard: act('handoffClosed', s), target: step.out_of_hours.goto }] }
       : {}),
     on: {
+      'effect.done': [{ guard: act('handoffRequestSent', s), actions: [act('handoffKeepRequest', s)] }],
       message: [{ actions: [act('handoffRelay', s)] }],
       event: [
         { guard: ev(HANDOFF_EVENTS.take), actions: [act('handoffTake', s)] },
@@ -92,7 +93,11 @@ function placeOf(event: unknown, chat: number): number {
   const waiting = (e.meta ?? e.input?.meta)?.handoffWaiting?.[String(chat)];
   return (typeof waiting === 'number' && waiting > 0 ? waiting : 0) + 1;
 }
-type HandoffVars = { operator?: Operator };
+/**
+ * `vars.handoff`: the request while the person is at the step. Untaken it is exactly `{ open: true }`: the
+ * queue's partial index reads that text (store/handoff-queue.ts), so nothing else goes in it.
+ */
+type HandoffVars = { open?: boolean; operator?: Operator };
 
 const MEDIA = new Set(['image', 'video', 'audio', 'file', 'sticker']);
 
@@ -109,10 +114,32 @@ export function resendable(attachments: unknown): unknown[] {
   });
 }
 
-const keyboard = (text: string, payload: string) => ({
-  type: 'inline_keyboard',
-  payload: { buttons: [[{ type: 'callback', text, payload }]] },
-});
+/** A built-in text for the operators' chat: in the flow's default locale, not the person's. */
+function opsText(
+  say: HandoffNeeds['say'],
+  e: StepEntry,
+  c: FlowContext,
+  builtin: BuiltinTextKey,
+  args: Record<string, string> = {},
+) {
+  const { locale: _person, ...vars } = c.vars;
+  return say(e, { vars } as unknown as FlowContext, { builtin, args });
+}
+
+const opName = (o: Operator | undefined) => o?.name ?? `operator ${o?.id ?? '?'}`;
+
+/** The request as the operators' chat shows it: who asks, why, the summary, and who took it. */
+function requestText(say: HandoffNeeds['say'], e: StepEntry, c: FlowContext, key: string): string {
+  const step = e.step as HandoffStep;
+  const taken = (c.vars.handoff as HandoffVars | undefined)?.operator;
+  const person = String(c.vars.handoff_person ?? key);
+  return [
+    opsText(say, e, c, 'handoff-request', { person, conversation: key }),
+    ...(step.reason ? [opsText(say, e, c, 'handoff-reason', { reason: say(e, c, step.reason) })] : []),
+    ...(step.summary ? [say(e, c, step.summary)] : []),
+    ...(taken ? ['', opsText(say, e, c, 'handoff-taken-by', { operator: opName(taken) })] : []),
+  ].join('\n');
+}
 
 /** What the actions need from the compiled flow. */
 export interface HandoffNeeds {
@@ -133,11 +160,15 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
   };
   const api = (enqueue: Enqueue, op: string, args: Record<string, unknown>) =>
     effect(enqueue, { kind: 'api', op, args });
-  /** A built-in text for the operators' chat: in the flow's default locale, not the person's. */
-  const ops = (e: StepEntry, c: FlowContext, builtin: BuiltinTextKey, args: Record<string, string> = {}) => {
-    const { locale: _person, ...vars } = c.vars;
-    return say(e, { vars } as unknown as FlowContext, { builtin, args });
-  };
+  const ops = (e: StepEntry, c: FlowContext, builtin: BuiltinTextKey, args: Record<string, string> = {}) =>
+    opsText(say, e, c, builtin, args);
+  /** A line in the operators' chat, with the button that routes a reply to it (engine/step/handoff-lines.ts). */
+  const line = (enqueue: Enqueue, chat: number, text: string, kb: ReturnType<typeof handoffKeyboard>) =>
+    api(enqueue, 'sendMessage', { chat_id: chat, text, attachments: [kb] });
+  const done = (e: StepEntry, c: FlowContext, key: string) =>
+    handoffKeyboard(ops(e, c, 'handoff-done'), 'done', key);
+  const closed = (e: StepEntry, c: FlowContext, key: string) =>
+    handoffKeyboard(ops(e, c, 'handoff-closed-button'), 'closed', key);
   const personOf = (event: FlowEvent) => {
     const meta = (event as { meta?: { conversation?: string; userId?: number } }).meta;
     const sender =
@@ -150,13 +181,7 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
     (event.type === 'event' ? (event.payload ?? {}) : {}) as Record<string, unknown> & {
       operator?: Operator;
     };
-  const requestText = (e: StepEntry, step: HandoffStep, c: FlowContext, key: string) =>
-    [
-      ops(e, c, 'handoff-request', { person: String(c.vars.handoff_person ?? key), conversation: key }),
-      ...(step.reason ? [ops(e, c, 'handoff-reason', { reason: say(e, c, step.reason) })] : []),
-      ...(step.summary ? [say(e, c, step.summary)] : []),
-    ].join('\n');
-  const opName = (o: Operator | undefined) => o?.name ?? `operator ${o?.id ?? '?'}`;
+  const keyOf = (event: FlowEvent) => String((event.meta as { conversation?: string }).conversation ?? '');
 
   return {
     guards: {
@@ -165,13 +190,20 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         ({ context }: { context: FlowContext }) =>
           (context.vars.handoff as { open?: boolean } | undefined)?.open === false,
       ),
+      /** The request's send came back: its message id is kept, to take its buttons off when it closes. */
+      handoffRequestSent: flowGuard(
+        ({ event }: { event: FlowEvent }) =>
+          event.type === 'effect.done' && event.ref === HANDOFF_REQUEST_REF,
+      ),
     },
     actions: {
       handoffEnter: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         const { e, step, chat, hours } = of(p);
         const now = nowOf(event);
+        // A new request: nobody took it yet, and the step has not closed it.
+        const { handoff_operator: _earlier, ...before } = context.vars;
         if (step.out_of_hours && !withinHours(hours, now)) {
-          enqueue.assign({ vars: { ...context.vars, handoff: { open: false } } });
+          enqueue.assign({ vars: { ...before, handoff: { open: false } } });
           if (step.out_of_hours.say)
             api(enqueue, 'sendMessage', { text: say(e, context, step.out_of_hours.say) });
           return;
@@ -179,24 +211,50 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         const person = personOf(event);
         const wait = handoffWaitOf(e.flow, step);
         const vars = {
-          ...context.vars,
+          ...before,
           handoff: { open: true },
           handoff_person: person.name,
           handoff_wait: wait,
           handoff_place: placeOf(event, chat),
         };
-        enqueue.assign({ vars });
+        enqueue.assign({ vars, handoffClosed: undefined, handoffMessage: undefined });
         const c = { ...context, vars };
         api(enqueue, 'sendMessage', {
           text: say(e, c, step.say ?? { builtin: 'handoff-wait', args: { wait } }),
         });
-        api(enqueue, 'sendMessage', {
-          chat_id: chat,
-          text: requestText(e, step, c, person.key),
-          attachments: [keyboard(ops(e, c, 'handoff-take'), handoffPayload('take', person.key))],
+        effect(enqueue, {
+          kind: 'api',
+          op: 'sendMessage',
+          args: {
+            chat_id: chat,
+            text: requestText(say, e, c, person.key),
+            attachments: [handoffKeyboard(ops(e, c, 'handoff-take'), 'take', person.key)],
+          },
+          ref: HANDOFF_REQUEST_REF,
         });
         if (step.timeout)
           effect(enqueue, { kind: 'timer.arm', name: handoffTimer(p.step), delayMs: durationMs(wait) });
+      }),
+      handoffKeepRequest: flowAction(({ context, event, enqueue }: Args) => {
+        const result = event.type === 'effect.done' ? event.result : undefined;
+        const mid = (result as { message?: { body?: { mid?: unknown } } } | undefined)?.message?.body?.mid;
+        if (typeof mid === 'string' && (context.vars.handoff as HandoffVars | undefined)?.open === true)
+          enqueue.assign({ handoffMessage: mid });
+      }),
+      /** Leaving the step, however: `handoff` goes, and the request loses its Take (or Done) button. */
+      handoffLeave: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
+        const { handoff, ...vars } = context.vars as { handoff?: HandoffVars };
+        const mid = context.handoffMessage;
+        if (handoff === undefined && mid === undefined) return;
+        enqueue.assign({ vars, handoffMessage: undefined });
+        if (handoff?.open !== true || mid === undefined) return;
+        const { e } = of(p);
+        const key = keyOf(event);
+        api(enqueue, 'editMessage', {
+          message_id: mid,
+          text: requestText(say, e, context, key),
+          attachments: [closed(e, context, key)],
+        });
       }),
       handoffRelay: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         if (event.type !== 'message') return;
@@ -206,46 +264,43 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         api(enqueue, 'sendMessage', {
           chat_id: chat,
           text: `${context.vars.handoff_person ?? person.name} (${person.key})${taken ? ` → ${opName(taken)}` : ''}: ${event.text ?? ''}`.trim(),
-          attachments: [
-            ...resendable(event.attachments),
-            keyboard(ops(e, context, 'handoff-done'), handoffPayload('done', person.key)),
-          ],
+          attachments: [...resendable(event.attachments), done(e, context, person.key)],
         });
       }),
       handoffTake: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         const { e, step, chat } = of(p);
         const x = payloadOf(event);
-        const taken = (context.vars.handoff as HandoffVars | undefined)?.operator;
+        const handoff = context.vars.handoff as HandoffVars | undefined;
+        const key = keyOf(event);
         const callback = typeof x.callbackId === 'string' ? { callback_id: x.callbackId } : undefined;
-        if (taken) {
-          const already = ops(e, context, 'handoff-already-taken', { operator: opName(taken) });
+        if (handoff?.operator) {
+          // A notification alone is not displayed: the line follows in the chat.
+          const already = ops(e, context, 'handoff-already-taken', { operator: opName(handoff.operator) });
           if (callback) api(enqueue, 'answerCallback', { ...callback, notification: already });
-          else api(enqueue, 'sendMessage', { chat_id: chat, text: already });
+          line(enqueue, chat, already, done(e, context, key));
           return;
         }
         const operator = x.operator ?? {};
         const vars = {
           ...context.vars,
-          handoff: { open: true, operator },
+          handoff: { ...handoff, open: true, operator },
           handoff_operator: opName(operator),
         };
         enqueue.assign({ vars });
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
+        const c = { ...context, vars };
+        const taken = { text: requestText(say, e, c, key), attachments: [done(e, c, key)] };
+        // The answer carries the request's edit: with a message, its notification is displayed.
         if (callback)
-          api(enqueue, 'answerCallback', { ...callback, notification: ops(e, context, 'handoff-you-took') });
-        const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
-        if (typeof x.messageId === 'string')
-          api(enqueue, 'editMessage', {
-            message_id: x.messageId,
-            text: `${requestText(e, step, { ...context, vars }, key)}\n\n${ops(e, context, 'handoff-taken-by', { operator: opName(operator) })}`,
-            attachments: [keyboard(ops(e, context, 'handoff-done'), handoffPayload('done', key))],
+          api(enqueue, 'answerCallback', {
+            ...callback,
+            notification: ops(e, context, 'handoff-you-took'),
+            message: taken,
           });
+        else if (context.handoffMessage)
+          api(enqueue, 'editMessage', { message_id: context.handoffMessage, ...taken });
         api(enqueue, 'sendMessage', {
-          text: say(
-            e,
-            { ...context, vars },
-            step.joined ?? { builtin: 'handoff-joined', args: { operator: opName(operator) } },
-          ),
+          text: say(e, c, step.joined ?? { builtin: 'handoff-joined', args: { operator: opName(operator) } }),
         });
       }),
       handoffToPerson: flowAction(({ event, enqueue }: Args) => {
@@ -262,30 +317,24 @@ export function handoffParts({ entry, say, effect }: HandoffNeeds) {
         if (typeof x.name !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(x.name)) return;
         enqueue.assign({ vars: { ...context.vars, [x.name]: x.value ?? null } });
       }),
+      // After the step's exit (handoffLeave): `vars.handoff` is gone; `handoffClosed` says the step closed it.
       handoffDone: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         const { e, chat } = of(p);
         const x = payloadOf(event);
         effect(enqueue, { kind: 'timer.cancel', name: handoffTimer(p.step) });
-        const key = String((event as { meta?: { conversation?: string } }).meta?.conversation ?? '');
-        api(enqueue, 'sendMessage', {
-          chat_id: chat,
-          text: ops(e, context, 'handoff-back', { conversation: key, operator: opName(x.operator) }),
-        });
-        enqueue.assign({
-          vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), done: true } },
-        });
+        if (typeof x.callbackId === 'string') api(enqueue, 'answerCallback', { callback_id: x.callbackId });
+        const key = keyOf(event);
+        const back = ops(e, context, 'handoff-back', { conversation: key, operator: opName(x.operator) });
+        line(enqueue, chat, back, closed(e, context, key));
+        enqueue.assign({ handoffClosed: true });
       }),
-      handoffTimeout: flowAction(({ context, enqueue }: Args, p: StepParams) => {
+      handoffTimeout: flowAction(({ context, event, enqueue }: Args, p: StepParams) => {
         const { e, step, chat } = of(p);
         const person = String(context.vars.handoff_person ?? '');
         // Closed by the step itself: the engine tells the operators only of a person who left (lane/handoff-left.ts).
-        enqueue.assign({
-          vars: { ...context.vars, handoff: { ...(context.vars.handoff as object), open: false } },
-        });
-        api(enqueue, 'sendMessage', {
-          chat_id: chat,
-          text: ops(e, context, 'handoff-withdrawn', { person }),
-        });
+        enqueue.assign({ handoffClosed: true });
+        const withdrawn = ops(e, context, 'handoff-withdrawn', { person });
+        line(enqueue, chat, withdrawn, closed(e, context, keyOf(event)));
         if (step.timeout?.say) api(enqueue, 'sendMessage', { text: say(e, context, step.timeout.say) });
       }),
     },
@@ -297,6 +346,7 @@ const NOTICES = {
   taken: 'handoff-left-taken',
   gone: 'handoff-gone',
   closed: 'handoff-closed',
+  'closed-button': 'handoff-closed-button',
 } as const satisfies Record<HandoffNotice, string>;
 
 /** The engine's view of a flow's `handoff:` (FlowDefinition.handoff), with its notices to the operators. */
@@ -315,6 +365,10 @@ export function handoffDefinition(flow: FlowFile, root: StepEntry): Pick<FlowDef
         // Operators read the flow's default locale, not the person's.
         const c = { vars: rest } as unknown as FlowContext;
         return say(root, c, { builtin: NOTICES[what], args: { person, conversation } });
+      },
+      request(step, vars, conversation) {
+        const e = { ...root, key: step, id: step, step: flow.steps[step]! };
+        return requestText(say, e, { vars: vars ?? {} } as unknown as FlowContext, conversation);
       },
     },
   };

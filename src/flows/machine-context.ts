@@ -42,6 +42,13 @@ export interface FlowContext {
   page?: number;
   /** Messages that came while the step's task ran (`while_running: queue`): handled after its result. */
   queued?: FlowEvent[];
+  /**
+   * The person's last handoff request was closed by its step (the operator's `/done`, the timeout), not left:
+   * a late action of an operator on it is answered "closed" (docs/handoff.md). Bookkeeping, not a variable.
+   */
+  handoffClosed?: boolean;
+  /** The message id of the request the person's handoff step posted, while they are at it (to edit it). */
+  handoffMessage?: string;
   /** External events that came while the person was on a step that does not take them (`while_elsewhere: queue`). */
   events?: { name: string; payload: unknown }[];
 }

@@ -137,11 +137,11 @@ export function taskParts(k: TaskKit) {
   const taskOfKey = (key: string) => taskOf(k.entry(key).step)!;
   /** Saves the result (or the error) and replays the messages queued while the task ran. */
   const settle = (c: FlowContext, event: TaskEvent, enqueue: Enqueue, task: TaskCall): FlowContext => {
+    // `task_error` tells how the last task ended: a result takes it away (docs/flows.md, built-in variables).
+    const { task_error: _last, ...rest } = c.vars;
     const vars =
       event.type === 'task.done'
-        ? task.save_as
-          ? { ...c.vars, [task.save_as]: event.result }
-          : c.vars
+        ? { ...rest, ...(task.save_as ? { [task.save_as]: event.result } : {}) }
         : { ...c.vars, task_error: event.error };
     const next = { ...c, vars, queued: undefined };
     enqueue.assign({ vars, queued: undefined });

@@ -83,11 +83,11 @@ export function updatePlace(update: Update | unknown): UpdatePlace {
 }
 
 /**
- * A handoff button as botflow signs it (`<tag>.hf:take|done:<conversation>.<mac>`, engine/step/buttons.ts):
- * Take and Done in an operators' chat (docs/handoff.md). Matching it says nothing of its authenticity:
+ * A handoff button as botflow signs it (`<tag>.hf:take|done|closed:<conversation>.<mac>`, engine/step/buttons.ts):
+ * Take, Done and 🔒 (a closed request) in an operators' chat (docs/handoff.md). Matching it says nothing of its authenticity:
  * the engine checks the signature.
  */
-export const HANDOFF_BUTTON = /^[^.]+\.hf:(take|done):([^.]+)\.[^.]+$/;
+export const HANDOFF_BUTTON = /^[^.]+\.hf:(take|done|closed):([^.]+)\.[^.]+$/;
 
 /**
  * Whether a group chat's update is an operator's handoff action: a press of a handoff button, or a reply

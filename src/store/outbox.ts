@@ -21,6 +21,7 @@ export class OutboxStore {
   readonly #claim: Database.Statement<[number, number]>;
   readonly #finish: Database.Statement;
   readonly #dropConversation: Database.Statement<[string, number, string]>;
+  readonly #dropConversationBut: Database.Statement<[string, number, string, string]>;
   readonly #byConversation: Database.Statement<[string, number], OutboxRow>;
   readonly #get: Database.Statement<[number], OutboxRow>;
   readonly #counts: Database.Statement<[], { status: string; n: number }>;
@@ -49,6 +50,10 @@ export class OutboxStore {
     this.#dropConversation = db.prepare(
       "UPDATE outbox SET status = 'dropped', error = ?, finished_at = ? WHERE conversation_key = ? " +
         "AND status = 'pending'",
+    );
+    this.#dropConversationBut = db.prepare(
+      "UPDATE outbox SET status = 'dropped', error = ?, finished_at = ? WHERE conversation_key = ? " +
+        "AND status = 'pending' AND op NOT IN (SELECT value FROM json_each(?))",
     );
     this.#byConversation = db.prepare(
       `SELECT ${COLUMNS} FROM outbox WHERE conversation_key = ? ORDER BY id DESC LIMIT ?`,
@@ -172,8 +177,13 @@ export class OutboxStore {
     ).map((row) => row.result);
   }
 
-  /** Drops every not-yet-sent row of a conversation, recording `reason`; returns how many. */
-  dropPending(conversationKey: string, reason: string, now: number): number {
+  /**
+   * Drops every not-yet-sent row of a conversation, recording `reason`, but for rows of the operations in
+   * `keep`; returns how many.
+   */
+  dropPending(conversationKey: string, reason: string, now: number, keep?: readonly string[]): number {
+    if (keep?.length)
+      return this.#dropConversationBut.run(reason, now, conversationKey, JSON.stringify(keep)).changes;
     return this.#dropConversation.run(reason, now, conversationKey).changes;
   }
 

@@ -20,7 +20,8 @@ export type WriteOp =
   | { kind: 'cancel'; key: string; name: string; reason: string; now: number }
   | { kind: 'discard'; key: string; stepInstance: number; reason: string; now: number }
   | { kind: 'settle-timers'; key: string; status: 'cancelled' | 'discarded'; reason: string; now: number }
-  | { kind: 'drop-calls'; key: string; reason: string; now: number }
+  /** Unsent calls of `key` are dropped, but for the operations in `keep` (a callback answer must still go). */
+  | { kind: 'drop-calls'; key: string; reason: string; now: number; keep?: string[] }
   | { kind: 'task'; row: NewTaskRow }
   | { kind: 'cancel-task'; key: string; ref: string; reason: string; now: number }
   | { kind: 'cancel-tasks'; key: string; reason: string; now: number }

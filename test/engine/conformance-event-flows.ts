@@ -54,13 +54,10 @@ export const EVENT_REGISTRY = defineRegistry({
   events: { refund_issued: z.object({ amount: z.number().positive() }) },
 });
 
-/** The shop and table flows, compiled like flow files. */
-export function eventFlows(): FlowDefinition[] {
+/** The shop and table flows (or `first` and the table flow), compiled like flow files. */
+export function eventFlows(first = { file: 'shop.flow.yaml', source: SHOP }): FlowDefinition[] {
   const compiled = compileSources(
-    [
-      { file: 'shop.flow.yaml', source: SHOP },
-      { file: 'table.flow.yaml', source: TABLE },
-    ],
+    [first, { file: 'table.flow.yaml', source: TABLE }],
     EVENT_REGISTRY,
     new Map(),
   );

@@ -55,10 +55,22 @@ async function toOps(c: Conformance) {
   return (await c.outbox()).filter((r) => r.args.chat_id === OPS || r.op === 'answerCallback');
 }
 const left = async (c: Conformance) =>
-  (await toOps(c)).map((r) => String(r.args.text ?? '')).filter((t) => t.includes(' left '));
-const takeOf = (row: { args: Record<string, unknown> }) =>
-  (row.args.attachments as { payload: { buttons: { payload: string }[][] } }[])[0]!.payload.buttons[0]![0]!
-    .payload;
+  (await toOps(c)).map((r) => String(r.args.text ?? '')).filter((t) => t.startsWith('🚪'));
+type Keyboard = { type: string; payload: { buttons: { text: string; payload: string }[][] } };
+const buttonOf = (row: { args: Record<string, unknown> }) =>
+  (row.args.attachments as Keyboard[]).find((a) => a.type === 'inline_keyboard')!.payload.buttons[0]![0]!;
+const takeOf = (row: { args: Record<string, unknown> }) => buttonOf(row).payload;
+/** The bot's line in the operators' chat as a reply's `link.message` carries it. */
+const asReplied = (row: { args: Record<string, unknown> }) => ({
+  text: String(row.args.text),
+  attachments: row.args.attachments,
+});
+
+/** The request's own edit: the same message (its id as the platform gave it), its Take button taken off. */
+async function requestEdit(c: Conformance) {
+  const mid = c.platform.chats.get(OPS)![0]!.mid;
+  return (await c.outbox('u:1')).filter((r) => r.op === 'editMessage' && r.args.message_id === mid);
+}
 
 /** Person 1 asks, and waits; an operator takes it when `taken`. */
 async function ask(c: Conformance, taken: boolean) {
@@ -103,15 +115,40 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect(await left(c)).toEqual([expect.stringMatching(/left before an operator took it \(u:1\)$/)]);
     expect(await waiting(c)).toBe(0);
 
-    // A later Take is answered; nothing reaches the person, and nothing is said twice.
+    // The request loses its Take: one edit, to a 🔒 that routes presses and replies like any line.
+    const edits = await requestEdit(c);
+    expect(edits).toHaveLength(1);
+    expect(buttonOf(edits[0]!).text).toBe('🔒 Closed');
+    expect(edits[0]!.args.text).toContain('asks for an operator');
+
+    // A later Take is answered, and (a notification alone is not displayed) the same line follows in the
+    // chat; nothing reaches the person, and nothing is said twice.
     const seen = c.platform.seen(1001).length;
     await c.deliver(opPress(88, c.clock.now(), take, 'mid.req'));
     await c.settle();
-    const answer = (await toOps(c)).at(-1)!;
-    expect(answer.op).toBe('answerCallback');
-    expect(answer.args.notification).toMatch(/left the conversation: nothing was sent to them$/);
+    const [answer, shown] = (await toOps(c)).slice(-2);
+    expect(answer!.op).toBe('answerCallback');
+    expect(answer!.args.notification).toMatch(/left the conversation: nothing was sent to them$/);
+    expect(shown).toMatchObject({
+      op: 'sendMessage',
+      args: { chat_id: OPS, text: answer!.args.notification },
+    });
     expect(c.platform.seen(1001)).toHaveLength(seen);
     expect(await left(c)).toHaveLength(1);
+
+    // A reply to the "left" line, to that answer or to the edited request is answered too.
+    const leftLine = (await toOps(c)).find((r) => String(r.args.text).startsWith('🚪'))!;
+    const before = (await toOps(c)).length;
+    for (const line of [leftLine, shown!, edits[0]!]) {
+      await c.deliver(opReply(77, c.clock.now(), asReplied(line), { text: 'Still there?' }));
+      await c.settle();
+    }
+    const answers = (await toOps(c)).slice(before);
+    // (Start and another flow leave no name behind: the conversation stands for the person.)
+    expect(answers.map((r) => r.args.text)).toEqual(
+      Array(3).fill(expect.stringMatching(/^(user 1|u:1) left the conversation: nothing was sent to them$/)),
+    );
+    expect(c.platform.seen(1001)).toHaveLength(seen);
   });
 
   it.each(WAYS)('taken, by %s: the operator is told, a later reply answered', async (_, leave) => {
@@ -139,6 +176,17 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect(answer.args.text).toMatch(/left the conversation: nothing was sent to them$/);
     expect(c.platform.seen(1001)).toHaveLength(seen);
     expect((await c.outbox('u:1')).filter((r) => r.args.text === 'Still there?')).toEqual([]);
+
+    // A reply to the "🚪 … left the conversation" line itself is answered the same way.
+    const leftLine = (await toOps(c)).find((r) => String(r.args.text).startsWith('🚪'))!;
+    const told = (await toOps(c)).length;
+    await c.deliver(opReply(77, c.clock.now(), asReplied(leftLine), { text: 'Hello?' }));
+    await c.settle();
+    const again = (await toOps(c)).slice(told);
+    expect(again.map((r) => r.args.text)).toEqual([
+      expect.stringMatching(/left the conversation: nothing was sent to them$/),
+    ]);
+    expect(c.platform.seen(1001)).toHaveLength(seen);
   });
 
   it('answers nothing of leaving while the person is there (an empty reply, a bad /set)', async () => {
@@ -173,13 +221,32 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     expect(await c.session('u:2')).toMatchObject({ status: 'done', stateValue: '"gone"' });
     expect(await left(c)).toEqual([]);
 
-    // A Take on the withdrawn request is answered: closed, not left.
-    const withdrawn = (await c.outbox('u:2')).find((r) => r.args.chat_id === OPS)!;
-    await c.deliver(opPress(88, c.clock.now(), takeOf(withdrawn), 'mid.req2'));
+    // Both requests lost their buttons but a 🔒; the lines that closed them carry one too.
+    for (const key of ['u:1', 'u:2']) {
+      const rows = await c.outbox(key);
+      const edit = rows.filter((r) => r.op === 'editMessage').at(-1)!;
+      expect(buttonOf(edit).text).toBe('🔒 Closed');
+    }
+    const back = (await c.outbox('u:1')).find((r) => String(r.args.text).includes('back to the bot'))!;
+    const gone = (await c.outbox('u:2')).find((r) => String(r.args.text).includes('withdrawn'))!;
+    expect([buttonOf(back).text, buttonOf(gone).text]).toEqual(['🔒 Closed', '🔒 Closed']);
+
+    // A Take on the withdrawn request is answered: closed, not left; so is a reply to either closing line.
+    const second = (await c.outbox('u:2')).find((r) => r.args.chat_id === OPS)!;
+    await c.deliver(opPress(88, c.clock.now(), takeOf(second), 'mid.req2'));
     await c.settle();
-    expect((await toOps(c)).at(-1)!.args.notification).toBe(
-      'The request of user 2 is closed: nothing was sent to them',
+    const [answer, shown] = (await toOps(c)).slice(-2);
+    expect(answer!.args.notification).toBe('The request of user 2 is closed: nothing was sent to them');
+    expect(shown!.args.text).toBe(answer!.args.notification);
+    await c.deliver(
+      opReply(77, c.clock.now(), asReplied(back), { text: 'Anything else?' }),
+      opReply(77, c.clock.now(), asReplied(gone), { text: '/done' }),
     );
+    await c.settle();
+    expect((await toOps(c)).slice(-2).map((r) => r.args.text)).toEqual([
+      'The request of user 1 is closed: nothing was sent to them',
+      'The request of user 2 is closed: nothing was sent to them',
+    ]);
   });
 
   it("keeps an earlier request's buttons off a new one: its Take, reply and /done are told it is closed", async () => {
@@ -205,7 +272,8 @@ describe.each(kinds)('a person leaving a handoff over %s', (kind) => {
     await c.settle();
     const closed = 'The request of user 1 is closed: nothing was sent to them';
     const answers = (await c.outbox('u:1')).slice(before);
-    expect(answers.map((r) => r.args.notification ?? r.args.text)).toEqual([closed, closed, closed]);
+    // The press's notification is followed by the same line in the chat.
+    expect(answers.map((r) => r.args.notification ?? r.args.text)).toEqual([closed, closed, closed, closed]);
     expect(answers.every((r) => r.args.chat_id === OPS || r.op === 'answerCallback')).toBe(true);
     expect(await c.session('u:1')).toMatchObject({ status: 'active', stateValue: '"human"' });
     expect(await waiting(c)).toBe(1);

@@ -66,16 +66,18 @@ describe('handoff texts', () => {
       'Запрос ваш: отвечайте на его сообщения',
       'Уже взял(а) Op77',
     ]);
-    const edited = calls.find((r) => r.op === 'editMessage')!;
-    expect(String(edited.args.text)).toMatch(/\n\n✅ Взял\(а\) Op77$/);
-    expect(JSON.stringify(edited.args.attachments)).toContain('"text":"Готово"');
+    // The request's edit travels in the winner's answer (so that its notification is displayed).
+    const edited = calls.find((r) => r.op === 'answerCallback')!.args.message as Record<string, unknown>;
+    expect(String(edited.text)).toMatch(/\n\n✅ Взял\(а\) Op77$/);
+    expect(JSON.stringify(edited.attachments)).toContain('"text":"Готово"');
     expect(c.platform.seen(1001)).toContain('Op77 joined the conversation.');
 
     const replied = { text: String(request.args.text), attachments: request.args.attachments };
     await c.deliver(opReply(77, at(), replied, { text: '/done' }));
     await c.settle();
-    const ops = (await c.outbox('u:1')).filter((r) => r.args.chat_id === OPS).map((r) => r.args.text);
-    expect(ops.at(-1)).toBe('☑️ u:1: снова с ботом (Op77)');
+    const ops = (await c.outbox('u:1')).filter((r) => r.args.chat_id === OPS);
+    expect(ops.at(-1)!.args.text).toBe('☑️ u:1: снова с ботом (Op77)');
+    expect(JSON.stringify(ops.at(-1)!.args.attachments)).toContain('"text":"🔒 Закрыт"');
     expect(c.platform.seen(1001).at(-1)).toBe('Back with the bot.');
   });
 });

@@ -67,6 +67,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '007_unrecognised.sql',
       '008_handoff_queue.sql',
       '009_batch_cancel_probe.sql',
+      '010_interrupt_keeps_answers.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

@@ -66,8 +66,10 @@ BEGIN
       UPDATE timers SET status = w->>'status', reason = w->>'reason', settled_at = (w->>'now')::bigint
       WHERE conversation_key = w->>'key' AND status = 'armed';
     WHEN 'drop-calls' THEN
+      -- `keep`: operations whose unsent calls stay (an interrupted flow's callback answers).
       UPDATE outbox SET status = 'dropped', error = w->>'reason', finished_at = (w->>'now')::bigint
-      WHERE conversation_key = w->>'key' AND status = 'pending';
+      WHERE conversation_key = w->>'key' AND status = 'pending'
+        AND op <> ALL (ARRAY(SELECT jsonb_array_elements_text(coalesce(w->'keep', '[]'::jsonb))));
       GET DIAGNOSTICS n = ROW_COUNT;
       dropped := dropped + n;
     WHEN 'settle' THEN

@@ -276,9 +276,9 @@ export class WritePlan {
     this.ops.push({ kind: 'cancel-tasks', key, reason, now });
   }
 
-  /** Records dropping the conversation's unsent calls. */
-  dropCalls(key: string, reason: string, now: number): void {
-    this.ops.push({ kind: 'drop-calls', key, reason, now });
+  /** Records dropping the conversation's unsent calls, but for those of the operations in `keep`. */
+  dropCalls(key: string, reason: string, now: number, keep?: string[]): void {
+    this.ops.push({ kind: 'drop-calls', key, reason, now, ...(keep?.length ? { keep } : {}) });
   }
 
   /** Records settling the inbox row `id` (done rows are normally settled per batch instead). */

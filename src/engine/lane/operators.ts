@@ -1,7 +1,7 @@
 /**
  * The operators' chat (docs/handoff.md): updates from a chat a flow's `handoff:` names are not a
- * conversation of their own. A press of "Take" or "Done" (a button botflow signed for the person's
- * conversation), or a reply to one of the bot's messages there (which carries that button), becomes an
+ * conversation of their own. A press of "Take", "Done" or 🔒 (a button botflow signed for the person's
+ * conversation), or a reply to any of the bot's messages there (each carries one: step/handoff-lines.ts), becomes an
  * external event for the person's conversation, keyed by the update so that reading it again after a crash
  * stores nothing twice. The person's session handles them in order: two operators racing to take have one
  * winner. Pure.
@@ -45,6 +45,13 @@ function buttonIn(signer: ButtonSigner, body: Json | undefined) {
   }
   return undefined;
 }
+
+/** The event a press of each handoff button becomes. */
+const PRESSED: Record<string, string> = {
+  take: HANDOFF_EVENTS.take,
+  done: HANDOFF_EVENTS.done,
+  closed: HANDOFF_EVENTS.closed,
+};
 
 /** What an operators' chat update becomes: an event for a person, or why it is ignored. */
 export type OperatorOutcome = { entry: InboxEntry; reason: string } | { reason: string };
@@ -91,7 +98,7 @@ export function operatorUpdate(
     if (!found) return { reason: "operators' chat: a button botflow did not sign for a handoff" };
     const body = message?.body as Json | undefined;
     const base = { operator, callbackId: cb.callback_id, ...(body?.mid ? { messageId: body.mid } : {}) };
-    return event(found.what === 'take' ? HANDOFF_EVENTS.take : HANDOFF_EVENTS.done, found, base);
+    return event(PRESSED[found.what] ?? HANDOFF_EVENTS.done, found, base);
   }
   if (update.update_type !== 'message_created' || !message)
     return { reason: "operators' chat: not for a person" };
@@ -101,6 +108,8 @@ export function operatorUpdate(
   const found = link?.type === 'reply' ? buttonIn(signer, link.message as Json) : undefined;
   if (!found) return { reason: "operators' chat: not a reply to a handoff message" };
   const operator = { id: sender?.user_id, name: sender?.name };
+  // A line about a closed request: whatever the reply says, it is answered that the request is closed.
+  if (found.what === 'closed') return event(HANDOFF_EVENTS.closed, found, { operator });
   const body = message.body as Json;
   const text = typeof body.text === 'string' ? body.text.trim() : '';
   const set = /^\/set(?:@\S+)?\s+([A-Za-z][A-Za-z0-9_]*)\s+([\s\S]*)$/.exec(text);

@@ -34,6 +34,23 @@ export interface EventPlan {
 export type Skipped = { ignored: string };
 export const skip = (reason: string): Skipped => ({ ignored: reason });
 
+/**
+ * The plan of an event the engine left alone: writes recorded before the decision to ignore it (answering
+ * a stale press, telling operators a person left) stand, and count, so that the dispatcher is woken.
+ */
+export function ignoredPlan(row: InboxEvent, key: string | null, reason: string, ops: WriteOp[]): EventPlan {
+  const calls = ops.filter((op) => op.kind === 'call').length;
+  const outcome: EventOutcome = {
+    inboxId: row.id,
+    kind: row.kind,
+    conversationKey: key,
+    status: 'ignored',
+    reason,
+    calls,
+  };
+  return { row, outcome, ops };
+}
+
 /** What a step did: the session it left and the calls it planned. */
 export type Ran = Pick<EventOutcome, 'session' | 'calls' | 'tasks'>;
 export type Planned = Pick<EventOutcome, 'session' | 'calls' | 'tasks' | 'reason'> | Skipped;

@@ -9,6 +9,13 @@ import type { SessionRow } from '../../store/sessions.ts';
 import type { EventMeta, FlowDefinition, WhileElsewhere } from '../step/contract.ts';
 import { findFlowToStart } from './routing.ts';
 
+/**
+ * What an interrupting event (`while_elsewhere: interrupt`) leaves of the old flow's unsent calls: its
+ * callback answers (a press must still be answered: the person would watch a spinner); its messages, edits
+ * and sender actions go, in the step's own transaction (docs/events.md).
+ */
+export const INTERRUPT_KEEPS: string[] = ['answerCallback'];
+
 /** The stored event of an inbox row of kind `event`. */
 export function decodeStoredEvent(payload: string): StoredEvent {
   const stored = JSON.parse(payload) as StoredEvent;

@@ -14,6 +14,7 @@ import {
   describeError,
   type EventOutcome,
   type EventPlan,
+  ignoredPlan,
   type Planned,
   type Ran,
   ranOf,
@@ -22,7 +23,7 @@ import {
   sessionMeta,
   skip,
 } from './outcome.ts';
-import { decodeStoredEvent, eventMeta, eventPolicy } from './outside-events.ts';
+import { decodeStoredEvent, eventMeta, eventPolicy, INTERRUPT_KEEPS } from './outside-events.ts';
 import { answerAlone } from './press-answer.ts';
 import { findFlowToStart } from './routing.ts';
 import type { CachedSession } from './session-cache.ts';
@@ -33,6 +34,7 @@ import type { PlannerOptions } from './planner-options.ts';
 
 export type { PlannerOptions } from './planner-options.ts';
 
+type Maybe<T> = T | undefined;
 type Callback = { id: string; messageId?: string; chatId?: number };
 
 /** Plans inbox events, one at a time, in arrival order. */
@@ -69,17 +71,8 @@ export class EventPlanner {
       return this.failed(row, key, error);
     }
     if ('ignored' in planned) {
-      // Writes recorded before the decision to ignore (answering a stale press) stand.
       this.#plan.settle(row.id, 'ignored', planned.ignored, key, now);
-      const outcome: EventOutcome = {
-        inboxId: row.id,
-        kind: row.kind,
-        conversationKey: key,
-        status: 'ignored',
-        reason: planned.ignored,
-        calls: 0,
-      };
-      return { row, outcome, ops: this.#plan.take() };
+      return ignoredPlan(row, key, planned.ignored, this.#plan.take());
     }
     // Done rows are settled per batch; one whose key intake could not tell gets it now.
     if (row.conversationKey === null && key !== null) this.#plan.settle(row.id, 'done', null, key, now);
@@ -162,25 +155,21 @@ export class EventPlanner {
     const trigger = { kind: 'event', name, payload } as const;
     const flows = this.#o.flows.current();
     const gone = { name, payload, rowId: row.id };
+    const told = (s?: CachedSession) => answerPersonGone(this.#plan, key, gone, s, flows, now, this.#sign);
     if (!active) {
       const started = this.#start(key, session, trigger, meta, now);
       if (!('ignored' in started)) return started;
-      if (answerPersonGone(this.#plan, key, gone, session, flows, now))
-        return skip(`event ${name}: the person left the handoff; the operator is told`);
+      if (told(session)) return skip(`event ${name}: the person left the handoff; the operator is told`);
       return skip(`event ${name}: no running session, and no flow starts on it`);
     }
     // A button of an earlier request (the person asked again since): that request is closed.
-    if (
-      fromEarlierRequest(payload, active, flows) &&
-      answerPersonGone(this.#plan, key, gone, active, flows, now)
-    )
+    if (fromEarlierRequest(payload, active, flows) && told(active))
       return skip(
         `event ${name}: from an earlier request of the person's; the operator is told it is closed`,
       );
     const ran = this.#run(key, active, { type: 'event', name, payload, meta }, now);
     if (!('ignored' in ran)) return ran;
-    if (answerPersonGone(this.#plan, key, gone, active, flows, now))
-      return skip(`event ${name}: the person left the handoff; the operator is told`);
+    if (told(active)) return skip(`event ${name}: the person left the handoff; the operator is told`);
     const { flow } = this.#resume(key, active);
     const where = `step "${stepName(JSON.parse(active.row.stateValue))}" of flow "${flow.id}" does not take it`;
     const policy = eventPolicy(this.#o.flows.current(), flow, name);
@@ -194,6 +183,7 @@ export class EventPlanner {
       const why = `interrupted by event ${name}`;
       this.#plan.settleTimers(key, 'cancelled', why, now);
       this.#plan.cancelTasks(key, why, now);
+      this.#plan.dropCalls(key, why, now, INTERRUPT_KEEPS);
       const started = this.#start(key, active, trigger, meta, now);
       return 'ignored' in started
         ? started
@@ -224,7 +214,7 @@ export class EventPlanner {
         this.#plan.dropCalls(key, why, now);
         this.#plan.cancelTasks(key, why, now);
         // After the unsent calls are dropped: the operators are told all the same.
-        tellOperatorsLeft(this.#plan, key, active, this.#written, this.#o.flows.current(), now);
+        this.#left(key, active, this.#written, now, true);
         return result;
       }
       case 'event': {
@@ -353,7 +343,7 @@ export class EventPlanner {
       ...(extra.status ? { status: extra.status } : {}),
     });
     if (result.idle) return skip('the current step does not handle this event');
-    if (!extra.silent) tellOperatorsLeft(this.#plan, key, session, written, this.#o.flows.current(), now);
+    if (!extra.silent) this.#left(key, session, written, now, false);
     reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);
@@ -376,10 +366,21 @@ export class EventPlanner {
       this.#stepOptions(key, callback),
     );
     const written = this.#plan.write({ conversationKey: key, prior, flow, result, meta, started: true, now });
-    tellOperatorsLeft(this.#plan, key, prior, written, this.#o.flows.current(), now);
+    this.#left(key, prior, written, now, true);
     reportFailure(this.#o.logger, key, flow, result);
     this.#remember(written, flow, result.machineSnapshot);
     return ranOf(result, written);
+  }
+
+  /** Tells the operators when the event took the person away from an open request (handoff-left.ts). */
+  #left(
+    key: string,
+    prior: Maybe<CachedSession>,
+    written: Maybe<WrittenSession>,
+    now: number,
+    edit: boolean,
+  ) {
+    tellOperatorsLeft(this.#plan, key, prior, written, this.#o.flows.current(), now, this.#sign, edit);
   }
 
   #remember(written: WrittenSession | undefined, flow: FlowDefinition, snapshot: AnyMachineSnapshot): void {

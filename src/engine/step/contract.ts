@@ -258,8 +258,12 @@ export interface EventDeclaration {
   whileElsewhere?: WhileElsewhere;
 }
 
-/** What the operators' chat is told about a person who left a handoff (FlowDefinition.handoff.notice). */
-export type HandoffNotice = 'waiting' | 'taken' | 'gone' | 'closed';
+/**
+ * Built-in texts of the operators' chat the engine renders itself (FlowDefinition.handoff.notice): a person
+ * who left (`waiting`, `taken`), the answer to an action on a closed request (`gone`, `closed`), and the
+ * label of the button every line about a closed request carries (`closed-button`).
+ */
+export type HandoffNotice = 'waiting' | 'taken' | 'gone' | 'closed' | 'closed-button';
 
 /** A flow as the engine runs it. */
 export interface FlowDefinition {
@@ -281,6 +285,8 @@ export interface FlowDefinition {
       vars: Readonly<Record<string, unknown>> | undefined,
       conversation: string,
     ): string;
+    /** The text of the request a `handoff` step (`step`) posted, as it drew it (for its edit when it closes). */
+    request?(step: string, vars: Readonly<Record<string, unknown>> | undefined, conversation: string): string;
   };
   /** Content hash of the definition: sessions stay on the version they started with. */
   version: string;
@@ -336,4 +342,6 @@ export const HANDOFF_EVENTS = {
   set: 'botflow.handoff_set',
   /** An operator's `/done` (or the Done button): `{ operator }`; the flow continues at `return_to`. */
   done: 'botflow.handoff_done',
+  /** A press of, or a reply to, a line about a closed request (its 🔒 button): no step takes it; it is answered. */
+  closed: 'botflow.handoff_closed',
 } as const;

@@ -81,7 +81,7 @@ export function applyWrites(stores: WriteStores, ops: readonly WriteOp[]): numbe
         stores.timers.settleAll(op.key, op.status, op.reason, op.now);
         break;
       case 'drop-calls':
-        dropped += stores.outbox.dropPending(op.key, op.reason, op.now);
+        dropped += stores.outbox.dropPending(op.key, op.reason, op.now, op.keep);
         break;
       case 'settle':
         stores.inbox.settle(op.id, op.status, op.reason, op.key, op.now);

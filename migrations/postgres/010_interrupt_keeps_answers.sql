@@ -1,0 +1,3 @@
+-- An event that interrupts a flow (while_elsewhere: interrupt) drops the old flow's unsent calls but its
+-- callback answers: `drop-calls` takes the operations to keep (`keep`), in botflow_apply_ops.
+-- botflow:functions 9990c5061259
