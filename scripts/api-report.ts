@@ -46,9 +46,9 @@ function sourceText(node: ts.Node): string {
     .replace(/^export (default )?(declare )?/, '');
 }
 
-/** Whether the symbol's doc comment says `@deprecated`. */
-function deprecated(symbol: ts.Symbol): boolean {
-  return symbol.getJsDocTags().some((tag) => tag.name === 'deprecated');
+/** Whether the symbol's doc comment (or its export's, `export { /** @deprecated *\/ name }`) says `@deprecated`. */
+function deprecated(checker: ts.TypeChecker, symbol: ts.Symbol): boolean {
+  return symbol.getJsDocTags(checker).some((tag) => tag.name === 'deprecated');
 }
 
 /** A member's line: `name: type` as declared (the checker's type where none is written). */
@@ -85,6 +85,15 @@ function members(
     .sort();
 }
 
+/** The type parameters of a generic declaration, as written (`<Op extends OperationName>`), or ''. */
+function typeParams(symbol: ts.Symbol): string {
+  const decl = symbol.declarations?.find(
+    (d) => ts.isClassDeclaration(d) || ts.isInterfaceDeclaration(d) || ts.isTypeAliasDeclaration(d),
+  ) as ts.ClassDeclaration | ts.InterfaceDeclaration | ts.TypeAliasDeclaration | undefined;
+  const params = decl?.typeParameters;
+  return params ? `<${params.map((p) => sourceText(p)).join(', ')}>` : '';
+}
+
 /** `extends …` of a class or interface, as written. */
 function heritage(symbol: ts.Symbol): string {
   const clauses = (symbol.declarations ?? []).flatMap((d) =>
@@ -93,9 +102,11 @@ function heritage(symbol: ts.Symbol): string {
   return clauses.map((c) => ` ${sourceText(c).trim()}`).join('');
 }
 
-/** The declaration of `symbol` of kind `kind`, if any. */
-const declOf = <T extends ts.Node>(symbol: ts.Symbol, is: (node: ts.Node) => node is T): T | undefined =>
-  symbol.declarations?.find(is);
+/** The first declaration of `symbol` that `is` accepts, if any. */
+function declOf<T extends ts.Node>(symbol: ts.Symbol, is: (node: ts.Node) => node is T): T | undefined {
+  for (const d of symbol.declarations ?? []) if (is(d)) return d;
+  return undefined;
+}
 
 /** A class: its base, constructors and public members (instance and static). */
 function classText(checker: ts.TypeChecker, name: string, symbol: ts.Symbol, decl: ts.Node): string[] {
@@ -105,13 +116,18 @@ function classText(checker: ts.TypeChecker, name: string, symbol: ts.Symbol, dec
     .map((s) => `  constructor${checker.signatureToString(s, decl, FLAGS).replace(/ => [\s\S]*$/, '')};`);
   const instance = checker.getDeclaredTypeOfSymbol(symbol);
   const props = [...checker.getPropertiesOfType(instance), ...checker.getPropertiesOfType(type)];
-  return [`class ${name}${heritage(symbol)} {`, ...ctors, ...members(checker, symbol, props, decl), '}'];
+  return [
+    `class ${name}${typeParams(symbol)}${heritage(symbol)} {`,
+    ...ctors,
+    ...members(checker, symbol, props, decl),
+    '}',
+  ];
 }
 
 /** Every meaning of one exported name (a value, a type, or both) as the report shows it. */
 function describe(checker: ts.TypeChecker, name: string, exported: ts.Symbol): string {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-  const mark = deprecated(symbol) ? '/** @deprecated */ ' : '';
+  const mark = deprecated(checker, exported) || deprecated(checker, symbol) ? '/** @deprecated */ ' : '';
   const lines: string[] = [];
   const at = symbol.declarations?.[0];
   if (!at) return `${mark}${name}: unknown`;
@@ -130,12 +146,16 @@ function describe(checker: ts.TypeChecker, name: string, exported: ts.Symbol): s
   }
   if (f & ts.SymbolFlags.Interface) {
     const props = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol));
-    lines.push(`interface ${name}${heritage(symbol)} {`, ...members(checker, symbol, props, at), '}');
+    lines.push(
+      `interface ${name}${typeParams(symbol)}${heritage(symbol)} {`,
+      ...members(checker, symbol, props, at),
+      '}',
+    );
   }
   if (f & ts.SymbolFlags.TypeAlias) {
     const decl = declOf(symbol, ts.isTypeAliasDeclaration);
     lines.push(
-      `type ${name} = ${decl ? sourceText(decl.type) : checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), at, FLAGS)};`,
+      `type ${name}${typeParams(symbol)} = ${decl ? sourceText(decl.type) : checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), at, FLAGS)};`,
     );
   }
   if (f & ts.SymbolFlags.Enum) lines.push(`enum ${name}`);
@@ -155,11 +175,16 @@ function report(program: ts.Program, entry: Entry): string {
     .getExportsOfModule(module)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((symbol) => describe(checker, symbol.name, symbol));
+  const gone = described.filter((d) => d.startsWith('/** @deprecated')).length;
+  const count =
+    gone > 0
+      ? `${described.length}: ${described.length - gone} published, ${gone} deprecated`
+      : described.length;
   const title = entry.subpath === '.' ? 'botflow-engine' : `botflow-engine/${entry.subpath.slice(2)}`;
   return [
     `# API report: \`${title}\``,
     '',
-    `Every name \`${title}\` exports (${described.length}), its kind and declared signature, from`,
+    `Every name \`${title}\` exports (${count}), its kind and declared signature, from`,
     `\`${relative(ROOT, entry.source)}\`. Generated by \`npm run api:update\`: do not edit. A change here is a change`,
     'of the public API: review it (and note it in CHANGELOG.md).',
     '',
