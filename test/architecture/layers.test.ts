@@ -65,7 +65,7 @@ const INNER_FLOORS: Readonly<Record<string, readonly (readonly string[])[]>> = {
   ],
   client: [
     // The door (botflow-engine/client).
-    ['client/index.ts'],
+    ['client/index.ts', 'client/deprecated.ts'],
     // The rate-limit scheduler, over the client.
     ['client/scheduler'],
     ['client'],
