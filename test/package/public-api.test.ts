@@ -8,16 +8,18 @@ import { describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
+const OPTIONS: ts.CompilerOptions = {
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  allowImportingTsExtensions: true,
+  noEmit: true,
+  skipLibCheck: true,
+};
+
 function exportsOf(entry: string): Array<{ name: string; documented: boolean }> {
   const file = `${repo}${entry}`;
-  const program = ts.createProgram([file], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    allowImportingTsExtensions: true,
-    noEmit: true,
-    skipLibCheck: true,
-  });
+  const program = ts.createProgram([file], OPTIONS);
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
   return checker.getExportsOfModule(module).map((symbol) => {
@@ -45,12 +47,7 @@ describe('the main entry (botflow-engine)', () => {
 describe('botflow-engine/client', () => {
   const file = `${repo}src/client/index.ts`;
   const options: ts.CompilerOptions = {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    allowImportingTsExtensions: true,
-    noEmit: true,
-    skipLibCheck: true,
+    ...OPTIONS,
     strict: true,
     noUncheckedIndexedAccess: true,
     types: ['node'],
