@@ -49,7 +49,18 @@ export interface CallOptions {
 export const POLL_TIMEOUT_MARGIN_MS = 15_000;
 const DEFAULT_POLL_TIMEOUT_S = 30;
 
-/** True when a write answered `{success: false}` (returned, not thrown): check `result.message`. */
+/**
+ * True when a write answered `{success: false}` (returned, not thrown): check `result.message`.
+ *
+ * @example
+ * ```ts
+ * import { BotApi, isFailure } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * const pinned = await api.pinMessage({ chat_id: 42, message_id: 'mid.1' });
+ * if (isFailure(pinned)) console.warn(`not pinned: ${pinned.message}`);
+ * ```
+ */
 export function isFailure(result: unknown): result is { success: false; message?: string } {
   return result !== null && typeof result === 'object' && (result as { success?: unknown }).success === false;
 }

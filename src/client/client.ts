@@ -22,7 +22,19 @@ export type { OperationArgs, OperationResult } from './operation-types.ts';
 
 type O = CallOptions;
 
-/** The Bot API client. Create one per bot token; `close()` it on shutdown. */
+/**
+ * The Bot API client. Create one per bot token; `close()` it on shutdown.
+ *
+ * @example
+ * ```ts
+ * import { BotApi } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * const me = await api.getMyInfo();
+ * await api.sendMessage({ chat_id: 42, text: `Hello from @${me.username}` });
+ * await api.close();
+ * ```
+ */
 export class BotApi extends BotApiCore {
   // ---- The bot itself ----
 

@@ -13,7 +13,22 @@ import { BotflowError } from '../errors/botflow-error.ts';
 import { brandClass } from '../errors/brand.ts';
 import { DecodeError } from './schemas/decode.ts';
 
-/** The platform answered with an error status. */
+/**
+ * The platform answered with an error status.
+ *
+ * @example
+ * ```ts
+ * import { ApiError, BotApi } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * try {
+ *   await api.sendMessage({ chat_id: 42, text: 'Hello' });
+ * } catch (error) {
+ *   if (error instanceof ApiError && error.isRateLimited) console.warn(`retry in ${error.retryAfter} s`);
+ *   else if (error instanceof ApiError) console.error(error.status, error.code, error.platformMessage);
+ * }
+ * ```
+ */
 export class ApiError extends BotflowError {
   override name = 'ApiError';
   /** HTTP status, e.g. 400, 401, 403, 404, 429, 500. */
@@ -62,7 +77,22 @@ export class ApiError extends BotflowError {
   }
 }
 
-/** No answer came from the platform (connection refused, DNS, TLS, reset, timeout). */
+/**
+ * No answer came from the platform (connection refused, DNS, TLS, reset, timeout).
+ *
+ * @example
+ * ```ts
+ * import { BotApi, NetworkError } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * try {
+ *   await api.sendMessage({ chat_id: 42, text: 'Hello' });
+ * } catch (error) {
+ *   // sent: false — it never reached the platform, safe to repeat; true — it may have.
+ *   if (error instanceof NetworkError) console.error(error.code, error.sent ? 'may have been sent' : 'not sent');
+ * }
+ * ```
+ */
 export class NetworkError extends BotflowError {
   override name = 'NetworkError';
   /** The operation that failed. */
@@ -94,7 +124,22 @@ export interface LimitViolation {
   message: string;
 }
 
-/** The client refused a call before sending anything: the arguments break a documented rule. */
+/**
+ * The client refused a call before sending anything: the arguments break a documented rule.
+ *
+ * @example
+ * ```ts
+ * import { BotApi, UsageError } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * try {
+ *   await api.sendMessage({ chat_id: 42, text: 'Hello' });
+ * } catch (error) {
+ *   // Refused before sending: `field` names the first field at fault.
+ *   if (error instanceof UsageError) for (const v of error.violations) console.error(v.field, v.message);
+ * }
+ * ```
+ */
 export class UsageError extends BotflowError {
   override name = 'UsageError';
   /** Path of the first field at fault. */
@@ -117,7 +162,22 @@ export class UsageError extends BotflowError {
   }
 }
 
-/** A 2xx answer whose body does not decode; the raw body is kept in `raw`. */
+/**
+ * A 2xx answer whose body does not decode; the raw body is kept in `raw`.
+ *
+ * @example
+ * ```ts
+ * import { BotApi, ResponseDecodeError } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * try {
+ *   await api.sendMessage({ chat_id: 42, text: 'Hello' });
+ * } catch (error) {
+ *   // A 2xx answer of an unexpected shape: `path` is the field, `raw` the body as it came.
+ *   if (error instanceof ResponseDecodeError) console.error(error.path, error.raw);
+ * }
+ * ```
+ */
 export class ResponseDecodeError extends DecodeError {
   override name = 'ResponseDecodeError';
   /** The operation whose answer did not decode. */

@@ -30,7 +30,18 @@ export function charLength(text: string): number {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** A message or comment text: a string of at most 4000 characters. */
+/**
+ * A message or comment text: a string of at most 4000 characters.
+ *
+ * @example
+ * ```ts
+ * import { checkText } from 'botflow-engine/client';
+ *
+ * const problems = checkText('x'.repeat(4001));
+ * // [{ field: 'text', message: 'is 4001 characters long; the limit is 4000: shorten it or split it' }]
+ * console.log(problems.map((p) => `${p.field}: ${p.message}`));
+ * ```
+ */
 export function checkText(text: unknown, path = 'text'): LimitViolation[] {
   if (text === undefined || text === null) return [];
   if (typeof text !== 'string') return [{ field: path, message: 'must be a string' }];
@@ -55,7 +66,17 @@ export const BUTTON_TYPES: ReadonlySet<string> = new Set([
   'chat',
 ]);
 
-/** One keyboard button: text 1..128, callback and clipboard payload ≤ 1024, link url ≤ 2048. */
+/**
+ * One keyboard button: text 1..128, callback and clipboard payload ≤ 1024, link url ≤ 2048.
+ *
+ * @example
+ * ```ts
+ * import { checkButton } from 'botflow-engine/client';
+ *
+ * const problems = checkButton({ type: 'callback', text: 'Yes', payload: 'x'.repeat(2000) }, 'buttons[0][0]');
+ * if (problems.length > 0) console.error(problems[0]!.field, problems[0]!.message);
+ * ```
+ */
 export function checkButton(button: unknown, path: string): LimitViolation[] {
   if (!isRecord(button))
     return [{ field: path, message: 'a button must be an object with a type and a text' }];
@@ -130,7 +151,17 @@ export function checkButton(button: unknown, path: string): LimitViolation[] {
   return out;
 }
 
-/** An inline keyboard: ≤ 210 buttons, ≤ 30 rows, ≤ 7 per row (≤ 3 in a row with link, open_app, geo or contact buttons). */
+/**
+ * An inline keyboard: ≤ 210 buttons, ≤ 30 rows, ≤ 7 per row (≤ 3 in a row with link, open_app, geo or contact buttons).
+ *
+ * @example
+ * ```ts
+ * import { checkKeyboard } from 'botflow-engine/client';
+ *
+ * const keyboard = { buttons: [[{ type: 'callback', text: 'Small', payload: 'size:s' }]] };
+ * console.log(checkKeyboard(keyboard)); // [] when the keyboard keeps every limit
+ * ```
+ */
 export function checkKeyboard(keyboard: unknown, path = 'payload'): LimitViolation[] {
   const L = KEYBOARD_LIMITS;
   if (!isRecord(keyboard) || !Array.isArray(keyboard.buttons)) {
@@ -171,7 +202,17 @@ export function checkKeyboard(keyboard: unknown, path = 'payload'): LimitViolati
   return out;
 }
 
-/** Attachments of a message: each an object with a type; at most one inline_keyboard, within its limits. */
+/**
+ * Attachments of a message: each an object with a type; at most one inline_keyboard, within its limits.
+ *
+ * @example
+ * ```ts
+ * import { checkAttachments } from 'botflow-engine/client';
+ *
+ * const attachments = [{ type: 'location', latitude: 55.75, longitude: 37.62 }];
+ * console.log(checkAttachments(attachments)); // []
+ * ```
+ */
 export function checkAttachments(attachments: unknown, path = 'attachments'): LimitViolation[] {
   if (attachments === undefined || attachments === null) return [];
   if (!Array.isArray(attachments)) return [{ field: path, message: 'must be an array of attachments' }];
@@ -198,7 +239,17 @@ export function checkAttachments(attachments: unknown, path = 'attachments'): Li
   return out;
 }
 
-/** A NewMessageBody (send, edit, or the `message` of a callback answer). */
+/**
+ * A NewMessageBody (send, edit, or the `message` of a callback answer).
+ *
+ * @example
+ * ```ts
+ * import { checkNewMessageBody } from 'botflow-engine/client';
+ *
+ * const body = { text: 'Pick a size', attachments: [] };
+ * for (const { field, message } of checkNewMessageBody(body)) console.error(field, message);
+ * ```
+ */
 export function checkNewMessageBody(body: unknown, path = ''): LimitViolation[] {
   if (!isRecord(body)) return [{ field: path || 'body', message: 'a message must be an object' }];
   return [
@@ -284,7 +335,18 @@ export const COMMANDS_MAX = 32;
 /** What a webhook secret may hold: 5..256 of A-Z, a-z, 0-9, `_` and `-`. */
 export const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{5,256}$/;
 
-/** Every client-side rule of one operation's arguments; the client refuses the call when any is broken. */
+/**
+ * Every client-side rule of one operation's arguments; the client refuses the call when any is broken.
+ *
+ * @example
+ * ```ts
+ * import { checkOperationArgs } from 'botflow-engine/client';
+ *
+ * // Both targets given: sendMessage takes exactly one of chat_id and user_id.
+ * const problems = checkOperationArgs('sendMessage', { chat_id: 1, user_id: 2, text: 'Hi' });
+ * console.log(problems.length > 0); // true
+ * ```
+ */
 export function checkOperationArgs(op: OperationName, args: Record<string, unknown>): LimitViolation[] {
   switch (op) {
     case 'sendMessage':

@@ -299,6 +299,7 @@ export const OPERATIONS = {
   },
 } as const satisfies Record<string, OperationSpec>;
 
+/** The name of an operation of the Bot API (`'sendMessage'`, `'getChat'`, …): what `api.call(op, args)` takes. */
 export type OperationName = keyof typeof OPERATIONS;
 
 export function isOperation(name: string): name is OperationName {

@@ -60,6 +60,7 @@ export interface MediaSource {
   source: string;
 }
 
+/** What `uploadMedia` takes besides the file: its name and type, progress, a signal, the scheduler to count against. */
 export interface UploadOptions {
   /** Name the upload host sees (default: the path's base name, or `upload`). */
   filename?: string;
@@ -87,7 +88,22 @@ export interface UploadOptions {
 
 const MIN_THROUGHPUT_BYTES_PER_S = 256 * 1024;
 
-/** Uploads one file and resolves with the attachment request for a message (or a callback answer's message). */
+/**
+ * Uploads one file and resolves with the attachment request for a message (or a callback answer's message).
+ *
+ * @example
+ * ```ts
+ * import { BotApi, Scheduler, uploadMedia } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * const scheduler = new Scheduler({ api });
+ * const photo = await uploadMedia(api, 'image', './photo.jpg', {
+ *   scheduler, // the upload counts against the platform's 30 calls/s
+ *   onProgress: ({ sent, total }) => console.log(`${sent}/${total}`),
+ * });
+ * await scheduler.submit({ op: 'sendMessage', args: { chat_id: 42, attachments: [photo] } });
+ * ```
+ */
 export async function uploadMedia(
   api: UploadClient,
   kind: UploadType,

@@ -3,6 +3,14 @@
  * fastify's `lib/errors.js`). A code is never renamed nor reused once released; docs/errors.md gives each
  * one its line (what it means, what to do), and test/errors/catalogue.test.ts keeps the two in step.
  * Errors that only guard the code's own invariants stay plain `Error`s, with a comment saying so.
+ *
+ * @example
+ * ```ts
+ * import { type BotflowCode, CATALOGUE } from 'botflow-engine/client';
+ *
+ * const code: BotflowCode = 'BOTFLOW_DEAD_LETTER';
+ * console.log(`${code}: ${CATALOGUE[code]}`);
+ * ```
  */
 export const CATALOGUE = {
   // Configuration and start-up (src/runtime/)

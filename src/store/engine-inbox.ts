@@ -4,25 +4,9 @@
  * run in the same per-conversation order as updates, and reading a conversation's event history.
  */
 import type Database from 'better-sqlite3';
+import type { InboxEvent, InboxHistoryRow } from './ports/rows.ts';
 
-/** An inbox row as the engine reads it to handle it. */
-export interface InboxEvent {
-  id: number;
-  kind: string;
-  conversationKey: string | null;
-  payload: string;
-  receivedAt: number;
-}
-
-/** An inbox row as support reads it: the event and what became of it. */
-export interface InboxHistoryRow extends InboxEvent {
-  dedupeKey: string;
-  updateType: string | null;
-  attempts: number;
-  status: 'pending' | 'done' | 'failed' | 'ignored';
-  error: string | null;
-  processedAt: number | null;
-}
+export type { InboxEvent, InboxHistoryRow } from './ports/rows.ts';
 
 /** What handling an event needs (read for every event: no more). */
 const EVENT_COLUMNS = 'id, kind, conversation_key AS conversationKey, payload, received_at AS receivedAt';

@@ -4,21 +4,9 @@
  * more can be rebuilt, or else found and reported clearly.
  */
 import type Database from 'better-sqlite3';
+import type { FlowVersionRow, FlowVersionSource } from './ports/rows.ts';
 
-/** A flow version as recorded. */
-export interface FlowVersionRow {
-  flowId: string;
-  version: string;
-  firstLoadedAt: number;
-  lastLoadedAt: number;
-}
-
-/** A flow version's stored source (FlowDefinition.source). */
-export interface FlowVersionSource {
-  flowId: string;
-  version: string;
-  source: string;
-}
+export type { FlowVersionRow, FlowVersionSource } from './ports/rows.ts';
 
 /** Queries of the `flow_versions` table. */
 export class FlowVersionStore {

@@ -5,22 +5,13 @@
  * stores (PostgreSQL: postgres/handoff-queue.ts).
  */
 import type Database from 'better-sqlite3';
+import type { HandoffStepRef } from './ports/rows.ts';
 
-/** A `handoff` step of a flow: where its sessions wait for an operator. */
-export interface HandoffStepRef {
-  flowId: string;
-  step: string;
-}
+export type { HandoffStepRef } from './ports/rows.ts';
 
-/** The `state_value` a session has at the top-level step `step` (JSON of the XState state value). */
-export const stateValueOf = (step: string): string => JSON.stringify(step);
+import { stateValueOf, WAITING_INDEXED } from './ports/queries.ts';
 
-/**
- * The predicate of the partial index `sessions_handoff_waiting` (migrations 009, postgres/007): a query
- * repeats it to read the index, which holds the waiting sessions only; the JSON tests that follow are the
- * truth.
- */
-export const WAITING_INDEXED = `status = 'active' AND snapshot LIKE '%"handoff":{"open":true}%'`;
+export { stateValueOf, WAITING_INDEXED } from './ports/queries.ts';
 
 /** Counts the sessions waiting, untaken, at one of `steps` (SQLite). */
 export function sqliteWaitingHandoffs(db: Database.Database): (steps: readonly HandoffStepRef[]) => number {

@@ -4,46 +4,9 @@
  * transcript harness read through it; nothing here writes.
  */
 import type Database from 'better-sqlite3';
+import type { OutboxEntry, SettledCall, StoredUpdate } from './ports/rows.ts';
 
-/** A stored update: its JSON text and when it was received (ms). */
-export interface StoredUpdate {
-  payload: string;
-  at: number;
-  /** `update`, or `event` (an external event: its conversation is kept, its payload is a StoredEvent). */
-  kind: string;
-  conversationKey: string | null;
-}
-
-/** A settled outbox call, as recorded. */
-export interface SettledCall {
-  op: string;
-  kind: string;
-  args: string;
-  result: string | null;
-  status: string;
-  error: string | null;
-  at: number;
-}
-
-/** An outbox row as the transcript harness reports it. */
-export interface OutboxEntry {
-  id: number;
-  conversationKey: string;
-  revision: number;
-  kind: string;
-  op: string;
-  args: string;
-  status: string;
-  error: string | null;
-}
-
-/** Everything a recording is built from (testing/recording-from-db.ts), from either store. */
-export interface HistoryData {
-  updates: StoredUpdate[];
-  settledCalls: SettledCall[];
-  firstKeptUpdate: Map<string, number>;
-  sessionStarts: Map<string, number>;
-}
+export type { HistoryData, OutboxEntry, SettledCall, StoredUpdate } from './ports/rows.ts';
 
 /** Past traffic of one database, optionally narrowed to one conversation. */
 export class HistoryStore {

@@ -3,51 +3,9 @@
  * Intake appends; the engine reads pending rows in arrival order and settles them.
  */
 import type Database from 'better-sqlite3';
+import type { AppendResult, InboxEntry, InboxRow, InboxStatus } from './ports/rows.ts';
 
-/** What may be in the inbox: updates from the platform now; the engine adds its own kinds. */
-export type InboxKind = 'update' | 'timer' | 'effect_result' | (string & {});
-
-/** Where a row is in its life. Only `pending` rows are work; the others wait for pruning. */
-export type InboxStatus = 'pending' | 'done' | 'failed' | 'ignored';
-
-/** A row to append. */
-export interface InboxEntry {
-  /** Defaults to `'update'`. */
-  kind?: InboxKind;
-  /** Unique per event: a second entry with the same key is ignored (see `dedupeKey()` in src/inbox/keys.ts). */
-  dedupeKey: string;
-  /** The conversation the event belongs to; null when it belongs to none. */
-  conversationKey?: string | null;
-  /** The update's `update_type`, for updates. */
-  updateType?: string | null;
-  /** The event as JSON text, exactly as received. */
-  payload: string;
-  /** Arrival time in ms; defaults to now. */
-  receivedAt?: number;
-}
-
-/** What happened to one appended entry. */
-export interface AppendResult {
-  /** True when the entry is new; false for a duplicate, which was ignored. */
-  inserted: boolean;
-  /** The new row's id (arrival order), or null for a duplicate. */
-  id: number | null;
-}
-
-/** A stored row. */
-export interface InboxRow {
-  id: number;
-  kind: InboxKind;
-  dedupeKey: string;
-  conversationKey: string | null;
-  updateType: string | null;
-  payload: string;
-  receivedAt: number;
-  status: InboxStatus;
-  attempts: number;
-  error: string | null;
-  processedAt: number | null;
-}
+export type { AppendResult, InboxEntry, InboxKind, InboxRow, InboxStatus } from './ports/rows.ts';
 
 const COLUMNS =
   'id, kind, dedupe_key AS dedupeKey, conversation_key AS conversationKey, update_type AS updateType, ' +

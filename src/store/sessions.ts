@@ -3,57 +3,24 @@
  * pinned to, and the revision that guards every write (compare-and-swap). Also the support queries.
  */
 import type Database from 'better-sqlite3';
-import { BotflowError } from '../errors/index.ts';
+import {
+  RevisionConflictError,
+  type SessionListQuery,
+  type SessionRow,
+  type SessionSummary,
+} from './ports/rows.ts';
 
-/** A session as stored. `snapshot` and `stateValue` are JSON text. */
-export interface SessionRow {
-  conversationKey: string;
-  flowId: string;
-  flowVersion: string;
-  status: 'active' | 'done' | 'stopped';
-  stateValue: string;
-  snapshot: string;
-  revision: number;
-  stepInstance: number;
-  startedRevision: number;
-  chatId: number | null;
-  userId: number | null;
-  locale: string | null;
-  startedAt: number;
-  updatedAt: number;
-}
-
-/** One line of a session listing (no snapshot). */
-export type SessionSummary = Omit<SessionRow, 'snapshot'>;
-
-/** Another writer committed a step of this conversation first: re-read and retry. */
-export class RevisionConflictError extends BotflowError {
-  override name = 'RevisionConflictError';
-  constructor(
-    readonly conversationKey: string,
-    readonly expectedRevision: number,
-  ) {
-    super(
-      'BOTFLOW_REVISION_CONFLICT',
-      `session ${conversationKey} is no longer at revision ${expectedRevision}: another writer committed a step first`,
-    );
-  }
-}
+export {
+  RevisionConflictError,
+  type SessionListQuery,
+  type SessionRow,
+  type SessionSummary,
+} from './ports/rows.ts';
 
 const COLUMNS =
   'conversation_key AS conversationKey, flow_id AS flowId, flow_version AS flowVersion, status, ' +
   'state_value AS stateValue, revision, step_instance AS stepInstance, started_revision AS startedRevision, ' +
   'chat_id AS chatId, user_id AS userId, locale, started_at AS startedAt, updated_at AS updatedAt';
-
-/** Filters of a session listing. */
-export interface SessionListQuery {
-  status?: SessionRow['status'];
-  flowId?: string;
-  /** Only sessions updated before this time (ms): page with the last row's `updatedAt`. */
-  updatedBefore?: number;
-  /** At most this many rows (default 50, at most 1000), most recently updated first. */
-  limit?: number;
-}
 
 /** Queries of the `sessions` table; statements are prepared once. */
 export class SessionStore {

@@ -11,11 +11,10 @@ import type { AttemptEnd, NewTaskRow, Partitions, Recorded, TaskPort, TaskRow } 
 
 export type { NewTaskRow, TaskRow } from './ports/tasks.ts';
 
-/**
- * The ref of a compensating task (`on_cancel`) is its task's ref with this suffix. Compensations belong to
- * no step: leaving a step, stopping the bot or support ending the conversation never cancels them.
- */
-export const COMPENSATION_SUFFIX = ':on_cancel';
+import { COMPENSATION_SUFFIX } from './ports/tasks.ts';
+
+export { COMPENSATION_SUFFIX } from './ports/tasks.ts';
+
 /** A task's per attempt timeout when its policy does not say (the runner's default). */
 const DEFAULT_TIMEOUT_MS = 30_000;
 

@@ -6,25 +6,10 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { EngineInbox } from './engine-inbox.ts';
+import type { GraceReport, TimerGrace } from './ports/rows.ts';
 import { TimerStore } from './timers.ts';
 
-/** What to do with timers that came due while the process was not running. */
-export interface TimerGrace {
-  /** Timers overdue by at most this much at start fire as usual (default 60 000 ms). */
-  toleranceMs?: number;
-  /** Timers overdue by more than this at start expire without firing (default 6 h). */
-  maxLateMs?: number;
-  /** The remaining overdue timers fire spread out, at most this many per second (default 10). */
-  perSecond?: number;
-}
-
-/** What the grace rule did at start. */
-export interface GraceReport {
-  /** Overdue timers moved to a later firing time, spread out. */
-  postponed: number;
-  /** Timers too old to fire. */
-  expired: number;
-}
+export type { GraceReport, TimerGrace } from './ports/rows.ts';
 
 /** Timer firing and restart recovery over one database. */
 export class TimerService {

@@ -3,35 +3,13 @@
  * at most one timer of a name is armed per conversation. Timers die with the step that armed them.
  */
 import type Database from 'better-sqlite3';
+import type { TimerRow, TimerToArm } from './ports/rows.ts';
 
-/** A timer as stored. */
-export interface TimerRow {
-  id: number;
-  conversationKey: string;
-  name: string;
-  dueAt: number;
-  fireAt: number;
-  stepInstance: number;
-  armedRevision: number;
-  status: 'armed' | 'fired' | 'cancelled' | 'discarded' | 'expired';
-  reason: string | null;
-  armedAt: number;
-  settledAt: number | null;
-}
+export type { TimerRow, TimerToArm } from './ports/rows.ts';
 
 const COLUMNS =
   'id, conversation_key AS conversationKey, name, due_at AS dueAt, fire_at AS fireAt, step_instance AS stepInstance, ' +
   'armed_revision AS armedRevision, status, reason, armed_at AS armedAt, settled_at AS settledAt';
-
-/** A timer to arm: the step instance and revision that arm it, its absolute deadline, and when. */
-export interface TimerToArm {
-  conversationKey: string;
-  name: string;
-  dueAt: number;
-  stepInstance: number;
-  revision: number;
-  now: number;
-}
 
 /** Queries of the `timers` table; statements are prepared once. */
 export class TimerStore {

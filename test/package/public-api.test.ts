@@ -8,16 +8,18 @@ import { describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
+const OPTIONS: ts.CompilerOptions = {
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  allowImportingTsExtensions: true,
+  noEmit: true,
+  skipLibCheck: true,
+};
+
 function exportsOf(entry: string): Array<{ name: string; documented: boolean }> {
   const file = `${repo}${entry}`;
-  const program = ts.createProgram([file], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    allowImportingTsExtensions: true,
-    noEmit: true,
-    skipLibCheck: true,
-  });
+  const program = ts.createProgram([file], OPTIONS);
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
   return checker.getExportsOfModule(module).map((symbol) => {
@@ -39,6 +41,73 @@ describe('the main entry (botflow-engine)', () => {
 
   it('documents every name it exports', () => {
     expect(names.filter((n) => !n.documented).map((n) => n.name)).toEqual([]);
+  });
+});
+
+describe('botflow-engine/client', () => {
+  const file = `${repo}src/client/index.ts`;
+  const options: ts.CompilerOptions = {
+    ...OPTIONS,
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    types: ['node'],
+    // An example imports from the package, as a user's code does.
+    baseUrl: repo,
+    paths: { 'botflow-engine/client': ['src/client/index.ts'] },
+  };
+  const program = ts.createProgram([file], options);
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
+  const published = checker
+    .getExportsOfModule(module)
+    .filter((s) => !s.getJsDocTags(checker).some((t) => t.name === 'deprecated'))
+    .map((s) => ({
+      name: s.name,
+      alias: s,
+      target: s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s,
+    }));
+  const values = published.filter((p) => p.target.flags & ts.SymbolFlags.Value);
+  // An example is on the declaration, or on the entry's export of the name (`export { /** … */ Scheduler }`).
+  const examples = values.flatMap(({ name, alias, target }) =>
+    [...alias.getJsDocTags(checker), ...(alias === target ? [] : target.getJsDocTags(checker))]
+      .filter((t) => t.name === 'example')
+      .map((t) => ({ name, code: ts.displayPartsToString(t.text).replace(/^```ts\n|\n?```$/g, '') })),
+  );
+
+  it('publishes what users call, a short list; the rest is deprecated until 0.4', () => {
+    expect(published.length).toBeGreaterThan(30);
+    expect(published.length).toBeLessThanOrEqual(50);
+    const all = checker.getExportsOfModule(module).length;
+    expect(all - published.length, 'deprecated re-exports (src/client/deprecated.ts)').toBe(163);
+  });
+
+  it('documents every name it publishes, each value with an example', () => {
+    const doc = (s: ts.Symbol) => ts.displayPartsToString(s.getDocumentationComment(checker));
+    // The declaration's doc (what an editor shows), or the entry's where the declaration's file is full.
+    const bare = published.filter((p) => doc(p.target) === '' && doc(p.alias) === '');
+    expect(bare.map((p) => p.name)).toEqual([]);
+    const withExample = new Set(examples.map((e) => e.name));
+    expect(values.filter((v) => !withExample.has(v.name)).map((v) => v.name)).toEqual([]);
+  });
+
+  it('has examples that compile against the entry, as a user writes them', () => {
+    const sources = new Map(examples.map((e, i) => [`${repo}test/package/client-example-${i}.ts`, e]));
+    const host = ts.createCompilerHost(options);
+    const { getSourceFile, fileExists, readFile } = host;
+    host.fileExists = (f) => sources.has(f) || fileExists.call(host, f);
+    host.readFile = (f) => sources.get(f)?.code ?? readFile.call(host, f);
+    host.getSourceFile = (f, ...rest) =>
+      sources.has(f)
+        ? ts.createSourceFile(f, sources.get(f)!.code, ts.ScriptTarget.ES2022, true)
+        : getSourceFile.call(host, f, ...rest);
+    const compiled = ts.createProgram([...sources.keys()], options, host, program);
+    const problems = [...sources].flatMap(([f, e]) =>
+      ts
+        .getPreEmitDiagnostics(compiled, compiled.getSourceFile(f))
+        .map((d) => `${e.name}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(values.length);
+    expect(problems).toEqual([]);
   });
 });
 

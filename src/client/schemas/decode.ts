@@ -2,7 +2,19 @@ import type { z } from 'zod';
 import { BotflowError } from '../../errors/index.ts';
 import { KnownUpdate, UPDATE_TYPES, type Update } from './updates.ts';
 
-/** A payload did not have the shape its schema expects; `path` names the field. */
+/**
+ * A payload did not have the shape its schema expects; `path` names the field.
+ *
+ * @example
+ * ```ts
+ * import { DecodeError } from 'botflow-engine/client';
+ *
+ * function report(error: unknown): void {
+ *   // ResponseDecodeError (an answer of the platform) is one too.
+ *   if (error instanceof DecodeError) console.error(`${error.path}: ${error.message}`);
+ * }
+ * ```
+ */
 export class DecodeError extends BotflowError {
   override name = 'DecodeError';
   constructor(

@@ -49,13 +49,34 @@ export const KnownButton = z.discriminatedUnion('type', [
   ClipboardButton,
   ChatButton,
 ]);
+/**
+ * A button of an inline keyboard, as the platform sends it (a type this version does not know decodes too).
+ *
+ * @example
+ * ```ts
+ * import { Button } from 'botflow-engine/client';
+ *
+ * const parsed = Button.safeParse({ type: 'callback', text: 'Yes', payload: 'answer:yes' });
+ * if (parsed.success) console.log(parsed.data.text);
+ * ```
+ */
 export const Button = z.union([KnownButton, UnknownButton]);
 /** A keyboard button of a known type (callback, link, request_contact, request_geo_location, chat, message). */
 export type Button = z.infer<typeof KnownButton>;
 export type CallbackButton = z.infer<typeof CallbackButton>;
 export type LinkButton = z.infer<typeof LinkButton>;
 
-/** Rows of buttons. */
+/**
+ * Rows of buttons.
+ *
+ * @example
+ * ```ts
+ * import { Keyboard } from 'botflow-engine/client';
+ *
+ * const keyboard: Keyboard = { buttons: [[{ type: 'link', text: 'Open', url: 'https://example.com' }]] };
+ * console.log(Keyboard.parse(keyboard).buttons.length); // 1
+ * ```
+ */
 export const Keyboard = obj({ buttons: z.array(z.array(Button)) });
 export type Keyboard = { buttons: Button[][] };
 

@@ -41,6 +41,20 @@ export const LinkedMessage = obj({
   message: MessageBody,
 });
 
+/**
+ * A message as the platform stores and sends it: who sent it, where, and its body.
+ *
+ * @example
+ * ```ts
+ * import { Message } from 'botflow-engine/client';
+ *
+ * // A message as the platform sends it, e.g. in a webhook's `message_created` update.
+ * function textOf(raw: unknown): string | undefined {
+ *   const message: Message = Message.parse(raw);
+ *   return message.body.text ?? undefined;
+ * }
+ * ```
+ */
 export const Message = obj({
   sender: User.optional(),
   recipient: Recipient,
@@ -62,6 +76,14 @@ export const NewMessageLink = obj({ type: z.enum(['forward', 'reply']), mid: z.s
 /**
  * What POST /messages, PUT /messages and POST /answers take. On edit, `attachments` absent keeps the
  * message's attachments and `[]` removes them all.
+ *
+ * @example
+ * ```ts
+ * import { NewMessageBody } from 'botflow-engine/client';
+ *
+ * const body: NewMessageBody = { text: 'Hello', format: 'markdown' };
+ * console.log(NewMessageBody.safeParse(body).success); // true
+ * ```
  */
 export const NewMessageBody = obj({
   text: z.string().optional(),
@@ -102,7 +124,18 @@ export const NewCommentBody = obj({
 });
 export type NewCommentBody = z.infer<typeof NewCommentBody>;
 
-/** A dialog, group chat or channel. */
+/**
+ * A dialog, group chat or channel.
+ *
+ * @example
+ * ```ts
+ * import { BotApi, type Chat } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * const chat: Chat = await api.getChat({ chat_id: 42 });
+ * console.log(chat.title ?? chat.type);
+ * ```
+ */
 export const Chat = obj({
   chat_id: int,
   type: z.string(),
@@ -123,7 +156,20 @@ export const Chat = obj({
 });
 export type Chat = z.infer<typeof Chat>;
 
-/** A callback button press. */
+/**
+ * A callback button press.
+ *
+ * @example
+ * ```ts
+ * import { Callback } from 'botflow-engine/client';
+ *
+ * // The press of a callback button (`message_callback` update): its payload and who pressed.
+ * function pressed(raw: unknown): string {
+ *   const callback: Callback = Callback.parse(raw);
+ *   return `${callback.user.user_id} pressed ${callback.payload ?? ''}`;
+ * }
+ * ```
+ */
 export const Callback = obj({
   timestamp: timestamp,
   callback_id: z.string(),

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { int, obj, timestamp } from './common.ts';
 
-/** A person or a bot. `name` is the legacy full name, still returned. */
+/**
+ * A person or a bot. `name` is the legacy full name, still returned.
+ *
+ * @example
+ * ```ts
+ * import { BotApi, type User } from 'botflow-engine/client';
+ *
+ * const api = new BotApi({ token: process.env.BOT_TOKEN ?? '', baseUrl: 'https://platform-api2.max.ru' });
+ * const me: User = await api.getMyInfo();
+ * console.log(me.user_id, me.username);
+ * ```
+ */
 export const User = obj({
   user_id: int,
   first_name: z.string().optional(),

@@ -92,6 +92,18 @@ export const UserRemovedUpdate = obj({
  * other than `user`'s names the member (then `user` is who added or removed them, as recorded); otherwise
  * `user` is the member (the OpenAPI text) and `inviter_id`/`admin_id` who did it. `by` is absent when the
  * member joined or left by themselves.
+ *
+ * @example
+ * ```ts
+ * import { membershipChange, type Update } from 'botflow-engine/client';
+ *
+ * function onUpdate(update: Update): void {
+ *   if (update.update_type === 'user_added') {
+ *     const { member, by } = membershipChange(update);
+ *     console.log(`${member} joined${by ? `, added by ${by}` : ''}`);
+ *   }
+ * }
+ * ```
  */
 export function membershipChange(update: {
   user: { user_id: number };

@@ -4,7 +4,7 @@
  * outcome. Applied inside the batch's transaction.
  */
 import type Database from 'better-sqlite3';
-import type { WriteOp } from '../write-plan.ts';
+import type { WriteOp } from '../ports/write-plan.ts';
 
 type PersonOp = Extract<WriteOp, { kind: 'tags' | 'left' | 'recipient' }>;
 

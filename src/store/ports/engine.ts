@@ -4,19 +4,23 @@
  * synchronously) and `postgresStore` (several processes; answers are promises, and leases share the
  * partitions). The engine, its dispatcher and its task runner are written once over this port.
  */
-import type { CampaignPort } from '../campaigns/types.ts';
-import type { InboxEvent } from '../engine-inbox.ts';
-import type { HandoffStepRef } from '../handoff-queue.ts';
-import type { AppendResult, InboxEntry } from '../inbox.ts';
-import type { SessionRow } from '../sessions.ts';
-import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
-import type { StepLogRow } from '../step-log.ts';
-import type { GraceReport, TimerGrace } from '../timer-service.ts';
+import type { CampaignPort } from './campaigns.ts';
 import type { Answer, MaybePromise } from './index.ts';
 import type { LeasePort } from './leases.ts';
 import type { OutboxPort } from './outbox.ts';
+import type {
+  AppendResult,
+  GraceReport,
+  HandoffStepRef,
+  InboxEntry,
+  InboxEvent,
+  SessionRow,
+  StepLogRow,
+  TimerGrace,
+} from './rows.ts';
 import type { SupportPort } from './support.ts';
 import type { Partitions, TaskPort } from './tasks.ts';
+import type { ApplyResult, PlannedWrites } from './write-plan.ts';
 
 export type { Answer } from './index.ts';
 /** The partitions a process handles: all of them (one process), or those it holds leases on. */

@@ -1,7 +1,6 @@
 /** What the command line reads of a bot's database (store/reader.ts opens one of either kind). */
-import type { CampaignFigures, CampaignPort, CampaignRow } from '../campaigns/types.ts';
-import type { HistoryData } from '../history.ts';
-import type { StepLogRow } from '../step-log.ts';
+import type { CampaignFigures, CampaignPort, CampaignRow } from './campaigns.ts';
+import type { HistoryData, StepLogRow } from './rows.ts';
 
 /** What a flow-change plan reads: active sessions by version, their snapshots, stored sources. */
 export interface PlanReads {

@@ -4,13 +4,17 @@
  * letters, and what a deploy's plan reads. The SQLite adapter (store/sqlite/support.ts) answers at once;
  * the PostgreSQL one (store/postgres/support.ts) with promises. Each hand-made change is one transaction.
  */
-import type { InboxHistoryRow } from '../engine-inbox.ts';
-import type { FlowVersionSource } from '../flow-versions.ts';
-import type { SessionListQuery, SessionRow, SessionSummary } from '../sessions.ts';
-import type { StepLogRow } from '../step-log.ts';
-import type { TimerRow } from '../timers.ts';
 import type { Answer } from './index.ts';
 import type { OutboxRow } from './outbox.ts';
+import type {
+  FlowVersionSource,
+  InboxHistoryRow,
+  SessionListQuery,
+  SessionRow,
+  SessionSummary,
+  StepLogRow,
+  TimerRow,
+} from './rows.ts';
 import type { TaskRow } from './tasks.ts';
 
 /** A conversation's session and what hangs on it now. */

@@ -96,3 +96,9 @@ export interface TaskPort {
   /** The ids among `ids` whose step cancelled them. */
   cancelled(ids: readonly number[]): MaybePromise<number[]>;
 }
+
+/**
+ * The ref of a compensating task (`on_cancel`) is its task's ref with this suffix. Compensations belong to
+ * no step: leaving a step, stopping the bot or support ending the conversation never cancels them.
+ */
+export const COMPENSATION_SUFFIX = ':on_cancel';

@@ -28,27 +28,12 @@ import type {
   DueRecipient,
   PersonFacts,
   RecipientRow,
-} from '../campaigns/types.ts';
-import { partitionOf } from '../partitions.ts';
+} from '../ports/campaigns.ts';
+import { partitionOf } from '../ports/partitions.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
+import { inTransaction } from './transaction.ts';
 
 const N = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
-/** Runs `work` in one transaction on a client of `pool`. */
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const out = await work(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 const campaignOf = (r: Record<string, unknown>): CampaignRow => ({
   ...(r as unknown as CampaignRow),

@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
-import type { ApplyResult, PlannedWrites } from '../write-plan.ts';
+import type { ApplyResult, PlannedWrites } from '../ports/write-plan.ts';
 import { partitionOf } from './database.ts';
 
 /** This process no longer holds a lease the batch needs: nothing of it was written. */

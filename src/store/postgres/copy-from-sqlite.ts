@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
 import { partitionOf } from './database.ts';
+import { inTransaction } from './transaction.ts';
 
 /** Tables copied, in order, and whether their rows carry a conversation's partition. */
 const TABLES: { name: string; partitioned: boolean; identity: boolean }[] = [
@@ -32,10 +33,8 @@ export async function copyFromSqlite(
   pool: pg.Pool,
   progress?: (table: string, rows: number) => void,
 ): Promise<CopyReport> {
-  const client = await pool.connect();
   const report: CopyReport = {};
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     for (const table of ['sessions', 'inbox', 'outbox']) {
       const { rows } = await client.query(`SELECT 1 FROM ${table} LIMIT 1`);
       if (rows.length > 0) {
@@ -73,12 +72,6 @@ export async function copyFromSqlite(
       }
       report[table.name] = copied;
     }
-    await client.query('COMMIT');
     return report;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -10,10 +10,11 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
-import { MigrationError, readMigrations } from '../migrate.ts';
+import { MigrationError, readMigrations } from '../ports/migrations.ts';
 import { withFunctions } from './functions.ts';
+import { transactionOn } from './transaction.ts';
 
-export { hash32, PARTITIONS, partitionOf } from '../partitions.ts';
+export { hash32, PARTITIONS, partitionOf } from '../ports/partitions.ts';
 
 /** The `migrations/postgres/` folder shipped with botflow. */
 export const POSTGRES_MIGRATIONS_DIR = fileURLToPath(
@@ -126,16 +127,14 @@ export async function migratePostgres(pool: pg.Pool, dir: string): Promise<strin
     for (const file of files) {
       if (done.has(file.version)) continue;
       try {
-        await client.query('BEGIN');
-        await client.query(file.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
-          file.version,
-          file.name,
-          Date.now(),
-        ]);
-        await client.query('COMMIT');
+        await transactionOn(client, async () => {
+          await client.query(file.sql);
+          await client.query(
+            'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+            [file.version, file.name, Date.now()],
+          );
+        });
       } catch (cause) {
-        await client.query('ROLLBACK').catch(() => {});
         throw new MigrationError(
           `migration ${file.name} failed and was rolled back: ${(cause as Error).message}`,
           { cause },

@@ -4,9 +4,9 @@
  * the same transaction. Notifications tell the processes about each other's commits.
  */
 
-import { PARTITIONS } from '../partitions.ts';
 import type { EngineStore, Partitions } from '../ports/engine.ts';
-import type { ApplyResult } from '../sqlite/apply.ts';
+import { PARTITIONS } from '../ports/partitions.ts';
+import type { ApplyResult } from '../ports/write-plan.ts';
 import { pgCampaigns } from './campaigns.ts';
 import { applyBatch } from './commit.ts';
 import { type PostgresDatabase, pgListen } from './database.ts';

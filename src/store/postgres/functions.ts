@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MigrationError, type MigrationFile } from '../migrate.ts';
+import { MigrationError, type MigrationFile } from '../ports/migrations.ts';
 
 /** The line a migration writes where the functions go, with the folder's hash on the latest one. */
 export const FUNCTIONS_LINE = /^-- botflow:functions(?: ([0-9a-f]{12}))?[ \t]*$/m;

@@ -1,6 +1,7 @@
 /** The handoff queue on PostgreSQL (see ../handoff-queue.ts): read from the sessions, one query. */
 import type pg from 'pg';
-import { type HandoffStepRef, stateValueOf, WAITING_INDEXED } from '../handoff-queue.ts';
+import { stateValueOf, WAITING_INDEXED } from '../ports/queries.ts';
+import type { HandoffStepRef } from '../ports/rows.ts';
 
 /** Counts the sessions waiting, untaken, at one of `steps`. */
 export async function pgWaitingHandoffs(pool: pg.Pool, steps: readonly HandoffStepRef[]): Promise<number> {

@@ -3,7 +3,7 @@
  * in the inbox, the calls settled in the outbox, when sessions started. `botflow replay --database-url`.
  */
 import type pg from 'pg';
-import type { HistoryData, SettledCall, StoredUpdate } from '../history.ts';
+import type { HistoryData, SettledCall, StoredUpdate } from '../ports/rows.ts';
 
 /** Everything a recording is built from, for one conversation or all. */
 export async function pgHistory(pool: pg.Pool, conversation?: string): Promise<HistoryData> {

@@ -3,9 +3,9 @@
  * events in the partitions it owns, and a notification after each append so that owners wake at once.
  */
 import type pg from 'pg';
-import type { InboxEvent } from '../engine-inbox.ts';
-import type { AppendResult, InboxEntry } from '../inbox.ts';
+import type { AppendResult, InboxEntry, InboxEvent } from '../ports/rows.ts';
 import { PARTITIONS, partitionOf } from './database.ts';
+import { inTransaction } from './transaction.ts';
 
 /** The channel on which appends are announced (payload: nothing; owners look at their partitions). */
 export const INBOX_CHANNEL = 'botflow_inbox';
@@ -39,9 +39,7 @@ export class PgInbox {
     markerKey: string,
     marker: number | undefined,
   ): Promise<AppendResult[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const results = await appendOn(client, entries);
       if (marker !== undefined) {
         await client.query(
@@ -50,14 +48,8 @@ export class PgInbox {
           [markerKey, String(marker), Date.now()],
         );
       }
-      await client.query('COMMIT');
       return results;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Up to `limit` pending events of `partitions` with ids above `afterId`, in arrival order. */

@@ -1,8 +1,7 @@
 /** Sessions on PostgreSQL: the engine reads a batch's sessions in one query before planning it. */
 import type pg from 'pg';
-import type { FlowVersionSource } from '../flow-versions.ts';
-import type { SessionRow } from '../sessions.ts';
-import { lineOf, type RawLine, type StepLogRow, stepLogSql } from '../step-log.ts';
+import { lineOf, type RawLine, stepLogSql } from '../ports/queries.ts';
+import type { FlowVersionSource, SessionRow, StepLogRow } from '../ports/rows.ts';
 import { pgFlowSources } from './settings.ts';
 
 /** A session row's columns, named as `SessionRow`. */

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { inTransaction } from './transaction.ts';
 
 const BUTTON_SECRET_KEY = 'engine.button_secret';
 
@@ -71,9 +72,7 @@ export async function pgKvUpdate<T>(
   initial: string,
   change: (value: string, now: number) => { value: string; result: T },
 ): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     await client.query(
       'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, 0) ON CONFLICT (key) DO NOTHING',
       [key, initial],
@@ -89,12 +88,6 @@ export async function pgKvUpdate<T>(
       value,
       Math.round(now),
     ]);
-    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -4,14 +4,13 @@
  * owning the conversation's partition (the inbox channel).
  */
 import type pg from 'pg';
-import type { InboxHistoryRow } from '../engine-inbox.ts';
-import { partitionOf } from '../partitions.ts';
+import { partitionOf } from '../ports/partitions.ts';
+import type { InboxHistoryRow, SessionSummary, TimerRow } from '../ports/rows.ts';
 import type { ConversationRows, PlacedSession, SupportPort } from '../ports/support.ts';
-import type { SessionSummary } from '../sessions.ts';
-import type { TimerRow } from '../timers.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
 import { PgOutbox } from './outbox.ts';
 import { pgPlanSources, pgSession, pgStepLog } from './sessions.ts';
+import { inTransaction } from './transaction.ts';
 
 const SUMMARY_COLUMNS =
   'conversation_key AS "conversationKey", flow_id AS "flowId", flow_version AS "flowVersion", status, ' +
@@ -34,22 +33,6 @@ const TASK_COLUMNS =
 const HISTORY_COLUMNS =
   'id, kind, conversation_key AS "conversationKey", payload, received_at AS "receivedAt", ' +
   'dedupe_key AS "dedupeKey", update_type AS "updateType", attempts, status, error, processed_at AS "processedAt"';
-
-/** `fn` in one transaction on one connection of `pool`. */
-async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Timers cancelled, unsent calls dropped and tasks cancelled (with their compensations), for `reason`. */
 async function endWhatRuns(client: pg.PoolClient, key: string, reason: string, now: number): Promise<void> {
@@ -128,7 +111,7 @@ export function pgSupport(pool: pg.Pool): SupportPort<false> {
       return rows;
     },
     endSession: (key, reason, now) =>
-      transaction(pool, async (client) => {
+      inTransaction(pool, async (client) => {
         const { rowCount } = await client.query(
           "UPDATE sessions SET status = 'stopped', revision = revision + 1, updated_at = $2 " +
             "WHERE conversation_key = $1 AND status = 'active'",
@@ -159,7 +142,7 @@ export function pgSupport(pool: pg.Pool): SupportPort<false> {
       return rowCount === 1;
     },
     placeSession: (p: PlacedSession, now, jump) =>
-      transaction(pool, async (client) => {
+      inTransaction(pool, async (client) => {
         const key = p.conversationKey;
         if (jump) await endWhatRuns(client, key, jump.reason, now);
         const { rows } = await client.query<{ revision: number }>(

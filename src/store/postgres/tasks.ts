@@ -5,9 +5,17 @@
  * attempt runs once across processes; one that a live process still runs stays with it.
  */
 import type pg from 'pg';
-import type { AttemptEnd, LateOutcome, Partitions, Recorded, TaskPort, TaskRow } from '../ports/tasks.ts';
-import { COMPENSATION_SUFFIX } from '../tasks.ts';
+import {
+  type AttemptEnd,
+  COMPENSATION_SUFFIX,
+  type LateOutcome,
+  type Partitions,
+  type Recorded,
+  type TaskPort,
+  type TaskRow,
+} from '../ports/tasks.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
+import { inTransaction } from './transaction.ts';
 
 /** The pool or one of its clients (inside a transaction). */
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -86,20 +94,12 @@ export class PgTasks implements TaskPort {
     now: number,
     claim?: { partitions: Partitions; limit: number },
   ): Promise<{ recorded: Recorded[]; claimed: TaskRow[] }> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const recorded: Recorded[] = [];
       for (const end of ends) recorded.push(await this.#recordOne(client, end, now));
       const claimed = claim ? await this.claimDue(claim.partitions, now, claim.limit, client) : [];
-      await client.query('COMMIT');
       return { recorded, claimed };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async #recordOne(db: Queryable, end: AttemptEnd, now: number): Promise<Recorded> {
