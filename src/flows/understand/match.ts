@@ -47,9 +47,67 @@ export type MatchResult =
 type Rule = 'exact' | 'position' | 'yes_no' | 'typo' | 'words';
 const NONE: MatchResult = { kind: 'none' };
 
+/** A normalised text read once: its code points, and its words with theirs (for the typo rule). */
+interface Spelled {
+  chars: readonly string[];
+  words: readonly string[];
+  wordChars: readonly (readonly string[])[];
+}
+/** A candidate's name read once: spelled, and its words as a set (the words rule). */
+interface Name extends Spelled {
+  wordSet: ReadonlySet<string>;
+}
+
+function spell(text: string): Spelled {
+  const words = text.split(' ');
+  return { chars: [...text], words, wordChars: words.map((w) => [...w]) };
+}
+
+/**
+ * The candidates of a step read once (`prepareCandidates`), so that each answer only compares: every
+ * name normalised and spelled, an index of the names for the exact rule, the options that mean yes or no.
+ * Pure data of the candidates: the same candidates always prepare the same way (typed-answers.ts keeps them).
+ */
+export interface PreparedCandidates {
+  /** The ids in the order positions count. */
+  readonly ids: readonly string[];
+  /** Each candidate's id and distinct names. */
+  readonly named: readonly { id: string; names: readonly Name[] }[];
+  /** A normalised name → the ids it names, in the candidates' order (rule 1). */
+  readonly exact: ReadonlyMap<string, readonly string[]>;
+  /** The ids of the options that mean yes, and of those that mean no (rule 3). */
+  readonly yes: readonly string[];
+  readonly no: readonly string[];
+  /** How many names in all: what a cache of prepared candidates counts (typed-answers.ts). */
+  readonly size: number;
+}
+
 function namesOf(c: Candidate): string[] {
   const names = [...c.labels, ...(c.aliases ?? []), ...(c.idIsName === false ? [] : [c.id])];
   return [...new Set(names.map(core).filter(Boolean))];
+}
+
+/** Reads the candidates once: what `matchPrepared` compares an answer with. */
+export function prepareCandidates(candidates: readonly Candidate[]): PreparedCandidates {
+  const exact = new Map<string, string[]>();
+  const yes: string[] = [];
+  const no: string[] = [];
+  let size = 0;
+  const named = candidates.map((c) => {
+    const names = namesOf(c).map((n) => {
+      const ids = exact.get(n);
+      if (ids) ids.push(c.id);
+      else exact.set(n, [c.id]);
+      const spelled = spell(n);
+      return { ...spelled, wordSet: new Set(spelled.words) };
+    });
+    size += names.length;
+    const said = [c.id, ...c.labels, ...(c.aliases ?? [])].map(optionYesNo);
+    if (said.includes('yes')) yes.push(c.id);
+    if (said.includes('no')) no.push(c.id);
+    return { id: c.id, names };
+  });
+  return { ids: candidates.map((c) => c.id), named, exact, yes, no, size: Math.max(1, size) };
 }
 
 /** Decides between the candidates one rule found: one option is a match, more are ambiguous. */
@@ -65,34 +123,30 @@ export function matchOption(
   candidates: readonly Candidate[],
   opts: MatchOptions = {},
 ): MatchResult {
+  return matchPrepared(text, prepareCandidates(candidates), opts);
+}
+
+/** `matchOption` against candidates read once (`prepareCandidates`). */
+export function matchPrepared(text: string, p: PreparedCandidates, opts: MatchOptions = {}): MatchResult {
   const typed = core(text);
   if (!typed) return NONE;
-  const names = candidates.map((c) => ({ id: c.id, names: namesOf(c) }));
-  const exact = decide(
-    names.filter((c) => c.names.includes(typed)).map((c) => c.id),
-    'exact',
-  );
+  const exact = decide(p.exact.get(typed) ?? [], 'exact');
   if (exact) return exact;
-  const at = opts.numbersAreValues && /^\d/.test(typed) ? undefined : positionOf(typed, candidates.length);
-  if (at !== undefined) return { kind: 'match', id: candidates[at]!.id, by: 'position' };
+  const at = opts.numbersAreValues && /^\d/.test(typed) ? undefined : positionOf(typed, p.ids.length);
+  if (at !== undefined) return { kind: 'match', id: p.ids[at]!, by: 'position' };
   const said = yesNoOf(text);
   if (said) {
-    const same = candidates.filter((c) =>
-      [c.id, ...c.labels, ...(c.aliases ?? [])].some((n) => optionYesNo(n) === said),
-    );
-    const found = decide(
-      same.map((c) => c.id),
-      'yes_no',
-    );
+    const found = decide(said === 'yes' ? p.yes : p.no, 'yes_no');
     if (found) return found;
   }
-  const close = names.filter((c) => c.names.some((n) => withinTypo(typed, n))).map((c) => c.id);
+  const spelled = spell(typed);
+  const close = p.named.filter((c) => c.names.some((n) => typoApart(spelled, n))).map((c) => c.id);
   const typo = decide(close, 'typo');
   if (typo) return typo;
-  const words = typed.split(' ');
   if (typed.replace(/ /g, '').length < 3) return NONE;
-  const containing = names
-    .filter((c) => c.names.some((n) => words.every((w) => n.split(' ').includes(w))))
+  const words = spelled.words;
+  const containing = p.named
+    .filter((c) => c.names.some((n) => words.every((w) => n.wordSet.has(w))))
     .map((c) => c.id);
   return decide(containing, 'words') ?? NONE;
 }
@@ -103,20 +157,24 @@ export function matchOption(
  * whole texts, with the allowance of the shorter ("windowseat" is "window seat").
  */
 export function withinTypo(a: string, b: string): boolean {
-  const wa = a.split(' ');
-  const wb = b.split(' ');
-  if (wa.length > 1 && wa.length === wb.length) {
+  return typoApart(spell(a), spell(b));
+}
+
+function typoApart(a: Spelled, b: Spelled): boolean {
+  if (a.words.length > 1 && a.words.length === b.words.length) {
     let total = 0;
-    for (let i = 0; i < wa.length; i++) {
-      const allowed = typoAllowance(Math.max([...wa[i]!].length, [...wb[i]!].length));
-      const d = editDistance(wa[i]!, wb[i]!, allowed);
+    for (let i = 0; i < a.words.length; i++) {
+      const x = a.wordChars[i]!;
+      const y = b.wordChars[i]!;
+      const allowed = typoAllowance(Math.max(x.length, y.length));
+      const d = editDistance(x, y, allowed);
       if (d > allowed) return false;
       total += d;
     }
-    return total > 0 && total <= typoAllowance(Math.min([...a].length, [...b].length));
+    return total > 0 && total <= typoAllowance(Math.min(a.chars.length, b.chars.length));
   }
-  const allowed = typoAllowance(Math.min([...a].length, [...b].length));
-  return allowed > 0 && editDistance(a, b, allowed) <= allowed;
+  const allowed = typoAllowance(Math.min(a.chars.length, b.chars.length));
+  return allowed > 0 && editDistance(a.chars, b.chars, allowed) <= allowed;
 }
 
 /** Two names that cannot be told apart: equal after normalisation, or within one typo allowance. */
