@@ -265,6 +265,7 @@ function measure(def: FlowDefinition, stepKey: string, mix: readonly [string, st
     .implementations.guards.answer!;
   const contexts = new Map(['en', 'ru'].map((l) => [l, contextAt(def, stepKey, l)]));
   const params = { step: stepKey };
+  const byAnswer = mix.map(() => [] as number[]);
   const run = (n: number, into?: number[]) => {
     let accepted = 0;
     for (let i = 0; i < n; i++) {
@@ -276,25 +277,39 @@ function measure(def: FlowDefinition, stepKey: string, mix: readonly [string, st
       if (answer({ context, event }, params)) accepted++;
       const us = (performance.now() - t) * 1000;
       into?.push(us);
+      if (into) byAnswer[i % mix.length]!.push(us);
     }
     return accepted;
   };
-  if (process.argv.includes('--show')) for (const [locale, text] of mix) show(def, stepKey, locale, text);
+  if (process.argv.includes('--show') && !restored)
+    for (const [locale, text] of mix) show(def, stepKey, locale, text);
   run(Math.min(samples, 5_000)); // warm-up (the JIT; the first answers also prepare what is reused)
   const times: number[] = [];
   const accepted = run(samples, times);
+  if (process.argv.includes('--by-answer'))
+    mix.forEach(([locale, text], i) => {
+      const t = byAnswer[i]!.sort((a, b) => a - b);
+      console.log(
+        `  ${stepKey} ${locale} ${JSON.stringify(text)}: p50 ${quantile(t, 0.5)} µs, p99 ${quantile(t, 0.99)} µs`,
+      );
+    });
   times.sort((a, b) => a - b);
-  const at = (q: number) => +times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
   return {
-    p50_us: at(0.5),
-    p99_us: at(0.99),
-    max_us: at(1),
+    p50_us: quantile(times, 0.5),
+    p90_us: quantile(times, 0.9),
+    p99_us: quantile(times, 0.99),
+    max_us: quantile(times, 1),
     accepted_share: +(accepted / samples).toFixed(3),
   };
 }
 
+/** The `q` quantile of sorted times, to 0.1 µs. */
+function quantile(sorted: readonly number[], q: number): number {
+  return +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
+}
+
 const def = compile();
-// Each answer read once, to show what the mix means (and that the bench reads what a person would get).
+const loadBefore = os.loadavg()[0]!;
 const options20 = measure(def, 'pick', MIX_20);
 const options200 = measure(def, 'dish', MIX_200);
 const options200Restored = measure(def, 'dish', MIX_200, true);
@@ -302,13 +317,15 @@ const dates = measure(def, 'day', MIX_DATES);
 const load = os.loadavg().map((x) => +x.toFixed(2));
 const line = (name: string, r: ReturnType<typeof measure>) =>
   console.log(
-    `${name}: p50 ${r.p50_us} µs, p99 ${r.p99_us} µs, max ${r.max_us} µs (${samples} answers, ${Math.round(r.accepted_share * 100)}% accepted)`,
+    `${name}: p50 ${r.p50_us} µs, p90 ${r.p90_us} µs, p99 ${r.p99_us} µs, max ${r.max_us} µs (${samples} answers, ${Math.round(r.accepted_share * 100)}% accepted)`,
   );
 line('20 declared options (en/ru labels, aliases)', options20);
 line('200 options_from choices (paged by 8)', options200);
 line('the same, each on a context read back from storage', options200Restored);
 line('date in words (Europe/Moscow)', dates);
-console.log(`load average: ${load.join(' ')} (${os.cpus().length} cores)`);
+console.log(
+  `load average: ${load.join(' ')} (${os.cpus().length} cores; 1-minute ${loadBefore.toFixed(2)} at the start)`,
+);
 console.log(
   JSON.stringify({
     bench: 'understand',
@@ -320,5 +337,6 @@ console.log(
     p50_us: options20.p50_us,
     p99_us: options20.p99_us,
     loadavg: load,
+    loadavg_start: +loadBefore.toFixed(2),
   }),
 );

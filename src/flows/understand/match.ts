@@ -47,20 +47,48 @@ export type MatchResult =
 type Rule = 'exact' | 'position' | 'yes_no' | 'typo' | 'words';
 const NONE: MatchResult = { kind: 'none' };
 
-/** A normalised text read once: its code points, and its words with theirs (for the typo rule). */
-interface Spelled {
+/**
+ * A text's code points, each with a bit standing for it (its code modulo 31), and those bits together: a
+ * code point whose bit the other text lacks is not in it, so that position costs an edit at least.
+ */
+interface Letters {
   chars: readonly string[];
+  bits: readonly number[];
+  mask: number;
+}
+/** A normalised text read once: its letters, and its words with theirs (for the typo rule). */
+interface Spelled extends Letters {
   words: readonly string[];
-  wordChars: readonly (readonly string[])[];
+  wordLetters: readonly Letters[];
 }
 /** A candidate's name read once: spelled, and its words as a set (the words rule). */
 interface Name extends Spelled {
   wordSet: ReadonlySet<string>;
 }
 
+function lettersOf(text: string): Letters {
+  const chars = [...text];
+  const bits = chars.map((c) => 1 << (c.codePointAt(0)! % 31));
+  return { chars, bits, mask: bits.reduce((m, b) => m | b, 0) };
+}
+
 function spell(text: string): Spelled {
   const words = text.split(' ');
-  return { chars: [...text], words, wordChars: words.map((w) => [...w]) };
+  return { ...lettersOf(text), words, wordLetters: words.map(lettersOf) };
+}
+
+/** True when more than `limit` code points of `a` are missing from `b`: more than `limit` edits apart. */
+function missing(a: Letters, b: Letters, limit: number): boolean {
+  let out = 0;
+  for (const bit of a.bits) if ((bit & b.mask) === 0 && ++out > limit) return true;
+  return false;
+}
+
+/** The edit distance of two texts' letters up to `max` (`max + 1` above it), the cheap bound first. */
+function distanceWithin(a: Letters, b: Letters, max: number): number {
+  if (Math.abs(a.chars.length - b.chars.length) > max) return max + 1;
+  if (missing(a, b, max) || missing(b, a, max)) return max + 1;
+  return editDistance(a.chars, b.chars, max);
 }
 
 /**
@@ -75,6 +103,8 @@ export interface PreparedCandidates {
   readonly named: readonly { id: string; names: readonly Name[] }[];
   /** A normalised name → the ids it names, in the candidates' order (rule 1). */
   readonly exact: ReadonlyMap<string, readonly string[]>;
+  /** A word → the names holding it, with their option's id, in the candidates' order (rule 5). */
+  readonly byWord: ReadonlyMap<string, readonly { id: string; name: Name }[]>;
   /** The ids of the options that mean yes, and of those that mean no (rule 3). */
   readonly yes: readonly string[];
   readonly no: readonly string[];
@@ -90,6 +120,7 @@ function namesOf(c: Candidate): string[] {
 /** Reads the candidates once: what `matchPrepared` compares an answer with. */
 export function prepareCandidates(candidates: readonly Candidate[]): PreparedCandidates {
   const exact = new Map<string, string[]>();
+  const byWord = new Map<string, { id: string; name: Name }[]>();
   const yes: string[] = [];
   const no: string[] = [];
   let size = 0;
@@ -99,7 +130,13 @@ export function prepareCandidates(candidates: readonly Candidate[]): PreparedCan
       if (ids) ids.push(c.id);
       else exact.set(n, [c.id]);
       const spelled = spell(n);
-      return { ...spelled, wordSet: new Set(spelled.words) };
+      const name = { ...spelled, wordSet: new Set(spelled.words) };
+      for (const w of name.wordSet) {
+        const holding = byWord.get(w);
+        if (holding) holding.push({ id: c.id, name });
+        else byWord.set(w, [{ id: c.id, name }]);
+      }
+      return name;
     });
     size += names.length;
     const said = [c.id, ...c.labels, ...(c.aliases ?? [])].map(optionYesNo);
@@ -107,7 +144,8 @@ export function prepareCandidates(candidates: readonly Candidate[]): PreparedCan
     if (said.includes('no')) no.push(c.id);
     return { id: c.id, names };
   });
-  return { ids: candidates.map((c) => c.id), named, exact, yes, no, size: Math.max(1, size) };
+  const ids = candidates.map((c) => c.id);
+  return { ids, named, exact, byWord, yes, no, size: Math.max(1, size) };
 }
 
 /** Decides between the candidates one rule found: one option is a match, more are ambiguous. */
@@ -140,14 +178,19 @@ export function matchPrepared(text: string, p: PreparedCandidates, opts: MatchOp
     if (found) return found;
   }
   const spelled = spell(typed);
-  const close = p.named.filter((c) => c.names.some((n) => typoApart(spelled, n))).map((c) => c.id);
+  // One word under 4 letters is never a typo of anything (typoApart): skip the pass.
+  const short = spelled.words.length === 1 && spelled.chars.length < 4;
+  const close = short
+    ? []
+    : p.named.filter((c) => c.names.some((n) => typoApart(spelled, n))).map((c) => c.id);
   const typo = decide(close, 'typo');
   if (typo) return typo;
   if (typed.replace(/ /g, '').length < 3) return NONE;
-  const words = spelled.words;
-  const containing = p.named
-    .filter((c) => c.names.some((n) => words.every((w) => n.wordSet.has(w))))
-    .map((c) => c.id);
+  // The names holding the first word, then those holding every other one too.
+  const [first, ...rest] = spelled.words;
+  const containing = (p.byWord.get(first!) ?? [])
+    .filter((h) => rest.every((w) => h.name.wordSet.has(w)))
+    .map((h) => h.id);
   return decide(containing, 'words') ?? NONE;
 }
 
@@ -164,17 +207,17 @@ function typoApart(a: Spelled, b: Spelled): boolean {
   if (a.words.length > 1 && a.words.length === b.words.length) {
     let total = 0;
     for (let i = 0; i < a.words.length; i++) {
-      const x = a.wordChars[i]!;
-      const y = b.wordChars[i]!;
-      const allowed = typoAllowance(Math.max(x.length, y.length));
-      const d = editDistance(x, y, allowed);
+      const x = a.wordLetters[i]!;
+      const y = b.wordLetters[i]!;
+      const allowed = typoAllowance(Math.max(x.chars.length, y.chars.length));
+      const d = distanceWithin(x, y, allowed);
       if (d > allowed) return false;
       total += d;
     }
     return total > 0 && total <= typoAllowance(Math.min(a.chars.length, b.chars.length));
   }
   const allowed = typoAllowance(Math.min(a.chars.length, b.chars.length));
-  return allowed > 0 && editDistance(a.chars, b.chars, allowed) <= allowed;
+  return allowed > 0 && distanceWithin(a, b, allowed) <= allowed;
 }
 
 /** Two names that cannot be told apart: equal after normalisation, or within one typo allowance. */
