@@ -17,14 +17,14 @@ import { CandidateCache, textsHash } from './understand/candidate-cache.ts';
 import { type MatchResult, matchPrepared, type PreparedCandidates } from './understand/match.ts';
 import { prepareDeclared, prepareListed } from './understand/options.ts';
 
-/** A step whose labels change with the variables (`{{name}}`, a Fluent `{ $name }`): read per answer. */
-const VARIES = { size: 1 } as const;
 /**
  * Candidates prepared once for every compiled flow: a step's declared options under the flow's serial (one
  * per compiled flow version), the step and the locales read; an `options_from` list under the hash of its
- * texts. Bounded (candidate-cache.ts: 1,000 entries, 50,000 names).
+ * texts, which are kept and compared (two lists of one hash never share). A step whose labels change with
+ * the variables (`{{name}}`, a Fluent `{ $name }`) is kept without candidates: read for each answer.
+ * Bounded (candidate-cache.ts: 1,000 entries, 50,000 names).
  */
-const kept = new CandidateCache<PreparedCandidates | typeof VARIES>();
+const kept = new CandidateCache<{ size: number; prepared?: PreparedCandidates; texts?: readonly string[] }>();
 let compiledFlows = 0;
 /** The hash of each `options_from` list a context holds (the same array while the conversation is loaded). */
 const listHashes = new WeakMap<object, string>();
@@ -86,20 +86,29 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
     const reading = readingOf(e, c);
     const build = () => prepareDeclared(options(), reading);
     const constant = (text: string) => reading.locales.every((l) => e.text.constant?.(text, l) === true);
-    const found = kept.get(`${flowKey}\0${e.key}\0${reading.locales.join('\0')}`, () =>
-      options().every((o) => constant(o.text)) ? build() : VARIES,
-    );
-    return found === VARIES ? build() : (found as PreparedCandidates);
+    const found = kept.get(`${flowKey}\0${e.key}\0${reading.locales.join('\0')}`, () => {
+      if (!options().every((o) => constant(o.text))) return { size: 1 };
+      const prepared = build();
+      return { size: prepared.size, prepared };
+    });
+    return found.prepared ?? build();
   };
   /** An `options_from` step's choices read once per list (by the hash of their texts). */
   const listedFor = (c: FlowContext): PreparedCandidates => {
     const choices = c.choices ?? [];
+    const texts = choices.map((x) => x.text);
     let hash = listHashes.get(choices);
     if (!hash) {
-      hash = textsHash(choices.map((x) => x.text));
+      hash = textsHash(texts);
       listHashes.set(choices, hash);
     }
-    return kept.get(`list\0${hash}`, () => prepareListed(choices, choiceId)) as PreparedCandidates;
+    const build = () => prepareListed(choices, choiceId);
+    const found = kept.get(`list\0${hash}`, () => {
+      const prepared = build();
+      return { size: prepared.size, prepared, texts };
+    });
+    const same = found.texts?.length === texts.length && found.texts.every((t, i) => t === texts[i]);
+    return same && found.prepared ? found.prepared : build();
   };
   /** What an input step's typed answer is read against: its declared options or its list's choices. */
   const candidatesFor = (e: StepEntry, c: FlowContext) => (from: CandidatesFrom) => {
