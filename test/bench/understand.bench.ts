@@ -1,4 +1,4 @@
-// `npm run bench -- understand [--samples N]`: what a typed answer costs as the engine reads it. The
+// `npm run bench -- understand [--samples N] [--show] [--by-answer]`: what a typed answer costs as the engine reads it. The
 // compiled flow's own `answer` guard (the first thing the machine asks of a message at an input step; the
 // action and the other guards reuse its reading) is called with a fresh event per sample, as the engine
 // calls it: labels rendered in the person's locale and the flow's default one, aliases, positions, yes/no,
@@ -7,6 +7,7 @@
 // GC between samples. Figures for people, then one JSON line.
 //
 // The mix of answers is fixed and published (here and in docs/benchmarks.md): MIX_20, MIX_200, MIX_DATES.
+// `--show` prints what each answer reads as (the value saved, or the reply); `--by-answer` each one's p50/p99.
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { transition } from 'xstate';
@@ -257,8 +258,9 @@ const samples = (() => {
 })();
 
 /**
- * p50/p99 (µs) of the guard over the mix, `samples` answers (cycling through it) after a warm-up. `restored`: each answer on a context just read back from storage
- * (a copy of it, made outside the timing), as for a conversation the engine no longer holds in memory.
+ * p50/p90/p99 (µs) of the guard over the mix, `samples` answers (cycling through it) after a warm-up.
+ * `restored`: each answer on a context just read back from storage (a copy of it, made outside the
+ * timing), as for a conversation the engine no longer holds in memory.
  */
 function measure(def: FlowDefinition, stepKey: string, mix: readonly [string, string][], restored = false) {
   const answer = (def.machine as unknown as { implementations: { guards: Record<string, Guard> } })
