@@ -122,6 +122,7 @@ export function actionsFor(
         now: nowOf(event),
         labels: typed.labelsFor(e, c),
         timeZone: typed.timeZoneOf(e, c),
+        candidates: typed.candidatesFor(e, c),
         ...(e.flow.i18n ? { defaultLocale: e.flow.i18n.default_locale } : {}),
         ...(c.picked ? { picked: c.picked } : {}),
         ...(c.choices ? { choices: c.choices } : {}),

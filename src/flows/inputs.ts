@@ -9,8 +9,8 @@ import type { Registry } from './registry.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
 import type { InputKind, InputStep, Rule } from './schema.ts';
 import { readDate, readTime, relativeDay } from './understand/dates.ts';
-import { type MatchResult, matchOption } from './understand/match.ts';
-import { matchDeclared } from './understand/options.ts';
+import { type MatchResult, matchPrepared, type PreparedCandidates } from './understand/match.ts';
+import { prepareDeclared, prepareListed } from './understand/options.ts';
 
 /** A text to say: a flow text (literal or message id, per the flow), a fixed literal, or a built-in text. */
 export type SayText =
@@ -43,6 +43,22 @@ export interface AnswerScope {
   defaultLocale?: string;
   /** The person's IANA time zone, for dates and times in words (default UTC). */
   timeZone?: string;
+  /**
+   * The step's declared `options` or its `options_from` choices as the matcher reads them, prepared once
+   * and kept (typed-answers.ts); without it they are prepared for each answer.
+   */
+  candidates?: (from: CandidatesFrom) => PreparedCandidates;
+}
+
+/** What a typed answer is read against: the step's declared `options`, or its `options_from` choices. */
+export type CandidatesFrom = 'options' | 'choices';
+
+/** The candidates a typed answer is read against: kept ones (scope.candidates), else prepared now. */
+function candidatesOf(from: CandidatesFrom, step: InputStep, scope: AnswerScope): PreparedCandidates {
+  if (scope.candidates) return scope.candidates(from);
+  return from === 'choices'
+    ? prepareListed(scope.choices ?? [], choiceId)
+    : prepareDeclared(step.options ?? [], readingOf(step, scope));
 }
 
 /** A typed answer that fits several options: parsing goes on with the next kind, else it is asked about. */
@@ -168,7 +184,9 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
       }
       if (!text) return undefined;
-      const whole = matchDeclared(text, options, readingOf(step, scope));
+      const reading = readingOf(step, scope);
+      const prepared = candidatesOf('options', step, scope);
+      const whole = matchPrepared(text, prepared, reading);
       if (whole.kind === 'match') return [whole.id];
       // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
       const parts = text
@@ -176,7 +194,7 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         .map((x) => x.trim())
         .filter(Boolean);
       const ids = parts
-        .map((p) => matchDeclared(p, options, readingOf(step, scope)))
+        .map((p) => matchPrepared(p, prepared, reading))
         .map((m) => (m.kind === 'match' ? m.id : undefined));
       if (!ids.length || ids.some((id) => id === undefined)) return undefined;
       return options.filter((o) => ids.includes(o.id)).map((o) => o.id);
@@ -200,15 +218,18 @@ function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScop
         const index = choiceIndexOf(a.button);
         if (index !== undefined) return choices[index]?.value;
         if (!text) return undefined;
-        const candidates = choices.map((c, i) => ({ id: choiceId(i), labels: [c.text], idIsName: false }));
         return matched(
-          matchOption(text, candidates, readingOf(step, scope)),
+          matchPrepared(text, candidatesOf('choices', step, scope), readingOf(step, scope)),
           (id) => choices[choiceIndexOf(id)!]?.value,
         );
       }
       const options = step.options ?? [];
       if (a.button) return options.find((o) => o.id === a.button)?.id;
-      return text ? matched(matchDeclared(text, options, readingOf(step, scope)), (id) => id) : undefined;
+      if (!text) return undefined;
+      return matched(
+        matchPrepared(text, candidatesOf('options', step, scope), readingOf(step, scope)),
+        (id) => id,
+      );
     }
     case 'contact': {
       const c = att.find((x) => x.type === 'contact') as

@@ -148,6 +148,8 @@ export interface TextRenderer {
   locale(wanted: string | undefined): string;
   /** True when the flow's catalog for `locale` (or the default one) defines message `id`. */
   has?(id: string, locale: string): boolean;
+  /** True when `text` renders the same in `locale` whatever the variables (no variable, no function). */
+  constant?(text: string, locale: string): boolean;
 }
 
 /** A renderer for a flow: literal texts when `i18n` is absent, Fluent messages otherwise. */
@@ -156,18 +158,32 @@ export function textRenderer(
   i18n: { default_locale: string; catalogs: Map<string, Catalog> } | undefined,
 ): TextRenderer {
   if (!i18n) {
-    return { render: (t, vars) => interpolate(t, vars, format), locale: (w) => w ?? 'en' };
+    return {
+      render: (t, vars) => interpolate(t, vars, format),
+      locale: (w) => w ?? 'en',
+      constant: (t) => templateVars(t).length === 0,
+    };
   }
   const available = [...i18n.catalogs.keys()];
+  /** The catalog a locale reads, and the message `id` in it (else in the default catalog). */
+  const lookup = (id: string, locale: string) => {
+    const bundle =
+      i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??
+      i18n.catalogs.get(i18n.default_locale)?.bundle;
+    const message = bundle?.getMessage(id) ?? i18n.catalogs.get(i18n.default_locale)?.bundle.getMessage(id);
+    return { bundle, message };
+  };
   return {
     locale: (w) => resolveLocale(w, available, i18n.default_locale),
     has: (id, locale) =>
       !!i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle.hasMessage(id),
+    // Fluent keeps a message without placeables as a plain string; a missing one renders as its id.
+    constant(id, locale) {
+      const { bundle, message } = lookup(id, locale);
+      return !message?.value || !bundle || typeof message.value === 'string';
+    },
     render(id, vars, locale) {
-      const bundle =
-        i18n.catalogs.get(resolveLocale(locale, available, i18n.default_locale))?.bundle ??
-        i18n.catalogs.get(i18n.default_locale)?.bundle;
-      const message = bundle?.getMessage(id) ?? i18n.catalogs.get(i18n.default_locale)?.bundle.getMessage(id);
+      const { bundle, message } = lookup(id, locale);
       if (!message?.value || !bundle) return id;
       const errors: Error[] = [];
       const text = bundle.formatPattern(message.value, fluentArgs(vars, format), errors);

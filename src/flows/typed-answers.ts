@@ -7,13 +7,29 @@
 import type { FlowEvent } from '../engine/step/contract.ts';
 import { isTimeZone } from '../engine/step/wall-clock.ts';
 import { buttonType, platformButton } from './buttons.ts';
-import { choiceId, choiceIndexOf } from './inputs.ts';
+import { type CandidatesFrom, choiceId, choiceIndexOf } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { RENDER_REF, type Rendering } from './render.ts';
 import type { Button } from './schema.ts';
+import type { Aliases } from './schema-parts.ts';
 import { fillTemplate } from './texts.ts';
-import type { MatchResult } from './understand/match.ts';
-import { matchDeclared } from './understand/options.ts';
+import { CandidateCache, textsHash } from './understand/candidate-cache.ts';
+import { type MatchResult, matchPrepared, type PreparedCandidates } from './understand/match.ts';
+import { prepareDeclared, prepareListed } from './understand/options.ts';
+
+/**
+ * Candidates prepared once for every compiled flow: a step's declared options under the flow's serial (one
+ * per compiled flow version), the step and the locales read; an `options_from` list under the hash of its
+ * texts, which are kept and compared (two lists of one hash never share). A step whose labels change with
+ * the variables (`{{name}}`, a Fluent `{ $name }`) is kept without candidates: read for each answer.
+ * Bounded (candidate-cache.ts: 1,000 entries, 50,000 names).
+ */
+const kept = new CandidateCache<{ size: number; prepared?: PreparedCandidates; texts?: readonly string[] }>();
+let compiledFlows = 0;
+/** The hash of each `options_from` list a context holds (the same array while the conversation is loaded). */
+const listHashes = new WeakMap<object, string>();
+
+type Declared = readonly { id: string; text: string; aliases?: Aliases | undefined }[];
 
 /** The callback buttons of a menu step that a typed answer may name (they have an id and report a press). */
 export function namedButtons(
@@ -46,6 +62,7 @@ export function typedMenuTransitions(
 /** Builds the typed-answer helpers of one compiled flow. */
 export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, usesEdit: boolean) {
   const { localeOf, say, effect } = r;
+  const flowKey = ++compiledFlows;
   /** A flow text as the person sees it, and in the flow's default locale (both are matched). */
   const labelsFor = (e: StepEntry, c: FlowContext) => (text: string) => {
     const mine = say(e, c, text);
@@ -64,6 +81,41 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
     const fallback = e.flow.i18n?.default_locale;
     return { labels: labelsFor(e, c), locales: fallback ? [localeOf(e, c), fallback] : [localeOf(e, c)] };
   };
+  /** Declared options read once per step and locales, unless a label changes with the variables. */
+  const declaredFor = (e: StepEntry, c: FlowContext, options: () => Declared): PreparedCandidates => {
+    const reading = readingOf(e, c);
+    const build = () => prepareDeclared(options(), reading);
+    const constant = (text: string) => reading.locales.every((l) => e.text.constant?.(text, l) === true);
+    const found = kept.get(`${flowKey}\0${e.key}\0${reading.locales.join('\0')}`, () => {
+      if (!options().every((o) => constant(o.text))) return { size: 1 };
+      const prepared = build();
+      return { size: prepared.size, prepared };
+    });
+    return found.prepared ?? build();
+  };
+  /** An `options_from` step's choices read once per list (by the hash of their texts). */
+  const listedFor = (c: FlowContext): PreparedCandidates => {
+    const choices = c.choices ?? [];
+    const texts = choices.map((x) => x.text);
+    let hash = listHashes.get(choices);
+    if (!hash) {
+      hash = textsHash(texts);
+      listHashes.set(choices, hash);
+    }
+    const build = () => prepareListed(choices, choiceId);
+    const found = kept.get(`list\0${hash}`, () => {
+      const prepared = build();
+      return { size: prepared.size, prepared, texts };
+    });
+    const same = found.texts?.length === texts.length && found.texts.every((t, i) => t === texts[i]);
+    return same && found.prepared ? found.prepared : build();
+  };
+  /** What an input step's typed answer is read against: its declared options or its list's choices. */
+  const candidatesFor = (e: StepEntry, c: FlowContext) => (from: CandidatesFrom) => {
+    const s = e.step;
+    if (from === 'choices') return listedFor(c);
+    return declaredFor(e, c, () => (s.type === 'input' ? (s.options ?? []) : []));
+  };
   // Several guards read the same typed text at a menu during one transition: match it once.
   const menuAnswers = new WeakMap<object, Map<string, MatchResult>>();
   /** A menu step's typed text against its buttons' labels and aliases. */
@@ -77,7 +129,10 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
     }
     let m = byStep.get(e.key);
     if (!m) {
-      m = matchDeclared(event.text, namedButtons(s.keyboard), readingOf(e, c));
+      m = matchPrepared(
+        event.text,
+        declaredFor(e, c, () => namedButtons(s.keyboard)),
+      );
       byStep.set(e.key, m);
     }
     return m;
@@ -113,5 +168,5 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
       ...(usesEdit ? { ref: RENDER_REF } : {}),
     });
   };
-  return { labelsFor, timeZoneOf, menuAnswerFor, clarify };
+  return { labelsFor, timeZoneOf, candidatesFor, menuAnswerFor, clarify };
 }

@@ -3,7 +3,13 @@
  * default one (rendered by the caller), its `aliases:` for the person's language, and its id.
  */
 import type { Aliases } from '../schema-parts.ts';
-import { type Candidate, type MatchOptions, type MatchResult, matchOption } from './match.ts';
+import {
+  type MatchOptions,
+  type MatchResult,
+  matchPrepared,
+  type PreparedCandidates,
+  prepareCandidates,
+} from './match.ts';
 import { languageOf } from './text.ts';
 
 /** The aliases that apply in `locales` (the person's, then the flow's default): a plain list applies in all. */
@@ -29,16 +35,33 @@ export interface OptionReading extends MatchOptions {
   locales: readonly string[];
 }
 
+/** Declared options (`options:` of an input, callback buttons of a menu) as candidates, read once. */
+export function prepareDeclared(
+  options: readonly { id: string; text: string; aliases?: Aliases | undefined }[],
+  r: Pick<OptionReading, 'labels' | 'locales'>,
+): PreparedCandidates {
+  return prepareCandidates(
+    options.map((o) => ({
+      id: o.id,
+      labels: r.labels ? r.labels(o.text) : [o.text],
+      aliases: aliasesFor(o.aliases, r.locales),
+    })),
+  );
+}
+
+/** The choices of an `options_from` step as candidates, read once: their texts, ids by `idOf` (never names). */
+export function prepareListed(
+  choices: readonly { text: string }[],
+  idOf: (index: number) => string,
+): PreparedCandidates {
+  return prepareCandidates(choices.map((c, i) => ({ id: idOf(i), labels: [c.text], idIsName: false })));
+}
+
 /** Reads a typed answer against declared options (`options:` of an input, callback buttons of a menu). */
 export function matchDeclared(
   text: string,
   options: readonly { id: string; text: string; aliases?: Aliases | undefined }[],
   r: OptionReading,
 ): MatchResult {
-  const candidates: Candidate[] = options.map((o) => ({
-    id: o.id,
-    labels: r.labels ? r.labels(o.text) : [o.text],
-    aliases: aliasesFor(o.aliases, r.locales),
-  }));
-  return matchOption(text, candidates, r);
+  return matchPrepared(text, prepareDeclared(options, r), r);
 }

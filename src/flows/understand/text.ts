@@ -59,31 +59,48 @@ export function core(text: string): string {
 
 /**
  * The Damerau-Levenshtein distance (optimal string alignment: insertions, deletions, substitutions and
- * swaps of two neighbours), by code point. Stops early and returns `max + 1` once the distance is above `max`.
+ * swaps of two neighbours), by code point (texts, or their code points already split). Returns `max + 1`
+ * for any distance above `max`, and stops as soon as it knows: only the cells within `max` of the diagonal
+ * are worked out (a cell further away is already more than `max` apart), and a row above `max` ends it.
  */
-export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
-  const s = [...a];
-  const t = [...b];
-  if (Math.abs(s.length - t.length) > max) return max + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= t.length; j++) {
+export function editDistance(
+  a: string | readonly string[],
+  b: string | readonly string[],
+  max = Number.POSITIVE_INFINITY,
+): number {
+  // Code points: a string is split, an array of them (a name read once, match.ts) is used as it is.
+  const s = typeof a === 'string' ? [...a] : a;
+  const t = typeof b === 'string' ? [...b] : b;
+  const n = s.length;
+  const m = t.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  const band = Math.min(Math.max(n, m), max);
+  const far = Math.min(max + 1, n + m + 1); // any cell outside the band
+  // Three rows of scratch, reused from call to call (the function never waits, so nothing else uses them).
+  if (rows[0]!.length < m + 1) rows = [0, 1, 2].map(() => new Float64Array(2 * (m + 1)));
+  let [prev2, prev, row] = rows as [Float64Array, Float64Array, Float64Array];
+  for (let j = 0; j <= m; j++) prev[j] = j <= band ? j : far;
+  for (let i = 1; i <= n; i++) {
+    const lo = Math.max(1, i - band);
+    const hi = Math.min(m, i + band);
+    row[0] = i <= band ? i : far;
+    if (lo > 1) row[lo - 1] = far;
+    let best = lo > 1 ? far : row[0]!;
+    for (let j = lo; j <= hi; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
       if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
         d = Math.min(d, prev2[j - 2]! + 1);
-      row.push(d);
-      best = Math.min(best, d);
+      row[j] = d;
+      if (d < best) best = d;
     }
+    if (hi < m) row[hi + 1] = far;
     if (best > max) return max + 1;
-    prev2 = prev;
-    prev = row;
+    [prev2, prev, row] = [prev, row, prev2];
   }
-  return prev[t.length]!;
+  return prev[m]! > max ? max + 1 : prev[m]!;
 }
+let rows = [0, 1, 2].map(() => new Float64Array(64));
 
 /** The typos a word of this many characters may hold: none under 4, one for 4 to 7, two from 8. */
 export function typoAllowance(length: number): number {
