@@ -273,32 +273,19 @@ export interface ReadBackPlace {
   latestFirst: boolean;
 }
 
-/**
- * The read-back of the chat `chatId`. Read-backs have their own class in the one priority order
- * (`PRIORITIES`): after replies, edits, callback answers and typing, before campaigns.
- */
+/** Read-backs have their own class in the one priority order (`PRIORITIES`): after typing, before bulk. */
+const READ_BACK_PRIORITY = 'readback';
+
+/** The read-back of the chat `chatId`. */
 export function chatPlace(chatId: number): ReadBackPlace {
-  return {
-    job: {
-      op: 'getMessages',
-      args: { chat_id: chatId, count: READ_BACK },
-      chatId,
-      priority: 'readback',
-    } as Job,
-    latestFirst: true,
-  };
+  const args = { chat_id: chatId, count: READ_BACK };
+  return { job: { op: 'getMessages', args, chatId, priority: READ_BACK_PRIORITY } as Job, latestFirst: true };
 }
 
 /** The read-back of the comments under the channel post `messageId`. */
 export function commentsPlace(messageId: string): ReadBackPlace {
-  return {
-    job: {
-      op: 'getComments',
-      args: { message_id: messageId, count: READ_BACK },
-      priority: 'readback',
-    } as Job,
-    latestFirst: false,
-  };
+  const args = { message_id: messageId, count: READ_BACK };
+  return { job: { op: 'getComments', args, priority: READ_BACK_PRIORITY } as Job, latestFirst: false };
 }
 
 /**
