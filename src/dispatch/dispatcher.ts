@@ -15,7 +15,7 @@
  * pauses again from its last one.
  */
 import type { Logger } from 'pino';
-import { DeadLetterError } from '../client/scheduler/types.ts';
+import { DeadLetterError, PRIORITIES } from '../client/scheduler/types.ts';
 import type { Clock, TimerHandle } from '../store/ports/clock.ts';
 import type { OutboxPort, OutboxRow } from '../store/ports/outbox.ts';
 import {
@@ -200,7 +200,9 @@ export class Dispatcher {
       const limit = max - this.#inFlight.size;
       let rows: OutboxRow[];
       try {
-        rows = await this.#o.outbox.claimHeads(this.#member, [...this.#busyKeys], limit, this.#o.clock.now());
+        // The one priority order: a person's reply is claimed before a campaign's send (PRIORITIES).
+        const busy = [...this.#busyKeys];
+        rows = await this.#o.outbox.claimHeads(this.#member, busy, limit, this.#o.clock.now(), PRIORITIES);
       } catch (error) {
         this.#o.logger?.error({ err: error }, 'could not claim outbox rows; trying again shortly');
         return;

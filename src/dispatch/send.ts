@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { ApiError } from '../client/errors.ts';
-import type { Job, MediaKind, Priority } from '../client/scheduler/types.ts';
+import type { Job, MediaKind } from '../client/scheduler/types.ts';
 import type { MediaSource } from '../client/upload.ts';
 import { BotflowError } from '../errors/index.ts';
 import type { OutboxRow } from '../store/outbox.ts';
@@ -88,7 +88,7 @@ export async function sendCall(
     const expected = expectedMessage({ ...message, attachments: [...given, { type: media.type }] });
     const fileName = media.type === 'file' ? basename(media.source) : undefined;
     if (fileName) expected.attachments.at(-1)!.filename = fileName;
-    const found = await findSent(via.gateway, expected, row.chatId, since, claimed, row.priority as Priority);
+    const found = await findSent(via.gateway, expected, row.chatId, since, claimed);
     if (found) {
       claimed.claim(found);
       return { ...found, attachment: attachmentOf(found.message, media.type) };

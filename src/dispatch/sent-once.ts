@@ -273,20 +273,19 @@ export interface ReadBackPlace {
   latestFirst: boolean;
 }
 
+/** Read-backs have their own class in the one priority order (`PRIORITIES`): after typing, before bulk. */
+const READ_BACK_PRIORITY = 'readback';
+
 /** The read-back of the chat `chatId`. */
-export function chatPlace(chatId: number, priority: Job['priority'] = 'reply'): ReadBackPlace {
-  return {
-    job: { op: 'getMessages', args: { chat_id: chatId, count: READ_BACK }, chatId, priority } as Job,
-    latestFirst: true,
-  };
+export function chatPlace(chatId: number): ReadBackPlace {
+  const args = { chat_id: chatId, count: READ_BACK };
+  return { job: { op: 'getMessages', args, chatId, priority: READ_BACK_PRIORITY } as Job, latestFirst: true };
 }
 
 /** The read-back of the comments under the channel post `messageId`. */
-export function commentsPlace(messageId: string, priority: Job['priority'] = 'reply'): ReadBackPlace {
-  return {
-    job: { op: 'getComments', args: { message_id: messageId, count: READ_BACK }, priority } as Job,
-    latestFirst: false,
-  };
+export function commentsPlace(messageId: string): ReadBackPlace {
+  const args = { message_id: messageId, count: READ_BACK };
+  return { job: { op: 'getComments', args, priority: READ_BACK_PRIORITY } as Job, latestFirst: false };
 }
 
 /**
@@ -300,9 +299,8 @@ export async function findSent(
   where: number | ReadBackPlace,
   since: number,
   claimed: ClaimedMessages,
-  priority: Job['priority'] = 'reply',
 ): Promise<{ message: StoredMessage } | undefined> {
-  const place = typeof where === 'number' ? chatPlace(where, priority) : where;
+  const place = typeof where === 'number' ? chatPlace(where) : where;
   const read = (await gateway.submit(place.job)) as ReadBack;
   const listed = read.messages ?? [];
   let found: StoredMessage | undefined;
@@ -333,7 +331,7 @@ export async function sendOnce(
   checkFirst = false,
   claimed: ClaimedMessages = new ClaimedMessages(),
 ): Promise<unknown> {
-  return sendOnceAt(gateway, job, chatPlace(chatId, job.priority ?? 'reply'), since, checkFirst, claimed);
+  return sendOnceAt(gateway, job, chatPlace(chatId), since, checkFirst, claimed);
 }
 
 /**
@@ -349,7 +347,7 @@ export async function sendCommentOnce(
 ): Promise<unknown> {
   const post = (job.args as { message_id?: unknown }).message_id;
   if (typeof post !== 'string') return gateway.submit(job);
-  return sendOnceAt(gateway, job, commentsPlace(post, job.priority ?? 'reply'), since, checkFirst, claimed);
+  return sendOnceAt(gateway, job, commentsPlace(post), since, checkFirst, claimed);
 }
 
 async function sendOnceAt(

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/client/errors.ts';
-import { DeadLetterError, type Job } from '../../src/client/scheduler/types.ts';
+import { DeadLetterError, type Job, PRIORITIES } from '../../src/client/scheduler/types.ts';
 import { Dispatcher, type DispatchOutcome } from '../../src/dispatch/dispatcher.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import type { Clock } from '../../src/store/ports/clock.ts';
@@ -327,6 +327,22 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     // Calls still held never answer: their dispatchers "died".
     for (const d of dispatchers.splice(0)) await d.stop(0);
     await store.close();
+  });
+
+  it('claims heads in the one priority order: a reply, then a callback answer, typing, a read-back, campaigns last (issue 35)', async () => {
+    const [bulk1, bulk2, readback, typing, callback, reply] = await store.insert([
+      message(1, 1, 'campaign one', { priority: 'bulk' }),
+      message(2, 1, 'campaign two', { priority: 'bulk' }),
+      message(3, 1, 'read', { priority: 'readback', op: 'getMessages' }),
+      message(4, 1, 'typing', { priority: 'typing', op: 'sendAction' }),
+      message(5, 1, 'pressed', { priority: 'callback', op: 'answerCallback' }),
+      message(6, 1, 'hello', { priority: 'reply' }),
+    ]);
+    const claimed = await store.outbox.claimHeads('a', [], 4, clock.now(), PRIORITIES);
+    expect(claimed.map((r) => r.id)).toEqual([reply, callback, typing, readback]);
+    const busy = claimed.map((r) => r.orderKey); // in flight: the dispatcher names them busy
+    const rest = await store.outbox.claimHeads('a', busy, 10, clock.now(), PRIORITIES);
+    expect(rest.map((r) => r.id)).toEqual([bulk1, bulk2]);
   });
 
   it('sends one call at a time per order key, in commit order, many keys at once; asked-for results come back as events', async () => {

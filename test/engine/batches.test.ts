@@ -129,4 +129,42 @@ describe('the batch loop', () => {
     await turn();
     expect(commits.map((c) => c.ids).at(-1)).toEqual([5]);
   });
+
+  it("plans people's events before campaign entries read with them; a campaign entry waits one batch at most, and a conversation keeps its order (issue 35)", async () => {
+    const { store, pending, commits } = slowStore();
+    const loop = new BatchLoop({
+      store,
+      planner,
+      cache: new SessionCache(10),
+      member: 'm',
+      partitions: () => 'all',
+      now: () => 500,
+      batchSize: 10,
+      restore: () => {},
+      report: () => {},
+      wake: () => {},
+      empty: () => {},
+      leaseLost: () => false,
+    });
+    const campaign = (id: number, key: string): InboxEvent => ({
+      ...event(id),
+      kind: 'campaign',
+      conversationKey: key,
+      receivedAt: 400,
+    });
+    pending.set(1, campaign(1, 'u:a'));
+    pending.set(2, campaign(2, 'u:b'));
+    pending.set(3, event(3));
+    pending.set(4, { ...event(4), conversationKey: 'u:b' }); // after u:b's campaign entry: waits with it
+    pending.set(5, { ...campaign(5, 'u:c'), receivedAt: -600 }); // waited a second already: goes now
+    loop.pump();
+    await turn();
+    expect(commits.map((c) => c.ids)).toEqual([[3, 5]]);
+    loop.pump(); // the next batch, planned while the first commits
+    await turn();
+    expect(commits.map((c) => c.ids)).toEqual([
+      [3, 5],
+      [1, 2, 4],
+    ]);
+  });
 });

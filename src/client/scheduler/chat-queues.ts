@@ -7,9 +7,9 @@ import type { OperationName } from '../operations.ts';
 import type { ChatLog } from './sliding-window.ts';
 import type { MediaKind } from './types.ts';
 
-/** Priority class index: 0 callback, 1 reply, 2 edit, 3 bulk. */
-export type ClassIndex = 0 | 1 | 2 | 3;
-/** Which of a lane's FIFOs a job waits in: 0 express (callback answers), 1 main (replies, edits), 2 bulk. */
+/** Priority class index, in the order of `PRIORITIES`: 0 intake, 1 reply, 2 edit, 3 callback, 4 typing, 5 read-back, 6 bulk. */
+export type ClassIndex = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+/** Which of a lane's FIFOs a job waits in: 0 express (callback answers), 1 main (replies, edits, typing, read-backs), 2 bulk. */
 export type QueueIndex = 0 | 1 | 2;
 
 /** Where an entry is: in its lane's FIFO, on the wire, waiting to retry outside a FIFO, or settled. */

@@ -6,6 +6,7 @@
  */
 import { type Entry, LANE_IDLE, LANE_SLEEPING, Lane, LaneRing, WakeupHeap } from './chat-queues.ts';
 import { chatExpiresAt, chatNextFreeAt } from './sliding-window.ts';
+import { PRIORITIES } from './types.ts';
 
 /** lane.state while the lane sits in the ready ring of class c is READY_BASE + c. */
 const READY_BASE = 10;
@@ -25,11 +26,11 @@ export class LaneBoard {
     new Lane(undefined),
     new Lane(undefined),
   ];
-  private readonly rings = [new LaneRing(), new LaneRing(), new LaneRing(), new LaneRing()];
-  private readonly isReadyIn = [0, 1, 2, 3].map(
+  private readonly rings = PRIORITIES.map(() => new LaneRing());
+  private readonly isReadyIn = PRIORITIES.map((_, c) => c).map(
     (c) => (lane: Lane, token: number) => lane.token === token && lane.state === READY_BASE + c,
   );
-  private readonly classSkips = [0, 0, 0, 0];
+  private readonly classSkips = PRIORITIES.map(() => 0);
   private readonly wakeups = new WakeupHeap();
   private readonly idle = new LaneRing();
   private readonly isIdle = (lane: Lane, token: number) =>
@@ -147,11 +148,14 @@ export class LaneBoard {
     }
   }
 
-  /** Strict priority between classes, except that a waiting lower class gets a turn after `classShareEvery` skips. */
-  pickLane(): Lane | undefined {
+  /**
+   * Strict priority between classes, except that a waiting lower class gets a turn after `classShareEvery`
+   * skips; only classes before `below` (all by default: bulk waits while the budget's reserve is short).
+   */
+  pickLane(below = this.rings.length): Lane | undefined {
     let chosen = -1;
     let starving = -1;
-    for (let c = 0; c < 4; c++) {
+    for (let c = 0; c < below; c++) {
       if (!this.rings[c]!.peekValid(this.isReadyIn[c]!)) continue;
       if (chosen < 0) chosen = c;
       else if (
@@ -163,7 +167,7 @@ export class LaneBoard {
     }
     if (chosen < 0) return undefined;
     if (starving >= 0) chosen = starving;
-    for (let c = 0; c < 4; c++) {
+    for (let c = 0; c < below; c++) {
       if (c === chosen) this.classSkips[c] = 0;
       else if (this.rings[c]!.size > 0) this.classSkips[c]!++;
     }
@@ -179,8 +183,9 @@ export class LaneBoard {
     return lane;
   }
 
-  hasReady(): boolean {
-    return this.rings.some((ring, c) => ring.peekValid(this.isReadyIn[c]!) !== undefined);
+  /** A lane of a class before `below` (all by default) is ready. */
+  hasReady(below = this.rings.length): boolean {
+    return this.rings.some((ring, c) => c < below && ring.peekValid(this.isReadyIn[c]!) !== undefined);
   }
 
   /** The earliest wake-up time, if anything sleeps. */

@@ -95,7 +95,7 @@ export class MetricsRecorder {
   succeeded = 0;
   readonly http429 = { chat: 0, global: 0 };
   readonly retries = { notReady: 0, network: 0, serverError: 0 };
-  readonly queuedByPriority = [0, 0, 0, 0];
+  readonly queuedByPriority = PRIORITIES.map(() => 0);
   readonly chatActions = { sent: 0, coalesced: 0, expired: 0 };
   private readonly waits = PRIORITIES.map(() => new Histogram());
   private readonly calls = new Histogram();

@@ -49,6 +49,11 @@ export interface SchedulerOptions {
    * one slow answer (a long poll) cannot hold the windows.
    */
   arrivalBoundMs?: number;
+  /**
+   * Places of the global window that bulk calls leave free for the other classes (default 3 of 30): a
+   * person's reply finds room at once while a campaign sends at full rate.
+   */
+  bulkReserve?: number;
   /** Spread starts evenly (one per window/limit) instead of spending a window in one burst (default true). */
   pacing?: boolean;
   /**
@@ -67,9 +72,12 @@ export const DEFAULT_SEND_LIMITS: Required<Limits> = {
 };
 
 export const DEFAULT_TTL_MS: Record<Priority, number> = {
-  callback: 60_000,
+  intake: 60_000,
   reply: 10 * 60_000,
   edit: 10 * 60_000,
+  callback: 60_000,
+  typing: 60_000,
+  readback: 10 * 60_000,
   bulk: 60 * 60_000,
 };
 
@@ -107,6 +115,7 @@ export function resolveOptions(options: SchedulerOptions) {
     escalateAfterChats: positiveInt(options.escalateAfterChats ?? 3, 'escalateAfterChats'),
     arrivalBoundMs: positiveInt(options.arrivalBoundMs ?? 2000, 'arrivalBoundMs'),
     pacing: options.pacing ?? true,
+    bulkReserve: Math.max(0, Math.floor(options.bulkReserve ?? 0)),
     sharedBudget: options.sharedBudget,
   };
 }

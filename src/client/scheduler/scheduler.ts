@@ -25,9 +25,10 @@ import { LaneBoard } from './lane-board.ts';
 import { MetricsRecorder, type SchedulerMetrics } from './metrics.ts';
 import { type LoggerLike, resolveOptions, type SchedulerOptions, type TimerFactory } from './options.ts';
 import { PendingJobs } from './pending.ts';
-import { classIndexOf, queueIndexOf } from './priorities.ts';
+import { BULK_CLASS, classIndexOf, queueIndexOf } from './priorities.ts';
 import { LaneQueueing, queuedActionLike } from './queueing.ts';
 import { chatCountIn, chatRecord, SlidingWindowLog } from './sliding-window.ts';
+import { StartGate } from './start-gate.ts';
 import type { ApiCaller, DeadLetterReason, Job, OperationResult, Task } from './types.ts';
 
 export class Scheduler {
@@ -45,8 +46,7 @@ export class Scheduler {
   private globalPausedUntil = 0;
   private readonly breaker = new CircuitBreaker();
   private readonly failures: FailureHandler;
-  /** Earliest start the pacing schedule allows. */
-  private pacedAt = Number.NEGATIVE_INFINITY;
+  private readonly gate: StartGate;
   private inFlight = 0;
   private readonly pending = new PendingJobs();
   private timerAt = Number.POSITIVE_INFINITY;
@@ -63,6 +63,7 @@ export class Scheduler {
     const { global, windowMs, safetyMargin } = this.options.limits;
     this.globalPausedUntil = options.startPausedMs ? this.now() + options.startPausedMs : 0;
     this.globalLog = new SlidingWindowLog(global, windowMs + safetyMargin);
+    this.gate = new StartGate(this.globalLog, this.options.pacing, this.options.bulkReserve);
     this.chatWindowMs = windowMs + safetyMargin;
     this.board = new LaneBoard(
       () => this.recorder.queuedTotal(),
@@ -240,8 +241,9 @@ export class Scheduler {
       return true;
     });
     while (this.inFlight < this.options.maxInFlight) {
-      if (this.globalFreeAt(now) > now) break;
-      const lane = this.board.pickLane();
+      if (this.globalFreeAt(now, false) > now) break;
+      // Bulk waits while the window's reserve is short: the classes before it go first (PRIORITIES).
+      const lane = this.board.pickLane(this.globalFreeAt(now, true) > now ? BULK_CLASS : undefined);
       if (!lane) break;
       this.dispatch(lane, now);
     }
@@ -265,9 +267,7 @@ export class Scheduler {
     }
     entry.globalTicket = this.globalLog.start(now + this.options.arrivalBoundMs);
     entry.dispatchedAt = now;
-    // The pacing schedule advances one slot per start; after a late timer it may catch up by two slots.
-    const spacing = this.globalLog.windowMs / this.globalLog.limit;
-    this.pacedAt = Math.max(this.pacedAt + spacing, now - spacing);
+    this.gate.started(now, entry.classIndex >= BULK_CLASS);
     if (lane.chatId !== undefined) {
       entry.chatCallsInWindow = entry.countsPerChat ? chatCountIn(lane, this.chatWindowMs, now) : 0;
       lane.busy = true; // one call per chat at a time keeps the chat's order on the wire
@@ -361,9 +361,8 @@ export class Scheduler {
    * window has room, and (pacing) one window/limit after the previous start, so that the window is
    * not spent in one burst: a chat's second call of a second then still finds a free slot.
    */
-  private globalFreeAt(now: number): number {
-    const paced = this.options.pacing ? this.pacedAt : now;
-    return Math.max(this.globalPausedUntil, this.globalLog.nextFreeAt(now), paced, now);
+  private globalFreeAt(now: number, bulk: boolean): number {
+    return this.gate.freeAt(now, this.globalPausedUntil, bulk);
   }
 
   /** Arms the one timer for the earliest moment something can happen. */
@@ -371,7 +370,7 @@ export class Scheduler {
     let at = Number.POSITIVE_INFINITY;
     let keepAlive = false;
     if (this.board.hasReady() && this.inFlight < this.options.maxInFlight) {
-      at = this.globalFreeAt(now);
+      at = this.globalFreeAt(now, !this.board.hasReady(BULK_CLASS));
       keepAlive = true;
     }
     const wakeAt = this.board.nextWakeAt();

@@ -20,11 +20,29 @@ export interface ApiCaller {
 }
 
 /**
- * Service classes, most urgent first: a callback answer (a person watches a spinner), a reply to an
- * incoming update, an edit or delete, a bulk or proactive send.
+ * Service classes: THE priority order of every call that shares the bot's request budget (30/s), most
+ * urgent first. Written once, here; the batch (interactive inbox entries before campaign entries), the
+ * outbox claim (the dispatcher passes this list to the store) and the scheduler all follow it:
+ * 0. `intake`: the long poll (`getUpdates`), which brings in what people write: one request at a time
+ *    (a second each at most), and without it no reply can happen, so it never waits behind them;
+ * 1. `reply`: a message that answers a person (and reads the flow makes, such as `getChat`);
+ * 2. `edit`: an edit or delete, most often the visible answer to a press (`render: edit`); it shares its
+ *    chat's FIFO with replies, so their relative order is kept;
+ * 3. `callback`: a callback answer (the button's spinner stops);
+ * 4. `typing`: a chat action ("typing…"), worth little once late;
+ * 5. `readback`: a read-back of the send-once check (getMessages / getComments before a resend);
+ * 6. `bulk`: campaigns and other proactive sends: what the others leave of the budget.
  */
-export type Priority = 'callback' | 'reply' | 'edit' | 'bulk';
-export const PRIORITIES: readonly Priority[] = ['callback', 'reply', 'edit', 'bulk'];
+export type Priority = 'intake' | 'reply' | 'edit' | 'callback' | 'typing' | 'readback' | 'bulk';
+export const PRIORITIES: readonly Priority[] = [
+  'intake',
+  'reply',
+  'edit',
+  'callback',
+  'typing',
+  'readback',
+  'bulk',
+];
 
 /** Media kinds of the upload flow; they set how long `attachment.not.ready` is retried. */
 export type MediaKind = 'image' | 'video' | 'audio' | 'file';

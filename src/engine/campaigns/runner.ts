@@ -41,6 +41,13 @@ export interface CampaignRunnerOptions {
   released(): void;
 }
 
+/**
+ * Interactive calls a second count this much against the campaigns' budget. It was 1.5 while replies
+ * shared the scheduler's window and pacing with bulk sends; the scheduler now gives replies room first
+ * (client/scheduler/start-gate.ts), so campaigns may take more of what is left (≥ 12/s beside 10 replies/s).
+ */
+const INTERACTIVE_MARGIN = 1.2;
+
 /** A campaign's release budget: tokens at its rate, at most one second's worth. */
 interface Bucket {
   tokens: number;
@@ -84,9 +91,10 @@ export class CampaignRunner {
       return andThen(store.outboxBacklog(), (backlog) =>
         andThen(this.#interactiveRate(at), (interactive) => {
           if (backlog.interactive > (this.#o.holdAbove ?? 20)) return 0;
-          // What interactive traffic leaves of the budget (with a margin: replies must find a free slot at
-          // once), shared by the running campaigns.
-          const left = Math.max(1, (this.#o.budget ?? 25) - interactive * 1.5) / running.length;
+          // What interactive traffic leaves of the budget (with a small margin: the scheduler keeps room in
+          // the window for replies, and serves every class before bulk first), shared by the campaigns.
+          const left =
+            Math.max(1, (this.#o.budget ?? 25) - interactive * INTERACTIVE_MARGIN) / running.length;
           let released: MaybePromise<number> = 0;
           for (const row of running)
             released = andThen(released, (sum) =>

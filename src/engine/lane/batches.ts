@@ -19,6 +19,7 @@ import type { EngineStore, Partitions } from '../../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../../store/ports/index.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { ApplyResult } from '../../store/write-plan.ts';
+import { interactiveFirst } from './campaign-entry.ts';
 import { readWaiting } from './handoff-queue.ts';
 import type { EventOutcome, EventPlan } from './planner.ts';
 import { type BatchPlanner, writesOf } from './processor.ts';
@@ -172,8 +173,9 @@ export class BatchLoop {
   /** Up to one batch of pending events not among `planned`, planned; undefined when none waits. */
   #planNext(planned: ReadonlySet<number>): MaybePromise<EventPlan[] | undefined> {
     const { store, batchSize } = this.#o;
-    return andThen(store.pending(this.#o.partitions(), 0, batchSize, planned), (rows) => {
-      if (rows.length === 0) return undefined;
+    return andThen(store.pending(this.#o.partitions(), 0, batchSize, planned), (read) => {
+      if (read.length === 0) return undefined;
+      const rows = interactiveFirst(read, this.#o.now()); // people's events before campaign entries
       const handed = this.#o.planner.handOver(rows, this.#o.now());
       const stored = handed.length > 0 ? store.append(handed) : undefined;
       return andThen(stored, () =>

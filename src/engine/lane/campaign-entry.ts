@@ -4,12 +4,37 @@
  * Whatever the outcome, the recipient's row is settled in the same transaction as the event (a `recipient`
  * write), so a crash between release and commit replays the entry and nobody is messaged twice.
  */
+import type { InboxEvent } from '../../store/engine-inbox.ts';
 import type { SessionRow } from '../../store/sessions.ts';
 import type { RecipientWrite, WriteOp } from '../../store/write-plan.ts';
 import type { EventMeta, FlowDefinition, FlowInput } from '../step/contract.ts';
 
 /** The inbox kind of a released campaign recipient. */
 export const CAMPAIGN_KIND = 'campaign';
+
+/** How long a campaign entry may wait behind people's events, at most (ms): it is never starved. */
+export const CAMPAIGN_ENTRY_MAX_WAIT_MS = 1000;
+
+/**
+ * The batch's part of the one priority order (client/scheduler/types.ts `PRIORITIES`): when a batch read
+ * holds people's events and campaign entries, the campaign entries (and any later event of their
+ * conversations, which keep their order) wait for the next batch, planned while this one commits, unless
+ * they have waited `CAMPAIGN_ENTRY_MAX_WAIT_MS` already. A batch of campaign entries alone goes as it is.
+ */
+export function interactiveFirst(rows: InboxEvent[], now: number): InboxEvent[] {
+  const isCampaign = (row: InboxEvent) => row.kind === CAMPAIGN_KIND;
+  if (!rows.some(isCampaign) || rows.every(isCampaign)) return rows;
+  const deferred = new Set<string>();
+  const kept = rows.filter((row) => {
+    const key = row.conversationKey;
+    if (isCampaign(row) && now - row.receivedAt < CAMPAIGN_ENTRY_MAX_WAIT_MS) {
+      if (key !== null) deferred.add(key);
+      return false;
+    }
+    return key === null || !deferred.has(key);
+  });
+  return kept.length > 0 ? kept : rows;
+}
 
 /** The dedupe key of recipient `key` of campaign `id`: one entry per person and campaign, ever. */
 export const campaignDedupeKey = (id: string, key: string) => `campaign:${id}:${key}`;

@@ -6,6 +6,7 @@
  */
 
 import { OPERATIONS, type OperationSpec } from '../../client/operations.ts';
+import { priorityOfOp } from '../../client/scheduler/priorities.ts';
 import type { Priority } from '../../client/scheduler/types.ts';
 import { BotflowError } from '../../errors/index.ts';
 import type { Effect, EventMeta, StartTaskEffect } from './contract.ts';
@@ -153,11 +154,8 @@ function fillTarget(op: string, spec: OperationSpec, input: Args, ctx: PlanConte
   return args;
 }
 
-function priorityOf(op: string): Priority {
-  if (op === 'answerCallback') return 'callback';
-  if (op === 'editMessage' || op === 'deleteMessage') return 'edit';
-  return 'reply';
-}
+/** The class of a call in the one priority order (client/scheduler/types.ts `PRIORITIES`). */
+const priorityOf = (op: string): Priority => priorityOfOp(op);
 
 function numeric(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

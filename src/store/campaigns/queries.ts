@@ -97,8 +97,10 @@ export const QUEUED_SQL =
   "SELECT sum(CASE WHEN status = 'queued' THEN 1 ELSE 0 END) AS n, min(CASE WHEN status = 'queued' THEN not_before END) AS at, " +
   "sum(CASE WHEN status = 'released' THEN 1 ELSE 0 END) AS released FROM campaign_recipients WHERE campaign_id = ?";
 
+/** Calls not yet answered: interactive (every class before `bulk`) and bulk, counted apart. */
 export const BACKLOG_SQL =
-  "SELECT count(*) AS n FROM outbox WHERE status IN ('pending', 'sending') AND priority <> 'bulk'";
+  "SELECT sum(CASE WHEN priority = 'bulk' THEN 0 ELSE 1 END) AS interactive, " +
+  "sum(CASE WHEN priority = 'bulk' THEN 1 ELSE 0 END) AS bulk FROM outbox WHERE status IN ('pending', 'sending')";
 
 /** Outbox rows after an id (a range of the primary key): the last id, and how many are not `bulk`. */
 export const OUTBOX_SINCE_SQL =

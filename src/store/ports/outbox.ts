@@ -52,14 +52,17 @@ export interface OutboxFinish {
 export interface OutboxPort {
   /**
    * Marks in flight (attempt counted, `sentAt` kept when set) the head row of up to `limit` order keys not
-   * in `busyKeys`, oldest first, and returns them in id order. `member` names the claiming dispatcher
-   * (PostgreSQL: it must hold the dispatcher lease; rows in flight at another live member stay theirs).
+   * in `busyKeys` and returns them, in claim order: by the rank of their priority in `order` (the one
+   * priority order, most urgent first; the dispatcher passes `PRIORITIES`), oldest first within a rank.
+   * `member` names the claiming dispatcher (PostgreSQL: it must hold the dispatcher lease; rows in flight
+   * at another live member stay theirs).
    */
   claimHeads(
     member: string,
     busyKeys: readonly string[],
     limit: number,
     now: number,
+    order?: readonly string[],
   ): MaybePromise<OutboxRow[]>;
   /** How many calls other live members still have in flight (the handover waits for them); 0 in one process. */
   othersSending(member: string): MaybePromise<number>;
@@ -84,4 +87,19 @@ export interface OutboxPort {
    * `sentAt` stays when an earlier claim may have sent the call. Nothing happens when the store is closed.
    */
   release(row: OutboxRow): MaybePromise<void>;
+}
+
+/**
+ * Rows by the rank of their priority in `order` (most urgent first; a priority it does not name after
+ * every one it names), oldest first within a rank: the order in which heads are claimed.
+ */
+export function claimOrder<R extends { id: number; priority: string }>(
+  rows: R[],
+  order: readonly string[],
+): R[] {
+  const rank = (p: string) => {
+    const i = order.indexOf(p);
+    return i < 0 ? order.length : i;
+  };
+  return rows.sort((a, b) => rank(a.priority) - rank(b.priority) || a.id - b.id);
 }

@@ -5,7 +5,7 @@
  * lost the lease claims nothing more.
  */
 import type pg from 'pg';
-import type { OutboxFinish, OutboxPort, OutboxRow } from '../ports/outbox.ts';
+import { claimOrder, type OutboxFinish, type OutboxPort, type OutboxRow } from '../ports/outbox.ts';
 
 const COLUMNS =
   'o.id, o.conversation_key AS "conversationKey", o.revision, o.seq, o.order_key AS "orderKey", ' +
@@ -39,20 +39,23 @@ export class PgOutbox implements OutboxPort {
     busy: readonly string[],
     limit: number,
     now: number,
+    order: readonly string[] = [],
   ): Promise<PgOutboxRow[]> {
+    // Heads by the rank of their priority in `order` (array_position; one it does not name last), then id.
     const { rows } = await this.pool.query<PgOutboxRow>(
-      'WITH heads AS (SELECT * FROM (SELECT DISTINCT ON (order_key) id, order_key FROM outbox ' +
+      'WITH heads AS (SELECT * FROM (SELECT DISTINCT ON (order_key) id, order_key, priority FROM outbox ' +
         "WHERE status IN ('pending', 'sending') ORDER BY order_key, id) h " +
-        'WHERE NOT (order_key = ANY ($2::text[])) ORDER BY id LIMIT $3) ' +
+        'WHERE NOT (order_key = ANY ($2::text[])) ' +
+        'ORDER BY coalesce(array_position($5::text[], priority), 2147483647), id LIMIT $3) ' +
         "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, sent_at = coalesce(o.sent_at, $4), " +
         "claimed_by = $1 FROM heads WHERE o.id = heads.id AND (o.status = 'pending' OR (o.status = 'sending' AND " +
         'NOT EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.id <> $1 ' +
         'AND m.expires_at > botflow_now_ms()))) ' +
         "AND EXISTS (SELECT 1 FROM leases WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
         `RETURNING ${COLUMNS}`,
-      [owner, busy, limit, now],
+      [owner, busy, limit, now, order],
     );
-    return rows.sort((a, b) => a.id - b.id);
+    return claimOrder(rows, order);
   }
 
   /**

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { EngineInbox } from '../engine-inbox.ts';
 import { type OutboxRow, OutboxStore } from '../outbox.ts';
-import type { OutboxFinish, OutboxPort } from '../ports/outbox.ts';
+import { claimOrder, type OutboxFinish, type OutboxPort } from '../ports/outbox.ts';
 
 /** Open rows read per page while looking for the heads of order keys. */
 const SCAN_PAGE = 500;
@@ -16,7 +16,9 @@ export class SqliteOutbox implements OutboxPort {
   readonly #db: Database.Database;
   readonly #outbox: OutboxStore;
   readonly #inbox: EngineInbox;
-  readonly #claimHeads: Database.Transaction<(busy: Set<string>, limit: number, now: number) => OutboxRow[]>;
+  readonly #claimHeads: Database.Transaction<
+    (busy: Set<string>, limit: number, now: number, order: readonly string[]) => OutboxRow[]
+  >;
   readonly #finish: Database.Transaction<
     (row: OutboxRow, finish: OutboxFinish, resultEvent: string | undefined, now: number) => void
   >;
@@ -25,19 +27,12 @@ export class SqliteOutbox implements OutboxPort {
     this.#db = db;
     this.#outbox = new OutboxStore(db);
     this.#inbox = new EngineInbox(db);
-    this.#claimHeads = db.transaction((busy: Set<string>, limit: number, now: number) => {
-      const claimed: OutboxRow[] = [];
-      const seen = new Set<string>();
-      let afterId = 0;
-      for (;;) {
-        const rows = this.#outbox.open(afterId, SCAN_PAGE);
-        for (const row of rows) {
-          afterId = row.id;
-          if (claimed.length >= limit) return claimed;
-          // The first open row of an order key is its head; later rows wait for it.
-          if (seen.has(row.orderKey)) continue;
-          seen.add(row.orderKey);
-          if (busy.has(row.orderKey)) continue;
+    this.#claimHeads = db.transaction(
+      (busy: Set<string>, limit: number, now: number, order: readonly string[]) => {
+        const heads = claimOrder(this.#heads(busy), order);
+        const claimed: OutboxRow[] = [];
+        for (const row of heads) {
+          if (claimed.length >= limit) break;
           if (this.#outbox.claim(row.id, now))
             claimed.push({
               ...row,
@@ -46,9 +41,9 @@ export class SqliteOutbox implements OutboxPort {
               sentAt: row.sentAt ?? now,
             });
         }
-        if (rows.length < SCAN_PAGE || claimed.length >= limit) return claimed;
-      }
-    });
+        return claimed;
+      },
+    );
     this.#finish = db.transaction(
       (row: OutboxRow, finish: OutboxFinish, resultEvent: string | undefined, now: number) => {
         this.#outbox.finish(row.id, finish, now);
@@ -64,9 +59,32 @@ export class SqliteOutbox implements OutboxPort {
     );
   }
 
-  claimHeads(_member: string, busyKeys: readonly string[], limit: number, now: number): OutboxRow[] {
+  claimHeads(
+    _member: string,
+    busyKeys: readonly string[],
+    limit: number,
+    now: number,
+    order: readonly string[] = [],
+  ): OutboxRow[] {
     if (!this.#db.open || limit <= 0) return [];
-    return this.#claimHeads.immediate(new Set(busyKeys), limit, now);
+    return this.#claimHeads.immediate(new Set(busyKeys), limit, now, order);
+  }
+
+  /** The head (first open row) of every order key not in `busy`, in id order. */
+  #heads(busy: Set<string>): OutboxRow[] {
+    const heads: OutboxRow[] = [];
+    const seen = new Set<string>();
+    for (let afterId = 0; ; ) {
+      const rows = this.#outbox.open(afterId, SCAN_PAGE);
+      for (const row of rows) {
+        afterId = row.id;
+        // The first open row of an order key is its head; later rows wait for it.
+        if (seen.has(row.orderKey)) continue;
+        seen.add(row.orderKey);
+        if (!busy.has(row.orderKey)) heads.push(row);
+      }
+      if (rows.length < SCAN_PAGE) return heads;
+    }
   }
 
   /** One process sends: nobody else has calls in flight. */
