@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { hash32, PARTITIONS } from '../../store/partitions.ts';
-import type { LeasePort } from '../../store/ports/leases.ts';
+import type { LeaseHandover, LeasePort } from '../../store/ports/leases.ts';
 
 /** Timings of ownership. */
 export interface OwnershipTimings {
@@ -142,9 +142,12 @@ export class Ownership {
     return { role, gained, lost };
   }
 
-  /** Gives every lease back and leaves (a clean stop): the others take over at their next tick. */
-  async leave(): Promise<void> {
-    await this.#leases.leave(this.#member);
+  /**
+   * Gives every lease back and leaves (a clean stop), handing `handover` over: the others hear of it
+   * (PostgreSQL: NOTIFY) and take over at once, or at their next tick if the news is lost.
+   */
+  async leave(handover?: LeaseHandover): Promise<void> {
+    await this.#leases.leave(this.#member, handover);
     this.#role = { ...this.#role, partitions: [], dispatcher: false };
   }
 }

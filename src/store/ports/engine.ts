@@ -13,7 +13,7 @@ import type { ApplyResult, PlannedWrites } from '../sqlite/apply.ts';
 import type { StepLogRow } from '../step-log.ts';
 import type { GraceReport, TimerGrace } from '../timer-service.ts';
 import type { Answer, MaybePromise } from './index.ts';
-import type { LeasePort } from './leases.ts';
+import type { LeaseNews, LeasePort } from './leases.ts';
 import type { OutboxPort } from './outbox.ts';
 import type { SupportPort } from './support.ts';
 import type { Partitions, TaskPort } from './tasks.ts';
@@ -113,9 +113,9 @@ export interface EngineStore<Sync extends boolean = boolean> {
   readonly campaigns: CampaignPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
-  /** Hears other processes' commits: new inbox rows, new outbox rows. */
+  /** Hears other processes' commits (new inbox rows, new outbox rows) and their lease news. */
   listen?(
-    hear: { inbox(): void; outbox(): void },
+    hear: { inbox(): void; outbox(): void; leases?(news: LeaseNews): void },
     lost: () => void,
   ): Promise<{ close(): Promise<void> } | undefined>;
   /** Tells the dispatcher (in another process) that calls were committed. */
