@@ -102,3 +102,15 @@ export function fireAllDue(store: EngineStore, partitions: Partitions, at: numbe
     andThen(store.fireDueTimers(partitions, at, 1000), (n) => (n === 0 ? fired : round(fired + n)));
   return round(0);
 }
+
+/** What every part of a built engine reads: whether it runs, and when its loop last ran. */
+export interface RunState {
+  /** Started and not stopped. */
+  running: boolean;
+  /** Started once (its role's `lastTickAt` counts from then). */
+  joined: boolean;
+  /** The grace rule was applied to every partition (one process). */
+  graced: boolean;
+  /** Wall time the batch loop last ran (liveness). */
+  lastLoopAt: number;
+}

@@ -10,6 +10,8 @@ import { type TaskOutcome, TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import type { Clock } from '../store/ports/clock.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
+import type { EventOutcome } from './lane/outcome.ts';
+import type { EngineListeners } from './listeners.ts';
 
 /** What the workers need from the engine. */
 export interface WorkerOptions {
@@ -61,4 +63,34 @@ export function workersFor(
     onOutcome: o.onTask,
   });
   return { dispatcher, runner };
+}
+
+/** What reporting a batch's outcomes needs. */
+export interface ReportOptions {
+  store: EngineStore;
+  events: EngineListeners;
+  dispatcher: Dispatcher | undefined;
+  runner: TaskRunner;
+  /** True while this process sends. */
+  leads(): boolean;
+}
+
+/**
+ * Hears the outcomes of a committed batch: tells the listeners, wakes the task runner for new tasks and the
+ * dispatcher for new calls (or, when another process sends, tells it through the store).
+ */
+export function outcomeReporter(o: ReportOptions): (outcomes: EventOutcome[]) => void {
+  return (outcomes) => {
+    let calls = 0;
+    let tasks = 0;
+    for (const outcome of outcomes) {
+      calls += outcome.calls;
+      tasks += outcome.tasks ?? 0;
+      o.events.emit(outcome.status === 'failed' ? 'error' : 'step', outcome);
+    }
+    if (tasks > 0) o.runner.wake();
+    if (calls === 0) return;
+    if (o.leads()) o.dispatcher?.wake();
+    else void o.store.announceOutbox?.().catch(() => {});
+  };
 }

@@ -1,0 +1,163 @@
+/**
+ * Leases and coordination among several processes on one database (a store with leases: PostgreSQL): the
+ * lease tick that heartbeats, takes or gives partitions and the dispatcher role, and the LISTEN connection
+ * that hears of new inbox and outbox rows. One process alone has no ownership: every partition, always the
+ * dispatcher.
+ */
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { TaskRunner } from '../dispatch/tasks/runner.ts';
+import type { EngineStore, Partitions } from '../store/ports/engine.ts';
+import type { EngineOptions } from './engine-options.ts';
+import type { RunState } from './engine-parts.ts';
+import { Ownership } from './lane/ownership.ts';
+import type { SessionCache } from './lane/session-cache.ts';
+import { systemClock, type TimerHandle } from './step/clock.ts';
+import type { EngineTimers } from './timers.ts';
+
+/** What coordination needs from the rest of the engine (read when used: the parts are built after it). */
+export interface CoordinationOptions {
+  store: EngineStore;
+  member: string;
+  options: Pick<EngineOptions<boolean>, 'leaseMs' | 'dispatcher' | 'tickMs' | 'onRole'>;
+  logger?: Logger | undefined;
+  run: RunState;
+  /** The engine's clock (timers' grace is applied at its time). */
+  now(): number;
+  cache: SessionCache;
+  dispatcher(): Dispatcher | undefined;
+  runner(): TaskRunner;
+  timers(): Pick<EngineTimers, 'arm' | 'applyGrace'>;
+  /** There may be inbox rows to plan. */
+  process(): void;
+}
+
+/** The lease side of an engine. */
+export interface Coordination {
+  readonly ownership: Ownership | undefined;
+  /** The partitions this process handles now. */
+  partitions(): Partitions;
+  /** True while this process sends (one process: always). */
+  leads(): boolean;
+  /** The next lease tick runs at once (a batch's partition moved away). */
+  soon(): void;
+  /** Several processes: the first lease tick, before anything runs. */
+  join(): Promise<void>;
+  /** Several processes: the lease ticks and the LISTEN connection, once started. */
+  begin(): void;
+  /** Stops the lease ticks; waits for one under way. */
+  halt(): Promise<void>;
+  /** Gives the leases back and closes the LISTEN connection (after the workers stopped). */
+  leave(was: boolean): Promise<void>;
+  /** The lease renewals are recent (readiness). */
+  fresh(): boolean;
+}
+
+/** Ownership and its ticks for an engine over `o.store` (none on a store without leases). */
+export function coordination(o: CoordinationOptions): Coordination {
+  const { store, logger } = o;
+  const tickMs = o.options.tickMs ?? 1000;
+  const ownership = store.leases
+    ? new Ownership({
+        leases: store.leases,
+        member: o.member,
+        leaseMs: o.options.leaseMs ?? 3000,
+        dispatcher: o.options.dispatcher ?? true,
+        info: { host: hostname(), pid: process.pid },
+        logger,
+      })
+    : undefined;
+  let leaseHandle: TimerHandle | undefined;
+  let leasing: Promise<void> | undefined; // the lease tick under way
+  let nextLeaseTickAt = 0;
+  let listener: { close(): Promise<void> } | undefined;
+
+  const leaseTick = () => (ownership ? tickOnce(o, ownership) : Promise.resolve());
+
+  function scheduleLeaseTick(): void {
+    if (!o.run.running || !ownership) return;
+    // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
+    leaseHandle = systemClock.setTimer(
+      () => {
+        nextLeaseTickAt = Date.now() + tickMs;
+        leasing = leaseTick()
+          .catch((error: unknown) =>
+            logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
+          )
+          .finally(scheduleLeaseTick);
+      },
+      Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())),
+    );
+  }
+
+  async function listen(): Promise<void> {
+    if (!o.run.running || !store.listen) return;
+    const heard = await store.listen({ inbox: o.process, outbox: () => o.dispatcher()?.wake() }, () => {
+      listener = undefined;
+      if (o.run.running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
+    });
+    if (heard && !o.run.running) await heard.close().catch(() => {});
+    else listener = heard;
+  }
+
+  return {
+    ownership,
+    partitions: () => (ownership ? ownership.role.partitions : 'all'),
+    leads: () => !ownership || ownership.role.dispatcher,
+    soon() {
+      nextLeaseTickAt = 0;
+    },
+    async join() {
+      if (!ownership) return;
+      await leaseTick();
+      o.runner().setPartitions(ownership.role.partitions);
+    },
+    begin() {
+      scheduleLeaseTick();
+      void listen().catch(() => {});
+    },
+    async halt() {
+      if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
+      leaseHandle = undefined;
+      await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
+    },
+    async leave(was) {
+      if (ownership && was) {
+        o.options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
+        await ownership.leave().catch((error: unknown) => {
+          logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
+        });
+      }
+      const client = listener;
+      listener = undefined;
+      await client?.close().catch(() => {});
+    },
+    fresh: () => !ownership || (ownership.role.lastTickAt > 0 && Date.now() - nextLeaseTickAt < 3 * tickMs),
+  };
+}
+
+/** Several processes: heartbeat, take or give partitions and the dispatcher role. */
+async function tickOnce(o: CoordinationOptions, ownership: Ownership): Promise<void> {
+  const before = ownership.role;
+  const { role, gained, lost } = await ownership.tick();
+  const dispatcher = o.dispatcher();
+  // Sessions cached from an earlier time of ownership may have moved on under another process.
+  if (gained.length > 0) o.cache.clear();
+  if (gained.length + lost.length > 0) o.runner().setPartitions(role.partitions);
+  if (gained.length > 0) {
+    await Promise.resolve(o.timers().applyGrace(gained, o.now())).catch((error: unknown) => {
+      o.logger?.warn(
+        { err: error },
+        'could not apply the grace rule to overdue timers; they fire as they are',
+      );
+    });
+    o.timers().arm();
+    o.process();
+  }
+  if (role.dispatcher) dispatcher?.lead();
+  else dispatcher?.follow();
+  // Every tick too: a notification lost with the LISTEN connection delays a call by a tick at most.
+  if (role.dispatcher) dispatcher?.wake();
+  if (gained.length + lost.length > 0 || role.dispatcher !== before.dispatcher) o.options.onRole?.(role);
+}
