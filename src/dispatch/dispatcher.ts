@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { DeadLetterError } from '../client/scheduler/types.ts';
 import type { Clock, TimerHandle } from '../store/ports/clock.ts';
 import type { HandedSend } from '../store/ports/leases.ts';
-import type { OutboxPort, OutboxRow } from '../store/ports/outbox.ts';
+import { inDoubt, type OutboxPort, type OutboxRow } from '../store/ports/outbox.ts';
 import { HandoverGate, RecentCalls } from './handover.ts';
 import {
   type CallGateway,
@@ -291,13 +291,15 @@ export class Dispatcher {
 
   #launch(row: OutboxRow): void {
     this.#busyKeys.add(row.orderKey);
-    if (row.attempts > 1) {
+    if (inDoubt(row)) {
       this.#o.logger?.warn(
         { conversation: row.conversationKey, outboxId: row.id, op: row.op, attempts: row.attempts },
         'resending a call that was in flight when its dispatcher stopped',
       );
     }
-    const via = { gateway: this.#gateway, upload: this.#o.upload, now: () => this.#o.clock.now() };
+    const { outbox, clock } = this.#o;
+    const onWire = outbox.markSent ? () => outbox.markSent!(row, clock.now()) : undefined;
+    const via = { gateway: this.#gateway, upload: this.#o.upload, now: () => clock.now(), onWire };
     const done = this.#chatFree(row)
       .then(() => this.#learnSent(row))
       .then(() => sendCall(row, via, this.#claimed))
@@ -330,7 +332,7 @@ export class Dispatcher {
    * must not take them. Looks back from the call's first send (`sentAt`, kept across handovers).
    */
   async #learnSent(row: OutboxRow): Promise<void> {
-    if (row.attempts <= 1 || row.op !== 'sendMessage' || row.chatId === null) return;
+    if (!inDoubt(row) || row.op !== 'sendMessage' || row.chatId === null) return;
     const since = (row.sentAt ?? this.#o.clock.now()) - LEARN_WINDOW_MS;
     const results = await this.#o.outbox.sentResults(row.chatId, since, row.id);
     for (const mid of sentMessageIds(results)) this.#claimed.add(mid);

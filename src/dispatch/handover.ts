@@ -31,7 +31,8 @@ export class RecentCalls {
     const chatId = this.#open.get(id);
     this.#open.delete(id);
     this.#answered.push({ at, chatId });
-    if (this.#answered.length > 512) this.#answered = this.#answered.filter((c) => c.at > at - HANDOVER_WINDOW_MS);
+    if (this.#answered.length > 512)
+      this.#answered = this.#answered.filter((c) => c.at > at - HANDOVER_WINDOW_MS);
   }
 
   /** What to hand over at `now`: the calls of the last window, and those still open. */

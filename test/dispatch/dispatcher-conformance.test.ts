@@ -75,6 +75,7 @@ class Platform {
         await new Promise<void>((resolve) => this.queued.push(resolve));
         throw new DeadLetterError('closed', job.op, job.chatId, undefined, 'the scheduler stopped');
       }
+      await job.onStart?.(); // as the scheduler does, before the request goes out
       this.calls.push({ op: job.op, chatId: job.chatId, text: args.text });
       if (this.failWith) throw this.failWith;
       if (job.op === 'getMessages') return { messages: [...this.messages(job.chatId!)].reverse() };
@@ -417,6 +418,27 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     expect(outcomes[1]).toMatchObject({ outboxId: inFlight, status: 'done', attempts: 2 });
     expect(JSON.parse((await store.row(inFlight!)).result!)).toEqual({ message: { body: { mid: 'm2' } } });
     expect(await store.row(earlier!)).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('issue 36: resends without a read-back a call its dead dispatcher claimed but never handed to the transport', async (context) => {
+    if (backend.name !== 'PostgreSQL') return context.skip(); // SQLite: a claim counts as sent (no markSent)
+    const [id] = await store.insert([message(1, 1, 'Welcome')]);
+    platform.mode = 'queue'; // waits in a's scheduler behind the limits: never goes out
+    const a = dispatcher('a');
+    a.start();
+    await eventually('the call queued in a', () => platform.queued.length === 1);
+    await a.stop(0); // a "dies" with the call claimed
+    expect(await store.row(id!)).toMatchObject({ status: 'sending', attempts: 1, sentAt: null });
+
+    platform.mode = 'ok';
+    await store.become('b');
+    const b = dispatcher('b');
+    b.start();
+    await eventually('the resend settled', () => outcomes.length === 1);
+    // Nothing to read back: it never left a.
+    expect(platform.calls).toEqual([{ op: 'sendMessage', chatId: 1, text: 'Welcome' }]);
+    expect(await store.row(id!)).toMatchObject({ status: 'done', attempts: 2, sentAt: clock.time });
+    platform.close();
   });
 
   it('stops claiming at stop(); idle() resolves once nothing is in flight', async () => {
