@@ -138,13 +138,15 @@ export class Dispatcher {
   /**
    * This process took the dispatcher lease: start sending (calls left in flight by the previous holder
    * first) after the handover pause: the previous dispatcher may have spent this second's budget, globally
-   * and per chat, and this process's scheduler never saw it.
+   * and per chat, and this process's scheduler never saw it. No pause when that second is known: the
+   * previous dispatcher stopped cleanly and handed its calls over (`handedOver`: they are counted), or it
+   * died (`previousDead`: its lease lapsed with its membership, seconds after its last call).
    */
-  lead(handedOver?: readonly HandedSend[]): void {
-    this.#lead(true, handedOver);
+  lead(handedOver?: readonly HandedSend[], previousDead = false): void {
+    this.#lead(true, handedOver, previousDead);
   }
 
-  #lead(handover: boolean, handedOver?: readonly HandedSend[]): void {
+  #lead(handover: boolean, handedOver?: readonly HandedSend[], previousDead = false): void {
     if (this.#leading) return;
     this.#leading = true;
     this.#gate = undefined;
@@ -154,9 +156,10 @@ export class Dispatcher {
         'this process is the dispatcher now: it sends the outbox',
       );
       const now = this.#o.clock.now();
-      // Handed over: the previous dispatcher's last second counts; otherwise it is unknown: pause.
+      // Handed over: the previous dispatcher's last second counts. Taken from a process dead for seconds
+      // (its lease lapsed): nothing of it counts. Otherwise its last second is unknown: pause.
       if (handedOver) this.#gate = new HandoverGate(handedOver, now);
-      this.#resumeAt = handedOver ? now : now + (this.#o.handoverPauseMs ?? 1000);
+      this.#resumeAt = handedOver || previousDead ? now : now + (this.#o.handoverPauseMs ?? 1000);
       this.#handoverUntil = now + (this.#o.handoverWaitMs ?? 30_000);
       this.#othersWereSending = false;
     } else {

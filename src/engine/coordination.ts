@@ -178,7 +178,7 @@ async function tickOnce(
   handover: () => HandedSend[] | undefined,
 ): Promise<void> {
   const before = ownership.role;
-  const { role, gained, lost } = await ownership.tick();
+  const { role, gained, lost, fromDead } = await ownership.tick();
   const dispatcher = o.dispatcher();
   // Sessions cached from an earlier time of ownership may have moved on under another process.
   if (gained.length > 0) o.cache.clear();
@@ -193,7 +193,8 @@ async function tickOnce(
     o.timers().arm();
     o.process();
   }
-  if (role.dispatcher && !before.dispatcher) dispatcher?.lead(handover());
+  // Handed over by a clean stop, or taken from a process dead for seconds: no blind pause.
+  if (role.dispatcher && !before.dispatcher) dispatcher?.lead(handover(), fromDead);
   else if (role.dispatcher) dispatcher?.lead();
   else dispatcher?.follow();
   // Every tick too: a notification lost with the LISTEN connection delays a call by a tick at most.

@@ -233,12 +233,17 @@ async function analyse(o: {
   const replies: Reply[] = [];
   let unanswered = 0;
   let mixedVersions = 0;
+  let unansweredShown = 0;
   const shown = new Map<string, { chat: number; at: number }>();
   for (const person of o.people) {
     const view = await o.sandbox.control.view(person.uid);
     const seen = repliesOf(view.messages);
     replies.push(...seen.replies);
     unanswered += seen.unanswered;
+    if (seen.unanswered > 0 && unansweredShown++ < 3)
+      console.log(
+        `  unanswered (${person.kind} ${person.uid}): ${JSON.stringify(view.messages.map((m) => `${m.from}: ${m.text ?? '[no text]'}`))}`,
+      );
     const bot = view.messages.filter((m) => m.from === 'bot');
     for (const m of bot) shown.set(m.message_id, { chat: person.uid, at: m.timestamp });
     const texts = bot.map((m) => m.text ?? '');
@@ -299,7 +304,9 @@ async function analyse(o: {
     duplicated,
     outOfOrder,
     mixedVersions,
-    leasesLostWhileAlive: (output.match(/a partition of the batch moved to another process/g) ?? []).length,
+    batchesOfMovedPartitions: (output.match(/a partition of the batch moved to another process/g) ?? [])
+      .length,
+    leasesLapsedWhileAlive: (output.match(/leases lapsed while this process was alive/g) ?? []).length,
     sentWhileAnotherSent: (output.match(/sending although another process still sends/g) ?? []).length,
     kills: log.kills.length,
     dispatcherKills: log.kills.filter((k) => k.dispatcher).length,
@@ -334,7 +341,8 @@ for (const mode of MODES) {
   console.log(`  backlog send rate ${JSON.stringify(result.backlogSendRate)}`);
   console.log(
     `  unanswered ${result.unanswered}, failed ${result.failed}, duplicated ${result.duplicated}, out of order ${result.outOfOrder}, ` +
-      `mixed versions ${result.mixedVersions}, leases lost while alive ${result.leasesLostWhileAlive}`,
+      `mixed versions ${result.mixedVersions}, leases lapsed while alive ${result.leasesLapsedWhileAlive}, ` +
+      `batches of moved partitions ${result.batchesOfMovedPartitions}`,
   );
   results.push(result);
 }

@@ -40,6 +40,8 @@ export interface LeasePort {
   liveMembers(): Promise<Member[]>;
   /** Takes or renews the leases of `names` that are free or already `owner`'s; returns those held. */
   acquire(owner: string, names: readonly string[], ttlMs: number): Promise<string[]>;
+  /** Who holds the lease `name` now, expired or not (null: free). */
+  owner?(name: string): Promise<string | null>;
   /** Gives `names` back (the others hear of it). */
   release(owner: string, names: readonly string[]): Promise<void>;
   /** Gives every lease back and removes the member; the others hear of it, with `handover`. */

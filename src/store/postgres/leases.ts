@@ -81,6 +81,15 @@ export class PgLeases {
     return rows.map((row) => row.name);
   }
 
+  /** Who holds the lease `name` now, expired or not (null: free or unknown). */
+  async owner(name: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ owner: string | null }>(
+      'SELECT owner FROM leases WHERE name = $1',
+      [name],
+    );
+    return rows[0]?.owner ?? null;
+  }
+
   /** Gives up the leases `names` held by `owner`. */
   async release(owner: string, names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
