@@ -27,6 +27,7 @@ import {
   errorInfo,
   finishOf,
   type MediaUploader,
+  mayReadBack,
   resultEventOf,
   sendCall,
 } from './send.ts';
@@ -301,7 +302,7 @@ export class Dispatcher {
       );
     }
     const { outbox, clock } = this.#o;
-    const onWire = outbox.markSent ? () => outbox.markSent!(row, clock.now()) : undefined;
+    const onWire = outbox.markSent && mayReadBack(row) ? () => outbox.markSent!(row, clock.now()) : undefined;
     const via = { gateway: this.#gateway, upload: this.#o.upload, now: () => clock.now(), onWire };
     const done = this.#chatFree(row)
       .then(() => this.#learnSent(row))

@@ -50,6 +50,18 @@ export function errorInfo(error: unknown): { code: string; message: string } {
   return { code, message: String(e?.message ?? error) };
 }
 
+/**
+ * Whether a resend of `row` may read its chat back (a message to a known chat, a comment, an upload's
+ * message): only those need the outbox to record when their call goes to the transport.
+ */
+export function mayReadBack(row: Pick<OutboxRow, 'kind' | 'op' | 'chatId'>): boolean {
+  return (
+    row.kind === 'upload_and_send' ||
+    row.op === 'sendComment' ||
+    (row.op === 'sendMessage' && row.chatId !== null)
+  );
+}
+
 /** Sends `row`: its answer, or a rejection with the reason. */
 export async function sendCall(
   row: OutboxRow,

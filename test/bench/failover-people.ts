@@ -126,14 +126,14 @@ export interface Reply {
 }
 
 /**
- * The replies a person saw: each bot message answers the earliest message of theirs not answered yet that
+ * The replies a person saw, in the chat's order: each bot message answers the earliest message of theirs not answered yet that
  * came before it (bot messages with none, like a second message of one step, answer nothing). Also the
  * person's messages left without an answer.
  */
 export function repliesOf(messages: readonly SeenMessage[]): { replies: Reply[]; unanswered: number } {
   const waiting: number[] = [];
   const replies: Reply[] = [];
-  for (const m of [...messages].sort((a, b) => a.timestamp - b.timestamp)) {
+  for (const m of messages) {
     if (m.from === 'me') waiting.push(m.timestamp);
     else if (m.from === 'bot' && waiting.length > 0) {
       const at = waiting.shift()!;
