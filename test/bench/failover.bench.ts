@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- failover [--mode webhook|polling] [--people 300] [--kills 10] [--warmup 60]`: issue 36's
+ * `npm run bench -- failover [--mode webhook|polling] [--people 300] [--kills 10] [--warmup 75]`: issue 36's
  * scenario. Three `botflow run` processes on one PostgreSQL database, the example flows, the sandbox with
  * the platform's real limits, by webhook (through a round-robin balancer) and by long polling. About 300
  * people arrive over the run (failover-people.ts) and 16 probes write at known times; after the warm-up a
@@ -39,7 +39,7 @@ const MODES = (arg('mode', 'webhook,polling').split(',') as ('webhook' | 'pollin
 const PEOPLE = Number(arg('people', '300'));
 const PROBES = 16;
 const KILLS = Number(arg('kills', '10'));
-const WARMUP_MS = Number(arg('warmup', '60')) * 1000;
+const WARMUP_MS = Number(arg('warmup', '75')) * 1000; // 1,000+ replies before the first kill
 const KILL_EVERY_MS = 9000;
 const ROLL_EVERY_MS = 10_000;
 const TAIL_MS = 20_000;
