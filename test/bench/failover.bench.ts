@@ -233,6 +233,7 @@ async function analyse(o: {
   const replies: Reply[] = [];
   let unanswered = 0;
   let mixedVersions = 0;
+  let onVersion2 = 0; // people who went through the changed sign-up flow
   let unansweredShown = 0;
   const shown = new Map<string, { chat: number; at: number }>();
   for (const person of o.people) {
@@ -247,8 +248,10 @@ async function analyse(o: {
     const bot = view.messages.filter((m) => m.from === 'bot');
     for (const m of bot) shown.set(m.message_id, { chat: person.uid, at: m.timestamp });
     const texts = bot.map((m) => m.text ?? '');
-    if (V1.some((re) => texts.some((t) => re.test(t))) && V2.some((re) => texts.some((t) => re.test(t))))
-      mixedVersions++;
+    const v1 = V1.some((re) => texts.some((t) => re.test(t)));
+    const v2 = V2.some((re) => texts.some((t) => re.test(t)));
+    if (v1 && v2) mixedVersions++;
+    if (v2) onVersion2++;
   }
   const phase = (from: number, to: number) =>
     spread(replies.filter((r) => r.at >= from && r.at < to).map((r) => r.ms));
@@ -304,6 +307,7 @@ async function analyse(o: {
     duplicated,
     outOfOrder,
     mixedVersions,
+    onVersion2,
     batchesOfMovedPartitions: (output.match(/a partition of the batch moved to another process/g) ?? [])
       .length,
     leasesLapsedWhileAlive: (output.match(/leases lapsed while this process was alive/g) ?? []).length,
@@ -341,7 +345,7 @@ for (const mode of MODES) {
   console.log(`  backlog send rate ${JSON.stringify(result.backlogSendRate)}`);
   console.log(
     `  unanswered ${result.unanswered}, failed ${result.failed}, duplicated ${result.duplicated}, out of order ${result.outOfOrder}, ` +
-      `mixed versions ${result.mixedVersions}, leases lapsed while alive ${result.leasesLapsedWhileAlive}, ` +
+      `mixed versions ${result.mixedVersions} (${result.onVersion2} on the new version), leases lapsed while alive ${result.leasesLapsedWhileAlive}, ` +
       `batches of moved partitions ${result.batchesOfMovedPartitions}`,
   );
   results.push(result);
