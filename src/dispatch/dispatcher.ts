@@ -12,18 +12,22 @@
  * platform's limits being per bot: the holder of the `dispatcher` lease, which the cluster's ownership
  * loop tells with `lead()` / `follow()`. A new leader pauses first (the previous one may have spent this
  * second's budget) and waits for the calls a previous leader, alive without the lease, still sends, then
- * pauses again from its last one.
+ * pauses again from its last one. After a clean stop the previous leader hands over its last second of
+ * calls (handover.ts): the new one counts them instead of pausing.
  */
 import type { Logger } from 'pino';
 import { DeadLetterError, PRIORITIES } from '../client/scheduler/types.ts';
 import type { Clock, TimerHandle } from '../store/ports/clock.ts';
-import type { OutboxPort, OutboxRow } from '../store/ports/outbox.ts';
+import type { HandedSend } from '../store/ports/leases.ts';
+import { inDoubt, type OutboxPort, type OutboxRow } from '../store/ports/outbox.ts';
+import { HandoverGate, RecentCalls } from './handover.ts';
 import {
   type CallGateway,
   type CallOutcome,
   errorInfo,
   finishOf,
   type MediaUploader,
+  mayReadBack,
   resultEventOf,
   sendCall,
 } from './send.ts';
@@ -83,6 +87,11 @@ export class Dispatcher {
   /** Messages sent or found by read-backs, so that a read-back never takes another call's message. */
   readonly #claimed = new ClaimedMessages();
   readonly #inFlight = new Map<number, Promise<void>>();
+  /** Every call this dispatcher made lately, handed over when it stops. */
+  readonly #recent = new RecentCalls();
+  readonly #gateway: CallGateway;
+  /** After a clean handover: the previous dispatcher's last second of calls, still counting. */
+  #gate: HandoverGate | undefined;
   #leading = false;
   /** No claim before this time (ms): the handover pause. */
   #resumeAt = 0;
@@ -99,6 +108,17 @@ export class Dispatcher {
   constructor(options: DispatcherOptions) {
     this.#o = options;
     this.#member = options.member ?? 'local';
+    this.#gateway = {
+      submit: (job) => {
+        const call = this.#recent.begin(job.chatId);
+        return options.gateway.submit(job).finally(() => this.#recent.end(call, options.clock.now()));
+      },
+    };
+  }
+
+  /** This dispatcher's calls of the last second and those still open, for its successor (a clean stop). */
+  recentCalls(): HandedSend[] {
+    return this.#recent.handover(this.#o.clock.now());
   }
 
   /** True while this process sends (started, or holding the dispatcher lease). */
@@ -119,19 +139,28 @@ export class Dispatcher {
   /**
    * This process took the dispatcher lease: start sending (calls left in flight by the previous holder
    * first) after the handover pause: the previous dispatcher may have spent this second's budget, globally
-   * and per chat, and this process's scheduler never saw it.
+   * and per chat, and this process's scheduler never saw it. No pause when that second is known: the
+   * previous dispatcher stopped cleanly and handed its calls over (`handedOver`: they are counted), or it
+   * died (`previousDead`: its lease lapsed with its membership, seconds after its last call).
    */
-  lead(): void {
-    this.#lead(true);
+  lead(handedOver?: readonly HandedSend[], previousDead = false): void {
+    this.#lead(true, handedOver, previousDead);
   }
 
-  #lead(handover: boolean): void {
+  #lead(handover: boolean, handedOver?: readonly HandedSend[], previousDead = false): void {
     if (this.#leading) return;
     this.#leading = true;
+    this.#gate = undefined;
     if (handover) {
-      this.#o.logger?.info('this process is the dispatcher now: it sends the outbox');
+      this.#o.logger?.info(
+        { handedOver: handedOver?.length },
+        'this process is the dispatcher now: it sends the outbox',
+      );
       const now = this.#o.clock.now();
-      this.#resumeAt = now + (this.#o.handoverPauseMs ?? 1000);
+      // Handed over: the previous dispatcher's last second counts. Taken from a process dead for seconds
+      // (its lease lapsed): nothing of it counts. Otherwise its last second is unknown: pause.
+      if (handedOver) this.#gate = new HandoverGate(handedOver, now);
+      this.#resumeAt = handedOver || previousDead ? now : now + (this.#o.handoverPauseMs ?? 1000);
       this.#handoverUntil = now + (this.#o.handoverWaitMs ?? 30_000);
       this.#othersWereSending = false;
     } else {
@@ -197,7 +226,8 @@ export class Dispatcher {
     if (this.#handoverUntil !== undefined && !(await this.#previousDone())) return;
     const max = this.#o.maxInFlight ?? 256;
     while (this.#leading && this.#inFlight.size < max) {
-      const limit = max - this.#inFlight.size;
+      const limit = Math.min(max - this.#inFlight.size, this.#gateRoom());
+      if (limit === 0) return;
       let rows: OutboxRow[];
       try {
         // The one priority order: a person's reply is claimed before a campaign's send (PRIORITIES).
@@ -207,10 +237,24 @@ export class Dispatcher {
         this.#o.logger?.error({ err: error }, 'could not claim outbox rows; trying again shortly');
         return;
       }
+      this.#gate?.take(this.#o.clock.now(), rows.length);
       for (const row of rows) this.#launch(row);
       // Fewer than asked: no other head is free now (new commits wake the dispatcher again).
       if (rows.length < limit) return;
     }
+  }
+
+  /** How many calls the handover gate lets start now (no gate: any); none: look again when there is room. */
+  #gateRoom(): number {
+    const now = this.#o.clock.now();
+    if (this.#gate?.over(now)) this.#gate = undefined;
+    if (!this.#gate) return Number.POSITIVE_INFINITY;
+    const room = this.#gate.room(now);
+    if (room === 0) {
+      this.#resumeAt = this.#gate.nextFreeAt(now);
+      this.#again = true;
+    }
+    return room;
   }
 
   /**
@@ -253,14 +297,17 @@ export class Dispatcher {
 
   #launch(row: OutboxRow): void {
     this.#busyKeys.add(row.orderKey);
-    if (row.attempts > 1) {
+    if (inDoubt(row)) {
       this.#o.logger?.warn(
         { conversation: row.conversationKey, outboxId: row.id, op: row.op, attempts: row.attempts },
         'resending a call that was in flight when its dispatcher stopped',
       );
     }
-    const via = { gateway: this.#o.gateway, upload: this.#o.upload, now: () => this.#o.clock.now() };
-    const done = this.#learnSent(row)
+    const { outbox, clock } = this.#o;
+    const onWire = outbox.markSent && mayReadBack(row) ? () => outbox.markSent!(row, clock.now()) : undefined;
+    const via = { gateway: this.#gateway, upload: this.#o.upload, now: () => clock.now(), onWire };
+    const done = this.#chatFree(row)
+      .then(() => this.#learnSent(row))
       .then(() => sendCall(row, via, this.#claimed))
       .then(
         (result) => this.#finish(row, { ok: true, result }),
@@ -278,12 +325,20 @@ export class Dispatcher {
     this.#inFlight.set(row.id, done);
   }
 
+  /** After a handover: waits until the previous dispatcher's calls to the row's chat no longer count. */
+  #chatFree(row: OutboxRow): Promise<void> {
+    const now = this.#o.clock.now();
+    const wait = this.#gate ? this.#gate.chatFreeAt(row.chatId, now) - now : 0;
+    if (wait <= 0) return Promise.resolve();
+    return new Promise((resolve) => this.#o.clock.setTimer(resolve, wait));
+  }
+
   /**
    * Before a resend: messages earlier calls to the chat sent are theirs, not this one's, so the read-back
    * must not take them. Looks back from the call's first send (`sentAt`, kept across handovers).
    */
   async #learnSent(row: OutboxRow): Promise<void> {
-    if (row.attempts <= 1 || row.op !== 'sendMessage' || row.chatId === null) return;
+    if (!inDoubt(row) || row.op !== 'sendMessage' || row.chatId === null) return;
     const since = (row.sentAt ?? this.#o.clock.now()) - LEARN_WINDOW_MS;
     const results = await this.#o.outbox.sentResults(row.chatId, since, row.id);
     for (const mid of sentMessageIds(results)) this.#claimed.add(mid);

@@ -9,6 +9,7 @@ import type { Job, MediaKind } from '../client/scheduler/types.ts';
 import type { MediaSource } from '../client/upload.ts';
 import { BotflowError } from '../errors/index.ts';
 import type { OutboxRow } from '../store/outbox.ts';
+import { inDoubt } from '../store/ports/outbox.ts';
 import {
   type ClaimedMessages,
   expectedMessage,
@@ -49,10 +50,28 @@ export function errorInfo(error: unknown): { code: string; message: string } {
   return { code, message: String(e?.message ?? error) };
 }
 
+/**
+ * Whether a resend of `row` may read its chat back (a message to a known chat, a comment, an upload's
+ * message): only those need the outbox to record when their call goes to the transport.
+ */
+export function mayReadBack(row: Pick<OutboxRow, 'kind' | 'op' | 'chatId'>): boolean {
+  return (
+    row.kind === 'upload_and_send' ||
+    row.op === 'sendComment' ||
+    (row.op === 'sendMessage' && row.chatId !== null)
+  );
+}
+
 /** Sends `row`: its answer, or a rejection with the reason. */
 export async function sendCall(
   row: OutboxRow,
-  via: { gateway: CallGateway; upload?: MediaUploader | undefined; now(): number },
+  via: {
+    gateway: CallGateway;
+    upload?: MediaUploader | undefined;
+    now(): number;
+    /** The call goes to the transport now (`OutboxPort.markSent`). */
+    onWire?: (() => Promise<void> | void) | undefined;
+  },
   claimed: ClaimedMessages,
 ): Promise<unknown> {
   const args = JSON.parse(row.args) as Record<string, unknown>;
@@ -61,14 +80,17 @@ export async function sendCall(
     args,
     priority: row.priority,
     ...(row.chatId !== null ? { chatId: row.chatId } : {}),
+    ...(via.onWire ? { onStart: via.onWire } : {}),
   } as Job;
+  // Read back only a call an earlier attempt handed to the transport, not one merely claimed (issue 36).
+  const doubt = inDoubt(row);
   if (row.kind === 'api') {
     // A message is never shown twice: an ambiguous failure is resolved by reading the chat back
     // (with or without text, attachments included).
     if (row.op === 'sendMessage' && row.chatId !== null)
-      return sendOnce(via.gateway, job, row.chatId, row.sentAt ?? via.now(), row.attempts > 1, claimed);
+      return sendOnce(via.gateway, job, row.chatId, row.sentAt ?? via.now(), doubt, claimed);
     if (row.op === 'sendComment')
-      return sendCommentOnce(via.gateway, job, row.sentAt ?? via.now(), row.attempts > 1, claimed);
+      return sendCommentOnce(via.gateway, job, row.sentAt ?? via.now(), doubt, claimed);
     return via.gateway.submit(job);
   }
   const { media, message, ...target } = args as {
@@ -82,7 +104,7 @@ export async function sendCall(
     );
   const given = Array.isArray(message.attachments) ? message.attachments : [];
   const since = row.sentAt ?? via.now();
-  if (row.attempts > 1 && row.chatId !== null) {
+  if (doubt && row.chatId !== null) {
     // In flight when the last process stopped: the message may be there already. Its token is unknown
     // (a new upload would give another), so it is recognised by its text and the kinds of its attachments.
     const expected = expectedMessage({ ...message, attachments: [...given, { type: media.type }] });

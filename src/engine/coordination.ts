@@ -9,12 +9,16 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { EngineStore, Partitions } from '../store/ports/engine.ts';
+import type { HandedSend, LeaseNews } from '../store/ports/leases.ts';
 import type { EngineOptions } from './engine-options.ts';
 import type { RunState } from './engine-parts.ts';
 import { Ownership } from './lane/ownership.ts';
 import type { SessionCache } from './lane/session-cache.ts';
 import { systemClock, type TimerHandle } from './step/clock.ts';
 import type { EngineTimers } from './timers.ts';
+
+/** A handover heard longer ago than this is stale: the role moved by lapse, or to another process. */
+const HANDOVER_HEARD_MS = 3000;
 
 /** What coordination needs from the rest of the engine (read when used: the parts are built after it). */
 export interface CoordinationOptions {
@@ -72,8 +76,29 @@ export function coordination(o: CoordinationOptions): Coordination {
   let leasing: Promise<void> | undefined; // the lease tick under way
   let nextLeaseTickAt = 0;
   let listener: { close(): Promise<void> } | undefined;
+  let ticking = false;
+  /** The last dispatcher's handover (its last second of calls), heard when it left cleanly. */
+  let handedOver: { sends: HandedSend[]; at: number } | undefined;
+  const takeHandover = (): HandedSend[] | undefined => {
+    const given = handedOver;
+    handedOver = undefined;
+    if (!given || Date.now() - given.at > HANDOVER_HEARD_MS) return undefined;
+    const elapsed = Date.now() - given.at;
+    return given.sends.map((s) => ({ ...s, agoMs: s.agoMs + elapsed }));
+  };
 
-  const leaseTick = () => (ownership ? tickOnce(o, ownership) : Promise.resolve());
+  const leaseTick = () => (ownership ? tickOnce(o, ownership, takeHandover) : Promise.resolve());
+
+  /** Another process left, released partitions or joined: tick now rather than at the next tick. */
+  function heard(news: LeaseNews): void {
+    if (news.member === o.member || !o.run.running || !ownership) return;
+    if (news.kind === 'left' && news.handover?.sends)
+      handedOver = { sends: news.handover.sends, at: Date.now() };
+    nextLeaseTickAt = 0;
+    if (ticking) return; // the tick under way schedules the next one at once
+    if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
+    scheduleLeaseTick();
+  }
 
   function scheduleLeaseTick(): void {
     if (!o.run.running || !ownership) return;
@@ -81,11 +106,15 @@ export function coordination(o: CoordinationOptions): Coordination {
     leaseHandle = systemClock.setTimer(
       () => {
         nextLeaseTickAt = Date.now() + tickMs;
+        ticking = true;
         leasing = leaseTick()
           .catch((error: unknown) =>
             logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
           )
-          .finally(scheduleLeaseTick);
+          .finally(() => {
+            ticking = false;
+            scheduleLeaseTick();
+          });
       },
       Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())),
     );
@@ -93,12 +122,13 @@ export function coordination(o: CoordinationOptions): Coordination {
 
   async function listen(): Promise<void> {
     if (!o.run.running || !store.listen) return;
-    const heard = await store.listen({ inbox: o.process, outbox: () => o.dispatcher()?.wake() }, () => {
+    const hear = { inbox: o.process, outbox: () => o.dispatcher()?.wake(), leases: heard };
+    const client = await store.listen(hear, () => {
       listener = undefined;
       if (o.run.running) setTimeout(() => void listen().catch(() => {}), 1000).unref();
     });
-    if (heard && !o.run.running) await heard.close().catch(() => {});
-    else listener = heard;
+    if (client && !o.run.running) await client.close().catch(() => {});
+    else listener = client;
   }
 
   return {
@@ -110,12 +140,14 @@ export function coordination(o: CoordinationOptions): Coordination {
     },
     async join() {
       if (!ownership) return;
+      // Listening first: the partitions the others release for this process are heard of at once.
+      await listen().catch(() => {});
       await leaseTick();
       o.runner().setPartitions(ownership.role.partitions);
     },
     begin() {
       scheduleLeaseTick();
-      void listen().catch(() => {});
+      if (!listener) void listen().catch(() => {});
     },
     async halt() {
       if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
@@ -125,7 +157,9 @@ export function coordination(o: CoordinationOptions): Coordination {
     async leave(was) {
       if (ownership && was) {
         o.options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
-        await ownership.leave().catch((error: unknown) => {
+        // The dispatcher hands its last second of calls over: the next one counts them instead of pausing.
+        const sends = ownership.role.dispatcher ? o.dispatcher()?.recentCalls() : undefined;
+        await ownership.leave(sends ? { sends } : undefined).catch((error: unknown) => {
           logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
         });
       }
@@ -138,9 +172,13 @@ export function coordination(o: CoordinationOptions): Coordination {
 }
 
 /** Several processes: heartbeat, take or give partitions and the dispatcher role. */
-async function tickOnce(o: CoordinationOptions, ownership: Ownership): Promise<void> {
+async function tickOnce(
+  o: CoordinationOptions,
+  ownership: Ownership,
+  handover: () => HandedSend[] | undefined,
+): Promise<void> {
   const before = ownership.role;
-  const { role, gained, lost } = await ownership.tick();
+  const { role, gained, lost, fromDead } = await ownership.tick();
   const dispatcher = o.dispatcher();
   // Sessions cached from an earlier time of ownership may have moved on under another process.
   if (gained.length > 0) o.cache.clear();
@@ -155,7 +193,9 @@ async function tickOnce(o: CoordinationOptions, ownership: Ownership): Promise<v
     o.timers().arm();
     o.process();
   }
-  if (role.dispatcher) dispatcher?.lead();
+  // Handed over by a clean stop, or taken from a process dead for seconds: no blind pause.
+  if (role.dispatcher && !before.dispatcher) dispatcher?.lead(handover(), fromDead);
+  else if (role.dispatcher) dispatcher?.lead();
   else dispatcher?.follow();
   // Every tick too: a notification lost with the LISTEN connection delays a call by a tick at most.
   if (role.dispatcher) dispatcher?.wake();

@@ -48,6 +48,12 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let intake: IntakeHandle | undefined;
   let poller: IntakeHandle | undefined;
   let health: { address: string; close(): Promise<void> } | undefined;
+  let draining = false; // shutting down: not ready, whatever the engine says
+  const drain = async (ms: number, deadline: number) => {
+    draining = true;
+    const wait = Math.min(ms, deadline - Date.now() - 1000);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  };
   let eventsServer: { address: string; close(): Promise<void> } | undefined;
   let watcher: { close(): void } | undefined;
   let stopProgress = () => {};
@@ -58,6 +64,12 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   // Reverse start order, except that the scheduler stops sending first: what was never sent returns to the
   // outbox, what was sent is recorded while the database is open, and nothing is sent that cannot be.
   const shutdownSteps = (): ShutdownStep[] => [
+    {
+      // Readiness first: `/readyz` answers 503 while intake still takes deliveries, so that a load balancer
+      // stops sending here before the receiver closes (`shutdown.drainMs`).
+      name: 'answer not ready',
+      run: (deadline) => drain(config.shutdown.drainMs, deadline),
+    },
     { name: 'stop the events endpoint', started: () => !!eventsServer, run: () => eventsServer?.close() },
     { name: 'stop intake', started: () => !!intake, run: () => intake?.stop() },
     { name: 'stop polling', started: () => !!poller, run: () => poller?.stop() },
@@ -159,7 +171,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
 
     const probe: HealthProbe = {
       alive: () => running.alive(),
-      ready: () => running.ready(),
+      ready: () => !draining && running.ready(),
       details: () => {
         const role = running.role();
         if (!database?.shared) return { database: store.kind };

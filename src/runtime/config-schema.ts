@@ -169,8 +169,10 @@ export const ConfigSchema = z.strictObject({
       timeoutMs: z.int().min(1000).max(120_000).default(10_000),
       /** How long sends already started may take to finish during shutdown, in ms. */
       sendDeadlineMs: z.int().min(0).max(60_000).default(5000),
+      /** How long `/readyz` answers 503 before intake stops, in ms (a load balancer stops sending first). */
+      drainMs: z.int().min(0).max(60_000).default(0),
     })
-    .default({ timeoutMs: 10_000, sendDeadlineMs: 5000 }),
+    .default({ timeoutMs: 10_000, sendDeadlineMs: 5000, drainMs: 0 }),
   sandbox: z
     .strictObject({
       /** Address of the embedded sandbox and its web chat (embedded default only). */
@@ -258,6 +260,7 @@ export const KEYS: KeySpec[] = [
   { path: 'limits.requestTimeoutMs', env: ['BOTFLOW_LIMITS_REQUEST_TIMEOUT_MS'], kind: 'int' },
   { path: 'shutdown.timeoutMs', env: ['BOTFLOW_SHUTDOWN_TIMEOUT_MS'], kind: 'int' },
   { path: 'shutdown.sendDeadlineMs', env: ['BOTFLOW_SHUTDOWN_SEND_DEADLINE_MS'], kind: 'int' },
+  { path: 'shutdown.drainMs', env: ['BOTFLOW_SHUTDOWN_DRAIN_MS'], kind: 'int' },
   { path: 'sandbox.host', env: ['BOTFLOW_SANDBOX_HOST', 'BOTFLOW_HOST'], flag: 'host', kind: 'string' },
   { path: 'sandbox.port', env: ['BOTFLOW_SANDBOX_PORT', 'BOTFLOW_PORT'], flag: 'port', kind: 'int' },
   { path: 'conversationKey', env: ['BOTFLOW_CONVERSATION_KEY'], kind: 'string' },

@@ -75,6 +75,7 @@ class Platform {
         await new Promise<void>((resolve) => this.queued.push(resolve));
         throw new DeadLetterError('closed', job.op, job.chatId, undefined, 'the scheduler stopped');
       }
+      await job.onStart?.(); // as the scheduler does, before the request goes out
       this.calls.push({ op: job.op, chatId: job.chatId, text: args.text });
       if (this.failWith) throw this.failWith;
       if (job.op === 'getMessages') return { messages: [...this.messages(job.chatId!)].reverse() };
@@ -435,6 +436,27 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     expect(await store.row(earlier!)).toMatchObject({ status: 'done', attempts: 1 });
   });
 
+  it('issue 36: resends without a read-back a call its dead dispatcher claimed but never handed to the transport', async (context) => {
+    if (backend.name !== 'PostgreSQL') return context.skip(); // SQLite: a claim counts as sent (no markSent)
+    const [id] = await store.insert([message(1, 1, 'Welcome')]);
+    platform.mode = 'queue'; // waits in a's scheduler behind the limits: never goes out
+    const a = dispatcher('a');
+    a.start();
+    await eventually('the call queued in a', () => platform.queued.length === 1);
+    await a.stop(0); // a "dies" with the call claimed
+    expect(await store.row(id!)).toMatchObject({ status: 'sending', attempts: 1, sentAt: null });
+
+    platform.mode = 'ok';
+    await store.become('b');
+    const b = dispatcher('b');
+    b.start();
+    await eventually('the resend settled', () => outcomes.length === 1);
+    // Nothing to read back: it never left a.
+    expect(platform.calls).toEqual([{ op: 'sendMessage', chatId: 1, text: 'Welcome' }]);
+    expect(await store.row(id!)).toMatchObject({ status: 'done', attempts: 2, sentAt: clock.time });
+    platform.close();
+  });
+
   it('stops claiming at stop(); idle() resolves once nothing is in flight', async () => {
     platform.mode = 'hold';
     const [held, waiting] = await store.insert([message(1, 1, 'held'), message(1, 2, 'waits')]);
@@ -469,6 +491,39 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     await eventually('sent after the pause', () => outcomes.length === 1);
     d.follow();
     expect(d.leading).toBe(false);
+  });
+
+  it('issue 36: no blind pause when the last second is known: handed over (counted, chat by chat) or the previous one died', async () => {
+    await store.insert([message(1, 1, 'to chat 1'), message(2, 1, 'to chat 2')]);
+    // A clean handover: the previous dispatcher wrote to chat 1 100 ms ago; chat 2 it did not.
+    const d = dispatcher('a', { handoverPauseMs: 1000 });
+    d.lead([{ agoMs: 100, chatId: 1 }]);
+    await eventually('chat 2 served at once', () => platform.texts(2).length === 1);
+    await turns();
+    expect(platform.texts(1)).toEqual([]); // chat 1 waits until that call no longer counts
+    clock.advance(1001);
+    await eventually('chat 1 served once the handed call aged out', () => platform.texts(1).length === 1);
+    d.follow();
+
+    // Taken from a dead dispatcher: sends at once.
+    await store.insert([message(3, 1, 'to chat 3')]);
+    await store.become('b');
+    const e = dispatcher('b', { handoverPauseMs: 1000 });
+    e.lead(undefined, true);
+    await eventually('chat 3 served without a pause', () => platform.texts(3).length === 1);
+  });
+
+  it("issue 36: after a clean handover, counts the previous dispatcher's calls of its last second", async () => {
+    const chats = Array.from({ length: 10 }, (_, i) => i + 100);
+    await store.insert(chats.map((chat) => message(chat, 1, `hello ${chat}`)));
+    const d = dispatcher('a', { handoverPauseMs: 1000 });
+    // 20 calls in its last 100 ms (other chats): 4 more fit in the first window of this one.
+    d.lead(Array.from({ length: 20 }, (_, i) => ({ agoMs: 100, chatId: 1000 + i })));
+    await eventually('4 sent', () => platform.calls.length === 4);
+    await turns();
+    expect(platform.calls).toHaveLength(4);
+    clock.advance(1001);
+    await eventually('the rest once the handed calls aged out', () => platform.calls.length === 10);
   });
 
   it('pauses again after the last call of a previous dispatcher that was still sending (it spent that second)', async (context) => {

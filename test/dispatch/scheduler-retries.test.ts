@@ -295,4 +295,28 @@ describe('Scheduler retries', () => {
     expect((await waitingError).reason).toBe('closed');
     expect((await deadLetterOf(scheduler.submit(send(2, 'after')))).reason).toBe('closed');
   });
+
+  it('runs onStart before each attempt goes out, and not for a call closed while it waited', async () => {
+    const { clock, api, scheduler } = setup();
+    const order: string[] = [];
+    api.respond = (call, attempt) => {
+      order.push(`request ${call.args.text} #${attempt}`);
+      if (attempt === 1 && call.args.text === 'a') throw apiError(500, 'internal');
+      return { message: { body: { mid: String(call.args.text) } } };
+    };
+    const started = (text: string) => async () => {
+      order.push(`onStart ${text}`);
+    };
+    const a = scheduler.submit({ ...send(1, 'a'), onStart: started('a') });
+    await clock.advance(5_000);
+    await a;
+    expect(order).toEqual(['onStart a', 'request a #1', 'onStart a', 'request a #2']);
+    // A call still waiting when the scheduler closes never went out: no onStart.
+    const b = scheduler.submit({ ...send(1, 'b'), onStart: started('b') });
+    const c = scheduler.submit({ ...send(1, 'c'), onStart: started('c') });
+    const d = scheduler.submit({ ...send(1, 'd'), onStart: started('d') });
+    scheduler.close();
+    await Promise.allSettled([b, c, d]);
+    expect(order.filter((line) => line.includes(' d'))).toEqual([]);
+  });
 });

@@ -203,7 +203,14 @@ describe.skipIf(!up)('PostgreSQL store', () => {
     await leases.acquire('a', ['dispatcher'], 5000);
     expect(await outbox.claimHeads('b', [], 10, 1)).toEqual([]); // not the dispatcher: claims nothing
     const [first] = await outbox.claimHeads('a', [], 10, 1);
-    expect(first).toMatchObject({ orderKey: 'chat:42', seq: 1, attempts: 1, status: 'sending' });
+    expect(first).toMatchObject({
+      orderKey: 'chat:42',
+      seq: 1,
+      attempts: 1,
+      status: 'sending',
+      sentAt: null,
+    });
+    await outbox.markSent(first!, 1); // handed to the transport: from here a resend is in doubt
     await leases.release('a', ['dispatcher']);
     await leases.heartbeat('b', 5000, {});
     await leases.acquire('b', ['dispatcher'], 5000);

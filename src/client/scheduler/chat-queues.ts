@@ -32,6 +32,8 @@ export class Entry {
   lastError: unknown = undefined;
   /** Custom work instead of an API call (the upload host); it still counts against the windows. */
   task: ((signal: AbortSignal | undefined) => Promise<unknown>) | null = null;
+  /** Runs before each attempt goes out (`Job.onStart`). */
+  onStart: (() => Promise<void> | void) | undefined = undefined;
   onAbort: (() => void) | null = null;
   /** The chat it counts against, and the lane it waits in. */
   chatId: number | undefined = undefined;

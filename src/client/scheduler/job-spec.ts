@@ -28,6 +28,7 @@ export interface JobSpec {
   mediaKind: MediaKind | undefined;
   signal: AbortSignal | undefined;
   task: Entry['task'];
+  onStart?: Job['onStart'];
 }
 
 /** Checks and completes a submitted job; throws TypeError on bad input. */
@@ -71,6 +72,7 @@ export function jobSpecOf(job: Job): JobSpec {
     mediaKind: job.mediaKind ?? mediaKindOf(args),
     signal: job.signal,
     task: null,
+    ...(job.onStart ? { onStart: job.onStart } : {}),
   };
 }
 

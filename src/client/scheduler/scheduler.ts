@@ -194,8 +194,7 @@ export class Scheduler {
         resolve,
         reject,
       );
-      entry.task = job.task;
-      entry.chatId = chatId;
+      Object.assign(entry, { task: job.task, onStart: job.onStart, chatId });
       this.pending.added();
       if (this.closed) return this.deadLetter(entry, 'closed', 'the scheduler is closed');
       if (signal?.aborted) return this.deadLetter(entry, 'aborted', 'the signal had already fired');
@@ -285,10 +284,12 @@ export class Scheduler {
     const call = () =>
       entry.task
         ? entry.task(entry.signal)
-        : this.api.call(
-            entry.op as OperationName,
-            entry.args as never,
-            entry.signal ? { signal: entry.signal } : {},
+        : Promise.resolve(entry.onStart?.()).then(() =>
+            this.api.call(
+              entry.op as OperationName,
+              entry.args as never,
+              entry.signal ? { signal: entry.signal } : {},
+            ),
           );
     // Among several processes, a call outside the dispatcher also takes a start in the bot's shared budget.
     const budget = this.options.sharedBudget;

@@ -70,6 +70,11 @@ export interface Job<Op extends OperationName = OperationName> {
   mediaKind?: MediaKind;
   /** Cancels the call while it waits or is in flight. */
   signal?: AbortSignal;
+  /**
+   * Runs just before each attempt goes out, which waits for it (a rejection fails the attempt unsent): the
+   * outbox records there that the call may reach the platform from now on.
+   */
+  onStart?: () => Promise<void> | void;
 }
 
 /** Rate limits of the platform, as configuration. */

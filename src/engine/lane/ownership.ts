@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { hash32, PARTITIONS } from '../../store/partitions.ts';
-import type { LeasePort } from '../../store/ports/leases.ts';
+import type { LeaseHandover, LeasePort } from '../../store/ports/leases.ts';
 
 /** Timings of ownership. */
 export interface OwnershipTimings {
@@ -98,7 +98,7 @@ export class Ownership {
    * Heartbeats, gives up the partitions another member should have, takes or renews this member's share and
    * the dispatcher lease. Returns the new role and which partitions were gained.
    */
-  async tick(): Promise<{ role: Role; gained: number[]; lost: number[] }> {
+  async tick(): Promise<{ role: Role; gained: number[]; lost: number[]; fromDead: boolean }> {
     const now = await this.#leases.heartbeat(this.#member, this.#leaseMs, {
       ...this.#info,
       partitions: this.#role.partitions.length,
@@ -111,6 +111,9 @@ export class Ownership {
     await this.#leases.release(this.#member, giveUp.map(partitionName));
     const names = [...want].map(partitionName);
     if (this.#dispatcher) names.push('dispatcher');
+    // Whose dispatcher lease this tick may take: a member no longer alive sent nothing for seconds.
+    const previous =
+      this.#dispatcher && !this.#role.dispatcher ? await this.#leases.owner?.('dispatcher') : undefined;
     const held = new Set(await this.#leases.acquire(this.#member, names, this.#leaseMs));
     const partitions = [...want].filter((p) => held.has(partitionName(p))).sort((a, b) => a - b);
     const before = new Set(this.#role.partitions);
@@ -138,13 +141,33 @@ export class Ownership {
           `(${role.members} live process${role.members === 1 ? '' : 'es'})`,
       );
     }
+    // Leases this process wanted and held, and could not renew: they lapsed (a stall) or were taken.
+    const lapsed = this.#role.partitions.filter((p) => want.has(p) && !held.has(partitionName(p)));
+    if (lapsed.length > 0 || (this.#role.dispatcher && this.#dispatcher && !held.has('dispatcher')))
+      this.#logger?.warn(
+        {
+          member: this.#member,
+          partitions: lapsed.length,
+          dispatcher: this.#role.dispatcher && !held.has('dispatcher'),
+        },
+        'leases lapsed while this process was alive (it could not renew them in time)',
+      );
+    const fromDead =
+      role.dispatcher &&
+      !this.#role.dispatcher &&
+      !!previous &&
+      previous !== this.#member &&
+      !members.includes(previous);
     this.#role = role;
-    return { role, gained, lost };
+    return { role, gained, lost, fromDead };
   }
 
-  /** Gives every lease back and leaves (a clean stop): the others take over at their next tick. */
-  async leave(): Promise<void> {
-    await this.#leases.leave(this.#member);
+  /**
+   * Gives every lease back and leaves (a clean stop), handing `handover` over: the others hear of it
+   * (PostgreSQL: NOTIFY) and take over at once, or at their next tick if the news is lost.
+   */
+  async leave(handover?: LeaseHandover): Promise<void> {
+    await this.#leases.leave(this.#member, handover);
     this.#role = { ...this.#role, partitions: [], dispatcher: false };
   }
 }

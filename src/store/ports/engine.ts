@@ -6,7 +6,7 @@
  */
 import type { CampaignPort } from './campaigns.ts';
 import type { Answer, MaybePromise } from './index.ts';
-import type { LeasePort } from './leases.ts';
+import type { LeaseNews, LeasePort } from './leases.ts';
 import type { OutboxPort } from './outbox.ts';
 import type {
   AppendResult,
@@ -117,9 +117,9 @@ export interface EngineStore<Sync extends boolean = boolean> {
   readonly campaigns: CampaignPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
-  /** Hears other processes' commits: new inbox rows, new outbox rows. */
+  /** Hears other processes' commits (new inbox rows, new outbox rows) and their lease news. */
   listen?(
-    hear: { inbox(): void; outbox(): void },
+    hear: { inbox(): void; outbox(): void; leases?(news: LeaseNews): void },
     lost: () => void,
   ): Promise<{ close(): Promise<void> } | undefined>;
   /** Tells the dispatcher (in another process) that calls were committed. */

@@ -6,7 +6,10 @@
  *
  * A row's `sentAt` is when its call was FIRST handed over, by any dispatcher: a re-claim never moves it
  * forward and a release never forgets it once an earlier claim may have sent the call (issue 28), so the
- * read-back of a resent message looks back far enough to find the first copy.
+ * read-back of a resent message looks back far enough to find the first copy. Where the outbox has
+ * `markSent` (PostgreSQL), "handed over" means handed to the transport, not merely claimed (issue 36): a
+ * call claimed by a dispatcher that died before sending it has no `sentAt`, and is sent again without
+ * reading the chat back (`inDoubt`).
  */
 import type { MaybePromise } from './index.ts';
 
@@ -83,6 +86,12 @@ export interface OutboxPort {
     now: number,
   ): MaybePromise<boolean>;
   /**
+   * The call of a claimed row goes to the transport now (each attempt, before the request leaves): its
+   * `sentAt` is set if it was not. Without it, a claim sets `sentAt` (SQLite: one process, a claimed call
+   * goes out at once unless the process dies).
+   */
+  markSent?(row: OutboxRow, now: number): MaybePromise<void>;
+  /**
    * Gives back a claimed row whose call never went out: pending again, this attempt not counted. Its
    * `sentAt` stays when an earlier claim may have sent the call. Nothing happens when the store is closed.
    */
@@ -102,4 +111,12 @@ export function claimOrder<R extends { id: number; priority: string }>(
     return i < 0 ? order.length : i;
   };
   return rows.sort((a, b) => rank(a.priority) - rank(b.priority) || a.id - b.id);
+}
+
+/**
+ * Whether a claimed row's call may already be on the platform: an earlier attempt handed it to the
+ * transport (`sentAt`) and did not settle it. Only such a call is read back before it is sent again.
+ */
+export function inDoubt(row: Pick<OutboxRow, 'attempts' | 'sentAt'>): boolean {
+  return row.attempts > 1 && row.sentAt !== null;
 }

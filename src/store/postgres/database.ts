@@ -163,14 +163,14 @@ export async function pgAppliedMigrations(pool: pg.Pool): Promise<{ name: string
 export async function pgListen(
   database: PostgresDatabase,
   channels: readonly string[],
-  onNotify: (channel: string) => void,
+  onNotify: (channel: string, payload?: string) => void,
   onEnd: () => void,
 ): Promise<{ close(): Promise<void> } | undefined> {
   const connectionString = (database.pool.options as { connectionString?: string }).connectionString;
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
   client.on('end', onEnd);
-  client.on('notification', (message) => onNotify(message.channel));
+  client.on('notification', (message) => onNotify(message.channel, message.payload));
   try {
     await client.connect();
     await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));

@@ -12,6 +12,7 @@ import { applyBatch } from './commit.ts';
 import { type PostgresDatabase, pgListen } from './database.ts';
 import { pgWaitingHandoffs } from './handoff-queue.ts';
 import { INBOX_CHANNEL, PgInbox } from './inbox.ts';
+import { LEASES_CHANNEL, parseLeaseNews } from './lease-notify.ts';
 import { PgLeases } from './leases.ts';
 import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from './outbox.ts';
 import { pgPrune } from './prune.ts';
@@ -98,8 +99,15 @@ export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
     listen: (hear, lost) =>
       pgListen(
         pg,
-        [INBOX_CHANNEL, OUTBOX_CHANNEL],
-        (channel) => (channel === INBOX_CHANNEL ? hear.inbox() : hear.outbox()),
+        [INBOX_CHANNEL, OUTBOX_CHANNEL, LEASES_CHANNEL],
+        (channel, payload) => {
+          if (channel === INBOX_CHANNEL) hear.inbox();
+          else if (channel === OUTBOX_CHANNEL) hear.outbox();
+          else {
+            const news = parseLeaseNews(payload);
+            if (news) hear.leases?.(news);
+          }
+        },
         lost,
       ),
     announceOutbox: () => notifyOutbox(pool),

@@ -1,9 +1,12 @@
 /**
  * Members and leases on PostgreSQL, in the database's time: each process heartbeats its member row; a
  * lease (a partition, the dispatcher) is held while its expiry is ahead and is taken over only
- * once it has passed. Every change of owner bumps the lease's epoch.
+ * once it has passed. Every change of owner bumps the lease's epoch. Leaving, releasing and joining are
+ * announced on `botflow_leases` (lease-notify.ts) in the same statement, so the others act at once.
  */
 import type pg from 'pg';
+import type { LeaseHandover, LeaseNews } from '../ports/leases.ts';
+import { LEASES_CHANNEL, leaseNewsPayload } from './lease-notify.ts';
 
 /** A live process of the bot. */
 export interface Member {
@@ -26,13 +29,15 @@ export class PgLeases {
 
   /** Records that `member` is alive for `ttlMs` more (database time); returns the database's now. */
   async heartbeat(member: string, ttlMs: number, info: Record<string, unknown>): Promise<number> {
-    const { rows } = await this.pool.query<{ now: number }>(
+    const { rows } = await this.pool.query<{ now: number; joined: boolean }>(
       'INSERT INTO members (id, started_at, heartbeat_at, expires_at, info) ' +
         'SELECT $1, n, n, n + $2, $3 FROM botflow_now_ms() n ON CONFLICT (id) DO UPDATE SET ' +
         'heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at, info = excluded.info ' +
-        'RETURNING heartbeat_at AS now',
+        'RETURNING heartbeat_at AS now, xmax = 0 AS joined',
       [member, ttlMs, JSON.stringify(info)],
     );
+    // A new member: the others give it its share now rather than at their next tick.
+    if (rows[0]!.joined) await this.#announce({ member, kind: 'joined' });
     return rows[0]!.now;
   }
 
@@ -47,9 +52,14 @@ export class PgLeases {
   }
 
   /** Ends `member` at once (a clean stop): its leases are free for the others now. */
-  async leave(member: string): Promise<void> {
-    await this.pool.query('UPDATE leases SET owner = NULL, expires_at = 0 WHERE owner = $1', [member]);
-    await this.pool.query('DELETE FROM members WHERE id = $1', [member]);
+  async leave(member: string, handover?: LeaseHandover): Promise<void> {
+    const news = leaseNewsPayload({ member, kind: 'left', ...(handover ? { handover } : {}) });
+    await this.pool.query(
+      'WITH freed AS (UPDATE leases SET owner = NULL, expires_at = 0 WHERE owner = $1 RETURNING name), ' +
+        'gone AS (DELETE FROM members WHERE id = $1 RETURNING id) ' +
+        'SELECT pg_notify($2, $3), (SELECT count(*) FROM freed) AS freed, (SELECT count(*) FROM gone) AS gone',
+      [member, LEASES_CHANNEL, news],
+    );
   }
 
   /**
@@ -71,13 +81,28 @@ export class PgLeases {
     return rows.map((row) => row.name);
   }
 
+  /** Who holds the lease `name` now, expired or not (null: free or unknown). */
+  async owner(name: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ owner: string | null }>(
+      'SELECT owner FROM leases WHERE name = $1',
+      [name],
+    );
+    return rows[0]?.owner ?? null;
+  }
+
   /** Gives up the leases `names` held by `owner`. */
   async release(owner: string, names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
     await this.pool.query(
-      'UPDATE leases SET owner = NULL, expires_at = 0 WHERE name = ANY ($1::text[]) AND owner = $2',
-      [names, owner],
+      'WITH freed AS (UPDATE leases SET owner = NULL, expires_at = 0 WHERE name = ANY ($1::text[]) ' +
+        'AND owner = $2 RETURNING name) SELECT pg_notify($3, $4) FROM (SELECT count(*) AS n FROM freed) f ' +
+        'WHERE f.n > 0',
+      [names, owner, LEASES_CHANNEL, leaseNewsPayload({ member: owner, kind: 'released' })],
     );
+  }
+
+  async #announce(news: LeaseNews): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [LEASES_CHANNEL, leaseNewsPayload(news)]);
   }
 
   /** Every lease, for reports (`botflow run` logs, the health endpoint, tests). */

@@ -29,7 +29,7 @@ export class PgOutbox implements OutboxPort {
   constructor(readonly pool: pg.Pool) {}
 
   /**
-   * Marks in flight (attempt counted, the first send time kept) the head row of up to `limit` order keys
+   * Marks in flight (attempt counted; the send time is set by `markSent`, when the call goes out) the head row of up to `limit` order keys
    * not in `busy`, oldest first, if `owner` holds the dispatcher lease. Heads left `sending` by a
    * dispatcher that died (no live member of that id) are claimed again (their attempts say so); those of
    * a live process that lost the lease stay with it until it settles them. Returns the claimed rows.
@@ -38,7 +38,7 @@ export class PgOutbox implements OutboxPort {
     owner: string,
     busy: readonly string[],
     limit: number,
-    now: number,
+    _now: number,
     order: readonly string[] = [],
   ): Promise<PgOutboxRow[]> {
     // Heads by the rank of their priority in `order` (array_position; one it does not name last), then id.
@@ -46,14 +46,14 @@ export class PgOutbox implements OutboxPort {
       'WITH heads AS (SELECT * FROM (SELECT DISTINCT ON (order_key) id, order_key, priority FROM outbox ' +
         "WHERE status IN ('pending', 'sending') ORDER BY order_key, id) h " +
         'WHERE NOT (order_key = ANY ($2::text[])) ' +
-        'ORDER BY coalesce(array_position($5::text[], priority), 2147483647), id LIMIT $3) ' +
-        "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, sent_at = coalesce(o.sent_at, $4), " +
+        'ORDER BY coalesce(array_position($4::text[], priority), 2147483647), id LIMIT $3) ' +
+        "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, " +
         "claimed_by = $1 FROM heads WHERE o.id = heads.id AND (o.status = 'pending' OR (o.status = 'sending' AND " +
         'NOT EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.id <> $1 ' +
         'AND m.expires_at > botflow_now_ms()))) ' +
         "AND EXISTS (SELECT 1 FROM leases WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
         `RETURNING ${COLUMNS}`,
-      [owner, busy, limit, now, order],
+      [owner, busy, limit, order],
     );
     return claimOrder(rows, order);
   }
@@ -103,15 +103,20 @@ export class PgOutbox implements OutboxPort {
     return rows.map((row) => row.result);
   }
 
+  /** The call goes to the transport now: from here a resend must read the chat back first (see `inDoubt`). */
+  async markSent(row: Pick<OutboxRow, 'id'>, now: number): Promise<void> {
+    await this.pool.query('UPDATE outbox SET sent_at = coalesce(sent_at, $2) WHERE id = $1', [row.id, now]);
+  }
+
   /**
    * Gives back a claimed row that was never sent: pending again, attempt not counted. Its first send time
-   * stays when an earlier claim may have sent the call (issue 28: the read-back of the next resend starts
-   * there, so it finds the first copy).
+   * stays when an earlier attempt handed the call to the transport (issue 28: the read-back of the next
+   * resend starts there, so it finds the first copy).
    */
   async release(row: Pick<OutboxRow, 'id'>): Promise<void> {
     await this.pool.query(
-      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, claimed_by = NULL, " +
-        "sent_at = CASE WHEN attempts > 1 THEN sent_at END WHERE id = $1 AND status = 'sending'",
+      "UPDATE outbox SET status = 'pending', attempts = attempts - 1, claimed_by = NULL " +
+        "WHERE id = $1 AND status = 'sending'",
       [row.id],
     );
   }

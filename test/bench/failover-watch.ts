@@ -1,0 +1,126 @@
+/**
+ * What the failover benchmark watches in the database while it runs (failover.bench.ts): every 50 ms, who
+ * holds which leases (by process id) and how many calls wait in the outbox. From it: the takeovers after
+ * each fault, and the send rate in the seconds a backlog existed under one dispatcher.
+ */
+import type pg from 'pg';
+import type { LoggedRequest } from '../../src/sandbox/request-log.ts';
+
+/** 64 partitions and the dispatcher. */
+const ALL_LEASES = 65;
+const EVERY_MS = 50;
+/** A backlog: at least this many calls waiting (more than a second of sends). */
+const BACKLOG = 40;
+
+interface Sample {
+  at: number;
+  /** Leases held (not expired), and by which pids. */
+  held: number;
+  pids: Set<number>;
+  dispatcherPid: number | undefined;
+  backlog: number;
+}
+
+export interface Monitor {
+  samples: Sample[];
+  dispatcherPid(): number | undefined;
+  stop(): void;
+  /** Requests per second other than polls in the seconds a backlog existed under one dispatcher. */
+  backlogRate(requests: readonly LoggedRequest[]): {
+    seconds: number;
+    mean: number;
+    p10: number;
+    min: number;
+  };
+}
+
+export function startMonitor(admin: pg.Client): Monitor {
+  const samples: Sample[] = [];
+  let on = true;
+  void (async () => {
+    while (on) {
+      const started = Date.now();
+      try {
+        const { rows } = await admin.query<{ name: string; pid: string | null; backlog: string }>(
+          "SELECT l.name, m.info::json->>'pid' AS pid, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) AS backlog " +
+            'FROM leases l JOIN members m ON m.id = l.owner WHERE l.expires_at > botflow_now_ms() ' +
+            "UNION ALL SELECT '', NULL, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))",
+        );
+        const held = rows.filter((r) => r.name !== '');
+        samples.push({
+          at: started,
+          held: held.length,
+          pids: new Set(held.map((r) => Number(r.pid))),
+          dispatcherPid: held.find((r) => r.name === 'dispatcher')?.pid
+            ? Number(held.find((r) => r.name === 'dispatcher')!.pid)
+            : undefined,
+          backlog: Number(rows.at(-1)!.backlog),
+        });
+      } catch {
+        // the database is busy: the next sample
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, EVERY_MS - (Date.now() - started))));
+    }
+  })();
+  return {
+    samples,
+    dispatcherPid: () => samples.at(-1)?.dispatcherPid,
+    stop() {
+      on = false;
+    },
+    backlogRate(requests) {
+      const rates: number[] = [];
+      const first = samples[0]?.at ?? 0;
+      const last = samples.at(-1)?.at ?? 0;
+      for (let s = first; s + 1000 <= last; s += 1000) {
+        const inside = samples.filter((x) => x.at >= s && x.at <= s + 1000);
+        const one = inside[0]?.dispatcherPid;
+        if (inside.length < 5 || one === undefined) continue;
+        if (!inside.every((x) => x.backlog >= BACKLOG && x.dispatcherPid === one)) continue;
+        rates.push(
+          requests.filter(
+            (r) => r.time >= s && r.time < s + 1000 && r.status !== 429 && r.op !== 'getUpdates',
+          ).length,
+        );
+      }
+      rates.sort((a, b) => a - b);
+      const mean = rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : 0;
+      return {
+        seconds: rates.length,
+        mean: Number(mean.toFixed(1)),
+        p10: rates[Math.floor(rates.length * 0.1)] ?? 0,
+        min: rates[0] ?? 0,
+      };
+    },
+  };
+}
+
+/** Takeovers: after a SIGKILL from the kill, after a SIGTERM from the leases being freed (ms, 50 ms samples). */
+export function takeovers(
+  monitor: Monitor,
+  log: { kills: { at: number; pid: number }[]; terms: { at: number; pid: number }[] },
+) {
+  const { samples } = monitor;
+  const after = (at: number, ok: (s: Sample) => boolean) => samples.find((s) => s.at >= at && ok(s));
+  const kills = log.kills.map((k) => {
+    const taken = after(k.at, (s) => s.held === ALL_LEASES && !s.pids.has(k.pid));
+    return taken ? taken.at - k.at : null;
+  });
+  const graceful = log.terms.map((t) => {
+    const freed = after(t.at, (s) => !s.pids.has(t.pid));
+    const taken = freed && after(freed.at, (s) => s.held === ALL_LEASES);
+    return {
+      stopToFreedMs: freed ? freed.at - t.at : null,
+      takeoverMs: taken && freed ? taken.at - freed.at : null,
+    };
+  });
+  const worst = (values: (number | null)[]) =>
+    values.some((v) => v === null) ? null : Math.max(0, ...(values as number[]));
+  return {
+    sampleMs: EVERY_MS,
+    killMs: kills,
+    killMaxMs: worst(kills),
+    graceful,
+    gracefulMaxMs: worst(graceful.map((g) => g.takeoverMs)),
+  };
+}
