@@ -15,18 +15,17 @@
  * pauses again from its last one. After a clean stop the previous leader hands over its last second of
  * calls (handover.ts): the new one counts them instead of pausing.
  */
-import type { Logger } from 'pino';
 import { DeadLetterError, PRIORITIES } from '../client/scheduler/types.ts';
-import type { Clock, TimerHandle } from '../store/ports/clock.ts';
+import type { TimerHandle } from '../store/ports/clock.ts';
 import type { HandedSend } from '../store/ports/leases.ts';
-import { inDoubt, type OutboxPort, type OutboxRow } from '../store/ports/outbox.ts';
+import { inDoubt, type OutboxRow } from '../store/ports/outbox.ts';
+import type { DispatcherOptions } from './dispatcher-options.ts';
 import { HandoverGate, RecentCalls } from './handover.ts';
 import {
   type CallGateway,
   type CallOutcome,
   errorInfo,
   finishOf,
-  type MediaUploader,
   mayReadBack,
   resultEventOf,
   sendCall,
@@ -34,47 +33,8 @@ import {
 import { ClaimedMessages, LEARN_WINDOW_MS, sentMessageIds } from './sent-once.ts';
 import { settledWithin } from './wait.ts';
 
+export type { DispatcherOptions, DispatchOutcome } from './dispatcher-options.ts';
 export type { CallGateway, MediaUploader } from './send.ts';
-
-/** What happened to one outbox row. */
-export interface DispatchOutcome {
-  outboxId: number;
-  conversationKey: string;
-  op: string;
-  status: 'done' | 'failed';
-  /** How many times it was handed over (2+ means it was resent after a crash). */
-  attempts: number;
-  error?: { code: string; message: string };
-}
-
-/** What the dispatcher needs. */
-export interface DispatcherOptions {
-  outbox: OutboxPort;
-  /** This process's name among the dispatchers of one database (the lease holder's); default `local`. */
-  member?: string;
-  gateway: CallGateway;
-  upload?: MediaUploader | undefined;
-  /** Time, and the timers of the handover pause and wait. */
-  clock: Clock;
-  logger?: Logger | undefined;
-  /** Calls handed to the scheduler at once, all order keys together (default 256). */
-  maxInFlight?: number;
-  /** Called after a result event was written to the inbox (the engine processes it). */
-  onResult?(): void;
-  /** Called for every settled row. */
-  onOutcome(outcome: DispatchOutcome): void;
-  /**
-   * `lead()`: pause before the first claim (default 1000 ms: the platform's limits are per second), and
-   * again after the previous dispatcher's last call when it was still sending.
-   */
-  handoverPauseMs?: number;
-  /**
-   * `lead()`: how long to wait, at most, for the calls a previous dispatcher still sends (it lost its lease
-   * while alive: its scheduler sends what it holds); default 30 s. Meanwhile this one sends nothing, so
-   * the two together stay within the limits.
-   */
-  handoverWaitMs?: number;
-}
 
 /** Looks again this soon while a previous dispatcher still sends (ms). */
 const HANDOVER_POLL_MS = 250;
