@@ -5,7 +5,7 @@ import { builtinText } from './builtin-texts.ts';
 import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts';
 import { eventParts, withEventPayload } from './event-steps.ts';
 import { guardsFor } from './guards.ts';
-import { handoffParts } from './handoff-steps.ts';
+import { handoffParts } from './handoff-actions.ts';
 import { pageOf, pressedId, type SayText } from './inputs.ts';
 import { intentParts } from './intents.ts';
 import {

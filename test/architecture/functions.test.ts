@@ -28,7 +28,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'flows/data-flow.ts buildGraph',
   'flows/flow-scope.ts scopeOf',
   'flows/flow-walk.ts walkFlow',
-  'flows/handoff-steps.ts handoffParts',
   'flows/inputs.ts parseOne',
   'flows/intents.ts intentParts',
   'flows/lint-designer.ts lintDesigner',
