@@ -27,7 +27,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'engine/step/step.ts step',
   'flows/data-flow.ts buildGraph',
   'flows/flow-scope.ts scopeOf',
-  'flows/flow-walk.ts walkFlow',
   'flows/inputs.ts parseOne',
   'flows/intents.ts intentParts',
   'flows/lint-designer.ts lintDesigner',
