@@ -3,7 +3,8 @@
  * variables): what is set when it starts (from its callers' call sites), what each step is entered with,
  * and every variable's known type. Computed once per set of flows being checked.
  */
-import { BUILTIN_VARS, buildGraph, type FlowGraph, solve } from './data-flow.ts';
+import { BUILTIN_VARS, type FlowGraph, solve } from './data-flow.ts';
+import { buildGraph } from './flow-graph.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
 import { joinTypes, UNKNOWN, type VarType } from './var-types.ts';

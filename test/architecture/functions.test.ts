@@ -25,7 +25,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'engine/step/effects.ts planEffects',
   'engine/step/effects.ts <anonymous in planEffects>',
   'engine/step/step.ts step',
-  'flows/data-flow.ts buildGraph',
   'flows/flow-scope.ts scopeOf',
   'flows/inputs.ts parseOne',
   'flows/intents.ts intentParts',
