@@ -29,7 +29,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'flows/inputs.ts parseOne',
   'flows/intents.ts intentParts',
   'flows/lint-designer.ts lintDesigner',
-  'flows/render.ts renderingFor',
   'flows/typed-answers.ts typedAnswers',
   'intake/events-endpoint.ts eventsEndpoint',
   'intake/polling.ts startPolling',
