@@ -26,7 +26,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'engine/step/effects.ts <anonymous in planEffects>',
   'engine/step/step.ts step',
   'flows/flow-scope.ts scopeOf',
-  'flows/typed-answers.ts typedAnswers',
   'intake/events-endpoint.ts eventsEndpoint',
   'intake/polling.ts startPolling',
   'runtime/app.ts startApp',
