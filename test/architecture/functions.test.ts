@@ -39,7 +39,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'store/campaigns/sqlite.ts sqliteCampaigns',
   'store/postgres/campaigns.ts pgCampaigns',
   'store/postgres/support.ts pgSupport',
-  'testing/replay.ts replay',
 ];
 
 interface LongFunction {
