@@ -32,7 +32,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'runtime/inspector.ts plugin',
   'sandbox/app.ts buildSandbox',
   'sandbox/control/routes.ts registerControlRoutes',
-  'sandbox/routes/members.ts registerMemberRoutes',
   // The playground's browser scripts.
   'sandbox/web/assets/graph.js drawGraph',
   'sandbox/web/assets/panel.js draw',
