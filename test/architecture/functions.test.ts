@@ -30,8 +30,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'runtime/app.ts startApp',
   'runtime/default-parts.ts defaultParts',
   'runtime/inspector.ts plugin',
-  'sandbox/app.ts buildSandbox',
-  'sandbox/control/routes.ts registerControlRoutes',
   // The playground's browser scripts.
   'sandbox/web/assets/graph.js drawGraph',
   'sandbox/web/assets/panel.js draw',
