@@ -25,8 +25,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'engine/step/effects.ts planEffects',
   'engine/step/effects.ts <anonymous in planEffects>',
   'engine/step/step.ts step',
-  'intake/events-endpoint.ts eventsEndpoint',
-  'intake/polling.ts startPolling',
   'runtime/app.ts startApp',
   'runtime/default-parts.ts defaultParts',
   'runtime/inspector.ts plugin',
