@@ -26,7 +26,6 @@ const NOT_SPLIT_YET: readonly string[] = [
   'engine/step/step.ts step',
   'runtime/app.ts startApp',
   'runtime/default-parts.ts defaultParts',
-  'runtime/inspector.ts plugin',
   // The playground's browser scripts.
   'sandbox/web/assets/graph.js drawGraph',
   'sandbox/web/assets/panel.js draw',
