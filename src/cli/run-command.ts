@@ -47,19 +47,10 @@ export interface RunEnvironment {
   loadParts(): Promise<AppParts>;
 }
 
-/** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
-export async function runBot(args: string[], given: RunEnvironment): Promise<number> {
-  // Printed lines are scrubbed like log lines: secrets known so far, and credentials in any URL.
-  const secrets: string[] = [];
-  const environment: RunEnvironment = { ...given, print: (line) => given.print(scrub(line, secrets)) };
-  const record = takeRecordFlag(args);
-  if ('error' in record) {
-    environment.print(`botflow: ${record.error}`);
-    return 2;
-  }
-  let config: Config;
+/** The configuration from the arguments and the environment, or the exit code (usage printed: 0; bad: 2). */
+function configOf(argv: string[], environment: RunEnvironment): Config | number {
   try {
-    config = loadConfig({ argv: record.rest, env: environment.env, cwd: environment.cwd });
+    return loadConfig({ argv, env: environment.env, cwd: environment.cwd });
   } catch (error) {
     if (error instanceof HelpRequested) {
       environment.print(USAGE);
@@ -71,20 +62,117 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
     }
     throw error;
   }
+}
+
+/** `--record <file>`'s recorder (none without the flag), or exit code 2 when its folder does not exist. */
+function recorderOf(
+  file: string | undefined,
+  environment: RunEnvironment,
+  config: Config,
+): Recorder | undefined | number {
+  if (!file) return undefined;
+  const path = resolve(environment.cwd, file);
+  if (!existsSync(dirname(path))) {
+    environment.print(`botflow: --record ${file}: the folder ${dirname(path)} does not exist`);
+    return 2;
+  }
+  const recorder = createRecorder(path, { secrets: secretsOf(config) });
+  environment.print(`recording updates and API results to ${path}`);
+  return recorder;
+}
+
+/** Where to chat with the bot, printed once Ctrl+C is handled: whoever reads it may stop the process at once. */
+function announce(environment: RunEnvironment, app: RunningApp, config: Config): void {
+  const { addresses } = app;
+  if (addresses.webChat) {
+    environment.print(
+      `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
+    );
+    // The sandbox's own dev token (loopback only, new at each start): mini-app initData is signed with it.
+    if (app.sandboxToken)
+      environment.print(
+        `sandbox bot token (local, new at each start; mini-apps: docs/mini-apps.md): ${app.sandboxToken}`,
+      );
+    if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
+  } else {
+    environment.print(
+      `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
+    );
+    if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
+  }
+}
+
+/**
+ * Runs until a signal, the parent npm going, an unexpected error or the app's failure stops it, then
+ * shuts down in order.
+ */
+async function runUntilStopped(
+  app: RunningApp,
+  config: Config,
+  logger: ReturnType<typeof createLogger>,
+  environment: RunEnvironment,
+): Promise<{ clean: boolean; failure: Error | undefined }> {
+  let failure: Error | undefined;
+  const result = await new Promise<{ clean: boolean }>((resolve) => {
+    let unwatch = () => {};
+    const stop = async (reason: string) => {
+      unwatch(); // a shutdown under way: npm exiting meanwhile is no second signal
+      const outcome = await app.close(reason);
+      dispose();
+      resolve(outcome);
+    };
+    const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
+    // Started by npm: its shell dies of the SIGTERM npm passes on and never hands it to us (parent-watch.ts).
+    unwatch = watchParent(environment.env, (parent) => {
+      logger.warn(
+        { parent },
+        'started by npm, and its parent process is gone (npm passes SIGTERM to its shell, which does not pass it on): stopping as on SIGTERM',
+      );
+      process.kill(process.pid, 'SIGTERM');
+    });
+    announce(environment, app, config);
+    const fail = (error: Error, what: string) => {
+      if (failure) return;
+      failure = error;
+      logger.error({ err: error }, `${what}: ${error.message}; stopping`);
+      environment.print(`botflow: ${error.message}`);
+      setTimeout(() => process.exit(1), config.shutdown.timeoutMs).unref();
+      void stop('failure');
+    };
+    // A bug somewhere must not kill the process mid-transaction: log it and shut down in order instead.
+    // (Plain Error: only wraps a thrown non-Error.)
+    const onUnexpected = (error: unknown) =>
+      fail(error instanceof Error ? error : new Error(String(error)), 'unexpected error');
+    process.on('uncaughtException', onUnexpected);
+    process.on('unhandledRejection', onUnexpected);
+    const dispose = () => {
+      unwatch();
+      signals();
+      process.off('uncaughtException', onUnexpected);
+      process.off('unhandledRejection', onUnexpected);
+    };
+    void app.failed.then((error) => fail(error, 'cannot go on'));
+  });
+  return { ...result, failure };
+}
+
+/** Runs `botflow run` with `args`; resolves with the exit code after shutdown. */
+export async function runBot(args: string[], given: RunEnvironment): Promise<number> {
+  // Printed lines are scrubbed like log lines: secrets known so far, and credentials in any URL.
+  const secrets: string[] = [];
+  const environment: RunEnvironment = { ...given, print: (line) => given.print(scrub(line, secrets)) };
+  const record = takeRecordFlag(args);
+  if ('error' in record) {
+    environment.print(`botflow: ${record.error}`);
+    return 2;
+  }
+  const config = configOf(record.rest, environment);
+  if (typeof config === 'number') return config;
   secrets.push(...secretsOf(config));
   const logger = createLogger({ level: config.log.level, secrets });
   for (const warning of config.warnings) logger.warn(warning);
-
-  let recorder: Recorder | undefined;
-  if (record.file) {
-    const file = resolve(environment.cwd, record.file);
-    if (!existsSync(dirname(file))) {
-      environment.print(`botflow: --record ${record.file}: the folder ${dirname(file)} does not exist`);
-      return 2;
-    }
-    recorder = createRecorder(file, { secrets: secretsOf(config) });
-    environment.print(`recording updates and API results to ${file}`);
-  }
+  const recorder = recorderOf(record.file, environment, config);
+  if (typeof recorder === 'number') return recorder;
 
   let app: RunningApp;
   try {
@@ -110,69 +198,9 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
     },
     'botflow is running',
   );
-  // Printed once Ctrl+C is handled: whoever reads this line may stop the process at once.
-  const announce = () => {
-    if (addresses.webChat) {
-      environment.print(
-        `botflow is running with the local sandbox: open ${addresses.webChat} to chat with your flows (${app.flowCount} loaded from ${config.flows.dir}). Ctrl+C stops.`,
-      );
-      // The sandbox's own dev token (loopback only, new at each start): mini-app initData is signed with it.
-      if (app.sandboxToken)
-        environment.print(
-          `sandbox bot token (local, new at each start; mini-apps: docs/mini-apps.md): ${app.sandboxToken}`,
-        );
-      if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
-    } else {
-      environment.print(
-        `botflow is running as ${app.bot.name} (${config.mode}${addresses.webhook ? ` on ${addresses.webhook}` : ''}), ${app.flowCount} flow(s). Ctrl+C stops.`,
-      );
-      if (addresses.events) environment.print(`external events: POST ${addresses.events}`);
-    }
-  };
-
-  let failure: Error | undefined;
-  const result = await new Promise<{ clean: boolean }>((resolve) => {
-    let unwatch = () => {};
-    const stop = async (reason: string) => {
-      unwatch(); // a shutdown under way: npm exiting meanwhile is no second signal
-      const outcome = await app.close(reason);
-      dispose();
-      resolve(outcome);
-    };
-    const signals = handleSignals({ shutdown: stop, hardExitMs: config.shutdown.timeoutMs, logger });
-    // Started by npm: its shell dies of the SIGTERM npm passes on and never hands it to us (parent-watch.ts).
-    unwatch = watchParent(environment.env, (parent) => {
-      logger.warn(
-        { parent },
-        'started by npm, and its parent process is gone (npm passes SIGTERM to its shell, which does not pass it on): stopping as on SIGTERM',
-      );
-      process.kill(process.pid, 'SIGTERM');
-    });
-    announce();
-    const fail = (error: Error, what: string) => {
-      if (failure) return;
-      failure = error;
-      logger.error({ err: error }, `${what}: ${error.message}; stopping`);
-      environment.print(`botflow: ${error.message}`);
-      setTimeout(() => process.exit(1), config.shutdown.timeoutMs).unref();
-      void stop('failure');
-    };
-    // A bug somewhere must not kill the process mid-transaction: log it and shut down in order instead.
-    // (Plain Error: only wraps a thrown non-Error.)
-    const onUnexpected = (error: unknown) =>
-      fail(error instanceof Error ? error : new Error(String(error)), 'unexpected error');
-    process.on('uncaughtException', onUnexpected);
-    process.on('unhandledRejection', onUnexpected);
-    const dispose = () => {
-      unwatch();
-      signals();
-      process.off('uncaughtException', onUnexpected);
-      process.off('unhandledRejection', onUnexpected);
-    };
-    void app.failed.then((error) => fail(error, 'cannot go on'));
-  });
+  const result = await runUntilStopped(app, config, logger, environment);
   await flush(logger);
-  return failure || !result.clean ? 1 : 0;
+  return result.failure || !result.clean ? 1 : 0;
 }
 
 /** Takes `--record <file>` (or `--record=<file>`) out of the arguments; the rest is configuration. */

@@ -3,7 +3,8 @@
  * variables): what is set when it starts (from its callers' call sites), what each step is entered with,
  * and every variable's known type. Computed once per set of flows being checked.
  */
-import { BUILTIN_VARS, buildGraph, type FlowGraph, solve } from './data-flow.ts';
+import { BUILTIN_VARS, type CallSite, type FlowGraph, solve } from './data-flow.ts';
+import { buildGraph } from './flow-graph.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
 import { joinTypes, UNKNOWN, type VarType } from './var-types.ts';
@@ -25,6 +26,62 @@ interface End {
   returns?: VarType;
 }
 const caches = new WeakMap<Map<string, FlowFile>, WeakMap<FlowFile, Partial<FlowScope> & { end?: End }>>();
+
+/** What a called flow `f` sets on every path to its end, and its return value's type, from its graph. */
+function endOfFlow(id: string, f: FlowFile, g: FlowGraph): End {
+  const entry = solve(f, g, new Set());
+  const ends = Object.entries(f.steps).filter(([sid, st]) => st.type === 'end' && entry.has(sid));
+  const names = ends.length
+    ? new Set([...entry.get(ends[0]![0])!].filter((v) => ends.every(([sid]) => entry.get(sid)!.has(v))))
+    : new Set<string>();
+  let returns: VarType | undefined;
+  for (const [, st] of ends) {
+    if (st.type !== 'end' || st.return === undefined) continue;
+    const t: VarType =
+      typeof st.return === 'string'
+        ? (g.types.get(st.return) ?? UNKNOWN)
+        : {
+            kind: 'object',
+            fields: Object.fromEntries(st.return.map((r) => [r, g.types.get(r) ?? UNKNOWN])),
+            from: `what ${id} returns`,
+          };
+    returns = returns ? joinTypes(returns, t) : t;
+  }
+  return { names, types: g.types, ...(returns ? { returns } : {}) };
+}
+
+/** A flow only events start holds the payload their `save_as` names from its first step. */
+function eventStart(f: FlowFile): Set<string> | undefined {
+  const triggers = f.triggers ?? [];
+  if (!(triggers.length > 0 && triggers.every((t) => t.event && t.save_as))) return undefined;
+  const names = new Set(triggers.map((t) => t.save_as!));
+  return names.size === 1 ? names : new Set();
+}
+
+/**
+ * What is set when `f` starts otherwise: what every campaign passes with `with:` (a trigger passes
+ * nothing) and every call site (`sites`) has set.
+ */
+function startFromCallers(
+  f: FlowFile,
+  x: X,
+  sites: { caller: FlowFile; site: CallSite }[],
+  entryOf: (f: FlowFile) => Map<string, Set<string>>,
+): Set<string> {
+  let start: Set<string> | undefined;
+  for (const names of f.triggers?.length ? [] : (x.started?.get(f.flow) ?? []))
+    start = start ? new Set(names.filter((v) => start!.has(v))) : new Set(names);
+  for (const { caller, site } of sites) {
+    const entry = entryOf(caller);
+    for (const step of site.steps) {
+      const at = entry.get(step);
+      if (!at) continue;
+      const here = new Set([...at, ...site.extra]);
+      start = start ? new Set([...start].filter((v) => here.has(v))) : here;
+    }
+  }
+  return start ?? new Set();
+}
 
 /** The scope of `flow` among `x.flows`. */
 export function scopeOf(flow: FlowFile, x: X): FlowScope {
@@ -51,26 +108,7 @@ export function scopeOf(flow: FlowFile, x: X): FlowScope {
     if (!f) return { names: new Set(), types: new Map() };
     const s = slot(f);
     if (s.end) return s.end;
-    const g = graphOf(f);
-    const entry = solve(f, g, new Set());
-    const ends = Object.entries(f.steps).filter(([sid, st]) => st.type === 'end' && entry.has(sid));
-    const names = ends.length
-      ? new Set([...entry.get(ends[0]![0])!].filter((v) => ends.every(([sid]) => entry.get(sid)!.has(v))))
-      : new Set<string>();
-    let returns: VarType | undefined;
-    for (const [, st] of ends) {
-      if (st.type !== 'end' || st.return === undefined) continue;
-      const t: VarType =
-        typeof st.return === 'string'
-          ? (g.types.get(st.return) ?? UNKNOWN)
-          : {
-              kind: 'object',
-              fields: Object.fromEntries(st.return.map((r) => [r, g.types.get(r) ?? UNKNOWN])),
-              from: `what ${id} returns`,
-            };
-      returns = returns ? joinTypes(returns, t) : t;
-    }
-    s.end = { names, types: g.types, ...(returns ? { returns } : {}) };
+    s.end = endOfFlow(id, f, graphOf(f));
     return s.end;
   };
   const callSites = (id: string) =>
@@ -83,28 +121,7 @@ export function scopeOf(flow: FlowFile, x: X): FlowScope {
     const s = slot(f);
     if (s.start) return s.start;
     s.start = new Set();
-    // A flow only events start holds the payload their `save_as` names from its first step.
-    const triggers = f.triggers ?? [];
-    if (triggers.length > 0 && triggers.every((t) => t.event && t.save_as)) {
-      const names = new Set(triggers.map((t) => t.save_as!));
-      s.start = names.size === 1 ? names : new Set();
-      return s.start;
-    }
-    const sites = f.triggers?.length ? [] : callSites(f.flow);
-    let start: Set<string> | undefined;
-    // A flow campaigns start holds what every campaign passes with `with:` (a trigger passes nothing).
-    for (const names of f.triggers?.length ? [] : (x.started?.get(f.flow) ?? []))
-      start = start ? new Set(names.filter((v) => start!.has(v))) : new Set(names);
-    for (const { caller, site } of sites) {
-      const entry = entryOf(caller);
-      for (const step of site.steps) {
-        const at = entry.get(step);
-        if (!at) continue;
-        const here = new Set([...at, ...site.extra]);
-        start = start ? new Set([...start].filter((v) => here.has(v))) : here;
-      }
-    }
-    s.start = start ?? new Set();
+    s.start = eventStart(f) ?? startFromCallers(f, x, f.triggers?.length ? [] : callSites(f.flow), entryOf);
     return s.start;
   };
   const entryOf = (f: FlowFile): Map<string, Set<string>> => {

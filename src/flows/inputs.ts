@@ -4,6 +4,16 @@
  * can call them.
  */
 import type { FlowEvent } from '../engine/step/contract.ts';
+import {
+  type Answer,
+  isEmail,
+  readContact,
+  readFile,
+  readLocation,
+  readNumber,
+  readPhone,
+  readUrl,
+} from './answer-kinds.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
 import type { Registry } from './registry.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
@@ -11,6 +21,8 @@ import type { InputKind, InputStep, Rule } from './schema.ts';
 import { readDate, readTime, relativeDay } from './understand/dates.ts';
 import { type MatchResult, matchPrepared, type PreparedCandidates } from './understand/match.ts';
 import { prepareDeclared, prepareListed } from './understand/options.ts';
+
+export { isEmail, phoneFromVcf } from './answer-kinds.ts';
 
 /** A text to say: a flow text (literal or message id, per the flow), a fixed literal, or a built-in text. */
 export type SayText =
@@ -90,13 +102,6 @@ export function pageOf(id: string | undefined): number | undefined {
 /** The id of the button that ends a multi-select. */
 export const MULTI_DONE = '__done';
 
-type Answer = {
-  text?: string;
-  attachments: Record<string, unknown>[];
-  button?: string;
-  command?: boolean;
-};
-
 function answerOf(event: FlowEvent): Answer | undefined {
   if (event.type === 'message') {
     return { text: event.text, attachments: event.attachments as unknown as Record<string, unknown>[] };
@@ -105,36 +110,6 @@ function answerOf(event: FlowEvent): Answer | undefined {
   if (event.type === 'command') return { attachments: [], command: true };
   // Choice ids may hold `:` (a time "18:00"): the engine splits `id:value` payloads, so join them back.
   if (event.type === 'button') return { button: pressedId(event), attachments: [] };
-  return undefined;
-}
-
-/**
- * `local@domain.tld`: one @, no whitespace, a dot in the domain followed by at least two characters
- * (what `^[^\s@]+@[^\s@]+\.[^\s@]{2,}$` accepts, up to 320 characters).
- * Checked in one pass, without a regular expression (the former pattern backtracked quadratically).
- */
-export function isEmail(text: string): boolean {
-  if (text.length > 320) return false; // RFC 5321's limit
-  const at = text.indexOf('@');
-  if (at < 1 || at !== text.lastIndexOf('@')) return false;
-  if (/\s/u.test(text)) return false;
-  // A dot after the domain's first character, with two or more characters after it.
-  const domain = text.slice(at + 1);
-  const dot = domain.indexOf('.', 1);
-  return dot > 0 && domain.length - dot - 1 >= 2;
-}
-
-/** The phone number of a shared contact's vCard: the first TEL line's value, spaces and brackets removed. */
-export function phoneFromVcf(vcf: unknown): string | undefined {
-  if (typeof vcf !== 'string') return undefined;
-  // Line by line: the first TEL property's value, its leading phone characters (linear in the card's size).
-  for (const line of vcf.split(/\r?\n/)) {
-    if (line.slice(0, 3).toUpperCase() !== 'TEL') continue;
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const value = /^[+\d][\d\s()-]*/.exec(line.slice(colon + 1))?.[0];
-    if (value && value.length > 1) return value.replace(/[\s()-]/g, '');
-  }
   return undefined;
 }
 
@@ -152,121 +127,83 @@ function readingOf(step: InputStep, scope: AnswerScope) {
   };
 }
 
+/** A `multi_choice` answer: Done with the picked options, or typed text naming one or several of them. */
+function readMultiChoice(step: InputStep, a: Answer, text: string | undefined, scope: AnswerScope): unknown {
+  const options = step.options ?? [];
+  if (a.button === MULTI_DONE) {
+    const picked = scope.picked ?? [];
+    return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
+  }
+  if (!text) return undefined;
+  const reading = readingOf(step, scope);
+  const prepared = candidatesOf('options', step, scope);
+  const whole = matchPrepared(text, prepared, reading);
+  if (whole.kind === 'match') return [whole.id];
+  // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
+  const parts = text
+    .split(/\s*[,;+&]\s*|\s+(?:and|и)\s+/iu)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const ids = parts
+    .map((p) => matchPrepared(p, prepared, reading))
+    .map((m) => (m.kind === 'match' ? m.id : undefined));
+  if (!ids.length || ids.some((id) => id === undefined)) return undefined;
+  return options.filter((o) => ids.includes(o.id)).map((o) => o.id);
+}
+
+/** A `choice` answer: a pressed option (or choice of an `options_from` list), or typed text naming one. */
+function readChoice(step: InputStep, a: Answer, text: string | undefined, scope: AnswerScope): unknown {
+  if (step.options_from) {
+    const choices = scope.choices ?? [];
+    const index = choiceIndexOf(a.button);
+    if (index !== undefined) return choices[index]?.value;
+    if (!text) return undefined;
+    return matched(
+      matchPrepared(text, candidatesOf('choices', step, scope), readingOf(step, scope)),
+      (id) => choices[choiceIndexOf(id)!]?.value,
+    );
+  }
+  const options = step.options ?? [];
+  if (a.button) return options.find((o) => o.id === a.button)?.id;
+  if (!text) return undefined;
+  return matched(
+    matchPrepared(text, candidatesOf('options', step, scope), readingOf(step, scope)),
+    (id) => id,
+  );
+}
+
+/** The answer read as one kind of input, or undefined when it is not one. */
 function parseOne(kind: InputKind, step: InputStep, a: Answer, scope: AnswerScope): unknown {
   const text = a.text?.trim();
   const att = a.attachments;
   switch (kind) {
     case 'text':
       return text ? text : undefined;
-    case 'number': {
-      if (!text || !/^[-+]?\d+([.,]\d+)?$/.test(text)) return undefined;
-      return Number(text.replace(',', '.'));
-    }
+    case 'number':
+      return readNumber(text);
     case 'integer':
       return text && /^[-+]?\d{1,15}$/.test(text) ? Number(text) : undefined;
     case 'time':
       return text ? readTime(text, { now: scope.now, timeZone: scope.timeZone }) : undefined;
-    case 'url': {
-      if (!text || /\s/.test(text)) return undefined;
-      try {
-        const u = new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`);
-        return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.includes('.')
-          ? u.href
-          : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    case 'multi_choice': {
-      const options = step.options ?? [];
-      if (a.button === MULTI_DONE) {
-        const picked = scope.picked ?? [];
-        return picked.length ? options.filter((o) => picked.includes(o.id)).map((o) => o.id) : undefined;
-      }
-      if (!text) return undefined;
-      const reading = readingOf(step, scope);
-      const prepared = candidatesOf('options', step, scope);
-      const whole = matchPrepared(text, prepared, reading);
-      if (whole.kind === 'match') return [whole.id];
-      // "window, cake", "1 and 3", "окно и торт": each part names one option (by id, label, alias, typo).
-      const parts = text
-        .split(/\s*[,;+&]\s*|\s+(?:and|и)\s+/iu)
-        .map((x) => x.trim())
-        .filter(Boolean);
-      const ids = parts
-        .map((p) => matchPrepared(p, prepared, reading))
-        .map((m) => (m.kind === 'match' ? m.id : undefined));
-      if (!ids.length || ids.some((id) => id === undefined)) return undefined;
-      return options.filter((o) => ids.includes(o.id)).map((o) => o.id);
-    }
+    case 'url':
+      return readUrl(text);
+    case 'multi_choice':
+      return readMultiChoice(step, a, text, scope);
     case 'email':
       return text && isEmail(text) ? text.toLowerCase() : undefined;
-    case 'phone': {
-      const contact = att.find((x) => x.type === 'contact') as
-        | { payload?: { vcf_info?: string } }
-        | undefined;
-      const raw = contact ? phoneFromVcf(contact.payload?.vcf_info) : text;
-      if (!raw || !/^\+?[\d\s()-]{7,20}$/.test(raw)) return undefined;
-      const digits = raw.replace(/\D/g, '');
-      return digits.length >= 7 && digits.length <= 15 ? `+${digits}` : undefined;
-    }
+    case 'phone':
+      return readPhone(text, att);
     case 'date':
       return text ? readDate(text, { now: scope.now, timeZone: scope.timeZone }) : undefined;
-    case 'choice': {
-      if (step.options_from) {
-        const choices = scope.choices ?? [];
-        const index = choiceIndexOf(a.button);
-        if (index !== undefined) return choices[index]?.value;
-        if (!text) return undefined;
-        return matched(
-          matchPrepared(text, candidatesOf('choices', step, scope), readingOf(step, scope)),
-          (id) => choices[choiceIndexOf(id)!]?.value,
-        );
-      }
-      const options = step.options ?? [];
-      if (a.button) return options.find((o) => o.id === a.button)?.id;
-      if (!text) return undefined;
-      return matched(
-        matchPrepared(text, candidatesOf('options', step, scope), readingOf(step, scope)),
-        (id) => id,
-      );
-    }
-    case 'contact': {
-      const c = att.find((x) => x.type === 'contact') as
-        | {
-            payload?: {
-              vcf_info?: string;
-              max_info?: { user_id?: number; name?: string; first_name?: string };
-            };
-          }
-        | undefined;
-      if (!c) return undefined;
-      const info = c.payload?.max_info;
-      const name = info?.first_name ?? info?.name ?? /FN:(.+)/.exec(c.payload?.vcf_info ?? '')?.[1]?.trim();
-      return {
-        name: name ?? null,
-        phone: phoneFromVcf(c.payload?.vcf_info) ?? null,
-        user_id: info?.user_id ?? null,
-      };
-    }
-    case 'location': {
-      const l = att.find((x) => x.type === 'location') as { latitude: number; longitude: number } | undefined;
-      return l ? { latitude: l.latitude, longitude: l.longitude } : undefined;
-    }
+    case 'choice':
+      return readChoice(step, a, text, scope);
+    case 'contact':
+      return readContact(att);
+    case 'location':
+      return readLocation(att);
     case 'photo':
-    case 'file': {
-      const want = kind === 'photo' ? 'image' : 'file';
-      const f = att.find((x) => x.type === want) as
-        | { payload?: { url?: string; token?: string }; filename?: string; size?: number }
-        | undefined;
-      if (!f) return undefined;
-      return {
-        kind,
-        url: f.payload?.url ?? null,
-        token: f.payload?.token ?? null,
-        ...(kind === 'file' ? { filename: f.filename ?? null, size: f.size ?? null } : {}),
-      };
-    }
+    case 'file':
+      return readFile(kind, att);
   }
 }
 

@@ -127,8 +127,8 @@ export interface IntentKit {
 type P = { step: string; intent?: string; global?: boolean; which?: 'unclear' | 'unknown' };
 type G = { context: FlowContext; event: FlowEvent };
 
-/** The intent guards and actions of a flow. */
-export function intentParts(k: IntentKit) {
+/** How a step reads intents: its setup, this event's classification (once per event), the route taken. */
+function intentReader(k: IntentKit) {
   /** The keywords a step is read with: its own flow's (a called flow's), over the calling flow's. */
   const keywordsOf = (e: StepEntry): IntentKeywords =>
     e.flow === k.root ? (k.root.intents ?? {}) : { ...k.root.intents, ...e.flow.intents };
@@ -166,7 +166,14 @@ export function intentParts(k: IntentKit) {
     if (p.which) return u?.[p.which];
     return p.intent ? u?.intents[p.intent] : undefined;
   };
-  const guards = {
+  return { setupOf, classified, routeOf };
+}
+
+type Reader = ReturnType<typeof intentReader>;
+
+/** The intent guards: a confident intent, an unclear one, none, a classifier's answer, free text. */
+function intentGuards(k: IntentKit, { setupOf, classified }: Reader) {
+  return {
     /** A confident classification as this intent (a global one only where the step does not declare it). */
     intent: ({ context, event }: G, p: P) => {
       const e = k.entry(p.step);
@@ -190,7 +197,11 @@ export function intentParts(k: IntentKit) {
     /** Free text at a step whose classifier is a task. */
     understandText: ({ event }: G) => event.type === 'message' && !!event.text?.trim(),
   };
-  const actions = {
+}
+
+/** The intent actions: an intent's route, a classifier task started, unrecognised text, the step again. */
+function intentActions(k: IntentKit, { setupOf, classified, routeOf }: Reader) {
+  return {
     intentRoute: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = k.entry(p.step);
       const route = routeOf(e, p);
@@ -238,5 +249,10 @@ export function intentParts(k: IntentKit) {
       k.render(k.entry(p.step), { ...context, mid: undefined }, enqueue, true);
     }),
   };
-  return { actions, guards };
+}
+
+/** The intent guards and actions of a flow. */
+export function intentParts(k: IntentKit) {
+  const reader = intentReader(k);
+  return { actions: intentActions(k, reader), guards: intentGuards(k, reader) };
 }

@@ -12,9 +12,13 @@ import type { InputKind, Route } from './schema.ts';
 /** Kinds whose answer is typed text (length and regex rules test the text). */
 const TYPED = new Set<InputKind>(['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url']);
 
-/** Runs the designer checks on one flow. */
-export function lintDesigner(x: LintInput, report: Report): void {
-  const { flow } = x;
+type Flow = LintInput['flow'];
+
+/**
+ * An input's range rules with text bounds, and the steps its answers lead to: `typedInto` after a typed
+ * answer, `choiceInto` after a choice (which takes typed answers too: "the second one", a label).
+ */
+function lintInputsAndTargets(flow: Flow, report: Report) {
   const typedInto = new Set<string>();
   // Steps a choice leads to: a choice takes typed answers ("the second one", a label) as well as presses.
   const choiceInto = new Map<string, string>();
@@ -39,6 +43,16 @@ export function lintDesigner(x: LintInput, report: Report): void {
     else if (kinds.some((k) => k === 'choice' || k === 'multi_choice'))
       for (const t of targets) if (!choiceInto.has(t)) choiceInto.set(t, id);
   }
+  return { typedInto, choiceInto };
+}
+
+/** `render: edit` on a step reached by a typed answer: it is sent as a new message there. */
+function lintEditAfterTyped(
+  flow: Flow,
+  typedInto: Set<string>,
+  choiceInto: Map<string, string>,
+  report: Report,
+) {
   for (const t of typedInto) {
     const s = flow.steps[t];
     const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
@@ -64,7 +78,10 @@ export function lintDesigner(x: LintInput, report: Report): void {
         : `give "${from}" render: edit too (going back to it then redraws this message, instead of leaving it above with its buttons), or drop render: edit here`,
     );
   }
-  // Routes: come_back needs a goto.
+}
+
+/** Routes: come_back needs a goto. */
+function lintComeBack(flow: Flow, report: Report) {
   const routes: { route: Route; path: (string | number)[] }[] = [];
   for (const [id, step] of Object.entries(flow.steps)) {
     if ('keyboard' in step)
@@ -86,7 +103,11 @@ export function lintDesigner(x: LintInput, report: Report): void {
         'come_back needs a goto (the step to edit)',
         'add goto: <input step>',
       );
-  // Sub-flows: save_as needs a flow that returns something.
+}
+
+/** Sub-flows: save_as needs a flow that returns something. */
+function lintSaveAs(x: LintInput, report: Report) {
+  const { flow } = x;
   for (const [id, step] of Object.entries(flow.steps)) {
     if (step.type !== 'call' || !step.save_as) continue;
     const callee = x.flows.get(step.flow);
@@ -98,6 +119,10 @@ export function lintDesigner(x: LintInput, report: Report): void {
         `give an end step of ${step.flow} a return: <variable>`,
       );
   }
+}
+
+/** The flow defaults' idle target is a step. */
+function lintDefaultIdle(flow: Flow, report: Report) {
   const idle = flow.defaults?.idle?.goto;
   if (idle && !flow.steps[idle]) {
     const guess = closest(idle, Object.keys(flow.steps));
@@ -108,7 +133,11 @@ export function lintDesigner(x: LintInput, report: Report): void {
       guess ? `did you mean "${guess}"?` : undefined,
     );
   }
-  // Built-in texts: every locale the flow speaks needs botflow's catalog, or the flow's own overrides.
+}
+
+/** Built-in texts: every locale the flow speaks needs botflow's catalog, or the flow's own overrides. */
+function lintBuiltinLocales(x: LintInput, report: Report) {
+  const { flow } = x;
   if (flow.i18n) {
     const locales = flow.i18n.locales ?? [...x.catalogs.keys()];
     for (const l of locales) {
@@ -122,6 +151,17 @@ export function lintDesigner(x: LintInput, report: Report): void {
         );
     }
   }
+}
+
+/** Runs the designer checks on one flow. */
+export function lintDesigner(x: LintInput, report: Report): void {
+  const { flow } = x;
+  const { typedInto, choiceInto } = lintInputsAndTargets(flow, report);
+  lintEditAfterTyped(flow, typedInto, choiceInto, report);
+  lintComeBack(flow, report);
+  lintSaveAs(x, report);
+  lintDefaultIdle(flow, report);
+  lintBuiltinLocales(x, report);
 }
 
 /** Whether input step `id` is drawn with `render: edit` (its own, or the flow's default). */

@@ -9,7 +9,7 @@ import { builtinText } from './builtin-texts.ts';
 import { platformButton } from './buttons.ts';
 import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import type { Button, FlowFile } from './schema.ts';
+import type { Button, FlowFile, InputStep } from './schema.ts';
 import { fillTemplate } from './texts.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
@@ -21,11 +21,14 @@ export const RENDER_REF = 'render';
 /** The drawing helpers of one compiled flow. */
 export type Rendering = ReturnType<typeof renderingFor>;
 
-/** Builds the drawing helpers of a flow (`root`); `usesEdit`: some step is drawn with `render: edit`. */
-export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string) {
+type Say = (e: StepEntry, c: FlowContext, text: SayText | string) => string;
+type Effects = (enqueue: Enqueue, params: Effect) => void;
+
+/** A step's texts in the person's locale: flow texts, catalog messages and botflow's built-in texts. */
+function textsFor(root: FlowFile) {
   const localeOf = (e: StepEntry, c: FlowContext) =>
     e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
-  const say = (e: StepEntry, c: FlowContext, text: SayText | string): string => {
+  const say: Say = (e, c, text) => {
     if (typeof text === 'string') return e.text.render(text, c.vars, localeOf(e, c));
     if ('literal' in text) return text.literal;
     if ('flowText' in text) return e.text.render(text.flowText, c.vars, localeOf(e, c));
@@ -39,74 +42,87 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
     return builtinText(text.builtin, locale, args);
   };
   const doneText = (e: StepEntry, c: FlowContext) => say(e, c, { builtin: 'multi-done' });
-  const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
-  const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
-    effect(enqueue, {
-      kind: 'api',
-      op: 'sendMessage',
-      args: { text, format: e.format },
-      ...(usesEdit ? { ref: RENDER_REF } : {}),
-    });
+  return { localeOf, say, doneText };
+}
 
+/** An input's options as rows of `columns` buttons (✓ on the picked ones of a multi_choice, then Done). */
+function optionRows(e: StepEntry, c: FlowContext, s: InputStep, say: Say, doneText: string | undefined) {
+  const rows: unknown[][] = [];
+  const options = s.options ?? [];
+  const per = s.columns ?? 1;
+  const multi = doneText !== undefined;
+  const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
+  for (let i = 0; i < options.length; i += per) {
+    rows.push(
+      options
+        .slice(i, i + per)
+        .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
+    );
+  }
+  if (multi) rows.push([{ type: 'callback', text: doneText, payload: MULTI_DONE }]);
+  return rows;
+}
+
+/** One page of an `options_from` step's choices, with ‹ and › to the pages around it. */
+function choiceRows(e: StepEntry, c: FlowContext, per: number, pageSize: number, say: Say) {
+  const choices = c.choices ?? [];
+  const pages = Math.max(1, Math.ceil(choices.length / pageSize));
+  const page = Math.min(Math.max(0, c.page ?? 0), pages - 1);
+  const first = page * pageSize;
+  const shown = choices.slice(first, first + pageSize);
+  const rows: unknown[][] = [];
+  for (let i = 0; i < shown.length; i += per) {
+    rows.push(
+      shown
+        .slice(i, i + per)
+        .map((choice, j) => ({ type: 'callback', text: choice.text, payload: choiceId(first + i + j) })),
+    );
+  }
+  const nav: unknown[] = [];
+  if (page > 0)
+    nav.push({
+      type: 'callback',
+      text: say(e, c, { builtin: 'choices-previous' }),
+      payload: pageId(page - 1),
+    });
+  if (page < pages - 1)
+    nav.push({ type: 'callback', text: say(e, c, { builtin: 'choices-next' }), payload: pageId(page + 1) });
+  if (nav.length) rows.push(nav);
+  return rows;
+}
+
+/** A step's keyboard: an input's options or a page of its choices, then the step's own buttons. */
+function keyboardFor(say: Say, doneText: (e: StepEntry, c: FlowContext) => string) {
   const button = (e: StepEntry, c: FlowContext, b: Button) => {
     return platformButton(b, say(e, c, b.text), (t) => fillTemplate(t, c.vars));
   };
-  const keyboardOf = (e: StepEntry, c: FlowContext) => {
+  return (e: StepEntry, c: FlowContext) => {
     const s = e.step;
     const rows: unknown[][] = [];
     if (s.type === 'input' && s.options) {
-      const per = s.columns ?? 1;
       const multi = kindsOf(s).includes('multi_choice');
-      const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
-      for (let i = 0; i < s.options.length; i += per) {
-        rows.push(
-          s.options
-            .slice(i, i + per)
-            .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
-        );
-      }
-      if (multi) rows.push([{ type: 'callback', text: doneText(e, c), payload: MULTI_DONE }]);
+      rows.push(...optionRows(e, c, s, say, multi ? doneText(e, c) : undefined));
     }
     if (s.type === 'input' && s.options_from)
-      rows.push(...choiceRows(e, c, s.columns ?? 1, s.options_from.page_size));
+      rows.push(...choiceRows(e, c, s.columns ?? 1, s.options_from.page_size ?? DEFAULT_PAGE_SIZE, say));
     if ('keyboard' in s && s.keyboard)
       for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
     return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
   };
+}
 
-  /** One page of an `options_from` step's choices, with ‹ and › to the pages around it. */
-  const choiceRows = (e: StepEntry, c: FlowContext, per: number, pageSize = DEFAULT_PAGE_SIZE) => {
-    const choices = c.choices ?? [];
-    const pages = Math.max(1, Math.ceil(choices.length / pageSize));
-    const page = Math.min(Math.max(0, c.page ?? 0), pages - 1);
-    const first = page * pageSize;
-    const shown = choices.slice(first, first + pageSize);
-    const rows: unknown[][] = [];
-    for (let i = 0; i < shown.length; i += per) {
-      rows.push(
-        shown
-          .slice(i, i + per)
-          .map((choice, j) => ({ type: 'callback', text: choice.text, payload: choiceId(first + i + j) })),
-      );
-    }
-    const nav: unknown[] = [];
-    if (page > 0)
-      nav.push({
-        type: 'callback',
-        text: say(e, c, { builtin: 'choices-previous' }),
-        payload: pageId(page - 1),
-      });
-    if (page < pages - 1)
-      nav.push({ type: 'callback', text: say(e, c, { builtin: 'choices-next' }), payload: pageId(page + 1) });
-    if (nav.length) rows.push(nav);
-    return rows;
-  };
-
-  /**
-   * Draws a step: edits `c.mid` for `render: edit` (or when `editPressed`: a page turn redraws the pressed
-   * message whatever the step's mode), else sends a new message.
-   */
-  const render = (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
+/**
+ * Draws a step: edits `c.mid` for `render: edit` (or when `editPressed`: a page turn redraws the pressed
+ * message whatever the step's mode), else sends a new message.
+ */
+function drawing(
+  say: Say,
+  keyboardOf: ReturnType<typeof keyboardFor>,
+  effect: Effects,
+  usesEdit: boolean,
+  baseDir: string,
+) {
+  return (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
     const s = e.step;
     if (s.type === 'branch' || s.type === 'handoff') return; // a handoff says its text itself
     const text = s.say ? say(e, c, s.say) : undefined;
@@ -145,6 +161,20 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
       ...(usesEdit ? { ref: RENDER_REF } : {}),
     });
   };
+}
 
+/** Builds the drawing helpers of a flow (`root`); `usesEdit`: some step is drawn with `render: edit`. */
+export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string) {
+  const { localeOf, say, doneText } = textsFor(root);
+  const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
+  const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
+    effect(enqueue, {
+      kind: 'api',
+      op: 'sendMessage',
+      args: { text, format: e.format },
+      ...(usesEdit ? { ref: RENDER_REF } : {}),
+    });
+  const keyboardOf = keyboardFor(say, doneText);
+  const render = drawing(say, keyboardOf, effect, usesEdit, baseDir);
   return { localeOf, say, doneText, effect, send, keyboardOf, render };
 }

@@ -59,6 +59,54 @@ export function typedMenuTransitions(
   ];
 }
 
+/** The step's `time_zone:` ("{{tz}}" filled in), else the variable `time_zone`, else UTC. */
+function timeZoneOf(e: StepEntry, c: FlowContext): string {
+  const s = e.step;
+  const declared = s.type === 'input' && s.time_zone ? fillTemplate(s.time_zone, c.vars).trim() : undefined;
+  const zone = declared || (typeof c.vars.time_zone === 'string' ? c.vars.time_zone : undefined);
+  return zone && isTimeZone(zone) ? zone : 'UTC';
+}
+
+/** An `options_from` step's choices read once per list (by the hash of their texts). */
+function listedFor(c: FlowContext): PreparedCandidates {
+  const choices = c.choices ?? [];
+  const texts = choices.map((x) => x.text);
+  let hash = listHashes.get(choices);
+  if (!hash) {
+    hash = textsHash(texts);
+    listHashes.set(choices, hash);
+  }
+  const build = () => prepareListed(choices, choiceId);
+  const found = kept.get(`list\0${hash}`, () => {
+    const prepared = build();
+    return { size: prepared.size, prepared, texts };
+  });
+  const same = found.texts?.length === texts.length && found.texts.every((t, i) => t === texts[i]);
+  return same && found.prepared ? found.prepared : build();
+}
+
+/** The close options of a clarifying question as buttons: a menu's, a list's choices, or an input's. */
+function clarifyButtons(e: StepEntry, c: FlowContext, ids: readonly string[], say: Rendering['say']) {
+  const s = e.step;
+  const buttons: { text: string; button: Record<string, unknown> }[] = [];
+  for (const id of ids) {
+    if (s.type === 'menu') {
+      const b = namedButtons(s.keyboard).find((x) => x.id === id);
+      const text = b ? say(e, c, b.text) : undefined;
+      if (b && text) buttons.push({ text, button: platformButton(b, text) });
+    } else if (s.type === 'input' && s.options_from) {
+      const text = c.choices?.[choiceIndexOf(id) ?? -1]?.text;
+      if (text)
+        buttons.push({ text, button: { type: 'callback', text, payload: choiceId(choiceIndexOf(id)!) } });
+    } else if (s.type === 'input') {
+      const o = s.options?.find((x) => x.id === id);
+      const text = o ? say(e, c, o.text) : undefined;
+      if (text) buttons.push({ text, button: { type: 'callback', text, payload: id } });
+    }
+  }
+  return buttons;
+}
+
 /** Builds the typed-answer helpers of one compiled flow. */
 export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, usesEdit: boolean) {
   const { localeOf, say, effect } = r;
@@ -69,13 +117,6 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
     const fallback = e.flow.i18n?.default_locale;
     if (!fallback || fallback === localeOf(e, c)) return [mine];
     return [mine, e.text.render(text, c.vars, fallback)];
-  };
-  /** The step's `time_zone:` ("{{tz}}" filled in), else the variable `time_zone`, else UTC. */
-  const timeZoneOf = (e: StepEntry, c: FlowContext): string => {
-    const s = e.step;
-    const declared = s.type === 'input' && s.time_zone ? fillTemplate(s.time_zone, c.vars).trim() : undefined;
-    const zone = declared || (typeof c.vars.time_zone === 'string' ? c.vars.time_zone : undefined);
-    return zone && isTimeZone(zone) ? zone : 'UTC';
   };
   const readingOf = (e: StepEntry, c: FlowContext) => {
     const fallback = e.flow.i18n?.default_locale;
@@ -92,23 +133,6 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
       return { size: prepared.size, prepared };
     });
     return found.prepared ?? build();
-  };
-  /** An `options_from` step's choices read once per list (by the hash of their texts). */
-  const listedFor = (c: FlowContext): PreparedCandidates => {
-    const choices = c.choices ?? [];
-    const texts = choices.map((x) => x.text);
-    let hash = listHashes.get(choices);
-    if (!hash) {
-      hash = textsHash(texts);
-      listHashes.set(choices, hash);
-    }
-    const build = () => prepareListed(choices, choiceId);
-    const found = kept.get(`list\0${hash}`, () => {
-      const prepared = build();
-      return { size: prepared.size, prepared, texts };
-    });
-    const same = found.texts?.length === texts.length && found.texts.every((t, i) => t === texts[i]);
-    return same && found.prepared ? found.prepared : build();
   };
   /** What an input step's typed answer is read against: its declared options or its list's choices. */
   const candidatesFor = (e: StepEntry, c: FlowContext) => (from: CandidatesFrom) => {
@@ -139,23 +163,7 @@ export function typedAnswers(r: Pick<Rendering, 'localeOf' | 'say' | 'effect'>, 
   };
   /** Asks which of the close options was meant: the question, and those options as buttons. */
   const clarify = (enqueue: Enqueue, e: StepEntry, c: FlowContext, ids: readonly string[]) => {
-    const s = e.step;
-    const buttons: { text: string; button: Record<string, unknown> }[] = [];
-    for (const id of ids) {
-      if (s.type === 'menu') {
-        const b = namedButtons(s.keyboard).find((x) => x.id === id);
-        const text = b ? say(e, c, b.text) : undefined;
-        if (b && text) buttons.push({ text, button: platformButton(b, text) });
-      } else if (s.type === 'input' && s.options_from) {
-        const text = c.choices?.[choiceIndexOf(id) ?? -1]?.text;
-        if (text)
-          buttons.push({ text, button: { type: 'callback', text, payload: choiceId(choiceIndexOf(id)!) } });
-      } else if (s.type === 'input') {
-        const o = s.options?.find((x) => x.id === id);
-        const text = o ? say(e, c, o.text) : undefined;
-        if (text) buttons.push({ text, button: { type: 'callback', text, payload: id } });
-      }
-    }
+    const buttons = clarifyButtons(e, c, ids, say);
     const text = say(e, c, { builtin: 'clarify', args: { options: buttons.map((b) => b.text).join(', ') } });
     effect(enqueue, {
       kind: 'api',

@@ -138,8 +138,8 @@ function headerKey(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The endpoint as a fastify plugin: register it on an app of yours (its parsers and errors stay inside). */
-export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCallback {
+/** The endpoint's settings, checked: its path, body limit, key digests, mini-app settings and clock. */
+function endpointSettings(options: EventsEndpointOptions) {
   const path = (options.path ?? '/events').replace(/\/+$/, '') || '/events';
   const maxBody = options.maxBody ?? DEFAULT_EVENTS_MAX_BODY;
   if (!Number.isSafeInteger(maxBody) || maxBody < 1024)
@@ -160,102 +160,133 @@ export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCal
     throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'events endpoint: miniApp needs the bot token');
   const now = options.now ?? Date.now;
 
+  return { path, maxBody, keys, miniApp, now };
+}
+
+type Settings = ReturnType<typeof endpointSettings>;
+
+/** Only JSON bodies: anything else (or JSON that does not parse) is the endpoint's 400. */
+function jsonOnly(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, parsed) => {
+    try {
+      parsed(null, JSON.parse(text as string));
+    } catch {
+      parsed(new EndpointError(400, 'BOTFLOW_EVENTS_REQUEST_INVALID', 'the body is not valid JSON'));
+    }
+  });
+  app.addContentTypeParser('*', (_request, _payload, parsed) => {
+    parsed(
+      new EndpointError(
+        400,
+        'BOTFLOW_EVENTS_REQUEST_INVALID',
+        'send the event as JSON, with Content-Type: application/json',
+      ),
+    );
+  });
+}
+
+/** Sends an event whose shape is right, or answers why not (400), or that it could not be stored (503). */
+async function sendEvent(options: EventsEndpointOptions, event: OutsideEvent, reply: FastifyReply) {
+  // The shape is checked here whatever the sender (the payload's schema is the sender's to check).
+  const problems = eventProblems(event);
+  if (problems.length > 0) throw new EventInvalidError(problems);
+  let receipt: Awaited<ReturnType<EventSender['send']>>;
+  try {
+    receipt = await options.sender.send(event);
+  } catch (error) {
+    if (error instanceof EventInvalidError) throw error;
+    options.logger?.error({ err: error, event: event.name }, 'an event could not be stored');
+    throw new EndpointError(
+      503,
+      'BOTFLOW_EVENTS_UNAVAILABLE',
+      'the event could not be stored: send it again later (with the same key)',
+    );
+  }
+  return reply.code(200).send(receipt);
+}
+
+/** POST <path>: an event from a system that holds one of the keys. */
+function keyRoute(
+  app: FastifyInstance,
+  options: EventsEndpointOptions,
+  { path, maxBody, keys }: Settings,
+): void {
+  app.post(
+    path,
+    {
+      bodyLimit: maxBody,
+      onRequest: async (request) => {
+        if (!keyMatches(keys, credentials(request, 'bearer'))) throw unauthorized();
+      },
+    },
+    async (request, reply) => {
+      const body = bodyObject(request);
+      const key = body.key ?? headerKey(request);
+      const event = {
+        name: body.name,
+        to: body.to,
+        ...(body.payload !== undefined ? { payload: body.payload } : {}),
+        ...(key !== undefined ? { key } : {}),
+      } as OutsideEvent;
+      return sendEvent(options, event, reply);
+    },
+  );
+}
+
+/** POST <path>/mini-app: an event from a mini-app, sent as the person who opened it. */
+function miniAppRoute(
+  app: FastifyInstance,
+  options: EventsEndpointOptions,
+  { path, maxBody, now }: Settings,
+  miniApp: NonNullable<Settings['miniApp']>,
+  cors: ReturnType<typeof allowOrigins> | undefined,
+): void {
+  const allowed = new Set(miniApp.events);
+  app.post(
+    `${path}/mini-app`,
+    { bodyLimit: maxBody, ...(cors ? { onRequest: cors } : {}) },
+    async (request, reply) => {
+      const initData = credentials(request, 'tma');
+      if (initData === undefined)
+        throw new EndpointError(
+          401,
+          'BOTFLOW_EVENTS_UNAUTHORIZED',
+          "send the mini-app's initData as Authorization: tma <window.WebApp.initData>",
+        );
+      const person = validateInitData(initData, miniApp.token, {
+        maxAgeSeconds: miniApp.maxAgeSeconds ?? 3600,
+        now: now(),
+      });
+      const body = bodyObject(request);
+      if (typeof body.name === 'string' && !allowed.has(body.name))
+        throw new EndpointError(
+          403,
+          'BOTFLOW_EVENT_NOT_ALLOWED',
+          `a mini-app may not send "${body.name.slice(0, 64)}": list it in events.miniApp`,
+        );
+      if (body.to !== undefined)
+        throw new EventInvalidError([
+          'to: a mini-app\'s event goes to the person who opened it; leave "to" out',
+        ]);
+      return sendEvent(options, miniAppEvent(person, body, headerKey(request)), reply);
+    },
+  );
+}
+
+/** The endpoint as a fastify plugin: register it on an app of yours (its parsers and errors stay inside). */
+export function eventsEndpoint(options: EventsEndpointOptions): FastifyPluginCallback {
+  const settings = endpointSettings(options);
+  const { path, miniApp } = settings;
   return (app, _options, done) => {
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, parsed) => {
-      try {
-        parsed(null, JSON.parse(text as string));
-      } catch {
-        parsed(new EndpointError(400, 'BOTFLOW_EVENTS_REQUEST_INVALID', 'the body is not valid JSON'));
-      }
-    });
-    app.addContentTypeParser('*', (_request, _payload, parsed) => {
-      parsed(
-        new EndpointError(
-          400,
-          'BOTFLOW_EVENTS_REQUEST_INVALID',
-          'send the event as JSON, with Content-Type: application/json',
-        ),
-      );
-    });
+    jsonOnly(app);
     app.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply, options));
     // A route-level hook, so that it holds under any prefix the plugin is registered with.
     const cors = miniApp?.origins?.length
       ? allowOrigins(app, `${path}/mini-app`, miniApp.origins)
       : undefined;
-
-    const send = async (event: OutsideEvent, reply: FastifyReply) => {
-      // The shape is checked here whatever the sender (the payload's schema is the sender's to check).
-      const problems = eventProblems(event);
-      if (problems.length > 0) throw new EventInvalidError(problems);
-      let receipt: Awaited<ReturnType<EventSender['send']>>;
-      try {
-        receipt = await options.sender.send(event);
-      } catch (error) {
-        if (error instanceof EventInvalidError) throw error;
-        options.logger?.error({ err: error, event: event.name }, 'an event could not be stored');
-        throw new EndpointError(
-          503,
-          'BOTFLOW_EVENTS_UNAVAILABLE',
-          'the event could not be stored: send it again later (with the same key)',
-        );
-      }
-      return reply.code(200).send(receipt);
-    };
-
-    app.post(
-      path,
-      {
-        bodyLimit: maxBody,
-        onRequest: async (request) => {
-          if (!keyMatches(keys, credentials(request, 'bearer'))) throw unauthorized();
-        },
-      },
-      async (request, reply) => {
-        const body = bodyObject(request);
-        const key = body.key ?? headerKey(request);
-        const event = {
-          name: body.name,
-          to: body.to,
-          ...(body.payload !== undefined ? { payload: body.payload } : {}),
-          ...(key !== undefined ? { key } : {}),
-        } as OutsideEvent;
-        return send(event, reply);
-      },
-    );
-
-    if (miniApp) {
-      const allowed = new Set(miniApp.events);
-      app.post(
-        `${path}/mini-app`,
-        { bodyLimit: maxBody, ...(cors ? { onRequest: cors } : {}) },
-        async (request, reply) => {
-          const initData = credentials(request, 'tma');
-          if (initData === undefined)
-            throw new EndpointError(
-              401,
-              'BOTFLOW_EVENTS_UNAUTHORIZED',
-              "send the mini-app's initData as Authorization: tma <window.WebApp.initData>",
-            );
-          const person = validateInitData(initData, miniApp.token, {
-            maxAgeSeconds: miniApp.maxAgeSeconds ?? 3600,
-            now: now(),
-          });
-          const body = bodyObject(request);
-          if (typeof body.name === 'string' && !allowed.has(body.name))
-            throw new EndpointError(
-              403,
-              'BOTFLOW_EVENT_NOT_ALLOWED',
-              `a mini-app may not send "${body.name.slice(0, 64)}": list it in events.miniApp`,
-            );
-          if (body.to !== undefined)
-            throw new EventInvalidError([
-              'to: a mini-app\'s event goes to the person who opened it; leave "to" out',
-            ]);
-          return send(miniAppEvent(person, body, headerKey(request)), reply);
-        },
-      );
-    }
+    keyRoute(app, options, settings);
+    if (miniApp) miniAppRoute(app, options, settings, miniApp, cors);
     done();
   };
 }

@@ -132,6 +132,64 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The wait before fetching again after `error`; throws PollingError when retrying cannot help (a 4xx). */
+function retryDelay(error: unknown, failures: number, initialBackoff: number, maxBackoff: number): number {
+  const backoff = Math.min(maxBackoff, initialBackoff * 2 ** failures);
+  if (error instanceof ApiError) {
+    if (error.status === 429) return Math.max(backoff, (error.retryAfter ?? 0) * 1000);
+    if (error.status < 500) {
+      throw new PollingError(`long polling stopped: ${error.message}`, { cause: error });
+    }
+    return backoff;
+  }
+  if (error instanceof NetworkError) return backoff;
+  // A 2xx answer that did not decode, or something unexpected: retrying is the safe choice.
+  return backoff;
+}
+
+/**
+ * One GET /updates. Without a marker the platform answers only the most recent update: the very first
+ * poll is a handshake that returns at once (timeout 0) to get a marker, so that nothing after it is skipped.
+ */
+function fetchBatch(options: PollingOptions, marker: number | undefined, signal: AbortSignal) {
+  return options.api.getUpdates(
+    {
+      ...(marker !== undefined ? { marker } : {}),
+      limit: options.limit ?? 100,
+      timeout: marker === undefined ? 0 : (options.timeout ?? 30),
+      ...(options.types?.length ? { types: options.types } : {}),
+    },
+    { signal },
+  );
+}
+
+/** The first poll of a database kept only the most recent pending update: said once, as a warning. */
+function warnFirstPoll(log: PollingOptions['logger'], result: UpdatesResult): void {
+  if (result.updates.length === 0) return;
+  log?.warn(
+    { kept: result.updates.length },
+    'first long poll of this database: the platform gives only the most recent pending update without a marker, ' +
+      'so updates queued before this bot first started may have been skipped (start the bot before announcing it)',
+  );
+}
+
+/** Tells `onAccepted` which of the committed entries were new (a listener's error is logged, not thrown). */
+function announceAccepted(options: PollingOptions, results: AppendResult[], entries: InboxEntry[]): void {
+  const added = results.flatMap((r, i) =>
+    r.id === null ? [] : [{ id: r.id, payload: entries[i]!.payload }],
+  );
+  if (added.length === 0) return;
+  try {
+    options.onAccepted?.({
+      ids: added.map((a) => a.id),
+      payloads: added.map((a) => a.payload),
+      duplicates: results.length - added.length,
+    });
+  } catch (error) {
+    options.logger?.error({ err: error }, 'onAccepted listener threw');
+  }
+}
+
 /**
  * Starts polling from the stored marker. With none stored (the very first start), the first request
  * is sent without a marker and with timeout 0: the platform then answers only its most recent update
@@ -172,17 +230,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
           checked = true;
           log?.info({ marker }, 'long polling started');
         }
-        // Without a marker the platform answers only the most recent update: the very first poll is a
-        // handshake that returns at once (timeout 0) to get a marker, so that nothing after it is skipped.
-        result = await options.api.getUpdates(
-          {
-            ...(marker !== undefined ? { marker } : {}),
-            limit: options.limit ?? 100,
-            timeout: marker === undefined ? 0 : (options.timeout ?? 30),
-            ...(options.types?.length ? { types: options.types } : {}),
-          },
-          { signal },
-        );
+        result = await fetchBatch(options, marker, signal);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof PollingError) throw error;
@@ -190,7 +238,7 @@ export function startPolling(options: PollingOptions): PollingHandle {
           await refuseIfSubscribed(signal); // names the subscription when it can
           throw new PollingError(blockedMessage([]), { cause: error });
         }
-        const delay = retryDelay(error, failures++);
+        const delay = retryDelay(error, failures++, initialBackoff, maxBackoff);
         log?.warn({ err: error, retryInMs: delay, failures }, 'GET /updates failed; retrying');
         await sleep(delay, signal);
         continue;
@@ -208,46 +256,13 @@ export function startPolling(options: PollingOptions): PollingHandle {
         continue;
       }
       failures = 0;
-      if (marker === undefined && result.updates.length > 0) {
-        log?.warn(
-          { kept: result.updates.length },
-          'first long poll of this database: the platform gives only the most recent pending update without a marker, ' +
-            'so updates queued before this bot first started may have been skipped (start the bot before announcing it)',
-        );
-      }
+      if (marker === undefined) warnFirstPoll(log, result);
       if (result.marker !== undefined) {
         marker = result.marker;
         markReady();
       }
-      const added = results.flatMap((r, i) =>
-        r.id === null ? [] : [{ id: r.id, payload: entries[i]!.payload }],
-      );
-      if (added.length > 0) {
-        try {
-          options.onAccepted?.({
-            ids: added.map((a) => a.id),
-            payloads: added.map((a) => a.payload),
-            duplicates: results.length - added.length,
-          });
-        } catch (error) {
-          log?.error({ err: error }, 'onAccepted listener threw');
-        }
-      }
+      announceAccepted(options, results, entries);
     }
-  }
-
-  function retryDelay(error: unknown, failures: number): number {
-    const backoff = Math.min(maxBackoff, initialBackoff * 2 ** failures);
-    if (error instanceof ApiError) {
-      if (error.status === 429) return Math.max(backoff, (error.retryAfter ?? 0) * 1000);
-      if (error.status < 500) {
-        throw new PollingError(`long polling stopped: ${error.message}`, { cause: error });
-      }
-      return backoff;
-    }
-    if (error instanceof NetworkError) return backoff;
-    // A 2xx answer that did not decode, or something unexpected: retrying is the safe choice.
-    return backoff;
   }
 
   const done = loop().finally(() => {

@@ -15,7 +15,7 @@
  * later: `new Inspector()` → `startSandbox({ plugins: [webChatPlugin(), inspector.plugin] })` → … →
  * `inspector.attach({ engine, flows, problems })`; on every reload `inspector.setFlows(flows, problems)`.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Engine } from '../engine/engine.ts';
 import { operatorsChats } from '../engine/lane/operators.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
@@ -219,7 +219,15 @@ export class Inspector {
       }
       return this.conversation(key);
     });
-    // The playground's clock: a conversation's timers made due sooner, or one fired now.
+    this.#timerRoutes(app);
+    this.#playgroundRoutes(app);
+    this.#deadLetterRoutes(app);
+    this.#eventStream(app);
+    app.addHook('preClose', async () => this.close());
+  };
+
+  /** The playground's clock: a conversation's timers made due sooner, or one fired now. */
+  #timerRoutes(app: FastifyInstance): void {
     app.post('/_inspector/timers/advance', async (req, reply) => {
       const body = (req.body ?? {}) as { user_id?: unknown; key?: unknown; ms?: unknown };
       const key = conversationKeyOf(body);
@@ -251,6 +259,10 @@ export class Inspector {
       this.#emit('step', { conversationKey: key });
       return { fired: true };
     });
+  }
+
+  /** The playground's reset of a person, and its "start here" (a jump to a step with chosen variables). */
+  #playgroundRoutes(app: FastifyInstance): void {
     // The playground's reset of a person: their conversation ends; the next trigger starts afresh.
     app.post('/_inspector/reset', async (req, reply) => {
       const key = conversationKeyOf((req.body ?? {}) as { user_id?: unknown; key?: unknown });
@@ -299,6 +311,10 @@ export class Inspector {
       this.#emit('step', { conversationKey: key });
       return { jumped: true };
     });
+  }
+
+  /** Dead letters: listed, re-driven or given up. */
+  #deadLetterRoutes(app: FastifyInstance): void {
     app.get('/_inspector/dead-letters', async () => ({
       deadLetters: (await this.#engine?.sessions.deadLetters()) ?? [],
     }));
@@ -325,6 +341,10 @@ export class Inspector {
         return { changed };
       });
     }
+  }
+
+  /** The page's live feed: engine notifications as server-sent events. */
+  #eventStream(app: FastifyInstance): void {
     app.get('/_inspector/events', (req, reply) => {
       reply.hijack();
       const res = reply.raw;
@@ -347,8 +367,7 @@ export class Inspector {
       };
       req.raw.once('close', () => stop());
     });
-    app.addHook('preClose', async () => this.close());
-  };
+  }
 }
 
 /** Keeps only what the page needs of an engine notification (never payloads: they may hold personal data). */

@@ -118,11 +118,8 @@ export const REALISTIC_TIMING = {
   webhook: { firstRetryDelayMs: 30_000, maxRetryDelayMs: 60_000 },
 };
 
-/** Builds the sandbox app (not listening yet). */
-export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
-  const token = options.token ?? generateBotToken();
-  // Its own token only: one given in `token` may be a real platform's, and is never shown.
-  const tokenShown = options.showToken === true && options.token === undefined;
+/** The platform's state (loaded from `dbPath` when saved there), its update hub and people's feed. */
+function sandboxPlatform(options: SandboxOptions) {
   const now = options.now ?? Date.now;
   const store = options.dbPath ? new SandboxStore(options.dbPath) : undefined;
   const saved = store?.load();
@@ -172,16 +169,11 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     feed,
   );
   if (options.origin) platform.origin = options.origin;
-  const requestLog = new RequestLog();
-  const limiter = options.limits === false ? undefined : new RateLimiter(options.limits ?? PLATFORM_LIMITS);
-  const files = new FileStore();
+  return { platform, hub, feed, store };
+}
 
-  // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
-  const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
-  app.decorate('sandbox', { platform, requestLog, token, tokenShown });
-  guardLocalRoutes(app, options.allowedHosts ?? []);
-
-  // Lenient JSON: an empty body is no body; a malformed one is the platform's 400.
+/** Lenient JSON: an empty body is no body; a malformed one is the platform's 400. */
+function lenientJson(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body).trim();
@@ -192,7 +184,10 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
       done(badRequest(`Malformed JSON body: ${(err as Error).message}`), undefined);
     }
   });
+}
 
+/** Errors as the platform shapes them: its own codes, 413, 400 for a bad request, else 500 (logged). */
+function platformErrors(app: FastifyInstance, logger: SandboxOptions['logger']): void {
   app.setErrorHandler((err, _req, reply) => {
     if (err instanceof PlatformError) {
       return reply.code(err.status).headers(err.headers).send({ code: err.code, message: err.message });
@@ -202,10 +197,13 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     if (e.statusCode && e.statusCode < 500) {
       return reply.code(400).send({ code: 'proto.payload', message: e.message });
     }
-    options.logger?.error({ err }, 'sandbox internal error');
+    logger?.error({ err }, 'sandbox internal error');
     return reply.code(500).send({ code: 'internal.error', message: e.message });
   });
-  // Every registered path with its methods, so a wrong verb on an existing path is 405, not 404.
+}
+
+/** Every registered path with its methods, so a wrong verb on an existing path is 405, not 404. */
+function methodNotAllowed(app: FastifyInstance): void {
   const routeTable: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
     const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
@@ -229,7 +227,13 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
     }
     return reply.code(404).send({ code: 'not.found', message: `No such endpoint: ${req.method} ${path}` });
   });
+}
 
+/** Saves after each change (with `dbPath`), and closes the hub, the feed and the store with the app. */
+function persistence(
+  app: FastifyInstance,
+  { platform, hub, feed, store }: ReturnType<typeof sandboxPlatform>,
+): void {
   if (store) {
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') store.scheduleSave(() => platform.data, hub.poll);
@@ -242,6 +246,27 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<Fastif
   app.addHook('onClose', async () => {
     store?.close(platform.data, hub.poll);
   });
+}
+
+/** Builds the sandbox app (not listening yet). */
+export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
+  const token = options.token ?? generateBotToken();
+  // Its own token only: one given in `token` may be a real platform's, and is never shown.
+  const tokenShown = options.showToken === true && options.token === undefined;
+  const parts = sandboxPlatform(options);
+  const { platform } = parts;
+  const requestLog = new RequestLog();
+  const limiter = options.limits === false ? undefined : new RateLimiter(options.limits ?? PLATFORM_LIMITS);
+  const files = new FileStore();
+
+  // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
+  const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
+  app.decorate('sandbox', { platform, requestLog, token, tokenShown });
+  guardLocalRoutes(app, options.allowedHosts ?? []);
+  lenientJson(app);
+  platformErrors(app, options.logger);
+  methodNotAllowed(app);
+  persistence(app, parts);
 
   await app.register(botApiPlugin, { platform, token, limiter, log: requestLog });
   await app.register(async (host) => registerUploadHost(host, platform, files, token));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
 import type { Job } from '../client/scheduler/types.ts';
-import { type TaskContext, type TaskDefinition, TaskError } from '../dispatch/tasks/task.ts';
+import type { TaskDefinition } from '../dispatch/tasks/task.ts';
 import { createEngine } from '../engine/engine.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import type { FlowSet } from '../engine/step/flow-set.ts';
@@ -23,7 +23,18 @@ import { EngineInbox } from '../store/engine-inbox.ts';
 import { type InboxEntry, InboxStore } from '../store/inbox.ts';
 import { TaskStore } from '../store/tasks.ts';
 import { TimerStore } from '../store/timers.ts';
+import {
+  chatOfUpdate,
+  Places,
+  type ReplayClock,
+  type ReplayedCall,
+  recordedTasks,
+  standIn,
+  taskKey,
+} from './replay-api.ts';
 import { type AnnotatedCall, type ConversationDiff, diffCalls } from './replay-diff.ts';
+
+type Database = ReturnType<typeof openDatabase>;
 
 /** What a replay needs. */
 export interface ReplayOptions {
@@ -48,52 +59,6 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
 /** Only calls that change something are compared: reads (getMe, getUpdates, …) are not the flows' doing. */
 export const isWrite = (op: string) => OPERATIONS[op as OperationName]?.write ?? true;
 
-/** Tracks which chat each message and callback belongs to, to group calls by conversation. */
-class Places {
-  readonly #messages = new Map<string, string>();
-  readonly #callbacks = new Map<string, string>();
-
-  learnUpdate(u: Obj): void {
-    const message = isObj(u.message) ? u.message : undefined;
-    const chat = isObj(message?.recipient) ? message.recipient.chat_id : undefined;
-    const mid = isObj(message?.body) ? message.body.mid : undefined;
-    if (chat !== undefined && typeof mid === 'string') this.#messages.set(mid, `chat ${chat}`);
-    const cb = isObj(u.callback) ? u.callback.callback_id : undefined;
-    if (typeof cb === 'string' && chat !== undefined) this.#callbacks.set(cb, `chat ${chat}`);
-  }
-
-  learnResult(args: Obj, result: unknown): void {
-    const message = isObj(result) && isObj(result.message) ? result.message : undefined;
-    const mid = isObj(message?.body) ? message.body.mid : undefined;
-    if (typeof mid === 'string') this.#messages.set(mid, this.of(args));
-  }
-
-  /** The conversation a call belongs to, from its arguments. */
-  of(args: Obj): string {
-    if (args.chat_id !== undefined) return `chat ${args.chat_id}`;
-    if (args.user_id !== undefined) return `user ${args.user_id}`;
-    if (typeof args.callback_id === 'string') return this.#callbacks.get(args.callback_id) ?? 'callbacks';
-    if (typeof args.message_id === 'string') return this.#messages.get(args.message_id) ?? 'messages';
-    return 'bot';
-  }
-}
-
-/** The chat an update happens in: its message's, or the chat it names (bot_started…). */
-function chatOfUpdate(u: Obj): unknown {
-  const message = isObj(u.message) ? u.message : undefined;
-  const chat = isObj(message?.recipient) ? message.recipient.chat_id : undefined;
-  return chat ?? u.chat_id;
-}
-
-/** Callback payloads of a call's inline keyboard, by position. */
-function payloadsOf(args: Obj): string[] {
-  const message = isObj(args.message) ? args.message : args;
-  const attachments = Array.isArray(message.attachments) ? message.attachments : [];
-  const kb = attachments.find((a): a is Obj => isObj(a) && a.type === 'inline_keyboard');
-  const rows = isObj(kb?.payload) && Array.isArray(kb.payload.buttons) ? (kb.payload.buttons as Obj[][]) : [];
-  return rows.flat().map((b) => (typeof b.payload === 'string' ? b.payload : ''));
-}
-
 const isTyping = (c: CallRecord) => c.op === 'sendAction' && c.args.action === 'typing_on';
 
 /**
@@ -104,117 +69,33 @@ function collapseTyping(calls: CallRecord[]): CallRecord[] {
   return calls.filter((c, i) => !(isTyping(c) && i > 0 && isTyping(calls[i - 1]!)));
 }
 
-/** Replays `recording` against `options.flows`. */
-export async function replay(recording: Recording, options: ReplayOptions): Promise<ReplayResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-'));
-  const db = openDatabase({ path: join(dir, 'replay.db') });
-  let time = recording.startedAt;
-  const places = new Places();
+/** The recorded side: its write calls, and the conversation each belongs to (learned up front). */
+function recordedSide(recording: Recording) {
   const recordedCalls = recording.calls.filter((c) => isWrite(c.op));
   // Places of the recorded side: learned from all updates and recorded results up front.
   const recordedPlaces = new Places();
   for (const u of recording.updates) recordedPlaces.learnUpdate(u.update);
   for (const c of recordedCalls) recordedPlaces.learnResult(c.args, c.result);
-  const queues = new Map<string, CallRecord[]>();
-  for (const c of recordedCalls) {
-    const key = recordedPlaces.of(c.args);
-    queues.set(key, [...(queues.get(key) ?? []), c]);
-  }
-  const payloadMap = new Map<string, string>();
-  const replayed: (AnnotatedCall & { conversation: string })[] = [];
-  let synthetic = 0;
-  // What led to each call: the conversation's last update (by index), and the step it is at now.
-  const lastUpdateOf = new Map<string, number>();
-  const stepOf = new Map<string, string>();
-  const annotate = (key: string) => {
-    const cause = lastUpdateOf.get(key);
-    const step = stepOf.get(key);
-    return { ...(cause !== undefined ? { cause } : {}), ...(step !== undefined ? { step } : {}) };
-  };
+  return { recordedCalls, recordedPlaces };
+}
 
-  const serve = async (op: string, args: Obj): Promise<unknown> => {
-    const key = places.of(args);
-    replayed.push({ type: 'call', at: time, op, args, conversation: key, ...annotate(key) });
-    const queue = queues.get(key) ?? [];
-    const found = queue.slice(0, 4).findIndex((c) => c.op === op);
-    const match = found >= 0 ? queue.splice(0, found + 1)[found] : undefined;
-    if (match) {
-      const recorded = payloadsOf(match.args);
-      payloadsOf(args).forEach((p, i) => {
-        if (recorded[i] && p) payloadMap.set(recorded[i]!, p);
-      });
-      // Plain Error on purpose: the recorded failure, replayed with its own message and code.
-      if (match.error) throw Object.assign(new Error(match.error.message), { code: match.error.code });
-      if (match.result !== undefined) {
-        places.learnResult(args, match.result);
-        return match.result;
-      }
-    }
-    if (op === 'sendMessage' || op === 'editMessage') {
-      const mid = `replay.${++synthetic}`;
-      const result = {
-        message: {
-          body: { mid, seq: synthetic, text: args.text },
-          recipient: { chat_id: args.chat_id },
-          timestamp: time,
-        },
-      };
-      places.learnResult(args, result);
-      return op === 'sendMessage' ? result : { success: true };
-    }
-    return { success: true };
-  };
+type Api = ReturnType<typeof standIn>;
 
-  // Tasks answer from the recording (never the real systems), in order per conversation and task name; a
-  // task the recording does not have fails with `not_recorded`. Their inputs are compared like calls.
-  // Tasks run beside the calls (a fast task may end before the prompt is sent), so each conversation's task
-  // attempts are compared in a sequence of their own.
-  const taskKey = (chat: number | undefined, conversation: string) =>
-    `${chat !== undefined ? `chat ${chat}` : `conversation ${conversation}`}, tasks`;
-  const taskQueues = new Map<string, TaskRecord[]>();
-  for (const t of recording.tasks ?? []) {
-    const k = `${taskKey(t.chat, t.conversation)}|${t.task}`;
-    taskQueues.set(k, [...(taskQueues.get(k) ?? []), t]);
-  }
-  const tasks = new Proxy({} as Record<string, TaskDefinition>, {
-    getOwnPropertyDescriptor: (_, name) => ({
-      value: recordedTask(String(name)),
-      configurable: true,
-      enumerable: true,
-      writable: false,
-    }),
-    get: (_, name) => recordedTask(String(name)),
-  });
-  function recordedTask(name: string): TaskDefinition {
-    return (input: unknown, ctx: TaskContext) => {
-      const key = taskKey(ctx.scope.chatId, ctx.scope.conversation);
-      const chat = ctx.scope.chatId !== undefined ? annotate(`chat ${ctx.scope.chatId}`) : {};
-      replayed.push({
-        type: 'call',
-        at: time,
-        op: `task ${name}`,
-        args: input as Obj,
-        conversation: key,
-        ...chat,
-      });
-      const match = taskQueues.get(`${key}|${name}`)?.shift();
-      if (!match)
-        throw new TaskError('not_recorded', `the recording has no (further) result of task "${name}" here`);
-      if (match.error)
-        throw new TaskError(match.error.code, match.error.message, {
-          retryable: match.retried === true,
-        });
-      return match.result;
-    };
-  }
-
+/** An engine over a fresh database whose API is the stand-in and whose tasks are the recorded ones. */
+function replayEngine(
+  db: Database,
+  options: ReplayOptions,
+  api: Api,
+  tasks: Record<string, TaskDefinition>,
+  clock: ReplayClock,
+) {
   const engine = createEngine({
     tasks,
     db,
     flows: options.flows,
-    scheduler: { submit: (job: Job) => serve(job.op, job.args as Obj) },
+    scheduler: { submit: (job: Job) => api.serve(job.op, job.args as Obj) },
     upload: async (media) => ({ type: media.type, payload: { token: `replay-upload:${media.source}` } }),
-    clock: { now: () => time, setTimer: () => undefined, clearTimer: () => undefined },
+    clock: { now: () => clock.time, setTimer: () => undefined, clearTimer: () => undefined },
   });
   // The step each conversation is at, by the chat its calls go to (read once per conversation).
   const chatOf = new Map<string, number | null>();
@@ -224,8 +105,19 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     if (!chatOf.has(key)) chatOf.set(key, engine.sessions.get(key)?.chatId ?? null);
     const chat = chatOf.get(key);
     if (chat !== null && chat !== undefined)
-      stepOf.set(`chat ${chat}`, stepName(JSON.parse(outcome.session.stateValue)));
+      api.stepOf.set(`chat ${chat}`, stepName(JSON.parse(outcome.session.stateValue)));
   });
+  return engine;
+}
+
+/** Feeds the recorded updates and events to the engine on the virtual clock, timers and retries between. */
+async function feed(
+  recording: Recording,
+  db: Database,
+  engine: ReturnType<typeof createEngine>,
+  api: Api,
+  clock: ReplayClock,
+) {
   const inbox = new InboxStore(db);
   const pending = new EngineInbox(db);
   const timers = new TimerStore(db);
@@ -245,11 +137,11 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     for (;;) {
       const next = nextDue();
       if (next === undefined || next > target) break;
-      time = Math.max(time, next);
-      engine.tick(time);
+      clock.time = Math.max(clock.time, next);
+      engine.tick(clock.time);
       await settle();
     }
-    time = Math.max(time, target);
+    clock.time = Math.max(clock.time, target);
   };
 
   // External events go back in where they came: after the updates recorded before them.
@@ -265,31 +157,32 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     }
   };
 
-  try {
-    engine.start();
-    for (const [index, record] of recording.updates.entries()) {
-      await eventsUpTo(index);
-      await advanceTo(record.at);
-      const update = structuredClone(record.update);
-      places.learnUpdate(update);
-      const chat = chatOfUpdate(update);
-      if (chat !== undefined) lastUpdateOf.set(`chat ${chat}`, index);
-      const cb = isObj(update.callback) ? update.callback : undefined;
-      if (cb && typeof cb.payload === 'string') cb.payload = payloadMap.get(cb.payload) ?? cb.payload;
-      inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: record.at }]);
-      engine.processPending();
-      await settle();
-    }
-    await eventsUpTo(Number.POSITIVE_INFINITY);
-    await advanceTo(recording.endedAt);
-    engine.tick(time);
+  engine.start();
+  for (const [index, record] of recording.updates.entries()) {
+    await eventsUpTo(index);
+    await advanceTo(record.at);
+    const update = structuredClone(record.update);
+    api.places.learnUpdate(update);
+    const chat = chatOfUpdate(update);
+    if (chat !== undefined) api.lastUpdateOf.set(`chat ${chat}`, index);
+    const cb = isObj(update.callback) ? update.callback : undefined;
+    if (cb && typeof cb.payload === 'string') cb.payload = api.payloadMap.get(cb.payload) ?? cb.payload;
+    inbox.append([{ ...updateEntry(JSON.stringify(update)), receivedAt: record.at }]);
+    engine.processPending();
     await settle();
-  } finally {
-    await engine.stop({ waitMs: 2_000 });
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
   }
+  await eventsUpTo(Number.POSITIVE_INFINITY);
+  await advanceTo(recording.endedAt);
+  engine.tick(clock.time);
+  await settle();
+}
 
+/** The calls and task attempts of both sides, conversation by conversation, and where they differ. */
+function compare(
+  recording: Recording,
+  { recordedCalls, recordedPlaces }: ReturnType<typeof recordedSide>,
+  replayed: ReplayedCall[],
+): ReplayResult {
   // The recorded side's causes: the conversation's last update at or before the call.
   const updatesOf = new Map<string, { at: number; index: number }[]>();
   recording.updates.forEach((u, index) => {
@@ -349,6 +242,24 @@ export async function replay(recording: Recording, options: ReplayOptions): Prom
     replayedTasks: replayed.filter((c) => c.op.startsWith('task ')).length,
     differences,
   };
+}
+
+/** Replays `recording` against `options.flows`. */
+export async function replay(recording: Recording, options: ReplayOptions): Promise<ReplayResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-'));
+  const db = openDatabase({ path: join(dir, 'replay.db') });
+  const clock: ReplayClock = { time: recording.startedAt };
+  const recorded = recordedSide(recording);
+  const api = standIn(recorded.recordedCalls, recorded.recordedPlaces, clock);
+  const engine = replayEngine(db, options, api, recordedTasks(recording, api, clock), clock);
+  try {
+    await feed(recording, db, engine, api, clock);
+  } finally {
+    await engine.stop({ waitMs: 2_000 });
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return compare(recording, recorded, api.replayed);
 }
 
 /** The inbox row of a recorded external event, as the engine stored it. */

@@ -56,19 +56,11 @@ const Dialog = z.object({
 
 const chatIdOf = (params: unknown) => intArg(params as Record<string, unknown>, 'chat_id', true);
 
-/** Registers `/_sandbox/*` on `app`. */
-export function registerControlRoutes(
-  app: FastifyInstance,
-  p: Platform,
-  files: FileStore,
-  log: RequestLog,
-  signInitData?: InitDataSigner,
-  /** The token `/_sandbox/info` shows: the embedded dev sandbox's own, on loopback (SandboxOptions.showToken). */
-  shownToken?: string,
-): void {
-  const legacy = () => p.settings.legacyPermissionNames;
-  const body = <S extends z.ZodType>(schema: S, raw: unknown) => decodeBody(schema, raw, 'body');
+const body = <S extends z.ZodType>(schema: S, raw: unknown) => decodeBody(schema, raw, 'body');
 
+/** The sandbox itself, people and chats: info, users, chats, starting and stopping the bot, a dialog. */
+function registerPeopleRoutes(app: FastifyInstance, p: Platform, shownToken: string | undefined): void {
+  const legacy = () => p.settings.legacyPermissionNames;
   app.get('/_sandbox/info', async () => ({
     bot: userView(p.data.bot),
     origin: p.origin,
@@ -105,7 +97,15 @@ export function registerControlRoutes(
     const b = body(Dialog, bodyOf(req));
     return { chat_id: chats.dialogAction(p, b.user_id, b.action, b.until).chat_id };
   });
+}
 
+/** What a person does with messages: send, edit, delete, press a button. */
+function registerMessageRoutes(
+  app: FastifyInstance,
+  p: Platform,
+  files: FileStore,
+  signInitData?: InitDataSigner,
+): void {
   app.post('/_sandbox/messages', async (req) => {
     const b = body(Send, bodyOf(req));
     const msg = msgs.personSends(p, files, b.user_id, b.chat_id, b);
@@ -124,7 +124,10 @@ export function registerControlRoutes(
     const b = body(Press, bodyOf(req));
     return msgs.personPresses(p, files, b.user_id, b.message_id, b, signInitData);
   });
+}
 
+/** What a person does in a group chat: add or remove the bot, its rights, members, the title. */
+function registerGroupRoutes(app: FastifyInstance, p: Platform): void {
   app.post('/_sandbox/chats/:chat_id/bot', async (req) => {
     const b = body(z.object({ user_id: id, permissions: z.array(z.string()).optional() }), bodyOf(req));
     return chatView(p.data, chats.addBot(p, b.user_id, chatIdOf(req.params), b.permissions));
@@ -152,7 +155,10 @@ export function registerControlRoutes(
     const b = body(z.object({ user_id: id, title: z.string() }), bodyOf(req));
     return chatView(p.data, chats.renameChat(p, b.user_id, chatIdOf(req.params), b.title));
   });
+}
 
+/** A person's comments on a channel's post: write, edit, remove. */
+function registerCommentRoutes(app: FastifyInstance, p: Platform): void {
   app.post('/_sandbox/comments', async (req) => {
     const b = body(z.object({ user_id: id, post_id: z.string(), text: z.string() }), bodyOf(req));
     return { message: msgs.personComments(p, b.user_id, { post_id: b.post_id, text: b.text }) };
@@ -168,7 +174,10 @@ export function registerControlRoutes(
       remove: true,
     });
   });
+}
 
+/** What people see and what the bot did: a person's view, notifications, requests, deliveries. */
+function registerViewRoutes(app: FastifyInstance, p: Platform, log: RequestLog): void {
   app.get('/_sandbox/view', async (req) => {
     const a = argsOf(req);
     return personView(p, intArg(a, 'user_id', true), intArg(a, 'chat_id'));
@@ -183,6 +192,22 @@ export function registerControlRoutes(
     backlog: p.hub.webhooks.backlog(),
     pending_polling: p.hub.poll.pending,
   }));
+}
 
+/** Registers `/_sandbox/*` on `app`. */
+export function registerControlRoutes(
+  app: FastifyInstance,
+  p: Platform,
+  files: FileStore,
+  log: RequestLog,
+  signInitData?: InitDataSigner,
+  /** The token `/_sandbox/info` shows: the embedded dev sandbox's own, on loopback (SandboxOptions.showToken). */
+  shownToken?: string,
+): void {
+  registerPeopleRoutes(app, p, shownToken);
+  registerMessageRoutes(app, p, files, signInitData);
+  registerGroupRoutes(app, p);
+  registerCommentRoutes(app, p);
+  registerViewRoutes(app, p, log);
   registerEventStream(app, p);
 }

@@ -17,14 +17,17 @@ function groupOnly(chat: ChatRecord): void {
     throw badRequest(`Chat ${chat.chat_id} is a dialog: it has no members or admins to manage`);
 }
 
-export function registerMemberRoutes(app: FastifyInstance, p: Platform): void {
-  const legacy = () => p.settings.legacyPermissionNames;
-  const view = (chat: ChatRecord, userId: number) => {
-    const m = chat.members[String(userId)];
-    if (!m) throw notFound(`User ${userId} is not a member of chat ${chat.chat_id}`);
-    return memberView(p.data, m, legacy());
-  };
+/** The member's view in a chat (404 when the user is not a member). */
+function memberIn(p: Platform, chat: ChatRecord, userId: number) {
+  const m = chat.members[String(userId)];
+  if (!m) throw notFound(`User ${userId} is not a member of chat ${chat.chat_id}`);
+  return memberView(p.data, m, p.settings.legacyPermissionNames);
+}
 
+/** The bot's own membership: read it, leave the chat. */
+function registerBotMembership(app: FastifyInstance, p: Platform): void {
+  const legacy = () => p.settings.legacyPermissionNames;
+  const view = (chat: ChatRecord, userId: number) => memberIn(p, chat, userId);
   app.get('/chats/:chat_id/members/me', { config: { op: 'getMembership' } }, async (req) => {
     const chat = pathChat(p, req.params);
     if (chat.type === 'dialog') {
@@ -52,7 +55,11 @@ export function registerMemberRoutes(app: FastifyInstance, p: Platform): void {
     p.chatChanged(chat);
     return { success: true };
   });
+}
 
+/** A chat's admins: list, appoint, revoke. */
+function registerAdminRoutes(app: FastifyInstance, p: Platform): void {
+  const legacy = () => p.settings.legacyPermissionNames;
   app.get('/chats/:chat_id/members/admins', { config: { op: 'getAdmins' } }, async (req) => {
     const chat = pathChat(p, req.params);
     groupOnly(chat);
@@ -98,7 +105,12 @@ export function registerMemberRoutes(app: FastifyInstance, p: Platform): void {
     member.permissions = [];
     return { success: true };
   });
+}
 
+/** A chat's members: list (by ids or by page), add, remove. */
+function registerMemberListRoutes(app: FastifyInstance, p: Platform): void {
+  const legacy = () => p.settings.legacyPermissionNames;
+  const view = (chat: ChatRecord, userId: number) => memberIn(p, chat, userId);
   app.get('/chats/:chat_id/members', { config: { op: 'getMembers' } }, async (req) => {
     const chat = pathChat(p, req.params);
     groupOnly(chat);
@@ -161,4 +173,10 @@ export function registerMemberRoutes(app: FastifyInstance, p: Platform): void {
     p.chatChanged(chat);
     return { success: true };
   });
+}
+
+export function registerMemberRoutes(app: FastifyInstance, p: Platform): void {
+  registerBotMembership(app, p);
+  registerAdminRoutes(app, p);
+  registerMemberListRoutes(app, p);
 }

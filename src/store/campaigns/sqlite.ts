@@ -22,8 +22,30 @@ import {
 } from './queries.ts';
 import type { CampaignPort, CampaignRow, DueRecipient, PersonFacts, RecipientRow } from './types.ts';
 
-/** The campaign store over `db`. */
-export function sqliteCampaigns(db: Database.Database): CampaignPort {
+/** A new campaign and the snapshot of its recipients, in one transaction. */
+function createTransaction(db: Database.Database): CampaignPort['create'] {
+  const insertCampaign = db.prepare(
+    'INSERT INTO campaigns (id, name, flow_id, spec, status, recipients, created_at, start_at, updated_at) ' +
+      'VALUES (@id, @name, @flowId, @spec, @status, 0, @createdAt, @startAt, @createdAt)',
+  );
+  return db.transaction((campaign: Omit<CampaignRow, 'recipients' | 'updatedAt'>, segment, timeZoneVar) => {
+    insertCampaign.run(campaign);
+    const snap = snapshotSql(
+      'sqlite',
+      campaign.id,
+      segment,
+      campaign.createdAt,
+      campaign.startAt,
+      timeZoneVar,
+    );
+    const n = db.prepare(snap.text).run(...snap.params).changes;
+    db.prepare('UPDATE campaigns SET recipients = ? WHERE id = ?').run(n, campaign.id);
+    return n;
+  }) as CampaignPort['create'];
+}
+
+/** Released entries into the inbox, skipped and deferred ones marked: one transaction. */
+function releaseTransaction(db: Database.Database): CampaignPort['release'] {
   const insertEntry = db.prepare(
     "INSERT INTO inbox (kind, dedupe_key, conversation_key, payload, received_at) VALUES ('campaign', ?, ?, ?, ?) " +
       'ON CONFLICT (dedupe_key) DO NOTHING',
@@ -37,10 +59,20 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
   const deferred = db.prepare(
     "UPDATE campaign_recipients SET not_before = ? WHERE campaign_id = ? AND conversation_key = ? AND status = 'queued'",
   );
-  const insertCampaign = db.prepare(
-    'INSERT INTO campaigns (id, name, flow_id, spec, status, recipients, created_at, start_at, updated_at) ' +
-      'VALUES (@id, @name, @flowId, @spec, @status, 0, @createdAt, @startAt, @createdAt)',
-  );
+  return db.transaction((id: string, decisions, now: number) => {
+    for (const r of decisions.release) {
+      insertEntry.run(r.dedupeKey, r.conversationKey, r.payload, now);
+      released.run(now, id, r.conversationKey);
+    }
+    for (const r of decisions.skip) skipped.run(r.reason, now, id, r.conversationKey);
+    for (const r of decisions.defer) deferred.run(r.notBefore, id, r.conversationKey);
+  }) as CampaignPort['release'];
+}
+
+/** The campaign store over `db`. */
+export function sqliteCampaigns(db: Database.Database): CampaignPort {
+  const release = releaseTransaction(db);
+  const create = createTransaction(db);
   return {
     match(segment, now, sample, timeZoneVar) {
       const count = countSql('sqlite', segment, now);
@@ -51,22 +83,7 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       })[];
       return { count: n, sample: found.map(stepKeyOfValue) };
     },
-    create: db.transaction(
-      (campaign: Omit<CampaignRow, 'recipients' | 'updatedAt'>, segment, timeZoneVar) => {
-        insertCampaign.run(campaign);
-        const snap = snapshotSql(
-          'sqlite',
-          campaign.id,
-          segment,
-          campaign.createdAt,
-          campaign.startAt,
-          timeZoneVar,
-        );
-        const n = db.prepare(snap.text).run(...snap.params).changes;
-        db.prepare('UPDATE campaigns SET recipients = ? WHERE id = ?').run(n, campaign.id);
-        return n;
-      },
-    ) as CampaignPort['create'],
+    create,
     get: (id) =>
       db.prepare(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ?`).get(id) as CampaignRow | undefined,
     list: () =>
@@ -85,14 +102,7 @@ export function sqliteCampaigns(db: Database.Database): CampaignPort {
       })[];
       return rows.map((r) => ({ ...r, left: Boolean(r.left) }));
     },
-    release: db.transaction((id: string, decisions, now: number) => {
-      for (const r of decisions.release) {
-        insertEntry.run(r.dedupeKey, r.conversationKey, r.payload, now);
-        released.run(now, id, r.conversationKey);
-      }
-      for (const r of decisions.skip) skipped.run(r.reason, now, id, r.conversationKey);
-      for (const r of decisions.defer) deferred.run(r.notBefore, id, r.conversationKey);
-    }) as CampaignPort['release'],
+    release,
     settleFailed: (id, now) => db.prepare(SETTLE_FAILED_SQL).run(now, id).changes,
     queued(id) {
       const r = db.prepare(QUEUED_SQL).get(id) as {

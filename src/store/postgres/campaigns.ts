@@ -43,6 +43,84 @@ const campaignOf = (r: Record<string, unknown>): CampaignRow => ({
   updatedAt: Number(r.updatedAt),
 });
 
+type Port = CampaignPort;
+
+/** A new campaign and the snapshot of its recipients, in one transaction; the number of recipients. */
+async function insertCampaign(
+  client: pg.PoolClient,
+  campaign: Parameters<Port['create']>[0],
+  segment: Parameters<Port['create']>[1],
+  timeZoneVar: Parameters<Port['create']>[2],
+): Promise<number> {
+  await client.query(
+    'INSERT INTO campaigns (id, name, flow_id, spec, status, recipients, created_at, start_at, updated_at) ' +
+      'VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $6)',
+    [
+      campaign.id,
+      campaign.name,
+      campaign.flowId,
+      campaign.spec,
+      campaign.status,
+      campaign.createdAt,
+      campaign.startAt,
+    ],
+  );
+  const snap = snapshotSql(
+    'postgres',
+    campaign.id,
+    segment,
+    campaign.createdAt,
+    campaign.startAt,
+    timeZoneVar,
+  );
+  const { rowCount } = await client.query(numbered(snap.text), snap.params);
+  await client.query('UPDATE campaigns SET recipients = $1 WHERE id = $2', [rowCount ?? 0, campaign.id]);
+  return rowCount ?? 0;
+}
+
+/** Released entries into the inbox (announced on its channel), skipped and deferred ones marked. */
+async function releaseDecisions(
+  client: pg.PoolClient,
+  id: string,
+  decisions: Parameters<Port['release']>[1],
+  now: number,
+): Promise<void> {
+  const keys = decisions.release.map((r) => r.conversationKey);
+  if (keys.length > 0) {
+    await client.query(
+      'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
+        "SELECT p, 'campaign', d, k, j, $5 FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS x(p, d, k, j) " +
+        'ON CONFLICT (dedupe_key) DO NOTHING',
+      [
+        keys.map(partitionOf),
+        decisions.release.map((r) => r.dedupeKey),
+        keys,
+        decisions.release.map((r) => r.payload),
+        now,
+      ],
+    );
+    await client.query(
+      "UPDATE campaign_recipients SET status = 'released', released_at = $3 WHERE campaign_id = $1 " +
+        "AND conversation_key = ANY ($2::text[]) AND status = 'queued'",
+      [id, keys, now],
+    );
+    await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+  }
+  if (decisions.skip.length > 0)
+    await client.query(
+      "UPDATE campaign_recipients r SET status = 'skipped', reason = x.reason, settled_at = $4 " +
+        'FROM unnest($2::text[], $3::text[]) AS x(k, reason) ' +
+        "WHERE r.campaign_id = $1 AND r.conversation_key = x.k AND r.status = 'queued'",
+      [id, decisions.skip.map((r) => r.conversationKey), decisions.skip.map((r) => r.reason), now],
+    );
+  if (decisions.defer.length > 0)
+    await client.query(
+      'UPDATE campaign_recipients r SET not_before = x.at FROM unnest($2::text[], $3::bigint[]) AS x(k, at) ' +
+        "WHERE r.campaign_id = $1 AND r.conversation_key = x.k AND r.status = 'queued'",
+      [id, decisions.defer.map((r) => r.conversationKey), decisions.defer.map((r) => r.notBefore)],
+    );
+}
+
 /** The campaign store over `pool`. */
 export function pgCampaigns(pool: pg.Pool): CampaignPort {
   const q = (sql: string, params: unknown[] = []) => pool.query(numbered(sql), params);
@@ -61,35 +139,7 @@ export function pgCampaigns(pool: pg.Pool): CampaignPort {
       };
     },
     create: (campaign, segment, timeZoneVar) =>
-      inTransaction(pool, async (client) => {
-        await client.query(
-          'INSERT INTO campaigns (id, name, flow_id, spec, status, recipients, created_at, start_at, updated_at) ' +
-            'VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $6)',
-          [
-            campaign.id,
-            campaign.name,
-            campaign.flowId,
-            campaign.spec,
-            campaign.status,
-            campaign.createdAt,
-            campaign.startAt,
-          ],
-        );
-        const snap = snapshotSql(
-          'postgres',
-          campaign.id,
-          segment,
-          campaign.createdAt,
-          campaign.startAt,
-          timeZoneVar,
-        );
-        const { rowCount } = await client.query(numbered(snap.text), snap.params);
-        await client.query('UPDATE campaigns SET recipients = $1 WHERE id = $2', [
-          rowCount ?? 0,
-          campaign.id,
-        ]);
-        return rowCount ?? 0;
-      }),
+      inTransaction(pool, (client) => insertCampaign(client, campaign, segment, timeZoneVar)),
     async get(id) {
       const { rows } = await q(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ?`, [id]);
       return rows[0] ? campaignOf(rows[0]) : undefined;
@@ -120,42 +170,7 @@ export function pgCampaigns(pool: pg.Pool): CampaignPort {
       );
     },
     release: (id, decisions, now) =>
-      inTransaction(pool, async (client) => {
-        const keys = decisions.release.map((r) => r.conversationKey);
-        if (keys.length > 0) {
-          await client.query(
-            'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
-              "SELECT p, 'campaign', d, k, j, $5 FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS x(p, d, k, j) " +
-              'ON CONFLICT (dedupe_key) DO NOTHING',
-            [
-              keys.map(partitionOf),
-              decisions.release.map((r) => r.dedupeKey),
-              keys,
-              decisions.release.map((r) => r.payload),
-              now,
-            ],
-          );
-          await client.query(
-            "UPDATE campaign_recipients SET status = 'released', released_at = $3 WHERE campaign_id = $1 " +
-              "AND conversation_key = ANY ($2::text[]) AND status = 'queued'",
-            [id, keys, now],
-          );
-          await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
-        }
-        if (decisions.skip.length > 0)
-          await client.query(
-            "UPDATE campaign_recipients r SET status = 'skipped', reason = x.reason, settled_at = $4 " +
-              'FROM unnest($2::text[], $3::text[]) AS x(k, reason) ' +
-              "WHERE r.campaign_id = $1 AND r.conversation_key = x.k AND r.status = 'queued'",
-            [id, decisions.skip.map((r) => r.conversationKey), decisions.skip.map((r) => r.reason), now],
-          );
-        if (decisions.defer.length > 0)
-          await client.query(
-            'UPDATE campaign_recipients r SET not_before = x.at FROM unnest($2::text[], $3::bigint[]) AS x(k, at) ' +
-              "WHERE r.campaign_id = $1 AND r.conversation_key = x.k AND r.status = 'queued'",
-            [id, decisions.defer.map((r) => r.conversationKey), decisions.defer.map((r) => r.notBefore)],
-          );
-      }),
+      inTransaction(pool, (client) => releaseDecisions(client, id, decisions, now)),
     async settleFailed(id, now) {
       const { rowCount } = await q(SETTLE_FAILED_SQL, [now, id]);
       return rowCount ?? 0;

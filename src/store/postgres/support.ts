@@ -62,47 +62,95 @@ async function announceTimers(pool: pg.Pool): Promise<void> {
   await pool.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
 }
 
+/** Sessions by status, flow and age, the most recently updated first. */
+async function listSessions(pool: pg.Pool, query: Parameters<SupportPort<false>['listSessions']>[0]) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(`${sql} $${params.length}`);
+  };
+  if (query.status) add('status =', query.status);
+  if (query.flowId) add('flow_id =', query.flowId);
+  if (query.updatedBefore !== undefined) add('updated_at <', query.updatedBefore);
+  params.push(Math.min(Math.max(1, Math.trunc(query.limit ?? 50)), 1000));
+  const { rows } = await pool.query<SessionSummary>(
+    `SELECT ${SUMMARY_COLUMNS} FROM sessions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ` +
+      `ORDER BY updated_at DESC, conversation_key COLLATE "C" LIMIT $${params.length}`,
+    params,
+  );
+  return rows;
+}
+
+/** A conversation's session, its armed timers, and its latest calls and tasks. */
+async function conversationOf(
+  pool: pg.Pool,
+  key: string,
+  recent: number,
+): Promise<ConversationRows | undefined> {
+  const session = await pgSession(pool, key);
+  if (!session) return undefined;
+  const [timers, calls, tasks] = await Promise.all([
+    pool.query<TimerRow>(
+      `SELECT ${TIMER_COLUMNS} FROM timers WHERE conversation_key = $1 AND status = 'armed' ORDER BY id DESC`,
+      [key],
+    ),
+    pool.query(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`, [
+      key,
+      recent,
+    ]),
+    pool.query(`SELECT ${TASK_COLUMNS} FROM tasks WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`, [
+      key,
+      recent,
+    ]),
+  ]);
+  return { session, timers: timers.rows, calls: calls.rows, tasks: tasks.rows };
+}
+
+/**
+ * A session placed at a step (a designer's jump, or a new one), its entry in the step log, and the jump's
+ * inbox entry announced on the inbox channel.
+ */
+async function placeSession(
+  client: pg.PoolClient,
+  p: PlacedSession,
+  now: number,
+  jump: Parameters<SupportPort<false>['placeSession']>[2],
+): Promise<number> {
+  const key = p.conversationKey;
+  if (jump) await endWhatRuns(client, key, jump.reason, now);
+  const { rows } = await client.query<{ revision: number }>(
+    'INSERT INTO sessions AS s (conversation_key, flow_id, flow_version, status, state_value, snapshot, ' +
+      'revision, step_instance, started_revision, chat_id, user_id, locale, started_at, updated_at) ' +
+      "VALUES ($1, $2, $3, 'active', $4, $5, 1, 1, 1, $6, $7, $8, $9, $9) ON CONFLICT (conversation_key) " +
+      "DO UPDATE SET flow_id = $2, flow_version = $3, status = 'active', state_value = $4, snapshot = $5, " +
+      'revision = s.revision + 1, step_instance = s.revision + 1, started_revision = s.revision + 1, ' +
+      'chat_id = $6, user_id = $7, locale = $8, started_at = $9, updated_at = $9 RETURNING s.revision',
+    [key, p.flowId, p.flowVersion, p.stateValue, p.snapshot, p.chatId, p.userId, p.locale, now],
+  );
+  const revision = rows[0]!.revision;
+  // The funnel sees a new session on the step (a jump is a session of its own).
+  await client.query(
+    'INSERT INTO step_log (conversation_key, step_instance, session_revision, flow_id, flow_version, ' +
+      "step, event, n, at) VALUES ($1, $2, $2, $3, $4, $5, 'enter', 1, $6)",
+    [key, revision, p.flowId, p.flowVersion, p.step, now],
+  );
+  if (jump)
+    await client.query(
+      'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
+        `VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (dedupe_key) DO NOTHING`,
+      [partitionOf(key), jump.kind, `jump:${key}:${revision}`, key, jump.payload, now],
+    );
+  if (jump) await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+  return revision;
+}
+
 /** Support over `pool` (migrations applied). */
 export function pgSupport(pool: pg.Pool): SupportPort<false> {
   const outbox = new PgOutbox(pool);
   return {
-    async listSessions(query) {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const add = (sql: string, value: unknown) => {
-        params.push(value);
-        where.push(`${sql} $${params.length}`);
-      };
-      if (query.status) add('status =', query.status);
-      if (query.flowId) add('flow_id =', query.flowId);
-      if (query.updatedBefore !== undefined) add('updated_at <', query.updatedBefore);
-      params.push(Math.min(Math.max(1, Math.trunc(query.limit ?? 50)), 1000));
-      const { rows } = await pool.query<SessionSummary>(
-        `SELECT ${SUMMARY_COLUMNS} FROM sessions${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ` +
-          `ORDER BY updated_at DESC, conversation_key COLLATE "C" LIMIT $${params.length}`,
-        params,
-      );
-      return rows;
-    },
-    async conversation(key, recent): Promise<ConversationRows | undefined> {
-      const session = await pgSession(pool, key);
-      if (!session) return undefined;
-      const [timers, calls, tasks] = await Promise.all([
-        pool.query<TimerRow>(
-          `SELECT ${TIMER_COLUMNS} FROM timers WHERE conversation_key = $1 AND status = 'armed' ORDER BY id DESC`,
-          [key],
-        ),
-        pool.query(
-          `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`,
-          [key, recent],
-        ),
-        pool.query(
-          `SELECT ${TASK_COLUMNS} FROM tasks WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`,
-          [key, recent],
-        ),
-      ]);
-      return { session, timers: timers.rows, calls: calls.rows, tasks: tasks.rows };
-    },
+    listSessions: (query) => listSessions(pool, query),
+    conversation: (key, recent) => conversationOf(pool, key, recent),
     async history(key, limit, beforeId = Number.MAX_SAFE_INTEGER) {
       const { rows } = await pool.query<InboxHistoryRow>(
         `SELECT ${HISTORY_COLUMNS} FROM inbox WHERE conversation_key = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
@@ -142,34 +190,7 @@ export function pgSupport(pool: pg.Pool): SupportPort<false> {
       return rowCount === 1;
     },
     placeSession: (p: PlacedSession, now, jump) =>
-      inTransaction(pool, async (client) => {
-        const key = p.conversationKey;
-        if (jump) await endWhatRuns(client, key, jump.reason, now);
-        const { rows } = await client.query<{ revision: number }>(
-          'INSERT INTO sessions AS s (conversation_key, flow_id, flow_version, status, state_value, snapshot, ' +
-            'revision, step_instance, started_revision, chat_id, user_id, locale, started_at, updated_at) ' +
-            "VALUES ($1, $2, $3, 'active', $4, $5, 1, 1, 1, $6, $7, $8, $9, $9) ON CONFLICT (conversation_key) " +
-            "DO UPDATE SET flow_id = $2, flow_version = $3, status = 'active', state_value = $4, snapshot = $5, " +
-            'revision = s.revision + 1, step_instance = s.revision + 1, started_revision = s.revision + 1, ' +
-            'chat_id = $6, user_id = $7, locale = $8, started_at = $9, updated_at = $9 RETURNING s.revision',
-          [key, p.flowId, p.flowVersion, p.stateValue, p.snapshot, p.chatId, p.userId, p.locale, now],
-        );
-        const revision = rows[0]!.revision;
-        // The funnel sees a new session on the step (a jump is a session of its own).
-        await client.query(
-          'INSERT INTO step_log (conversation_key, step_instance, session_revision, flow_id, flow_version, ' +
-            "step, event, n, at) VALUES ($1, $2, $2, $3, $4, $5, 'enter', 1, $6)",
-          [key, revision, p.flowId, p.flowVersion, p.step, now],
-        );
-        if (jump)
-          await client.query(
-            'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
-              `VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (dedupe_key) DO NOTHING`,
-            [partitionOf(key), jump.kind, `jump:${key}:${revision}`, key, jump.payload, now],
-          );
-        if (jump) await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
-        return revision;
-      }),
+      inTransaction(pool, (client) => placeSession(client, p, now, jump)),
     planSources: (latest) => pgPlanSources(pool, latest),
     stepLog: (query) => pgStepLog(pool, query),
   };

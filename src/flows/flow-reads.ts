@@ -1,0 +1,234 @@
+/**
+ * Every read of a variable in a flow, with where it happens and the site it is reached from (lint-vars.ts
+ * checks them): texts and Fluent messages, computed values and task inputs, `with:` copies, conditions,
+ * keyboards, an input's time zone and `options_from`, an end's `return`. var-reads.ts finds the names in
+ * each kind of text.
+ */
+import { isExpression } from './expressions.ts';
+import type { FlowScope } from './flow-scope.ts';
+import type { walkFlow } from './flow-walk.ts';
+import type { LintInput, Report } from './lint-input.ts';
+import { closest, type Problem } from './problems.ts';
+import type { InputStep, Step } from './schema.ts';
+import { expressionReads, fluentReads, ftlPosition, templateReads } from './var-reads.ts';
+import { conditionReads, getAt, itemAt, type Read, type Site, siteOf, visitValues } from './var-sites.ts';
+import { describeType, fluentFields, typeAt, UNKNOWN, type VarType } from './var-types.ts';
+import type { Path } from './yaml-source.ts';
+
+type Walk = ReturnType<typeof walkFlow>;
+
+/** Collecting the reads of one flow: where each happens, and the site it is reached from. */
+interface Collector {
+  readonly flow: LintInput['flow'];
+  readonly scope: FlowScope;
+  readonly reads: Read[];
+  readonly at: (path: Path) => Site | undefined;
+  readonly exprAt: (path: Path, source: string, site: Site | undefined) => void;
+  readonly templateAt: (path: Path, text: string, site: Site | undefined, item?: VarType) => void;
+}
+
+function collector(flow: LintInput['flow'], scope: FlowScope): Collector {
+  const reads: Read[] = [];
+  return {
+    flow,
+    scope,
+    reads,
+    at: (path: Path) => siteOf(flow, scope.graph, path),
+    exprAt: (path: Path, source: string, site: Site | undefined) => {
+      for (const r of expressionReads(source))
+        reads.push({ path, read: r, shown: [r.name, ...r.fields].join('.'), site });
+    },
+    templateAt: (path: Path, text: string, site: Site | undefined, item?: VarType) => {
+      for (const r of templateReads(text))
+        reads.push({
+          path,
+          read: r,
+          shown: `{{${[r.name, ...r.fields].join('.')}}}`,
+          site,
+          ...(item ? { item } : {}),
+        });
+    },
+  };
+}
+
+/** Computed `set:` values and task inputs, `with:` copies. */
+function valueReads({ flow, at, exprAt, templateAt }: Collector): void {
+  visitValues(flow, (path, value, key) => {
+    if (typeof value !== 'string') return;
+    if (key === 'set') {
+      const site = at(path.slice(0, -2));
+      const before = Object.keys((getAt(flow, path.slice(0, -1)) as Record<string, unknown>) ?? {});
+      const earlier = before.slice(0, before.indexOf(String(path.at(-1))));
+      if (isExpression(value)) exprAt(path, value, site && { ...site, extra: [...site.extra, ...earlier] });
+    } else if (key === 'input') {
+      if (isExpression(value)) exprAt(path, value, at(path));
+      else templateAt(path, value, at(path));
+    } else if (key === 'with' && /^\{\{\s*[\w.]+\s*\}\}$/.test(value)) templateAt(path, value, at(path));
+  });
+}
+
+/** A clipboard text and a mini-app payload: {{variables}} filled in when the keyboard is drawn. */
+function keyboardReads({ templateAt }: Collector, id: string, step: Step): void {
+  const p = ['steps', id];
+  ('keyboard' in step ? (step.keyboard ?? []) : []).forEach((row, r) => {
+    row.forEach((b, c) => {
+      const site = { steps: [id], extra: [] };
+      if (b.clipboard) templateAt([...p, 'keyboard', r, c, 'clipboard'], b.clipboard, site);
+      if (b.open_app?.payload)
+        templateAt([...p, 'keyboard', r, c, 'open_app', 'payload'], b.open_app.payload, site);
+    });
+  });
+}
+
+/** An input's time zone read from a variable ("{{zone}}"), and its `options_from` list and value. */
+function inputReads(k: Collector, id: string, step: InputStep, report: Report): void {
+  const { flow, scope, reads } = k;
+  const p = ['steps', id];
+  if (step.time_zone?.includes('{{'))
+    k.templateAt([...p, 'time_zone'], step.time_zone, { steps: [id], extra: [] });
+  if (!step.options_from) return;
+  const from = step.options_from;
+  const site = { steps: [id], extra: [] };
+  reads.push({
+    path: [...p, 'options_from', 'list'],
+    read: { name: from.list.split('.')[0]!, fields: from.list.split('.').slice(1), index: 0 },
+    shown: from.list,
+    site,
+  });
+  const item = itemAt(flow, scope, [...p, 'options_from']);
+  if (from.value) {
+    const [name, ...fields] = from.value.split('.');
+    reads.push({
+      path: [...p, 'options_from', 'value'],
+      read: { name: name!, fields, index: 0 },
+      shown: from.value,
+      ...(item ? { item } : {}),
+    });
+  }
+  const list = typeAt(scope.types, from.list);
+  if (list && list.kind !== 'list' && list.kind !== 'unknown')
+    report(
+      [...p, 'options_from', 'list'],
+      'error',
+      `"${from.list}" is ${describeType(list)}, not a list`,
+      'options_from.list names a variable holding a list (a task result, a computed value)',
+    );
+}
+
+/** An end step's `return`: the variables it hands back to the calling flow. */
+function endReads({ reads }: Collector, id: string, step: Extract<Step, { type: 'end' }>): void {
+  if (step.return === undefined) return;
+  const p = ['steps', id];
+  [step.return].flat().forEach((r, i) => {
+    reads.push({
+      path: Array.isArray(step.return) ? [...p, 'return', i] : [...p, 'return'],
+      read: { name: r.split('.')[0]!, fields: r.split('.').slice(1), index: 0 },
+      shown: r,
+      site: { steps: [id], extra: [] },
+    });
+  });
+}
+
+/** Every read of a variable in the flow, in the order they are checked. */
+export function readsOf(
+  x: LintInput,
+  w: Walk,
+  scope: FlowScope,
+  computed: Record<string, string>,
+  report: Report,
+  push: (p: Problem) => void,
+): Read[] {
+  const { flow } = x;
+  const k = collector(flow, scope);
+  // Texts: literal {{variables}}, or Fluent messages with $variables.
+  for (const t of w.texts) {
+    if (t.path[0] === 'texts') continue; // built-in texts get their own placeholders
+    const item = itemAt(flow, scope, t.path);
+    if (!flow.i18n) k.templateAt(t.path, t.text, k.at(t.path), item);
+    else if (!/\s/.test(t.text))
+      fluentAt(x, scope, computed, t.path, t.text, k.at(t.path), item, k.reads, push);
+  }
+  // Computed `set:` values and task inputs, `with:` copies, conditions, options_from, return.
+  valueReads(k);
+  for (const c of w.conditions) conditionReads(c.condition, c.path, k.at(c.path), k.reads);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    keyboardReads(k, id, step);
+    if (step.type === 'input') inputReads(k, id, step, report);
+    if (step.type === 'end') endReads(k, id, step);
+  }
+  for (const [name, source] of Object.entries(computed))
+    if (isExpression(source)) k.exprAt(['computed', name], source, undefined);
+  return k.reads;
+}
+
+/** A Fluent message's `$variables`: unknown names and fields at the catalog's line, unset ones at the text. */
+function fluentAt(
+  x: LintInput,
+  scope: FlowScope,
+  computed: Record<string, string>,
+  path: Path,
+  id: string,
+  site: Site | undefined,
+  item: VarType | undefined,
+  reads: Read[],
+  push: (p: Problem) => void,
+): void {
+  const names = [...scope.types.keys(), ...Object.keys(computed), ...(item ? ['item'] : [])].sort(
+    (a, b) => b.length - a.length,
+  );
+  const locales = x.flow.i18n?.locales ?? [...x.catalogs.keys()];
+  const seen = new Set<string>();
+  for (const locale of locales) {
+    const catalog = x.catalogs.get(locale);
+    if (!catalog?.bundle.hasMessage(id)) continue;
+    for (const v of fluentReads(catalog, id)) {
+      const root = names.find((n) => v.name === n || v.name.startsWith(`${n}_`));
+      const where = () => ({ file: catalog.file, ...ftlPosition(catalog, id, v.name) });
+      if (!root) {
+        const guess = closest(v.name, flatNames(scope.types, names));
+        push({
+          ...where(),
+          severity: 'warning',
+          message: `unknown variable $${v.name} in message "${id}" (used by ${x.file})`,
+          hint: guess ? `did you mean $${guess}?` : `flow "${x.flow.flow}" never saves or sets ${v.name}`,
+        });
+        continue;
+      }
+      const type = root === 'item' ? item! : root in computed ? UNKNOWN : scope.types.get(root)!;
+      const fields = fluentFields(type, v.name.slice(root.length + 1));
+      if (!fields.ok) {
+        const guess = closest(fields.at, fields.missing);
+        const base = v.name.slice(0, v.name.length - fields.at.length);
+        push({
+          ...where(),
+          severity: 'error',
+          message: `$${v.name} in message "${id}": ${describeType(fields.type)} has no field "${fields.at}"`,
+          hint: guess ? `did you mean $${base}${guess}?` : undefined,
+        });
+        continue;
+      }
+      if (seen.has(root) || root === 'item') continue;
+      seen.add(root);
+      reads.push({
+        path,
+        read: { name: root, fields: [], index: 0, ...(v.maybe ? { maybe: true } : {}) },
+        shown: `$${v.name} (message "${id}")`,
+        ...(site ? { site } : {}),
+      });
+    }
+  }
+}
+
+/** Every name a Fluent message can use: the variables and their fields joined with _ (contact_phone). */
+function flatNames(types: Map<string, VarType>, names: string[]): string[] {
+  const out = new Set(names);
+  const walk = (prefix: string, t: VarType | undefined, depth: number) => {
+    if (t?.kind !== 'object' || depth > 3) return;
+    for (const [f, ft] of Object.entries(t.fields)) {
+      out.add(`${prefix}_${f}`);
+      walk(`${prefix}_${f}`, ft, depth + 1);
+    }
+  };
+  for (const n of names) walk(n, types.get(n), 0);
+  return [...out];
+}
