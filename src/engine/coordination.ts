@@ -77,23 +77,13 @@ export function coordination(o: CoordinationOptions): Coordination {
   let nextLeaseTickAt = 0;
   let listener: { close(): Promise<void> } | undefined;
   let ticking = false;
-  /** The last dispatcher's handover (its last second of calls), heard when it left cleanly. */
-  let handedOver: { sends: HandedSend[]; at: number } | undefined;
-  const takeHandover = (): HandedSend[] | undefined => {
-    const given = handedOver;
-    handedOver = undefined;
-    if (!given || Date.now() - given.at > HANDOVER_HEARD_MS) return undefined;
-    const elapsed = Date.now() - given.at;
-    return given.sends.map((s) => ({ ...s, agoMs: s.agoMs + elapsed }));
-  };
-
-  const leaseTick = () => (ownership ? tickOnce(o, ownership, takeHandover) : Promise.resolve());
+  const handover = handoverBox();
+  const leaseTick = () => (ownership ? tickOnce(o, ownership, handover.take) : Promise.resolve());
 
   /** Another process left, released partitions or joined: tick now rather than at the next tick. */
   function heard(news: LeaseNews): void {
     if (news.member === o.member || !o.run.running || !ownership) return;
-    if (news.kind === 'left' && news.handover?.sends)
-      handedOver = { sends: news.handover.sends, at: Date.now() };
+    if (news.kind === 'left' && news.handover?.sends) handover.put(news.handover.sends);
     nextLeaseTickAt = 0;
     if (ticking) return; // the tick under way schedules the next one at once
     if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
@@ -155,20 +145,40 @@ export function coordination(o: CoordinationOptions): Coordination {
       await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
     },
     async leave(was) {
-      if (ownership && was) {
-        o.options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
-        // The dispatcher hands its last second of calls over: the next one counts them instead of pausing.
-        const sends = ownership.role.dispatcher ? o.dispatcher()?.recentCalls() : undefined;
-        await ownership.leave(sends ? { sends } : undefined).catch((error: unknown) => {
-          logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
-        });
-      }
+      if (ownership && was) await giveLeasesBack(o, ownership);
       const client = listener;
       listener = undefined;
       await client?.close().catch(() => {});
     },
     fresh: () => !ownership || (ownership.role.lastTickAt > 0 && Date.now() - nextLeaseTickAt < 3 * tickMs),
   };
+}
+
+/** The last dispatcher's handover (its last second of calls), heard when it left cleanly: taken once, while fresh. */
+function handoverBox(): { put(sends: HandedSend[]): void; take(): HandedSend[] | undefined } {
+  let handedOver: { sends: HandedSend[]; at: number } | undefined;
+  return {
+    put(sends) {
+      handedOver = { sends, at: Date.now() };
+    },
+    take() {
+      const given = handedOver;
+      handedOver = undefined;
+      if (!given || Date.now() - given.at > HANDOVER_HEARD_MS) return undefined;
+      const elapsed = Date.now() - given.at;
+      return given.sends.map((s) => ({ ...s, agoMs: s.agoMs + elapsed }));
+    },
+  };
+}
+
+/** A clean stop: no role any more; the dispatcher hands its last second of calls over with its leases. */
+async function giveLeasesBack(o: CoordinationOptions, ownership: Ownership): Promise<void> {
+  o.options.onRole?.({ ...ownership.role, partitions: [], dispatcher: false });
+  // The next dispatcher counts these calls instead of pausing.
+  const sends = ownership.role.dispatcher ? o.dispatcher()?.recentCalls() : undefined;
+  await ownership.leave(sends ? { sends } : undefined).catch((error: unknown) => {
+    o.logger?.warn({ err: error }, 'could not give the leases back; they lapse on their own');
+  });
 }
 
 /** Several processes: heartbeat, take or give partitions and the dispatcher role. */
