@@ -20,7 +20,11 @@ import {
   sendOnce,
 } from './sent-once.ts';
 
-/** Where calls go: the scheduler (`submit`) or anything with the same shape. */
+/**
+ * Where calls go: the scheduler (`submit`) or anything with the same shape. Like the scheduler, a gateway
+ * must await `job.onStart` before each attempt's request goes out: on PostgreSQL it records that the call
+ * may be on the platform, so that a process dying before the answer is read back instead of sent twice.
+ */
 export interface CallGateway {
   submit(job: Job): Promise<unknown>;
 }

@@ -100,6 +100,7 @@ export class FakePlatform implements CallGateway {
   constructor(readonly clock: ManualClock) {}
 
   async submit(job: Job): Promise<unknown> {
+    await job.onStart?.(); // as the scheduler does, before the request goes out
     const args = job.args as Record<string, unknown>;
     this.calls.push({ op: job.op, args });
     const chatId = Number(args.chat_id);
