@@ -72,11 +72,6 @@ const ALLOWED: readonly { file: string; line: string; why: string }[] = [
     why: 'the kills land at random moments of a live load, which is what the test is about',
   },
   {
-    file: 'test/runtime/cluster-dispatcher-kills.e2e.test.ts',
-    line: 'setTimeout(resolve, 3000)',
-    why: 'the load goes on for 3 s after the rolling restart, so the restarted processes work under it',
-  },
-  {
     file: 'test/runtime/cluster-crash.e2e.test.ts',
     line: 'setTimeout(resolve, 1000 + random() * 2000)',
     why: "the load's shape: each person writes a message every 1 to 3 s while the kills happen",

@@ -160,7 +160,11 @@ describe.skipIf(!up)('three processes, the dispatcher SIGKILLed again and again'
         start(i);
         await processes[i]!.waitFor(/botflow is running as/, 60_000);
       }
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // The load goes on until the restarted processes have answered under it (36 replies: ~3 s of load).
+      const restarted = Date.now();
+      const replies = () =>
+        sandbox.requestLog.list(restarted).filter((r) => r.op === 'sendMessage' && r.status === 200).length;
+      await eventually('36 replies after the rolling restart', () => replies() >= 36, 60_000);
       loading = false;
       await load;
       const seconds = (Date.now() - began) / 1000;
