@@ -11,6 +11,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { startChild } from '../crash-load.ts';
+import { eventually } from '../support/eventually.ts';
+import { untilSqliteIdle } from '../support/idle.ts';
 import { flows } from './fixtures.ts';
 
 const FIXTURE = new URL('./fixtures/campaign-child.ts', import.meta.url).pathname;
@@ -50,21 +52,21 @@ it(`finishes a campaign of ${PEOPLE} after a SIGKILL midway, nobody messaged twi
 
   const first = await startChild(FIXTURE, [path, sandbox.baseUrl, sandbox.token, 'start']);
   const killAt = Math.floor(PEOPLE / 3) + Math.floor(Math.random() * (PEOPLE / 3));
-  const deadline = Date.now() + 30_000;
-  while ((sent.get() as number) < killAt) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `the campaign did not get going: ${JSON.stringify({
-          campaigns: db.prepare('SELECT id, status, recipients, start_at FROM campaigns').all(),
-          recipients: db
-            .prepare('SELECT status, reason, count(*) AS n FROM campaign_recipients GROUP BY 1, 2')
-            .all(),
-          inbox: db.prepare('SELECT kind, status, error, count(*) AS n FROM inbox GROUP BY 1, 2, 3').all(),
-          outbox: db.prepare('SELECT status, error, count(*) AS n FROM outbox GROUP BY 1, 2').all(),
-        })}`,
-      );
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(`${killAt} offers sent`, () => (sent.get() as number) >= killAt, {
+    timeoutMs: 30_000,
+    everyMs: 10,
+  }).catch((error: Error) => {
+    throw new Error(
+      `the campaign did not get going (${error.message}): ${JSON.stringify({
+        campaigns: db.prepare('SELECT id, status, recipients, start_at FROM campaigns').all(),
+        recipients: db
+          .prepare('SELECT status, reason, count(*) AS n FROM campaign_recipients GROUP BY 1, 2')
+          .all(),
+        inbox: db.prepare('SELECT kind, status, error, count(*) AS n FROM inbox GROUP BY 1, 2, 3').all(),
+        outbox: db.prepare('SELECT status, error, count(*) AS n FROM outbox GROUP BY 1, 2').all(),
+      })}`,
+    );
+  });
   first.child.kill('SIGKILL');
   await new Promise((r) => first.child.once('exit', r));
   const atKill = sent.get() as number;
@@ -72,13 +74,14 @@ it(`finishes a campaign of ${PEOPLE} after a SIGKILL midway, nobody messaged twi
 
   const second = await startChild(FIXTURE, [path, sandbox.baseUrl, sandbox.token]);
   const status = db.prepare("SELECT status FROM campaigns WHERE name = 'spring'").pluck();
-  const end = Date.now() + 120_000;
-  while (status.get() !== 'done' || (sent.get() as number) < PEOPLE) {
-    if (Date.now() > end)
-      throw new Error(`the campaign did not finish: ${String(status.get())}, ${String(sent.get())} sent`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 300)); // anything still on its way
+  await eventually(
+    'the campaign done, every offer sent',
+    () => status.get() === 'done' && (sent.get() as number) >= PEOPLE,
+    120_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}: ${String(status.get())}, ${String(sent.get())} sent`);
+  });
+  await untilSqliteIdle(db); // nothing still on its way
   second.child.kill('SIGKILL');
 
   const perPerson: number[] = [];

@@ -21,6 +21,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { type FaultProxy, SENDS, seededRandom, startFaultProxy, UPLOADS } from '../fault-proxy.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilSqliteIdle } from '../support/idle.ts';
 
 const PEOPLE = 30;
 const PICTURE_URL = 'https://example.org/cat.png';
@@ -134,7 +135,7 @@ describe('media under ambiguous faults (issue 28)', () => {
       },
       { timeoutMs: 120_000, everyMs: 250 },
     );
-    await new Promise((r) => setTimeout(r, 3_000)); // a duplicate would have arrived by now
+    await untilSqliteIdle(db); // inbox handled and tasks finished too: no duplicate is on its way
     const chats = await seen();
     const shown = chats.reduce((n, s) => n + s.length, 0);
     const duplicated = chats.reduce((n, s) => n + s.length - new Set(s).size, 0);

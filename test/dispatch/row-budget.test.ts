@@ -35,7 +35,7 @@ describe.skipIf(!up)('the rate budget shared through a PostgreSQL row', () => {
       Array.from({ length: 9 }, async (_, i) => {
         const grant = await budgets[i % 3]!.acquire(10_000);
         granted.push(Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 5)); // the call
+        await new Promise((resolve) => setImmediate(resolve)); // the call: a turn of the event loop
         grant.settle();
       }),
     );

@@ -1,6 +1,7 @@
 // The scheduler against the sandbox with the platform's real limits: the sandbox's own request log
 // is the judge of the windows, and its stored messages are the judge of order.
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { type SandboxScheduler, sandboxScheduler } from '../support/sandbox.ts';
 import { dialogs, textsIn, windowPeaks } from './request-log-checks.ts';
 
@@ -127,7 +128,10 @@ describe('Scheduler against the sandbox (30/s overall, 2/s per chat)', () => {
     const since = Date.now();
     const jobs: Promise<unknown>[] = [];
     for (let i = 0; i < 40; i++) jobs.push(h.scheduler.submit({ op: 'getMyInfo', args: {} }));
-    await new Promise((r) => setTimeout(r, 50));
+    // The sends below are submitted once the platform has refused one of these, i.e. during the pause.
+    await eventually('the platform to refuse a call', () =>
+      h!.sandbox.requestLog.list(since).some((r) => r.status === 429),
+    );
     for (const { chatId } of people)
       jobs.push(h.scheduler.submit({ op: 'sendMessage', args: { chat_id: chatId, text: 'x' } }));
     await Promise.all(jobs);

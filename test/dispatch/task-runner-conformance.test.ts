@@ -37,6 +37,10 @@ class ManualClock implements Clock {
   clearTimer = (handle: unknown) => {
     this.#timers.delete(handle as number);
   };
+  /** Timers waiting for the clock to move. */
+  get pending(): number {
+    return this.#timers.size;
+  }
   advance(ms: number): void {
     this.time += ms;
     for (const [id, t] of [...this.#timers].sort((a, b) => a[1].at - b[1].at))
@@ -232,7 +236,7 @@ describe.each(ADAPTERS)('the task runner over %s', (_name, open) => {
     await eventually('the first attempt to be recorded', () => outcomes.length === 1);
     expect(outcomes[0]).toMatchObject({ status: 'retry', error: { code: 'busy' } });
     expect(await f.row(id)).toMatchObject({ status: 'pending', attempts: 1, runAfter: T0 + 1_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // real time passes; the clock does not
+    await runner.idle(); // nothing due: the retry waits for the clock
     clock.advance(999);
     await runner.idle();
     expect(attempts).toEqual([1]);
@@ -284,8 +288,9 @@ describe.each(ADAPTERS)('the task runner over %s', (_name, open) => {
     runner.start();
     await eventually('the attempt to start', () => events.length === 1 && runner.inFlight === 1);
     await f.cancel(id, clock.now());
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(events).toEqual(['started']); // the check runs on the clock
+    // The check that notices it waits on the injected clock: nothing else is left to happen until it moves.
+    await eventually('the cancel check to wait on the clock', () => clock.pending > 0);
+    expect(events).toEqual(['started']);
     clock.advance(250);
     await eventually('the compensation', () => events.length === 3);
     await runner.idle();

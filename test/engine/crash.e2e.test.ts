@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { crashSeed, loadUntilKilled, startChild } from '../crash-load.ts';
+import { eventually } from '../support/eventually.ts';
 
 const FIXTURE = new URL('./fixtures/engine-child.ts', import.meta.url).pathname;
 const SECRET = 'crash_test_secret';
@@ -64,11 +65,11 @@ it(`handles every acknowledged update exactly once across ${RUNS} SIGKILLs`, {
   const db = openDatabase({ path: dbPath });
   try {
     const pending = db.prepare("SELECT count(*) FROM inbox WHERE status = 'pending'").pluck();
-    const deadline = Date.now() + 60_000;
-    while ((pending.get() as number) > 0) {
-      if (Date.now() > deadline) throw new Error('the inbox was not drained after the last restart');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(
+      'the inbox drained after the last restart',
+      () => (pending.get() as number) === 0,
+      60_000,
+    );
     child.kill('SIGKILL');
 
     const count = db.prepare('SELECT count(*) FROM inbox WHERE dedupe_key = ?').pluck();

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { crashSeed, loadUntilKilled, startChild } from '../crash-load.ts';
+import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const FIXTURE = new URL('./fixtures/events-child.ts', import.meta.url).pathname;
@@ -104,11 +105,11 @@ describe.each(['sqlite', 'postgres'].filter((k) => k === 'sqlite' || up))('over 
     try {
       const pending = async () =>
         (await db.all<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE status = 'pending'"))[0]!.n;
-      const deadline = Date.now() + 60_000;
-      while ((await pending()) > 0) {
-        if (Date.now() > deadline) throw new Error('the inbox was not drained after the last restart');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventually(
+        'the inbox drained after the last restart',
+        async () => (await pending()) === 0,
+        60_000,
+      );
       child.kill('SIGKILL');
 
       const keys = await db.all<{ key: string; n: number }>(

@@ -13,6 +13,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.ts';
 import { crashSeed, startChild } from '../crash-load.ts';
+import { eventually } from '../support/eventually.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 import { botStarted, textMessage } from './fixtures.ts';
 import { OPS, opPress, opReply } from './handoff-fixtures.ts';
@@ -63,13 +64,14 @@ async function post(port: number, update: object): Promise<boolean> {
 }
 
 async function drained(db: Rows): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const [row] = await db.all<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE status = 'pending'");
-    if (Number(row!.n) === 0) return;
-    if (Date.now() > deadline) throw new Error('the inbox was not drained');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    'the inbox drained',
+    async () => {
+      const [row] = await db.all<{ n: number }>("SELECT count(*) AS n FROM inbox WHERE status = 'pending'");
+      return Number(row!.n) === 0;
+    },
+    60_000,
+  );
 }
 
 const argsOf = async (db: Rows, key: string) =>

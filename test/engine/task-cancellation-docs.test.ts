@@ -90,7 +90,6 @@ ${STEP.replace(/^/gm, '  ')}
   engine = new EngineOnDisk(() => compiled.flows, {
     scheduler: new RecordingGateway(),
     tasks: registry.tasks,
-    now: () => Date.now(),
   });
   engine.engine.start();
   const e = engine;
@@ -98,13 +97,15 @@ ${STEP.replace(/^/gm, '  ')}
     e.deliver(update as never);
     e.engine.notify();
   };
-  send(botStarted(7, Date.now()));
-  send(textMessage(7, Date.now(), 'Margherita'));
+  send(botStarted(7, e.time));
+  send(textMessage(7, e.time, 'Margherita'));
   await eventually('the first attempt to reach the kitchen', () => requests.length === 1, 5_000);
-  send(textMessage(7, Date.now(), '/cancel'));
+  send(textMessage(7, e.time, '/cancel'));
   await eventually('the compensation', () => requests.some((r) => r.method === 'DELETE'), 10_000);
-  // Past the retry's backoff (2s): a retry still planned would have placed the order again by now.
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  // The virtual clock moves past the retry's backoff (2s): a retry still planned would come due and place
+  // the order again before the engine is idle.
+  e.advance(2_500);
+  await e.engine.tick();
   await e.engine.drain();
 
   const key = requests[0]!.key!;

@@ -35,7 +35,7 @@ describe('InboxWriter', () => {
         inFlight++;
         most = Math.max(most, inFlight);
         sizes.push(entries.length);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setImmediate(resolve)); // a commit takes a turn of the event loop
         inFlight--;
         return entries.map((_, i) => ({ id: i + 1, inserted: true }));
       },

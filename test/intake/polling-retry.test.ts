@@ -15,6 +15,11 @@ afterEach(() => env.cleanup());
 it('backs off on 503, waits out 429 Retry-After, survives a dropped connection, then commits', async () => {
   // A platform having a bad minute: each GET /updates gets the next answer of this script.
   const seen: { at: number; marker: string | undefined }[] = [];
+  // Later polls are long polls with nothing to say: held until the test ends (the real platform holds them).
+  let endPolls!: () => void;
+  const ended = new Promise<void>((resolve) => {
+    endPolls = resolve;
+  });
   const platform = Fastify();
   platform.get('/subscriptions', async () => ({ subscriptions: [] }));
   platform.get('/updates', async (request, reply) => {
@@ -38,7 +43,7 @@ it('backs off on 503, waits out 429 Retry-After, survives a dropped connection, 
           marker: 42,
         };
       default:
-        await new Promise((r) => setTimeout(r, 200));
+        await ended;
         return { updates: [], marker: 42 };
     }
   });
@@ -56,6 +61,7 @@ it('backs off on 503, waits out 429 Retry-After, survives a dropped connection, 
     expect(seen.slice(0, 4).map((s) => s.marker)).toEqual([undefined, undefined, undefined, undefined]);
     expect(seen[4]!.marker).toBe('42');
   } finally {
+    endPolls();
     await poller.stop();
     await api.close();
     await platform.close();

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { crashSeed } from '../crash-load.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilIdle } from '../support/idle.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 import { type BotflowProcess, runBotflow } from './child.ts';
 
@@ -239,7 +240,7 @@ describe.skipIf(!up)('three processes on one PostgreSQL database', () => {
       console.error(JSON.stringify(failed.rows));
       throw error;
     });
-    await new Promise((resolve) => setTimeout(resolve, 2_000)); // a repeat would have arrived by now
+    await untilIdle(async (sql) => (await admin.query(sql)).rows[0]); // no repeat is on its way
     for (const p of people) expect(await botTexts(p.user_id)).toEqual(expected(p.user_id));
     const messages = [...sent.values()].reduce((a, b) => a + b, 0);
 

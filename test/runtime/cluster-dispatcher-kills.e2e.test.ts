@@ -24,6 +24,7 @@ import {
   startMember,
 } from '../support/cluster-processes.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilIdle } from '../support/idle.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 import type { BotflowProcess } from './child.ts';
 
@@ -159,7 +160,11 @@ describe.skipIf(!up)('three processes, the dispatcher SIGKILLed again and again'
         start(i);
         await processes[i]!.waitFor(/botflow is running as/, 60_000);
       }
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      // The load goes on until the restarted processes have answered under it (36 replies: ~3 s of load).
+      const restarted = Date.now();
+      const replies = () =>
+        sandbox.requestLog.list(restarted).filter((r) => r.op === 'sendMessage' && r.status === 200).length;
+      await eventually('36 replies after the rolling restart', () => replies() >= 36, 60_000);
       loading = false;
       await load;
       const seconds = (Date.now() - began) / 1000;
@@ -174,7 +179,8 @@ describe.skipIf(!up)('three processes, the dispatcher SIGKILLed again and again'
         return true;
       };
       await eventually('every message to be answered', answered, 120_000).catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 2_000)); // a repeat would have arrived by now
+      // Inbox handled, outbox settled: no repeat is on its way.
+      await untilIdle(async (sql) => (await admin.query(sql)).rows[0]).catch(() => {}); // the asserts below explain
 
       // Per person: every mN answered by "got mN", once, in the order written; latency on the platform's clock.
       // Where a person's answers went wrong: the answers seen, and the person's inbox and outbox rows.

@@ -12,6 +12,7 @@ import { SandboxControl } from '../../src/sandbox/index.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { EngineInbox } from '../../src/store/engine-inbox.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
+import { eventually } from '../support/eventually.ts';
 import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -37,15 +38,10 @@ describe('botflow run without a token', () => {
       try {
         const person = await control.createUser({ first_name: 'Ada' });
         await control.startBot(person.user_id);
-        const deadline = Date.now() + 30_000;
-        let texts: (string | undefined)[] = [];
-        while (Date.now() < deadline) {
-          texts = (await control.view(person.user_id)).messages
-            .filter((m) => m.from === 'bot')
-            .map((m) => m.text);
-          if (texts.length > 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        const texts = await eventually("the bot's first reply", async () => {
+          const bot = (await control.view(person.user_id)).messages.filter((m) => m.from === 'bot');
+          return bot.length > 0 && bot.map((m) => m.text);
+        });
         expect(texts[0]).toContain('What is your');
       } finally {
         await control.close();
@@ -154,13 +150,10 @@ describe('botflow run with flows.watch', () => {
       const greetingFor = async (name: string) => {
         const person = await control.createUser({ first_name: name });
         await control.startBot(person.user_id);
-        const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline) {
-          const bot = (await control.view(person.user_id)).messages.filter((m) => m.from === 'bot');
-          if (bot[0]) return bot[0].text;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        return undefined;
+        return await eventually(
+          `the greeting to ${name}`,
+          async () => (await control.view(person.user_id)).messages.find((m) => m.from === 'bot')?.text,
+        );
       };
       try {
         expect(await greetingFor('Ann')).toBe('Hello, version one');

@@ -12,6 +12,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { crashSeed } from '../crash-load.ts';
 import { type FaultProxy, startFaultProxy } from '../fault-proxy.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilSqliteIdle } from '../support/idle.ts';
 import { type BotflowProcess, runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -22,7 +23,9 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setUp(name: string): Promise<{ sandbox: Sandbox; proxy: FaultProxy; bot: BotflowProcess }> {
+async function setUp(
+  name: string,
+): Promise<{ sandbox: Sandbox; proxy: FaultProxy; bot: BotflowProcess; dbPath: string }> {
   const { random } = crashSeed(name);
   const dir = mkdtempSync(join(tmpdir(), 'botflow-faults-'));
   const sandbox = await startSandbox();
@@ -48,7 +51,7 @@ async function setUp(name: string): Promise<{ sandbox: Sandbox; proxy: FaultProx
     },
   );
   await bot.waitFor(/botflow is running as/);
-  return { sandbox, proxy, bot };
+  return { sandbox, proxy, bot, dbPath: join(dir, 'bot.db') };
 }
 
 /** The bot's messages each person sees, in order. */
@@ -93,7 +96,7 @@ describe('faults between botflow and the platform', () => {
   }, 240_000);
 
   it('30% ambiguous faults on sends: people see each message once (at most 1% duplicated)', async () => {
-    const { sandbox, proxy } = await setUp('ambiguous');
+    const { sandbox, proxy, dbPath } = await setUp('ambiguous');
     proxy.ambiguousShare(0.3);
     const people = await Promise.all(
       Array.from({ length: PEOPLE }, (_, i) => sandbox.control.createUser({ first_name: `A${i}` })),
@@ -117,7 +120,7 @@ describe('faults between botflow and the platform', () => {
       async () => ((await botTexts(sandbox, ids)).every((t) => t.length >= 3) ? true : undefined),
       120_000,
     );
-    await new Promise((r) => setTimeout(r, 3_000)); // a duplicate would have arrived by now
+    await untilSqliteIdle(dbPath); // the outbox settled: no duplicate is on its way
     const texts = await botTexts(sandbox, ids);
     const sends = texts.reduce((n, t) => n + t.length, 0);
     const duplicated = texts.reduce((n, t) => n + (t.length - new Set(t).size), 0);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilSqliteIdle } from '../support/idle.ts';
 import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
@@ -93,7 +94,7 @@ describe.each(['polling', 'webhook'] as const)('graceful restarts with replies q
       },
       120_000,
     );
-    await new Promise((r) => setTimeout(r, 1_500)); // anything sent twice would arrive by now
+    await untilSqliteIdle(env.BOTFLOW_DATABASE_PATH); // the outbox settled: nothing is on its way twice
     const settled = await welcomes();
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);

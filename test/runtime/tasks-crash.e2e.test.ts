@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { eventually } from '../support/eventually.ts';
+import { untilSqliteIdle } from '../support/idle.ts';
 import { type BotflowProcess, runBotflow } from './child.ts';
 
 const REGISTRY = pathToFileURL(fileURLToPath(new URL('../../src/flows/registry.ts', import.meta.url))).href;
@@ -108,7 +109,7 @@ it('a task running when the process is SIGKILLed runs again with the same key; t
     async () => ((await texts()).includes('Result: ready for ann') ? true : undefined),
     60_000,
   );
-  await new Promise((r) => setTimeout(r, 1_500)); // a repeat would have arrived by now
+  await untilSqliteIdle(join(dir, 'bot.db')); // tasks finished, outbox settled: no repeat is on its way
   expect(await texts()).toEqual(['Working on it…', 'Result: ready for ann']);
   const [before, after] = calls();
   expect(calls()).toHaveLength(2);

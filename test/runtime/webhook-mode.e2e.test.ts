@@ -81,15 +81,10 @@ describe('botflow run in webhook mode', () => {
     // One person first: the whole path (delivery → inbox → flow → reply) works.
     const ada = await sandbox.control.createUser({ first_name: 'Ada' });
     await sandbox.control.startBot(ada.user_id);
-    const firstReply = await (async () => {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const bot = (await sandbox.control.view(ada.user_id)).messages.filter((m) => m.from === 'bot');
-        if (bot[0]) return bot[0].text;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return undefined;
-    })();
+    const firstReply = await eventually(
+      "the bot's first reply to Ada",
+      async () => (await sandbox.control.view(ada.user_id)).messages.find((m) => m.from === 'bot')?.text,
+    );
     expect(firstReply).toContain('What is your');
 
     const people = await Promise.all(
