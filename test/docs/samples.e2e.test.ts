@@ -379,6 +379,18 @@ describe('YAML samples', () => {
           expect(names.length).toBeGreaterThan(0);
           expect(names.filter((n) => !known.has(n))).toEqual([]);
         }
+      } else if ('spec' in doc) {
+        // A Kubernetes manifest (docs/scaling.md): every BOTFLOW_* variable its containers set is one botflow reads.
+        const known = new Set(KEYS.flatMap((k) => k.env));
+        type Container = { env?: { name: string }[] };
+        const spec = doc.spec as { template?: { spec?: { containers?: Container[] } } };
+        const containers = spec.template?.spec?.containers ?? [];
+        expect(containers.length).toBeGreaterThan(0);
+        const names = containers
+          .flatMap((c) => (c.env ?? []).map((e) => e.name))
+          .filter((n) => n.startsWith('BOTFLOW_'));
+        expect(names.length).toBeGreaterThan(0);
+        expect(names.filter((n) => !known.has(n))).toEqual([]);
       } else if (Object.keys(doc).every((k) => CONFIG_SECTIONS.has(k))) {
         // A piece of botflow.config.yaml: every setting it names is one botflow reads.
         const known = new Set(KEYS.map((k) => k.path));
