@@ -57,9 +57,10 @@ function compiling(flow: FlowFile, cx: CompileContext): Compiling {
     }
     return r;
   };
-  return {
+  const k: Compiling = {
     flow,
     flows: cx.flows,
+    buildStates: (f, prefix, chain, parent) => buildStates(k, f, prefix, chain, parent),
     steps: new Map(),
     paths: new Map(),
     calledFromRoutes: new Set(),
@@ -67,6 +68,7 @@ function compiling(flow: FlowFile, cx: CompileContext): Compiling {
     rendererOf,
     usesEdit: false,
   };
+  return k;
 }
 
 /** The transitions at the flow's root: start, commands, events elsewhere, queued events, a designer's jump. */

@@ -1,7 +1,7 @@
-/** The flow file's parts for handing a conversation to operators: the `handoff` step and the flow's settings. */
+/** The flow's settings for handing a conversation to operators (the `handoff` step is kinds/handoff/). */
 import { z } from 'zod';
 import { wallClock } from '../engine/step/wall-clock.ts';
-import { Duration, Id, Text, TimeZone } from './schema-parts.ts';
+import { Duration, TimeZone } from './schema-parts.ts';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 const DayKey = z
@@ -40,29 +40,6 @@ export const HandoffSettings = z
   })
   .describe('Handing conversations to people: the operators chat, opening hours, the default wait');
 export type HandoffSettings = z.infer<typeof HandoffSettings>;
-
-/** A person takes over: the conversation waits here for an operator, and returns at `return_to`. */
-export const HandoffStep = z
-  .strictObject({
-    type: z.literal('handoff'),
-    reason: Text.optional().describe("Why the person asked for someone: shown in the operators' request"),
-    summary: Text.optional().describe('The conversation so far for the operator: "{{name}} wants {{topic}}"'),
-    say: Text.optional().describe(
-      'Said to the person while they wait ({{handoff_wait}}: the expected wait; {{handoff_place}}: their place in the queue)',
-    ),
-    joined: Text.optional().describe('Said when an operator takes it ({{handoff_operator}}: their name)'),
-    return_to: Id.describe("The step the flow continues at after the operator's /done"),
-    timeout: z
-      .strictObject({ after: Duration.optional(), say: Text.optional(), goto: Id })
-      .optional()
-      .describe('When nobody takes it in time (default wait: the flow settings, else 15m)'),
-    out_of_hours: z
-      .strictObject({ say: Text.optional(), goto: Id })
-      .optional()
-      .describe('Outside the opening hours: where to go instead (default: the request is made anyway)'),
-  })
-  .describe('Hands the conversation to an operator in the operators chat; /done returns to return_to');
-export type HandoffStep = z.infer<typeof HandoffStep>;
 
 const DAY_INDEX: Record<string, number> = Object.fromEntries(DAYS.map((d, i) => [d, i]));
 

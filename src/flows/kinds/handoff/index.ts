@@ -1,0 +1,41 @@
+/**
+ * The `handoff` step: the conversation waits for an operator (docs/handoff.md); its engine path is
+ * handoff-steps.ts and handoff-actions.ts.
+ */
+import { handoffState } from '../../handoff-steps.ts';
+import { act, type StateConfig, type StepState } from '../../state-parts.ts';
+import type { Walker } from '../../walker.ts';
+import { stepKind } from '../contract.ts';
+import { HandoffStep } from './schema.ts';
+
+/** A handoff step: its texts, `return_to`, and the ways out when nobody took it or out of hours. */
+function walk(step: HandoffStep, { text, refs }: Walker, id: string) {
+  const p = ['steps', id] as const;
+  for (const k of ['reason', 'summary', 'joined'] as const) text([...p, k], step[k]);
+  text([...p, 'timeout', 'say'], step.timeout?.say);
+  text([...p, 'out_of_hours', 'say'], step.out_of_hours?.say);
+  refs.push({ path: [...p, 'return_to'], from: id, to: step.return_to, label: '/done' });
+  if (step.timeout)
+    refs.push({ path: [...p, 'timeout', 'goto'], from: id, to: step.timeout.goto, label: 'nobody took it' });
+  if (step.out_of_hours)
+    refs.push({
+      path: [...p, 'out_of_hours', 'goto'],
+      from: id,
+      to: step.out_of_hours.goto,
+      label: 'closed',
+    });
+}
+
+function state(step: HandoffStep, { key, enter, waiting }: StepState) {
+  return handoffState(key, step, enter, waiting().leave, act) as StateConfig;
+}
+
+export const handoff = stepKind({
+  type: 'handoff',
+  summary: 'Hands the conversation to an operator in the operators chat; /done returns to return_to',
+  schema: HandoffStep,
+  understands: false,
+  walk,
+  graph: () => {},
+  state,
+});

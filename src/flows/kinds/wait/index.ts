@@ -1,0 +1,35 @@
+/**
+ * The `wait` step: it says its text, then waits for external events (`on_event`), buttons and commands;
+ * typed text does not move it on (unless an intent routes it): its text is said again.
+ */
+import type { Builder } from '../../graph-builder.ts';
+import { act, type StepState } from '../../state-parts.ts';
+import { type Walker, walkKeyboard } from '../../walker.ts';
+import { stepKind } from '../contract.ts';
+import { WaitStep } from './schema.ts';
+
+function walk(step: WaitStep, w: Walker, id: string) {
+  walkKeyboard(w, id, step.keyboard);
+}
+
+function graph(_step: WaitStep, g: Builder, id: string) {
+  g.waiting.push(id);
+}
+
+/** A wait: typed text does not move it on (unless an intent routes it): its text is said again. */
+function state(_step: WaitStep, { s, enter, waiting }: StepState) {
+  const { leave, on, add, intents } = waiting();
+  for (const t of intents.message) add('message', t);
+  add('message', { actions: [act('unrecognisedText', s), act('rerender', { ...s, fresh: true })] });
+  return { entry: enter, exit: leave, on };
+}
+
+export const wait = stepKind({
+  type: 'wait',
+  summary: 'Says its text, then waits for external events, buttons and commands; idle is its timeout',
+  schema: WaitStep,
+  understands: true,
+  walk,
+  graph,
+  state,
+});
