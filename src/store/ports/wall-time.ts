@@ -12,7 +12,8 @@
  * - the loop's liveness watchdog (`engine.alive()`: has the loop turned in the last seconds of real time);
  * - process-level timers and pacing: the long poll's spacing, progress lines, log throttling, waits for a
  *   start in the database-timed shared budget, a Retry-After given as an HTTP date by the platform;
- * - when this process migrated the schema or loaded flows (for operators, not for conversations).
+ * - when this process migrated the schema, loaded flows or drew a page (for operators, not for
+ *   conversations).
  *
  * test/architecture/clock.test.ts fails on any other raw `Date.now()` in src/ (the sandbox emulates the
  * platform and is its own clock).
