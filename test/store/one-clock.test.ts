@@ -110,7 +110,10 @@ describe.skipIf(!up)('the PostgreSQL inbox stamps with the injected clock', () =
         "(SELECT updated_at FROM kv WHERE key = 'test.marker') AS updated",
       [marked!.id],
     );
-    expect([Number(both.rows[0]!.received), Number(both.rows[0]!.updated)]).toEqual([VIRTUAL + 5, VIRTUAL + 5]);
+    expect([Number(both.rows[0]!.received), Number(both.rows[0]!.updated)]).toEqual([
+      VIRTUAL + 5,
+      VIRTUAL + 5,
+    ]);
   });
 });
 
