@@ -15,6 +15,7 @@ import { formatProblem, hasErrors } from '../flows/problems.ts';
 import { EMPTY_REGISTRY } from '../flows/registry.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import { catalogTexts, checkCampaignSource, type KnownFlows, knownFlows } from './campaign-check.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -186,7 +187,7 @@ export const command: Command = {
     }
     const api = campaignsApi({
       store: opened.store.campaigns,
-      now: Date.now,
+      now: systemClock.now,
       flowIds: () => flowIds,
       release: async () => 0, // the running bot releases
       wake: () => {},

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -70,7 +71,7 @@ export const command: Command = {
       const changed =
         action === 'retry'
           ? await support.retryDeadLetters(which)
-          : await support.dropDeadLetters(which, Date.now());
+          : await support.dropDeadLetters(which, systemClock.now());
       console.log(`${changed} call(s) ${action === 'retry' ? 'put back in line' : 'dropped'}`);
       return changed === 0 && !values.all ? 1 : 0;
     } finally {

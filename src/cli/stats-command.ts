@@ -13,6 +13,7 @@ import { loadFlows } from '../flows/load.ts';
 import { ConfigError, loadConfig } from '../runtime/config.ts';
 import { type FlowFunnel, funnelOfPages } from '../runtime/funnel.ts';
 import { describeFunnel } from '../runtime/funnel-text.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import { openReader } from '../store/reader.ts';
 import { describeCampaign } from './campaign-command.ts';
 import { type Command, databaseArgv } from './command.ts';
@@ -61,7 +62,7 @@ export const command: Command = {
     const dir = positionals[0] ?? config.flows.dir;
     // The flow files only order the steps and list those nobody reached: problems there are not fatal.
     const flows: readonly FlowDefinition[] = existsSync(dir) ? (await loadFlows(dir)).flows : [];
-    const since = days === undefined ? 0 : Date.now() - days * 86_400_000;
+    const since = days === undefined ? 0 : systemClock.now() - days * 86_400_000;
     const query = { since, ...(values.flow ? { flowId: values.flow } : {}) };
     const shown = flows.filter((f) => !values.flow || f.id === values.flow);
     let funnels: FlowFunnel[];

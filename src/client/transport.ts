@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
+import { wallNow } from '../store/ports/wall-time.ts';
 import { ApiError, NetworkError, UsageError } from './errors.ts';
 import type { HttpMethod } from './operations.ts';
 
@@ -88,7 +89,7 @@ export function createAgent(options: AgentOptions = {}): Agent {
 }
 
 /** Seconds to wait from a Retry-After value: delta-seconds or an HTTP date. Undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined, now = wallNow()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const text = raw.trim();

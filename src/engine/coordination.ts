@@ -10,6 +10,7 @@ import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { EngineStore, Partitions } from '../store/ports/engine.ts';
 import type { HandedSend, LeaseNews } from '../store/ports/leases.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { EngineOptions } from './engine-options.ts';
 import type { RunState } from './engine-parts.ts';
 import { Ownership } from './lane/ownership.ts';
@@ -95,7 +96,7 @@ export function coordination(o: CoordinationOptions): Coordination {
     // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
     leaseHandle = systemClock.setTimer(
       () => {
-        nextLeaseTickAt = Date.now() + tickMs;
+        nextLeaseTickAt = wallNow() + tickMs;
         ticking = true;
         leasing = leaseTick()
           .catch((error: unknown) =>
@@ -106,7 +107,7 @@ export function coordination(o: CoordinationOptions): Coordination {
             scheduleLeaseTick();
           });
       },
-      Math.max(0, Math.min(tickMs, nextLeaseTickAt - Date.now())),
+      Math.max(0, Math.min(tickMs, nextLeaseTickAt - wallNow())),
     );
   }
 
@@ -150,7 +151,7 @@ export function coordination(o: CoordinationOptions): Coordination {
       listener = undefined;
       await client?.close().catch(() => {});
     },
-    fresh: () => !ownership || (ownership.role.lastTickAt > 0 && Date.now() - nextLeaseTickAt < 3 * tickMs),
+    fresh: () => !ownership || (ownership.role.lastTickAt > 0 && wallNow() - nextLeaseTickAt < 3 * tickMs),
   };
 }
 
@@ -159,13 +160,13 @@ function handoverBox(): { put(sends: HandedSend[]): void; take(): HandedSend[] |
   let handedOver: { sends: HandedSend[]; at: number } | undefined;
   return {
     put(sends) {
-      handedOver = { sends, at: Date.now() };
+      handedOver = { sends, at: wallNow() };
     },
     take() {
       const given = handedOver;
       handedOver = undefined;
-      if (!given || Date.now() - given.at > HANDOVER_HEARD_MS) return undefined;
-      const elapsed = Date.now() - given.at;
+      if (!given || wallNow() - given.at > HANDOVER_HEARD_MS) return undefined;
+      const elapsed = wallNow() - given.at;
       return given.sends.map((s) => ({ ...s, agoMs: s.agoMs + elapsed }));
     },
   };

@@ -18,6 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { EngineStore } from '../store/ports/engine.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import { campaignLoop } from './campaigns/loop.ts';
 import { coordination } from './coordination.ts';
 import type { Engine, EngineOptions } from './engine-options.ts';
@@ -118,7 +119,7 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     role: () =>
       coord.ownership ? coord.ownership.role : { ...sole, lastTickAt: run.joined ? run.lastLoopAt : 0 },
     ready: () => run.running && coord.fresh(),
-    alive: () => run.running && Date.now() - run.lastLoopAt < 10_000 + (options.pollIntervalMs ?? 1000),
+    alive: () => run.running && wallNow() - run.lastLoopAt < 10_000 + (options.pollIntervalMs ?? 1000),
     on: events.on,
   };
 }

@@ -7,6 +7,7 @@ import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { TaskRunner } from '../dispatch/tasks/runner.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { andThen } from '../store/ports/index.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { campaignLoop } from './campaigns/loop.ts';
 import type { Coordination } from './coordination.ts';
 import type { Answer, Engine } from './engine-options.ts';
@@ -44,7 +45,7 @@ export function lifecycle(p: LifeParts): Life {
   function begin(): void {
     run.running = true;
     run.joined = true;
-    run.lastLoopAt = Date.now();
+    run.lastLoopAt = wallNow();
     if (!coordination.ownership) dispatcher?.start(); // one process always sends; among several, the lease holder does
     runner.start();
     campaigns.start();

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { isBotflowError } from '../errors/index.ts';
 import type { EngineStore, Partitions } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { EngineOptions } from './engine-options.ts';
 import type { RunState } from './engine-parts.ts';
 import { BatchLoop } from './lane/batches.ts';
@@ -59,7 +60,7 @@ export function batchProcessing(o: ProcessingOptions): Processing {
     queued = true;
     setImmediate(() => {
       queued = false;
-      run.lastLoopAt = Date.now();
+      run.lastLoopAt = wallNow();
       if (run.running) loop.pump();
     });
   }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { BotflowError } from '../errors/index.ts';
 import type { InboxEntry } from '../store/inbox.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import type { ConversationKeyStrategy } from './keys.ts';
 
 /** The inbox kind of an external event; the engine turns it into a flow's `event`. */
@@ -140,7 +141,7 @@ export function eventConversation(
 export function eventEntry(
   event: OutsideEvent,
   strategy: ConversationKeyStrategy = 'user-in-chat',
-  now: number = Date.now(),
+  now: number = systemClock.now(),
 ): InboxEntry {
   const problems = eventProblems(event);
   let payloadJson = '{}';

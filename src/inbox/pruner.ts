@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { InboxStore } from '../store/inbox.ts';
+import { systemClock } from '../store/ports/clock.ts';
 
 /** Default retention of settled inbox rows: 72 hours (the platform retries failed deliveries for up to 8 hours). */
 export const DEFAULT_INBOX_RETENTION_MS = 72 * 3600_000;
@@ -25,7 +26,7 @@ export interface PrunerOptions {
 export function startInboxPruner(options: PrunerOptions): () => void {
   const inbox = new InboxStore(options.db);
   const retentionMs = options.retentionMs ?? DEFAULT_INBOX_RETENTION_MS;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   const prune = () => {
     try {
       const deleted = inbox.prune(retentionMs, now());

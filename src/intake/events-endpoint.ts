@@ -34,6 +34,7 @@ import {
   MAX_EVENT_PAYLOAD_BYTES,
   type OutsideEvent,
 } from '../inbox/event-entry.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import { MiniAppDataError, type MiniAppInitData, validateInitData } from './mini-app.ts';
 
 /** Room for the envelope (name, address, key) around the largest payload. */
@@ -67,7 +68,7 @@ export interface EventsEndpointOptions {
   maxBody?: number;
   /** Accept mini-apps' submissions at `<path>/mini-app`; absent: that route is not served. */
   miniApp?: MiniAppEventsOptions;
-  /** The time, in ms (default `Date.now`): for `initData`'s age. */
+  /** The time, in ms (default: the system clock, `systemClock.now`): for `initData`'s age. */
   now?: () => number;
   /** Warnings and failures (never the key nor the payload); nothing is logged without it. */
   logger?: Logger;
@@ -158,7 +159,7 @@ function endpointSettings(options: EventsEndpointOptions) {
   const miniApp = options.miniApp;
   if (miniApp && (typeof miniApp.token !== 'string' || miniApp.token === ''))
     throw new BotflowError('BOTFLOW_OPTIONS_INVALID', 'events endpoint: miniApp needs the bot token');
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
 
   return { path, maxBody, keys, miniApp, now };
 }

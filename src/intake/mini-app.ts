@@ -9,6 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { BotflowCode } from '../errors/catalogue.ts';
 import { BotflowError } from '../errors/index.ts';
+import { systemClock } from '../store/ports/clock.ts';
 
 /** A mini-app's `initData` was refused: malformed, signed with another token or tampered with, or too old. */
 export class MiniAppDataError extends BotflowError {
@@ -51,7 +52,7 @@ export interface MiniAppInitData {
 export interface ValidateInitDataOptions {
   /** How old `auth_date` may be (default 86400: one day); keep it short for anything that matters. */
   maxAgeSeconds?: number;
-  /** The time to judge `auth_date` by, in Unix milliseconds (default `Date.now()`). */
+  /** The time to judge `auth_date` by, in Unix milliseconds (default: the system clock, `systemClock.now()`). */
   now?: number;
 }
 
@@ -107,7 +108,7 @@ export function validateInitData(
   const authDate = fields.get('auth_date');
   if (authDate === undefined || !/^\d{1,15}$/.test(authDate))
     throw invalid(`initData's auth_date must be Unix seconds, not ${JSON.stringify(authDate ?? null)}`);
-  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
+  const nowSeconds = Math.floor((options.now ?? systemClock.now()) / 1000);
   const age = nowSeconds - Number(authDate);
   if (age > maxAge)
     throw new MiniAppDataError(

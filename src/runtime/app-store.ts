@@ -13,6 +13,7 @@ import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import { type PollingStore, sqlitePollingStore } from '../intake/polling.ts';
 import { openDatabase } from '../store/database.ts';
 import { KV_KEYS } from '../store/kv.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
 import { openPostgres } from '../store/postgres/database.ts';
 import { postgresStore } from '../store/postgres/engine-store.ts';
@@ -79,7 +80,7 @@ export async function openAppStore(config: Config, logger: Logger): Promise<AppS
   }
   const thread = writer;
   return {
-    store: sqliteStore(db, { writer, now: Date.now, logger: logger.child({ component: 'engine' }) }),
+    store: sqliteStore(db, { writer, now: systemClock.now, logger: logger.child({ component: 'engine' }) }),
     intake: { db, ...(thread ? { commit: (entries) => thread.append(entries) } : {}) },
     pollingStore: async () => sqlitePollingStore(db),
     shared: false,

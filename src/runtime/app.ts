@@ -17,6 +17,7 @@ import type { SharedBudget } from '../client/scheduler/shared-budget.ts';
 import { throttledClient } from '../client/scheduler/throttled-client.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Role } from '../engine/lane/ownership.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import { connectToPlatform, loadFlowsOrRefuse, reloadFlows } from './app-common.ts';
 import { configuredEndpoint, startEventsServer } from './app-events.ts';
 import type { IntakeHandle, RunningApp, SandboxHandle, StartAppOptions } from './app-parts.ts';
@@ -51,7 +52,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   let draining = false; // shutting down: not ready, whatever the engine says
   const drain = async (ms: number, deadline: number) => {
     draining = true;
-    const wait = Math.min(ms, deadline - Date.now() - 1000);
+    const wait = Math.min(ms, deadline - wallNow() - 1000);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   };
   let eventsServer: { address: string; close(): Promise<void> } | undefined;
@@ -84,7 +85,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         // next start), calls in flight get until the deadline and their answers are recorded below.
         scheduler?.close();
         budget?.close();
-        const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - Date.now() - 500);
+        const sendWaitMs = Math.min(config.shutdown.sendDeadlineMs, deadline - wallNow() - 500);
         await engine?.stop({ waitMs: Math.max(0, sendWaitMs) });
         const left = await Promise.resolve(engine?.store.pendingCount(engine.role().partitions)).catch(
           () => 0,
@@ -339,7 +340,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
               ? 'stopping: no new updates are accepted; handing over to the other processes'
               : 'stopping: no new updates are accepted; finishing the current steps',
           );
-          const deadline = Date.now() + config.shutdown.timeoutMs - 1000;
+          const deadline = wallNow() + config.shutdown.timeoutMs - 1000;
           const result = await runShutdown(shutdownSteps(), { deadline, logger });
           logger.info(
             { clean: result.clean },
@@ -351,7 +352,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
       },
     };
   } catch (error) {
-    await runShutdown(shutdownSteps(), { deadline: Date.now() + 5000, logger });
+    await runShutdown(shutdownSteps(), { deadline: wallNow() + 5000, logger });
     throw error;
   }
 }

@@ -20,6 +20,7 @@ import { buildWebhook, webhookIntake } from '../intake/webhook.ts';
 import { openOperatorsChats } from '../sandbox/operators-chat.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import { WEB_CHAT_PATH, webChat } from '../sandbox/web/index.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { AppParts, LoadedFlows, PlaygroundExtension } from './app-parts.ts';
 import { EventsPanel } from './events-panel.ts';
 import { Inspector } from './inspector.ts';
@@ -53,7 +54,7 @@ function timedCode(logger: Logger | undefined): Pick<LoadOptions, 'codeBudget'> 
       ms: CODE_BUDGET_MS,
       report(slow) {
         const key = `${slow.kind}:${slow.name}`;
-        const now = Date.now();
+        const now = wallNow();
         if (now - (lastLogged.get(key) ?? Number.NEGATIVE_INFINITY) < SLOW_LOG_EVERY_MS) return;
         lastLogged.set(key, now);
         logger.warn(

@@ -6,6 +6,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { systemClock } from '../store/ports/clock.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import { type FlowFunnel, funnelOf, funnelOfPages, type StepFunnel } from './funnel.ts';
 import { formatDuration, oneLine, stepLabel } from './funnel-text.ts';
@@ -27,9 +29,11 @@ const PERIODS: [string, number | undefined][] = [
   ['24 hours', 1],
 ];
 
+/** The routes over `flows` and the step log `read` gives; `now` (the bot's clock) ends the `days` window. */
 export function funnelRoutes(
   flows: () => readonly FlowDefinition[],
   read: StepLogReader,
+  now: () => number = systemClock.now,
 ): FastifyPluginAsync {
   return async (app) => {
     app.get('/_inspector/funnel', async (req, reply) => {
@@ -40,7 +44,7 @@ export function funnelRoutes(
           .code(400)
           .send({ code: 'proto.payload', message: `days must be a number above 0, got "${q.days}"` });
       }
-      const since = days === undefined ? 0 : Date.now() - days * 86_400_000;
+      const since = days === undefined ? 0 : now() - days * 86_400_000;
       const rows = read({ since, ...(q.flow ? { flowId: q.flow } : {}) });
       if (rows === undefined) {
         return reply
@@ -176,7 +180,7 @@ tbody th a{font:600 14px ui-monospace,monospace;color:#4a45c9;text-decoration:no
 .empty{background:#fff;border:1px dashed #c9ccdb;border-radius:12px;padding:18px;color:#6b6f85}
 </style></head>
 <body><header><h1>${escapeHtml(shown.flow ? `${shown.flow}: funnel` : 'Funnel')}</h1><span>${periods}</span>
-<span class="quiet">updated ${new Date().toTimeString().slice(0, 8)} · <a href="${escapeHtml(link(shown))}">refresh</a></span></header>
+<span class="quiet">updated ${new Date(wallNow()).toTimeString().slice(0, 8)} · <a href="${escapeHtml(link(shown))}">refresh</a></span></header>
 <main><p class="legend"><span><i style="background:#8d89f0"></i>moved on</span><span><i style="background:#3aa76d"></i>reached an end here</span><span><i style="background:#f0b429"></i>waiting here now</span><span><i style="background:#e5484d"></i>stopped here</span></p>${body}</main></body></html>
 `;
 }

@@ -21,6 +21,7 @@ import { operatorsChats } from '../engine/lane/operators.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { type StepLines, stepLines } from '../flows/step-lines.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import { type CampaignReader, campaignRoutes } from './campaigns-page.ts';
 import { funnelRoutes } from './funnel-page.ts';
 import { describeEvent } from './history-words.ts';
@@ -115,7 +116,7 @@ export class Inspector {
             return { id: def.id, version: def.version, mermaid: flowToMermaid(def), graph, steps };
           }),
       problems: problems.map(String),
-      loadedAt: Date.now(),
+      loadedAt: wallNow(),
     };
     this.#emit('flows', { problems: this.#flows.problems, count: this.#flows.flows.length });
   }

@@ -7,6 +7,7 @@
  * everything that arrived meanwhile, up to its limit); otherwise it starts at once, as before.
  */
 import type { BotApi } from '../client/client.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 
 export const POLL_SPACING_MS = 250;
 /** Calls waiting in the scheduler from which the budget counts as short (a steady load keeps fewer). */
@@ -20,7 +21,7 @@ export function spacedPolls(api: PollApi, backlog: () => boolean, spacingMs = PO
   return {
     getSubscriptions: (options) => api.getSubscriptions(options),
     async getUpdates(args, options) {
-      const wait = lastStart + spacingMs - Date.now();
+      const wait = lastStart + spacingMs - wallNow();
       if (wait > 0 && backlog()) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -32,7 +33,7 @@ export function spacedPolls(api: PollApi, backlog: () => boolean, spacingMs = PO
         });
         options?.signal?.throwIfAborted();
       }
-      lastStart = Date.now();
+      lastStart = wallNow();
       return api.getUpdates(args, options);
     },
   };

@@ -4,6 +4,7 @@
  * estimate of the time left; one final line when it is done. Silent for work that finishes quickly.
  */
 import type { Logger } from 'pino';
+import { wallNow } from '../store/ports/wall-time.ts';
 
 /** Options of `trackProgress`. */
 export interface ProgressOptions {
@@ -22,7 +23,7 @@ export interface ProgressOptions {
 export function trackProgress(options: ProgressOptions): () => void {
   const { startLeft } = options;
   if (startLeft === 0) return () => {};
-  const started = Date.now();
+  const started = wallNow();
   options.logger.info({ remaining: startLeft }, `${options.label}: ${startLeft} to go`);
   let last = { at: started, left: startLeft };
   const timer = setInterval(async () => {
@@ -30,7 +31,7 @@ export function trackProgress(options: ProgressOptions): () => void {
       .then(() => options.remaining())
       .catch(() => undefined);
     if (left === undefined) return;
-    const now = Date.now();
+    const now = wallNow();
     if (left === 0) {
       stop();
       options.logger.info(

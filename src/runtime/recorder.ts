@@ -9,6 +9,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { OPERATIONS, type OperationName } from '../client/operations.ts';
 import type { TaskOutcome } from '../dispatch/tasks/runner.ts';
 import type { StoredEvent } from '../inbox/event-entry.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import type { CallRecord, RecordLine } from './recording.ts';
 
 const isWrite = (op: string) => OPERATIONS[op as OperationName]?.write ?? true;
@@ -19,7 +20,7 @@ export interface RecorderOptions {
   redact?: readonly string[];
   /** Strings that must never be written (the bot token, secrets): replaced by `«redacted»`. */
   secrets?: readonly (string | undefined)[];
-  /** Time source (default Date.now). */
+  /** Time source (default: the system clock, `systemClock.now`). */
   now?: () => number;
 }
 
@@ -123,7 +124,7 @@ function errorOf(error: unknown): { code: string; message: string } {
 
 /** Creates (or empties) `path` and starts a recording. */
 export function createRecorder(path: string, options: RecorderOptions = {}): Recorder {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   const redactor = new Redactor(options.redact ?? DEFAULT_REDACTED_FIELDS, options.secrets ?? []);
   const out: WriteStream = createWriteStream(path, { flags: 'w' });
   let closed = false;

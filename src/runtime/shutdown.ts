@@ -4,6 +4,7 @@
  * so a step that hangs cannot keep the process alive. Signal handling adds a hard exit timer on top.
  */
 import type { Logger } from 'pino';
+import { wallNow } from '../store/ports/wall-time.ts';
 
 /** One step of the shutdown. */
 export interface ShutdownStep {
@@ -36,7 +37,7 @@ export async function runShutdown(
   let outOfTime = false;
   for (const step of steps) {
     if (step.started && !step.started()) continue;
-    const started = Date.now();
+    const started = wallNow();
     const left = options.deadline - started;
     if ((left <= 0 || outOfTime) && !step.always) {
       outcomes.push({ name: step.name, outcome: 'skipped', ms: 0 });
@@ -52,7 +53,7 @@ export async function runShutdown(
         Promise.resolve(step.run(options.deadline)).then(() => 'done' as const),
         timedOut,
       ]);
-      const outcome: StepOutcome = { name: step.name, outcome: result, ms: Date.now() - started };
+      const outcome: StepOutcome = { name: step.name, outcome: result, ms: wallNow() - started };
       outcomes.push(outcome);
       if (result === 'timed out') {
         outOfTime = true;
@@ -65,7 +66,7 @@ export async function runShutdown(
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      outcomes.push({ name: step.name, outcome: 'failed', ms: Date.now() - started, error: message });
+      outcomes.push({ name: step.name, outcome: 'failed', ms: wallNow() - started, error: message });
       options.logger?.error({ step: step.name, err: error }, `shutdown: "${step.name}" failed: ${message}`);
     } finally {
       clearTimeout(timer);

@@ -17,6 +17,7 @@ import { flowDiagram } from '../flows/mermaid.ts';
 import { formatMessage, type MarkupElement } from '../sandbox/markup.ts';
 import { openDatabase } from '../store/database.ts';
 import { OutboxStore } from '../store/outbox.ts';
+import { systemClock } from '../store/ports/clock.ts';
 
 /** A message as the person sees it. */
 export interface StoryboardMessage {
@@ -83,7 +84,7 @@ export function buildStoryboard(flow: FlowDefinition, options: { locales?: strin
           jumpToStep(
             engine.store.support,
             { conversationKey: key, flow, step, vars, chatId: n, userId: PERSON, locale },
-            Date.now(),
+            systemClock.now(),
           );
           frames.set(key, { locale, messages: [] });
         } catch (error) {

@@ -3,6 +3,7 @@
  * Intake appends; the engine reads pending rows in arrival order and settles them.
  */
 import type Database from 'better-sqlite3';
+import { systemClock } from './ports/clock.ts';
 import type { AppendResult, InboxEntry, InboxRow, InboxStatus } from './ports/rows.ts';
 
 export type { AppendResult, InboxEntry, InboxKind, InboxRow, InboxStatus } from './ports/rows.ts';
@@ -24,7 +25,11 @@ export class InboxStore {
   private readonly countByStatus: Database.Statement;
   private readonly appendAll: (entries: readonly InboxEntry[]) => AppendResult[];
 
-  constructor(readonly db: Database.Database) {
+  /** `now` stamps `received_at` of entries that bring none (the engine's clock; default the system clock). */
+  constructor(
+    readonly db: Database.Database,
+    private readonly now: () => number = systemClock.now,
+  ) {
     this.insert = db.prepare(
       'INSERT INTO inbox (kind, dedupe_key, conversation_key, update_type, payload, received_at) ' +
         'VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING',
@@ -39,7 +44,7 @@ export class InboxStore {
     );
     this.countByStatus = db.prepare('SELECT status, count(*) AS n FROM inbox GROUP BY status');
     this.appendAll = db.transaction((entries: readonly InboxEntry[]) => {
-      const now = Date.now();
+      const now = this.now();
       return entries.map((e): AppendResult => {
         const { changes, lastInsertRowid } = this.insert.run(
           e.kind ?? 'update',
@@ -82,7 +87,7 @@ export class InboxStore {
    * short chunks. Returns the number of rows deleted. Keep the retention longer than the platform's
    * redelivery horizon (hours), or a late redelivery would be accepted again.
    */
-  prune(retentionMs: number, now = Date.now()): number {
+  prune(retentionMs: number, now = this.now()): number {
     const cutoff = now - retentionMs;
     let total = 0;
     for (;;) {

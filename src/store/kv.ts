@@ -2,6 +2,7 @@
  * Queries of the `kv` table: small durable values such as the long-polling marker.
  */
 import type Database from 'better-sqlite3';
+import { systemClock } from './ports/clock.ts';
 
 /** Well-known keys, so that two modules never pick the same name for different things. */
 export const KV_KEYS = {
@@ -30,7 +31,7 @@ export class KvStore {
   }
 
   /** Stores `value` under `key`, replacing any previous value. */
-  set(key: string, value: string, now = Date.now()): void {
+  set(key: string, value: string, now = systemClock.now()): void {
     this.upsert.run(key, value, now);
   }
 

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MigrationError, type MigrationFile, readMigrations } from './ports/migrations.ts';
+import { wallNow } from './ports/wall-time.ts';
 
 export { MigrationError, type MigrationFile, readMigrations } from './ports/migrations.ts';
 
@@ -71,7 +72,7 @@ export function migrate(db: Database.Database, dir: string): MigrationResult {
     const applyOne = db.transaction(() => {
       if (isApplied.get(file.version)) return false; // another process got there first
       db.exec(file.sql);
-      record.run(file.version, file.name, Date.now());
+      record.run(file.version, file.name, wallNow());
       db.pragma(`user_version = ${file.version}`);
       return true;
     });

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
 import { openDatabase } from './database.ts';
 import { type AppendResult, type InboxEntry, InboxStore } from './inbox.ts';
+import { systemClock } from './ports/clock.ts';
 import type { EngineStore } from './ports/engine.ts';
 import { sqliteStore } from './sqlite/engine-store.ts';
 
@@ -47,7 +48,7 @@ export async function openStore(source: { path: string } | { url: string }): Pro
     );
   const db = openDatabase({ path: source.path });
   return {
-    store: sqliteStore(db, { now: Date.now }),
+    store: sqliteStore(db, { now: systemClock.now }),
     where: source.path,
     appendInbox: async (entries) => new InboxStore(db).append(entries),
     async close() {

@@ -5,6 +5,7 @@
  * `failed` (given up) or `dropped` (the person left before it was sent).
  */
 import type Database from 'better-sqlite3';
+import { systemClock } from './ports/clock.ts';
 import type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
 
 export type { NewOutboxRow, OutboxRow } from './ports/outbox.ts';
@@ -127,7 +128,7 @@ export class OutboxStore {
   }
 
   /** Gives up on failed calls for good (all of them without `ids`): marked `dropped`. */
-  dropFailed(ids?: readonly number[], now = Date.now()): number {
+  dropFailed(ids?: readonly number[], now = systemClock.now()): number {
     return this.#changeFailed(`status = 'dropped', finished_at = ${Math.floor(now)}`, ids);
   }
 

@@ -8,6 +8,7 @@ import { BotflowError } from '../errors/index.ts';
 import type { StoredEvent } from '../inbox/event-entry.ts';
 import type { CallRecord, EventRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
 import type { HistoryData } from '../store/history.ts';
+import { systemClock } from '../store/ports/clock.ts';
 import { openReader } from '../store/reader.ts';
 
 /**
@@ -74,7 +75,7 @@ export function recordingFromHistory(history: HistoryData, where: string, conver
   }
   const times = [...updates.map((u) => u.at), ...events.map((e) => e.at), ...calls.map((c) => c.at)];
   return {
-    startedAt: Math.min(...times, Date.now()),
+    startedAt: Math.min(...times, systemClock.now()),
     endedAt: Math.max(0, ...times),
     updates,
     calls,

@@ -59,7 +59,7 @@ export class FailureHandler {
       entry.attempts > 0,
     );
     host.recorder.recordDeadLetter({
-      at: Date.now(),
+      at: host.options.clock.now(),
       operation: entry.op,
       chatId: entry.chatId,
       reason,
@@ -81,7 +81,7 @@ export class FailureHandler {
   #actionDropped(entry: Entry, reason: DeadLetterReason, detail: string): void {
     this.#host.recorder.chatActions.expired++;
     this.#droppedActions++;
-    const now = Date.now();
+    const now = this.#host.options.now();
     if (now - this.#droppedLoggedAt < 10_000) return;
     this.#host.logger?.warn(
       {

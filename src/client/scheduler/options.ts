@@ -1,6 +1,7 @@
 /**
  * Scheduler configuration and its defaults.
  */
+import { type Clock, systemClock } from '../../store/ports/clock.ts';
 import type { RetryOptions } from './retry-policy.ts';
 import type { SharedBudget } from './shared-budget.ts';
 import type { ApiCaller, Limits, Priority } from './types.ts';
@@ -25,8 +26,13 @@ export interface SchedulerOptions {
   startPausedMs?: number;
   /** Platform limits; defaults to 30 per second overall and 2 per second per chat, with a 5 ms margin. */
   limits?: Limits;
-  /** Clock in ms (monotonic); inject a fake one in tests. */
+  /** Clock in ms (monotonic) for the windows, pauses and time-to-live; inject a fake one in tests. */
   now?: () => number;
+  /**
+   * The clock that stamps what the scheduler records in time since the epoch (a dead letter's `at` in
+   * `metrics()`); default the system clock. The engine's or a test's virtual clock goes here.
+   */
+  clock?: Pick<Clock, 'now'>;
   /** Timer factory; inject a fake one in tests. */
   setTimer?: TimerFactory;
   /** Receives a warning for every 429 pause and dead letter. */
@@ -106,6 +112,7 @@ export function resolveOptions(options: SchedulerOptions) {
   return {
     limits,
     now: options.now ?? (() => performance.now()),
+    clock: options.clock ?? systemClock,
     setTimer: options.setTimer ?? realTimer,
     ttlMs: { ...DEFAULT_TTL_MS, ...options.ttlMs },
     retry: options.retry ?? {},

@@ -9,6 +9,7 @@
  * comes, e.g. the process died): the platform counts a request when it arrives, somewhere in between.
  */
 import { randomUUID } from 'node:crypto';
+import { wallNow } from '../../store/ports/wall-time.ts';
 import { BudgetExhausted, type BudgetGrant, grantFrom, type SharedBudget } from './shared-budget.ts';
 
 /**
@@ -62,7 +63,7 @@ export function rowBudget(updateRow: RowUpdate, o: RowBudgetOptions): SharedBudg
       for (const wake of waiters) wake();
     },
     async acquire(maxWaitMs, signal): Promise<BudgetGrant> {
-      const until = Date.now() + maxWaitMs;
+      const until = wallNow() + maxWaitMs;
       for (;;) {
         signal?.throwIfAborted();
         if (closed) throw new BudgetExhausted('the process is stopping');
@@ -72,7 +73,7 @@ export function rowBudget(updateRow: RowUpdate, o: RowBudgetOptions): SharedBudg
           return { log: next.log, result: next };
         });
         if (step.granted) return { settle: () => void settle(id) };
-        const left = until - Date.now();
+        const left = until - wallNow();
         if (left <= 0)
           throw new BudgetExhausted(`none free within ${maxWaitMs} ms among the processes' ${o.limit}/s`);
         // The log's oldest start may still be provisional (its answer lowers it soon): ask again within

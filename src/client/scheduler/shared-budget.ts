@@ -8,6 +8,7 @@
  * The PostgreSQL implementation is runtime/cluster-budget.ts; `localSharedBudget` below is the same
  * contract in memory, for tests and for processes that share nothing.
  */
+import { systemClock } from '../../store/ports/clock.ts';
 
 /** One start granted by the budget: call `settle` once the call's answer (or failure) came. */
 export interface BudgetGrant {
@@ -73,7 +74,7 @@ export function localSharedBudget(o: {
   applies?: () => boolean;
   now?: () => number;
 }): SharedBudget {
-  const now = o.now ?? (() => Date.now());
+  const now = o.now ?? systemClock.now;
   let log: { id: string; at: number }[] = [];
   let next = 0;
   let closed = false;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BotflowError } from '../../errors/index.ts';
 import { MigrationError, readMigrations } from '../ports/migrations.ts';
+import { wallNow } from '../ports/wall-time.ts';
 import { withFunctions } from './functions.ts';
 import { transactionOn } from './transaction.ts';
 
@@ -131,7 +132,7 @@ export async function migratePostgres(pool: pg.Pool, dir: string): Promise<strin
           await client.query(file.sql);
           await client.query(
             'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
-            [file.version, file.name, Date.now()],
+            [file.version, file.name, wallNow()],
           );
         });
       } catch (cause) {

@@ -4,6 +4,7 @@
  * the same transaction. Notifications tell the processes about each other's commits.
  */
 
+import type { Clock } from '../ports/clock.ts';
 import type { EngineStore, Partitions } from '../ports/engine.ts';
 import { PARTITIONS } from '../ports/partitions.ts';
 import type { ApplyResult } from '../ports/write-plan.ts';
@@ -31,10 +32,16 @@ export interface PostgresEngineStore extends EngineStore<false> {
 const ALL = Array.from({ length: PARTITIONS }, (_, i) => i);
 const list = (partitions: Partitions): readonly number[] => (partitions === 'all' ? ALL : partitions);
 
-/** The engine's store over `pg`. */
-export function postgresStore(pg: PostgresDatabase): PostgresEngineStore {
+/**
+ * The engine's store over `pg`. `options.now` is the engine's clock, for the inbox entries appended without a
+ * time (default the system clock; the rows a batch settles take the time the engine gives `apply`).
+ */
+export function postgresStore(
+  pg: PostgresDatabase,
+  options: { now?: Clock['now'] } = {},
+): PostgresEngineStore {
   const { pool } = pg;
-  const inbox = new PgInbox(pool);
+  const inbox = new PgInbox(pool, options.now);
   let applying = 0;
   // Batches that share a conversation commit in the order they were planned (a conversation's later event
   // never commits first); batches with none in common commit side by side, each on a connection of its own,

@@ -3,6 +3,7 @@
  * events in the partitions it owns, and a notification after each append so that owners wake at once.
  */
 import type pg from 'pg';
+import { type Clock, systemClock } from '../ports/clock.ts';
 import type { AppendResult, InboxEntry, InboxEvent } from '../ports/rows.ts';
 import { PARTITIONS, partitionOf } from './database.ts';
 import { inTransaction } from './transaction.ts';
@@ -20,14 +21,18 @@ export interface PartitionedEvent extends InboxEvent {
 
 /** The inbox queries over a pool. */
 export class PgInbox {
-  constructor(readonly pool: pg.Pool) {}
+  /** `now` stamps `received_at` of entries that bring none, and the marker's row (default the system clock). */
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly now: Clock['now'] = systemClock.now,
+  ) {}
 
   /**
    * Appends `entries` in one statement (one transaction) and says, entry by entry, which were new.
    * Duplicates, within the batch or with stored rows, are ignored; the first of a key wins.
    */
   append(entries: readonly InboxEntry[]): Promise<AppendResult[]> {
-    return appendOn(this.pool, entries);
+    return appendOn(this.pool, entries, this.now());
   }
 
   /**
@@ -40,12 +45,13 @@ export class PgInbox {
     marker: number | undefined,
   ): Promise<AppendResult[]> {
     return inTransaction(this.pool, async (client) => {
-      const results = await appendOn(client, entries);
+      const now = this.now();
+      const results = await appendOn(client, entries, now);
       if (marker !== undefined) {
         await client.query(
           'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET ' +
             'value = excluded.value, updated_at = excluded.updated_at',
-          [markerKey, String(marker), Date.now()],
+          [markerKey, String(marker), now],
         );
       }
       return results;
@@ -100,9 +106,9 @@ export class PgInbox {
 async function appendOn(
   on: pg.Pool | pg.PoolClient,
   entries: readonly InboxEntry[],
+  now: number,
 ): Promise<AppendResult[]> {
   if (entries.length === 0) return [];
-  const now = Date.now();
   const first = new Map<string, number>();
   entries.forEach((entry, i) => {
     if (!first.has(entry.dedupeKey)) first.set(entry.dedupeKey, i);

@@ -5,6 +5,7 @@
  * lost the lease claims nothing more.
  */
 import type pg from 'pg';
+import { systemClock } from '../ports/clock.ts';
 import { claimOrder, type OutboxFinish, type OutboxPort, type OutboxRow } from '../ports/outbox.ts';
 
 const COLUMNS =
@@ -148,7 +149,7 @@ export class PgOutbox implements OutboxPort {
   }
 
   /** Gives up on failed calls for good (all without `ids`): marked `dropped`. Returns how many. */
-  async dropFailed(ids?: readonly number[], now = Date.now()): Promise<number> {
+  async dropFailed(ids?: readonly number[], now = systemClock.now()): Promise<number> {
     return this.#changeFailed(`status = 'dropped', finished_at = ${Math.floor(now)}`, ids);
   }
 

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { systemClock } from '../ports/clock.ts';
 import { inTransaction } from './transaction.ts';
 
 const BUTTON_SECRET_KEY = 'engine.button_secret';
@@ -24,7 +25,12 @@ export async function pgKvGet(pool: pg.Pool, key: string): Promise<string | unde
 }
 
 /** Sets a kv value. */
-export async function pgKvSet(pool: pg.Pool, key: string, value: string, now = Date.now()): Promise<void> {
+export async function pgKvSet(
+  pool: pg.Pool,
+  key: string,
+  value: string,
+  now = systemClock.now(),
+): Promise<void> {
   await pool.query(
     'INSERT INTO kv (key, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET ' +
       'value = excluded.value, updated_at = excluded.updated_at',

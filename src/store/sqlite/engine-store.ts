@@ -24,7 +24,7 @@ import { type WriterThread, WriterThreadStoppedError } from './writer-thread.ts'
 export interface SqliteStoreOptions {
   /** A writer thread on the same file (`startWriterThread`): batches commit there while the next is planned. */
   writer?: WriterThread | undefined;
-  /** The engine's clock, for the rows the applier stamps. */
+  /** The engine's clock, for the rows the applier stamps and the inbox entries appended without a time. */
   now: () => number;
   logger?: Logger | undefined;
 }
@@ -60,8 +60,8 @@ export function sqliteStore(db: Database.Database, options: SqliteStoreOptions):
             .slice(0, limit)
         : inbox.pending(afterId, limit),
     append(entries) {
-      if (writer) return writer.append([...entries]);
-      appender ??= new InboxStore(db);
+      if (writer) return writer.append([...entries], options.now());
+      appender ??= new InboxStore(db, options.now);
       return appender.append(entries);
     },
     pendingCount: () => (db.open ? inbox.pendingCount() : 0),

@@ -13,6 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import { BotflowError } from '../../errors/index.ts';
 import type { AppendResult, InboxEntry } from '../inbox.ts';
+import { systemClock } from '../ports/clock.ts';
 import { SQLite } from '../sqlite.ts';
 import type { ApplyResult, PlannedWrites } from './apply.ts';
 
@@ -29,7 +30,7 @@ export interface WriterThreadOptions {
 /** A request to the thread. */
 export type WriterRequest =
   | { id: number; kind: 'apply'; batch: PlannedWrites[]; now: number }
-  | { id: number; kind: 'append'; entries: InboxEntry[] };
+  | { id: number; kind: 'append'; entries: InboxEntry[]; now: number };
 
 /** The thread's answer to one request. */
 export type WriterReply =
@@ -134,9 +135,12 @@ export class WriterThread {
     return this.#request({ id: 0, kind: 'apply', batch, now }) as Promise<ApplyResult[]>;
   }
 
-  /** Appends inbox entries in one transaction (intake's group commit); says which were new. */
-  append(entries: InboxEntry[]): Promise<AppendResult[]> {
-    return this.#request({ id: 0, kind: 'append', entries }) as Promise<AppendResult[]>;
+  /**
+   * Appends inbox entries in one transaction (intake's group commit); says which were new. `now` stamps the
+   * entries that bring no `receivedAt` (the caller's clock; default the system clock).
+   */
+  append(entries: InboxEntry[], now: number = systemClock.now()): Promise<AppendResult[]> {
+    return this.#request({ id: 0, kind: 'append', entries, now }) as Promise<AppendResult[]>;
   }
 
   /** Requests sent and not answered yet. */

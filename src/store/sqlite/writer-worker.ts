@@ -14,9 +14,10 @@ const db = openDatabase({
   ...(options.synchronous ? { synchronous: options.synchronous } : {}),
   ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
 });
-let now = Date.now();
+// The time of the request being handled: each request brings its caller's clock (the thread reads none).
+let now = 0;
 const applier = new BatchApplier(db, () => now);
-const inbox = new InboxStore(db);
+const inbox = new InboxStore(db, () => now);
 const port = parentPort!;
 
 function handle(request: WriterRequest): unknown {
@@ -25,6 +26,7 @@ function handle(request: WriterRequest): unknown {
       now = request.now;
       return applier.apply(request.batch as PlannedWrites[]);
     case 'append':
+      now = request.now;
       return inbox.append(request.entries as InboxEntry[]);
   }
 }
