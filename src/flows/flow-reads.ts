@@ -1,15 +1,17 @@
 /**
  * Every read of a variable in a flow, with where it happens and the site it is reached from (lint-vars.ts
  * checks them): texts and Fluent messages, computed values and task inputs, `with:` copies, conditions,
- * keyboards, an input's time zone and `options_from`, an end's `return`. var-reads.ts finds the names in
- * each kind of text.
+ * keyboards, and what each kind's own fields read (its `reads`: an input's time zone and `options_from`, an
+ * end's `return`). var-reads.ts finds the names in each kind of text.
  */
 import { isExpression } from './expressions.ts';
 import type { FlowScope } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
+import type { StepReads } from './kinds/contract.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest, type Problem } from './problems.ts';
-import type { InputStep, Step } from './schema.ts';
+import type { Step } from './schema.ts';
 import { expressionReads, fluentReads, ftlPosition, templateReads } from './var-reads.ts';
 import { conditionReads, getAt, itemAt, type Read, type Site, siteOf, visitValues } from './var-sites.ts';
 import { describeType, fluentFields, typeAt, UNKNOWN, type VarType } from './var-types.ts';
@@ -80,53 +82,24 @@ function keyboardReads({ templateAt }: Collector, id: string, step: Step): void 
   });
 }
 
-/** An input's time zone read from a variable ("{{zone}}"), and its `options_from` list and value. */
-function inputReads(k: Collector, id: string, step: InputStep, report: Report): void {
-  const { flow, scope, reads } = k;
-  const p = ['steps', id];
-  if (step.time_zone?.includes('{{'))
-    k.templateAt([...p, 'time_zone'], step.time_zone, { steps: [id], extra: [] });
-  if (!step.options_from) return;
-  const from = step.options_from;
+/** What a kind's `reads` lists a read with (kinds/contract.ts): at the step's entry, or of a list's item. */
+function stepReads(k: Collector, id: string, report: Report): StepReads {
   const site = { steps: [id], extra: [] };
-  reads.push({
-    path: [...p, 'options_from', 'list'],
-    read: { name: from.list.split('.')[0]!, fields: from.list.split('.').slice(1), index: 0 },
-    shown: from.list,
-    site,
-  });
-  const item = itemAt(flow, scope, [...p, 'options_from']);
-  if (from.value) {
-    const [name, ...fields] = from.value.split('.');
-    reads.push({
-      path: [...p, 'options_from', 'value'],
-      read: { name: name!, fields, index: 0 },
-      shown: from.value,
-      ...(item ? { item } : {}),
-    });
-  }
-  const list = typeAt(scope.types, from.list);
-  if (list && list.kind !== 'list' && list.kind !== 'unknown')
-    report(
-      [...p, 'options_from', 'list'],
-      'error',
-      `"${from.list}" is ${describeType(list)}, not a list`,
-      'options_from.list names a variable holding a list (a task result, a computed value)',
-    );
-}
-
-/** An end step's `return`: the variables it hands back to the calling flow. */
-function endReads({ reads }: Collector, id: string, step: Extract<Step, { type: 'end' }>): void {
-  if (step.return === undefined) return;
-  const p = ['steps', id];
-  [step.return].flat().forEach((r, i) => {
-    reads.push({
-      path: Array.isArray(step.return) ? [...p, 'return', i] : [...p, 'return'],
-      read: { name: r.split('.')[0]!, fields: r.split('.').slice(1), index: 0 },
-      shown: r,
-      site: { steps: [id], extra: [] },
-    });
-  });
+  return {
+    id,
+    template: (path, text) => k.templateAt(path, text, site),
+    variable: (path, dotted, item) => {
+      const [name, ...fields] = dotted.split('.');
+      k.reads.push({
+        path,
+        read: { name: name!, fields, index: 0 },
+        shown: dotted,
+        ...(item ? { item } : { site }),
+      });
+    },
+    typeOf: (dotted) => typeAt(k.scope.types, dotted),
+    report,
+  };
 }
 
 /** Every read of a variable in the flow, in the order they are checked. */
@@ -153,8 +126,7 @@ export function readsOf(
   for (const c of w.conditions) conditionReads(c.condition, c.path, k.at(c.path), k.reads);
   for (const [id, step] of Object.entries(flow.steps)) {
     keyboardReads(k, id, step);
-    if (step.type === 'input') inputReads(k, id, step, report);
-    if (step.type === 'end') endReads(k, id, step);
+    kindOf(step).reads?.(step, stepReads(k, id, report));
   }
   for (const [name, source] of Object.entries(computed))
     if (isExpression(source)) k.exprAt(['computed', name], source, undefined);

@@ -5,6 +5,7 @@
  */
 import { BUILTIN_VARS, type CallSite, type FlowGraph, solve } from './data-flow.ts';
 import { buildGraph } from './flow-graph.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
 import { joinTypes, UNKNOWN, type VarType } from './var-types.ts';
@@ -27,22 +28,26 @@ interface End {
 }
 const caches = new WeakMap<Map<string, FlowFile>, WeakMap<FlowFile, Partial<FlowScope> & { end?: End }>>();
 
-/** What a called flow `f` sets on every path to its end, and its return value's type, from its graph. */
+/**
+ * What a called flow `f` sets on every path to its end (the steps whose kind `endsFlow`), and the type of
+ * what they return (their kind's `returns`), from its graph.
+ */
 function endOfFlow(id: string, f: FlowFile, g: FlowGraph): End {
   const entry = solve(f, g, new Set());
-  const ends = Object.entries(f.steps).filter(([sid, st]) => st.type === 'end' && entry.has(sid));
+  const ends = Object.entries(f.steps).filter(([sid, st]) => kindOf(st).endsFlow && entry.has(sid));
   const names = ends.length
     ? new Set([...entry.get(ends[0]![0])!].filter((v) => ends.every(([sid]) => entry.get(sid)!.has(v))))
     : new Set<string>();
   let returns: VarType | undefined;
   for (const [, st] of ends) {
-    if (st.type !== 'end' || st.return === undefined) continue;
+    const given = kindOf(st).returns?.(st);
+    if (given === undefined) continue;
     const t: VarType =
-      typeof st.return === 'string'
-        ? (g.types.get(st.return) ?? UNKNOWN)
+      typeof given === 'string'
+        ? (g.types.get(given) ?? UNKNOWN)
         : {
             kind: 'object',
-            fields: Object.fromEntries(st.return.map((r) => [r, g.types.get(r) ?? UNKNOWN])),
+            fields: Object.fromEntries(given.map((r) => [r, g.types.get(r) ?? UNKNOWN])),
             from: `what ${id} returns`,
           };
     returns = returns ? joinTypes(returns, t) : t;

@@ -1,47 +1,28 @@
 /**
- * Checks for what a designer means but the format alone does not catch: rules that cannot pass for the
- * input kind, `render: edit` after a typed answer, locales without built-in texts, `come_back` without a
- * `goto`, `save_as` on a flow that returns nothing, and the flow defaults' idle target.
+ * Checks for what a designer means but the format alone does not catch: `render: edit` after a typed
+ * answer, locales without built-in texts, `come_back` without a `goto`, and the flow defaults' idle target.
+ * (Range bounds that no number can pass and `save_as` on a flow that returns nothing are the input's and
+ * the call's own checks: kinds/input/check.ts, kinds/call/index.ts.)
  */
 import { hasBuiltinCatalog } from './builtin-texts.ts';
-import { kindsOf } from './inputs.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
-import type { InputKind, Route } from './schema.ts';
-
-/** Kinds whose answer is typed text (length and regex rules test the text). */
-const TYPED = new Set<InputKind>(['text', 'number', 'integer', 'email', 'phone', 'date', 'time', 'url']);
+import type { Route } from './schema.ts';
 
 type Flow = LintInput['flow'];
 
 /**
- * An input's range rules with text bounds, and the steps its answers lead to: `typedInto` after a typed
- * answer, `choiceInto` after a choice (which takes typed answers too: "the second one", a label).
+ * The steps typed answers lead to (the kinds' `typedAnswer`): `typedInto` after free text, `choiceInto` after
+ * a choice (which takes typed answers too: "the second one", a label), with the step it follows.
  */
-function lintInputsAndTargets(flow: Flow, report: Report) {
+function typedTargets(flow: Flow) {
   const typedInto = new Set<string>();
-  // Steps a choice leads to: a choice takes typed answers ("the second one", a label) as well as presses.
   const choiceInto = new Map<string, string>();
   for (const [id, step] of Object.entries(flow.steps)) {
-    if (step.type !== 'input') continue;
-    const kinds = kindsOf(step);
-    const p = ['steps', id];
-    (step.validate ?? []).forEach((rule, i) => {
-      const where = [...p, 'validate', i];
-      const bad = (why: string, hint: string) => report(where, 'error', why, hint);
-      if (rule.rule === 'range' && kinds.every((k) => k === 'number' || k === 'integer')) {
-        for (const b of [rule.min, rule.max])
-          if (typeof b === 'string')
-            bad(
-              `range bound "${b}" is text, but the answer is a number: no answer can pass`,
-              'write it as a number',
-            );
-      }
-    });
-    const targets = typeof step.next === 'string' ? [step.next] : step.next.map((n) => n.goto);
-    if (kinds.some((k) => TYPED.has(k))) for (const t of targets) typedInto.add(t);
-    else if (kinds.some((k) => k === 'choice' || k === 'multi_choice'))
-      for (const t of targets) if (!choiceInto.has(t)) choiceInto.set(t, id);
+    const typed = kindOf(step).typedAnswer?.(step);
+    if (typed?.as === 'text') for (const t of typed.to) typedInto.add(t);
+    else if (typed?.as === 'choice') for (const t of typed.to) if (!choiceInto.has(t)) choiceInto.set(t, id);
   }
   return { typedInto, choiceInto };
 }
@@ -56,7 +37,7 @@ function lintEditAfterTyped(
   for (const t of typedInto) {
     const s = flow.steps[t];
     const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
-    if (s && s.type !== 'input' && mode === 'edit') {
+    if (s && !kindOf(s).asksQuestion && mode === 'edit') {
       report(
         ['steps', t, 'render'],
         'warning',
@@ -68,7 +49,7 @@ function lintEditAfterTyped(
   for (const [t, from] of choiceInto) {
     const s = flow.steps[t];
     const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
-    if (typedInto.has(t) || !s || s.type === 'input' || mode !== 'edit') continue;
+    if (typedInto.has(t) || !s || kindOf(s).asksQuestion || mode !== 'edit') continue;
     report(
       ['steps', t, 'render'],
       'warning',
@@ -90,8 +71,8 @@ function lintComeBack(flow: Flow, report: Report) {
           routes.push({ route: b, path: ['steps', id, 'keyboard', r, i] });
         });
       });
-    if (step.type === 'menu' && step.on_text)
-      routes.push({ route: step.on_text, path: ['steps', id, 'on_text'] });
+    for (const r of kindOf(step).routes?.(step) ?? [])
+      if (r.onSend) routes.push({ route: r.route, path: ['steps', id, ...r.path] });
     for (const [name, route] of Object.entries('on_event' in step ? (step.on_event ?? {}) : {}))
       routes.push({ route, path: ['steps', id, 'on_event', name] });
   }
@@ -103,22 +84,6 @@ function lintComeBack(flow: Flow, report: Report) {
         'come_back needs a goto (the step to edit)',
         'add goto: <input step>',
       );
-}
-
-/** Sub-flows: save_as needs a flow that returns something. */
-function lintSaveAs(x: LintInput, report: Report) {
-  const { flow } = x;
-  for (const [id, step] of Object.entries(flow.steps)) {
-    if (step.type !== 'call' || !step.save_as) continue;
-    const callee = x.flows.get(step.flow);
-    if (callee && !Object.values(callee.steps).some((s) => s.type === 'end' && s.return !== undefined))
-      report(
-        ['steps', id, 'save_as'],
-        'error',
-        `flow "${step.flow}" returns nothing for save_as`,
-        `give an end step of ${step.flow} a return: <variable>`,
-      );
-  }
 }
 
 /** The flow defaults' idle target is a step. */
@@ -156,10 +121,9 @@ function lintBuiltinLocales(x: LintInput, report: Report) {
 /** Runs the designer checks on one flow. */
 export function lintDesigner(x: LintInput, report: Report): void {
   const { flow } = x;
-  const { typedInto, choiceInto } = lintInputsAndTargets(flow, report);
+  const { typedInto, choiceInto } = typedTargets(flow);
   lintEditAfterTyped(flow, typedInto, choiceInto, report);
   lintComeBack(flow, report);
-  lintSaveAs(x, report);
   lintDefaultIdle(flow, report);
   lintBuiltinLocales(x, report);
 }

@@ -38,14 +38,6 @@ export function lintEvents(x: LintInput, report: Report): void {
       );
     }
   }
-  for (const [id, step] of Object.entries(flow.steps))
-    if (step.type === 'handoff' && !flow.handoff)
-      report(
-        ['steps', id],
-        'error',
-        `step "${id}" hands the conversation to operators, but the flow names no operators' chat`,
-        'add at the top of the flow: handoff: { operators_chat: <chat id> } (docs/handoff.md)',
-      );
   const used = new Set<string>();
   for (const f of [flow, ...x.flows.values()]) {
     for (const t of f.triggers ?? []) if (t.event) used.add(t.event);
@@ -62,17 +54,6 @@ export function lintEvents(x: LintInput, report: Report): void {
         `event "${name}" is declared, but no step takes it (on_event) and no flow starts on it`,
         'add it to a step: on_event: { … }, or to triggers: - event: …; or remove the declaration',
       );
-  for (const [id, step] of Object.entries(flow.steps)) {
-    if (step.type !== 'wait') continue;
-    const routes = [...Object.values(step.on_event), ...(step.keyboard ?? []).flat()];
-    if (!step.idle && !routes.some((r) => r.goto || r.call) && !flow.commands)
-      report(
-        ['steps', id],
-        'warning',
-        `wait step "${id}" has no way out: no event or button goes anywhere, and no idle timeout`,
-        'give an on_event route a goto, or add idle: { after: 7d, goto: … }',
-      );
-  }
   for (const [name, d] of Object.entries(flow.events ?? {})) {
     if (!d.payload) continue;
     const schema = payloadSchema(d.payload);

@@ -1,6 +1,10 @@
-/** What the lint passes (lint.ts, lint-designer.ts, lint-texts.ts) are given, and how they report. */
-import type { Problem } from './problems.ts';
+/**
+ * What the lint passes (lint.ts, lint-designer.ts, lint-texts.ts, the kinds' own checks) are given, and how
+ * they report: a problem at a path, an unknown registered name, an unsafe pattern.
+ */
+import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
+import { compileFlowRegex } from './safe-regex.ts';
 import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
 import type { Locator, Path } from './yaml-source.ts';
@@ -33,3 +37,27 @@ export type Report = (
   /** Point at the key (`steps.x:`) instead of its value. */
   key?: boolean,
 ) => void;
+
+/** A registered name (effect, validator, guard) that the registry does not have, with a did-you-mean. */
+export function unknownName(
+  report: Report,
+  path: Path,
+  kind: string,
+  name: string,
+  known: string[],
+  builtin: string[] = [],
+) {
+  const guess = closest(name, [...known, ...builtin]);
+  report(
+    path,
+    'error',
+    `unknown ${kind} "${name}"`,
+    guess ? `did you mean "${guess}"?` : `register it with defineRegistry({ ${kind}s: { ${name}: … } })`,
+  );
+}
+
+/** Reports a flow-file pattern that is not valid or could backtrack catastrophically (safe-regex.ts). */
+export function checkRegex(source: string, flags: string, path: Path, report: Report): void {
+  const compiled = compileFlowRegex(source, flags);
+  if ('error' in compiled) report(path, 'error', `the regular expression /${source}/ ${compiled.error}`);
+}

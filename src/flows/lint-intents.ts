@@ -1,9 +1,9 @@
 /**
  * `botflow check` for intents (`understand:`): the classifier is "keywords" or a registered task; the
  * keyword classifier has keywords for every intent it is asked about, and its patterns are safe; global
- * intents use the keyword classifier (they are read at every step, synchronously); a step's own intents
- * can be reached (an input step that takes any text leaves them nothing). Routes to unknown steps are
- * checked with every other route (lint.ts).
+ * intents use the keyword classifier (they are read at every step, synchronously). That a step's own
+ * intents can be reached is its kind's check (an input that takes any text leaves them nothing:
+ * kinds/input/check.ts). Routes to unknown steps are checked with every other route (lint.ts).
  */
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
@@ -67,15 +67,6 @@ export function lintIntents(x: LintInput, report: Report): void {
   for (const [id, step] of Object.entries(flow.steps)) {
     if (!('understand' in step) || !step.understand) continue;
     check(['steps', id, 'understand'], step.understand, false);
-    const kinds = step.type === 'input' ? [step.input].flat() : [];
-    if (kinds.includes('text') && Object.keys(step.understand.intents).length)
-      report(
-        ['steps', id, 'understand'],
-        'warning',
-        `step "${id}" takes any text as its answer, so its own intents are never read`,
-        'use a menu step (or input: choice) for intents; global intents still work here',
-        true,
-      );
   }
   for (const [intent, k] of Object.entries(keywords)) {
     const lists = Array.isArray(k) ? { '': k } : k;

@@ -1,9 +1,10 @@
 /**
- * Checks of the tasks a flow starts: each names a registered task, runs from a message step (one per
- * step) and has a failure path. Its input and the reads of its result are checked with every other
+ * Checks of the tasks a flow starts: each names a registered task, runs from a step that waits for it
+ * (a message step: its kind's `runsTasks`; one per step) and has a failure path. Its input and the reads of its result are checked with every other
  * variable (lint-vars.ts).
  */
 import type { walkFlow } from './flow-walk.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest } from './problems.ts';
 
@@ -40,7 +41,7 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
           : `register it with defineRegistry({ tasks: { ${compensation}: async (input, ctx) => … } })`,
       );
     }
-    if (step.type !== 'message') {
+    if (!kindOf(step).runsTasks) {
       report(
         [...path, 'task'],
         'error',

@@ -6,9 +6,8 @@ import { relative, resolve } from 'node:path';
 import { charLength, checkKeyboard, checkText } from '../client/limits.ts';
 import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
-import { kindsOf, MULTI_DONE } from './inputs.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
-import { DEFAULT_PAGE_SIZE } from './render.ts';
 import type { FlowFile } from './schema.ts';
 import type { Path } from './yaml-source.ts';
 
@@ -76,45 +75,18 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
 }
 
-/** Checks the keyboards' shape: rows, buttons per row, total, payload length. */
+/**
+ * Checks the keyboards' shape: rows, buttons per row, total, payload length, of the buttons a step's kind
+ * draws itself (its `buttonRows`: an input's options) and then of its `keyboard:`.
+ */
 export function lintKeyboards(flow: FlowFile, report: Report): void {
   // Keyboard shape limits (rows, per-row, total, payload) with the client's own checks.
   for (const [id, step] of Object.entries(flow.steps)) {
     const rows: Record<string, unknown>[][] = [];
     const origin: Path[] = [];
-    if (step.type === 'input' && step.options) {
-      const per = step.columns ?? 1;
-      for (let i = 0; i < step.options.length; i += per) {
-        rows.push(
-          step.options.slice(i, i + per).map((o) => ({ type: 'callback', text: 'x', payload: o.id })),
-        );
-        origin.push(['steps', id, 'options', i]);
-      }
-      if (kindsOf(step).includes('multi_choice')) {
-        rows.push([{ type: 'callback', text: 'x', payload: MULTI_DONE }]);
-        origin.push(['steps', id, 'input']);
-      }
-    }
-    if (step.type === 'input' && step.options_from) {
-      // The fullest page: page_size choices in rows of `columns`, then ‹ and ›.
-      const per = step.columns ?? 1;
-      const size = step.options_from.page_size ?? DEFAULT_PAGE_SIZE;
-      for (let i = 0; i < size; i += per) {
-        rows.push(
-          Array.from({ length: Math.min(per, size - i) }, () => ({
-            type: 'callback',
-            text: 'x',
-            payload: '#0',
-          })),
-        );
-        origin.push(['steps', id, 'options_from']);
-      }
-      rows.push([
-        { type: 'callback', text: 'x', payload: '#p0' },
-        { type: 'callback', text: 'x', payload: '#p1' },
-      ]);
-      origin.push(['steps', id, 'options_from']);
-    }
+    const own = kindOf(step).buttonRows?.(step, id);
+    rows.push(...(own?.rows ?? []));
+    origin.push(...(own?.paths ?? []));
     if ('keyboard' in step) {
       (step.keyboard ?? []).forEach((row, r) => {
         rows.push(row.map((b) => platformButton(b.id === undefined ? { ...b, id: 'x' } : b, 'x')));
@@ -130,10 +102,7 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
           ? [...rowPath, Number(m[2])]
           : rowPath
         : [...(origin[0] ?? ['steps', id, 'keyboard'])].slice(0, 3);
-      const hint =
-        step.type === 'input' && step.options_from && !v.message.includes('characters')
-          ? 'lower options_from.page_size or raise columns: a page shows page_size / columns rows, then ‹ ›'
-          : keyboardHint(v.message);
+      const hint = own?.hint && !v.message.includes('characters') ? own.hint : keyboardHint(v.message);
       report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, hint);
     }
     rows.flat().forEach((b, i) => {

@@ -1,24 +1,20 @@
 /**
  * `botflow check` for typed answers: two options of one step (or two buttons of one menu) that a typed
  * answer cannot tell apart — equal after normalisation, or within the typo allowance of each other — in any
- * locale, by label or alias; and a `time_zone:` the runtime does not know.
+ * locale, by label or alias (what each kind lets a person name: its `typedChoices`). An input's unknown
+ * `time_zone:` is the input's own check (kinds/input/check.ts).
  */
 
-import { isTimeZone } from '../engine/step/wall-clock.ts';
+import type { TypedChoice } from './kinds/contract.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import type { FlowFile } from './schema.ts';
-import type { Aliases } from './schema-parts.ts';
 import { namedButtons } from './typed-answers.ts';
 import { tooClose } from './understand/match.ts';
 import { aliasesFor } from './understand/options.ts';
-import type { Path } from './yaml-source.ts';
 
-interface Named {
-  id: string;
-  text: string;
-  aliases?: Aliases | undefined;
-  path: Path;
-}
+/** Something a person can name by typing at a step, with where it is written. */
+type Named = TypedChoice;
 
 /** The label of a flow text in a locale: the catalog message (without arguments), or the literal text. */
 function labelIn(x: LintInput, text: string, locale: string | undefined): string | undefined {
@@ -66,54 +62,24 @@ function lintOptions(x: LintInput, options: readonly Named[], report: Report): v
 /** The typed-answer checks of one flow. */
 export function lintTypedAnswers(x: LintInput, report: Report): void {
   for (const [id, step] of Object.entries(x.flow.steps)) {
+    const kind = kindOf(step);
     // Typed text is read against the callback buttons of menus only: aliases anywhere else are never read.
     if ('keyboard' in step)
       (step.keyboard ?? []).forEach((row, r) => {
         row.forEach((b, c) => {
-          if (b.aliases && (step.type !== 'menu' || !namedButtons([[b]]).length))
+          if (b.aliases && (!kind.namesButtons || !namedButtons([[b]]).length))
             report(
               ['steps', id, 'keyboard', r, c, 'aliases'],
               'warning',
               'aliases of this button are never read: typed answers name the callback buttons of menu steps',
-              step.type === 'menu'
+              kind.namesButtons
                 ? 'give the button an id, or remove aliases'
                 : 'remove aliases, or make the step a menu',
               true,
             );
         });
       });
-    if (step.type === 'input' && step.options)
-      lintOptions(
-        x,
-        step.options.map((o, i) => ({ ...o, path: ['steps', id, 'options', i] })),
-        report,
-      );
-    if (step.type === 'menu') {
-      const named: Named[] = [];
-      step.keyboard.forEach((row, r) => {
-        row.forEach((b, c) => {
-          if (namedButtons([[b]]).length)
-            named.push({
-              id: b.id!,
-              text: b.text,
-              aliases: b.aliases,
-              path: ['steps', id, 'keyboard', r, c],
-            });
-        });
-      });
-      lintOptions(x, named, report);
-    }
-    if (
-      step.type === 'input' &&
-      step.time_zone &&
-      !step.time_zone.includes('{{') &&
-      !isTimeZone(step.time_zone)
-    )
-      report(
-        ['steps', id, 'time_zone'],
-        'error',
-        `unknown time zone "${step.time_zone}"`,
-        'an IANA zone like Europe/Moscow or America/New_York, UTC, or "{{variable}}"',
-      );
+    const choices = kind.typedChoices?.(step, id) ?? [];
+    if (choices.length) lintOptions(x, choices, report);
   }
 }

@@ -7,6 +7,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { type ComputedValues, withComputed } from './computed.ts';
 import { COMMANDS_ENTRY } from './designer-actions.ts';
+import { walkFlow } from './flow-walk.ts';
 import { nowOf, type StepEntry } from './machine-context.ts';
 import type { FlowFile, Route } from './schema.ts';
 import { stepLines } from './step-lines.ts';
@@ -54,22 +55,14 @@ export function computedOfFlows(
   const visit = (f: FlowFile | undefined) => {
     if (!f || seen.has(f.flow)) return;
     seen.add(f.flow);
-    for (const step of Object.values(f.steps)) if (step.type === 'call') visit(flows.get(step.flow));
-    for (const r of Object.values(f.steps).flatMap(routesOf)) if (r.call) visit(flows.get(r.call));
-    for (const r of Object.values(f.commands ?? {})) if (r.call) visit(flows.get(r.call));
+    // Every flow it calls: by a call step, or from a route (a button, a command, an intent, an event…).
+    for (const c of walkFlow(f).calls) visit(flows.get(c.flow));
     Object.assign(all, f.computed ?? {});
   };
   visit(flow);
   Object.assign(all, flow.computed ?? {}); // the flow's own win over those of the flows it calls
   return Object.keys(all).length ? all : undefined;
 }
-
-const routesOf = (step: FlowFile['steps'][string]): Route[] => [
-  ...('keyboard' in step ? (step.keyboard ?? []).flat() : []),
-  ...(step.type === 'menu' && step.on_text ? [step.on_text] : []),
-  ...(step.type === 'input' ? [step.retries.exhausted] : []),
-  ...('on_event' in step && step.on_event ? Object.values(step.on_event) : []),
-];
 
 /**
  * Makes the machine's transitions read `computed` (computed.ts): the engine calls `transition` and

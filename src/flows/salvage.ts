@@ -1,9 +1,10 @@
 /**
  * `botflow check` reports every error it can find in one run: when a flow file breaks the schema, the
- * broken parts are cut out (unknown keys dropped, a broken step replaced by an `end` stub, other broken
+ * broken parts are cut out (unknown keys dropped, a broken step replaced by a stub (kinds/steps.ts: an `end`), other broken
  * values removed) until what is left fits, so the semantic checks (references, i18n, limits) still run on
  * the rest. The salvaged flow is only ever linted, never compiled.
  */
+import { isStub, stubStep } from './kinds/steps.ts';
 import { FlowFile } from './schema.ts';
 
 type Obj = Record<string, unknown>;
@@ -27,11 +28,11 @@ export function salvageFlow(data: unknown): FlowFile | undefined {
       }
       if (path[0] === 'steps' && path.length >= 2) {
         const steps = copy.steps as Obj;
-        if (isObj(steps) && isObj(steps[path[1]!]) && (steps[path[1]!] as Obj).type !== 'end') {
-          steps[path[1]!] = { type: 'end' };
+        if (isObj(steps) && isObj(steps[path[1]!]) && !isStub(steps[path[1]!] as Obj)) {
+          steps[path[1]!] = stubStep();
           changed = true;
         } else if (isObj(steps)) {
-          steps[path[1]!] = { type: 'end' };
+          steps[path[1]!] = stubStep();
           changed = changed || path.length > 2;
         }
         continue;

@@ -5,11 +5,19 @@
  * (kinds/<kind>/index.ts) builds its XState state from a `StepState`.
  */
 import { COMMANDS_ENTRY, RERENDER_EVENT, type StepEntry } from './actions.ts';
-import type { comeBackSteps } from './come-back.ts';
 import { onEventOf } from './event-steps.ts';
 import { type IntentTransitions, intentTransitions } from './intents.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { TextRenderer } from './texts.ts';
+
+/**
+ * The `come_back: true` routes of a flow (come-back.ts): the steps they leave from (where an edit returns
+ * to) and the steps they edit.
+ */
+export interface ComeBack {
+  from: string[];
+  edited: Set<string>;
+}
 
 export type StateConfig = Record<string, unknown>;
 export const COMMANDS_KEY = COMMANDS_ENTRY;
@@ -34,7 +42,7 @@ export interface Compiling {
   readonly paths: Map<string, string[]>;
   /** Flows called from buttons, commands and routes: they run beside the steps (compile.ts). */
   readonly calledFromRoutes: Set<string>;
-  readonly returns: ReturnType<typeof comeBackSteps>;
+  readonly returns: ComeBack;
   readonly rendererOf: (f: FlowFile) => TextRenderer;
   /** Whether a step redraws its message in place (`render: edit`). */
   usesEdit: boolean;

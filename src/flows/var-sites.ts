@@ -4,8 +4,9 @@
  */
 import { type FlowGraph, setNames } from './data-flow.ts';
 import type { FlowScope } from './flow-scope.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
-import type { Condition, FlowFile } from './schema.ts';
+import type { Condition, FlowFile, Step } from './schema.ts';
 import { expressionReads, type NameRead } from './var-reads.ts';
 import { typeAt, UNKNOWN, type VarType } from './var-types.ts';
 import type { Path } from './yaml-source.ts';
@@ -74,11 +75,15 @@ export function conditionReads(c: Condition, path: Path, site: Site | undefined,
 export function siteOf(flow: FlowFile, g: FlowGraph, path: Path): Site | undefined {
   if (path[0] === 'commands') return { steps: g.waiting, extra: setNames(flow.commands?.[String(path[1])]) };
   if (path[0] === 'defaults' && (path[1] === 'remind' || path[1] === 'idle')) {
-    const own = (s: FlowFile['steps'][string]) =>
-      path[1] === 'remind' ? 'remind' in s && s.remind : 'idle' in s && s.idle;
+    const key = path[1];
+    // The steps whose kind fills the default in (`withDefaults`) because they declare none of their own.
+    const takes = (s: Step) => {
+      const filled = kindOf(s).withDefaults?.(s, flow) as Obj | undefined;
+      return !!filled && !(s as Obj)[key] && filled[key] !== undefined;
+    };
     return {
       steps: Object.entries(flow.steps)
-        .filter(([, s]) => s.type === 'input' && !own(s))
+        .filter(([, s]) => takes(s))
         .map(([id]) => id),
       extra: [],
     };
@@ -116,13 +121,13 @@ export function siteOf(flow: FlowFile, g: FlowGraph, path: Path): Site | undefin
   return { steps: [id], extra };
 }
 
-/** The element type of the list an `options_from` reads, for the texts and value under it. */
+/** The element type of the list `{{item}}` is taken from at `path` (its kind's `itemListAt`: an `options_from`). */
 export function itemAt(flow: FlowFile, scope: FlowScope, path: Path): VarType | undefined {
-  if (path[0] !== 'steps' || !path.includes('options_from')) return undefined;
+  if (path[0] !== 'steps') return undefined;
   const step = flow.steps[String(path[1])];
-  if (step?.type !== 'input' || !step.options_from) return undefined;
-  if (path.includes('empty')) return undefined;
-  const list = typeAt(scope.types, step.options_from.list);
+  const from = step && kindOf(step).itemListAt?.(step, path.slice(2));
+  if (from === undefined) return undefined;
+  const list = typeAt(scope.types, from);
   return list?.kind === 'list' ? list.item : UNKNOWN;
 }
 

@@ -142,6 +142,51 @@ describe('options_from', () => {
   });
 });
 
+describe('options_from calling a flow', () => {
+  it('reads the computed values of a flow called when the list is empty (empty: { call })', () => {
+    const r = compileSources(
+      [
+        {
+          file: 'demo.flow.yaml',
+          source: FLOW().replace(
+            'empty: { say: "No free time that day.", goto: sorry }',
+            'empty: { call: none_left }',
+          ),
+        },
+        {
+          file: 'none_left.flow.yaml',
+          source: `flow: none_left
+start: sorry
+computed:
+  day: '= "Monday"'
+steps:
+  sorry:
+    type: message
+    say: "Nothing free on {{day}}."
+    next: later
+  later:
+    type: menu
+    say: Try another day?
+    keyboard:
+      - - { id: ok, text: OK, goto: later }
+`,
+        },
+      ],
+      EMPTY_REGISTRY,
+      new Map(),
+    );
+    expect(r.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    const def = r.flows.find((f) => f.id === 'demo')!;
+    const snapshot = def.machine.resolveState({
+      value: 'wait',
+      context: { vars: { slots: [] }, retries: 0 },
+    });
+    const d = new Drive(def, { snapshot });
+    d.press('go');
+    expect(d.said).toEqual(['Nothing free on Monday.', 'Try another day?']);
+  });
+});
+
 describe('options_from in the engine', () => {
   const BOOKING = `
 flow: table

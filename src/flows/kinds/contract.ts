@@ -9,9 +9,13 @@
  */
 import type { z } from 'zod';
 import type { Builder } from '../graph-builder.ts';
+import type { LintInput, Report } from '../lint-input.ts';
 import type { FlowFile } from '../schema.ts';
+import type { Aliases, Route } from '../schema-parts.ts';
 import type { StateConfig, StepState } from '../state-parts.ts';
+import type { VarType } from '../var-types.ts';
 import type { Walker } from '../walker.ts';
+import type { Path } from '../yaml-source.ts';
 
 /** What every step has: the `type:` that selects its kind. */
 export interface StepFields {
@@ -40,6 +44,116 @@ export interface StepKind<S extends StepFields = StepFields> {
   graph(step: S, g: Builder, id: string): void;
   /** The step's XState state: its entry, its transitions for messages, presses, events and timers. */
   state(step: S, at: StepState): StateConfig;
+
+  // ── k-analysis (issue 37): what `botflow check` and the data-flow checker ask a kind. Each is optional;
+  // its default (stated with it) is what a kind that says nothing gets.
+  /**
+   * The kind's own checks beyond its schema (lint-steps.ts runs them after the media and keyboard checks
+   * every step gets): problems reported with a path of the flow file, as the linter reports them.
+   * Default: none.
+   */
+  check?(step: S, c: StepCheck): void;
+  /**
+   * The variables the step's own fields read (beyond its texts, conditions, `set:`/`with:` values and
+   * keyboard, which every step's walk lists): an input's time zone and `options_from`, an end's `return`.
+   * lint-vars.ts checks that each is set and has the fields read. Default: none.
+   */
+  reads?(step: S, r: StepReads): void;
+  /**
+   * The list variable whose element `{{item}}` names in the step's field at `path` (under the step), if
+   * any: an input's `options_from` (but not its `empty` route). Default: none.
+   */
+  itemListAt?(step: S, path: Path): string | undefined;
+  /** Whether the flow ends at this step (a called flow returns to its caller from it). Default false. */
+  readonly endsFlow?: boolean;
+  /**
+   * What the step hands back to a calling flow: one variable (its value is the result) or a list of them
+   * (an object of them). Default: nothing.
+   */
+  returns?(step: S): string | readonly string[] | undefined;
+  /**
+   * The ways out the kind adds beyond its keyboard's buttons, its `on_event` routes and its intents (a
+   * menu's `on_text`, an input's `retries.exhausted` and `options_from.empty`). Default: none.
+   */
+  routes?(step: S): readonly KindRoute[];
+  /**
+   * Whether a task in the step's `do:` is waited for here ("typing…", then the route of its outcome): a
+   * task runs from such a step only. Default false (a message step's is true).
+   */
+  readonly runsTasks?: boolean;
+  /**
+   * Whether the step asks a question that a person answers by typing (or by picking a choice): it is
+   * expected right after a typed answer, so its own `render: edit` is not warned about there. Default false.
+   */
+  readonly asksQuestion?: boolean;
+  /**
+   * Where a typed answer at this step leads (its `next` targets), and what was typed: free text (a name, a
+   * number, a date) or the name of a choice that buttons also offer. Default: typed text is not an answer.
+   */
+  typedAnswer?(step: S): { readonly to: readonly string[]; readonly as: 'text' | 'choice' } | undefined;
+  /**
+   * Whether typed text that names one of the step's callback buttons (its label or an alias) counts as its
+   * press: the buttons' `aliases` are read only then. Default false (a menu's is true).
+   */
+  readonly namesButtons?: boolean;
+  /**
+   * What a person can name by typing instead of pressing (an input's options, a menu's callback buttons),
+   * each with where it is written: check warns about two that typing cannot tell apart. Default: none.
+   */
+  typedChoices?(step: S, id: string): readonly TypedChoice[];
+  /**
+   * The rows of buttons the kind draws itself besides its `keyboard:` (an input's options, the fullest page
+   * of its `options_from`), as the platform gets them, each row with where it is written, for the
+   * platform's keyboard limits; `hint`: what to change when their shape breaks one. Default: none.
+   */
+  buttonRows?(step: S, id: string): { rows: Record<string, unknown>[][]; paths: Path[]; hint?: string };
+}
+
+/** What a kind's `check` is given: the flow being checked (with the registry and the other flows). */
+export interface StepCheck {
+  readonly x: LintInput;
+  /** The step's id in the flow. */
+  readonly id: string;
+  readonly report: Report;
+  /** Whether flow `flow` hands anything back (an end step's `return`); undefined when no such flow loaded. */
+  returns(flow: string): boolean | undefined;
+}
+
+/** What a kind's `reads` is given: how to list a read of a variable (flow-reads.ts). */
+export interface StepReads {
+  /** The step's id in the flow. */
+  readonly id: string;
+  /** The `{{variables}}` of a template written at `path`, read when the step is entered. */
+  template(path: Path, text: string): void;
+  /**
+   * A variable (`slot` or `slot.time`) named at `path`, read when the step is entered; with `item`, a name
+   * where `item` is that element of a list (its fields are checked, not whether it is set).
+   */
+  variable(path: Path, dotted: string, item?: VarType): void;
+  /** The type of a variable (`slots`, `order.items`) as the flow sees it, if known. */
+  typeOf(dotted: string): VarType | undefined;
+  readonly report: Report;
+}
+
+/** A way out of a step that its kind adds (see StepKind.routes). */
+export interface KindRoute {
+  /** Where it is written, under the step: `['on_text']`, `['retries', 'exhausted']`. */
+  readonly path: Path;
+  readonly route: Route;
+  /**
+   * Whether a person takes it by what they send (typed text at a menu), as a button's or an event's route
+   * is taken, so a `come_back` on it returns; false for a route the step falls back to by itself (retries
+   * run out, an empty list).
+   */
+  readonly onSend: boolean;
+}
+
+/** Something a person can name by typing at a step (see StepKind.typedChoices). */
+export interface TypedChoice {
+  readonly id: string;
+  readonly text: string;
+  readonly aliases?: Aliases | undefined;
+  readonly path: Path;
 }
 
 /** Declares a kind, checking it against the contract. */

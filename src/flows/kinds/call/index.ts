@@ -3,7 +3,7 @@ import type { Builder } from '../../graph-builder.ts';
 import { act, type StepState } from '../../state-parts.ts';
 import { typeOfValue, UNKNOWN } from '../../var-types.ts';
 import type { Walker } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepCheck, stepKind } from '../contract.ts';
 import { CallStep } from './schema.ts';
 
 function walk(step: CallStep, w: Walker, id: string) {
@@ -40,6 +40,17 @@ function state(step: CallStep, { k, key, s, prefix, chain, enter, waiting }: Ste
   };
 }
 
+/** `save_as` needs a called flow that returns something. */
+function check(step: CallStep, { id, report, returns }: StepCheck) {
+  if (step.save_as && returns(step.flow) === false)
+    report(
+      ['steps', id, 'save_as'],
+      'error',
+      `flow "${step.flow}" returns nothing for save_as`,
+      `give an end step of ${step.flow} a return: <variable>`,
+    );
+}
+
 export const call = stepKind({
   type: 'call',
   summary: 'Runs another flow; when it ends, this flow continues at next (with what it gave back)',
@@ -48,4 +59,5 @@ export const call = stepKind({
   walk,
   graph,
   state,
+  check,
 });

@@ -1,7 +1,18 @@
 /** The `end` step: the last words; the conversation ends (a called flow returns to its caller). */
 import type { StepState } from '../../state-parts.ts';
-import { stepKind } from '../contract.ts';
+import { type StepReads, stepKind } from '../contract.ts';
 import { EndStep } from './schema.ts';
+
+/** Its `return`: the variables it hands back to the calling flow. */
+function reads(step: EndStep, r: StepReads) {
+  if (step.return === undefined) return;
+  const at = ['steps', r.id, 'return'];
+  if (Array.isArray(step.return))
+    step.return.forEach((name, i) => {
+      r.variable([...at, i], name);
+    });
+  else r.variable(at, step.return);
+}
 
 export const end = stepKind({
   type: 'end',
@@ -11,4 +22,7 @@ export const end = stepKind({
   walk: () => {},
   graph: () => {},
   state: (_step: EndStep, { enter }: StepState) => ({ type: 'final', entry: enter }),
+  reads,
+  endsFlow: true,
+  returns: (step) => step.return,
 });

@@ -5,7 +5,7 @@
 import { handoffState } from '../../handoff-steps.ts';
 import { act, type StateConfig, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepCheck, stepKind } from '../contract.ts';
 import { HandoffStep } from './schema.ts';
 
 /** A handoff step: its texts, `return_to`, and the ways out when nobody took it or out of hours. */
@@ -30,6 +30,17 @@ function state(step: HandoffStep, { key, enter, waiting }: StepState) {
   return handoffState(key, step, enter, waiting().leave, act) as StateConfig;
 }
 
+/** A handoff needs the flow's operators' chat. */
+function check(_step: HandoffStep, { x, id, report }: StepCheck) {
+  if (!x.flow.handoff)
+    report(
+      ['steps', id],
+      'error',
+      `step "${id}" hands the conversation to operators, but the flow names no operators' chat`,
+      'add at the top of the flow: handoff: { operators_chat: <chat id> } (docs/handoff.md)',
+    );
+}
+
 export const handoff = stepKind({
   type: 'handoff',
   summary: 'Hands the conversation to an operator in the operators chat; /done returns to return_to',
@@ -38,4 +49,5 @@ export const handoff = stepKind({
   walk,
   graph: () => {},
   state,
+  check,
 });

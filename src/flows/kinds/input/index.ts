@@ -12,6 +12,9 @@ import { act, guard, routeTransition, type StepState } from '../../state-parts.t
 import { typeAt, typeOfInput } from '../../var-types.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { checkInput } from './check.ts';
+import { buttonRows, typedAnswer, typedChoices } from './check-parts.ts';
+import { inputReads, itemListAt } from './reads.ts';
 import { InputStep } from './schema.ts';
 
 /** Reminders and the idle timeout of the flow's `defaults:`, where the step declares none. */
@@ -135,4 +138,17 @@ export const input = stepKind({
   walk,
   graph,
   state,
+  check: checkInput,
+  reads: inputReads,
+  itemListAt,
+  routes: (step) => [
+    { path: ['retries', 'exhausted'], route: step.retries.exhausted, onSend: false },
+    ...(step.options_from?.empty
+      ? [{ path: ['options_from', 'empty'], route: step.options_from.empty, onSend: false }]
+      : []),
+  ],
+  asksQuestion: true,
+  typedAnswer,
+  typedChoices,
+  buttonRows,
 });

@@ -4,9 +4,10 @@
  */
 import type { Builder } from '../../graph-builder.ts';
 import { act, routeTransition, type StepState } from '../../state-parts.ts';
-import { typedMenuTransitions } from '../../typed-answers.ts';
+import { namedButtons, typedMenuTransitions } from '../../typed-answers.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { checkMenu } from './check.ts';
 import { MenuStep } from './schema.ts';
 
 function walk(step: MenuStep, w: Walker, id: string) {
@@ -35,6 +36,18 @@ function state(step: MenuStep, { k, key, s, enter, waiting }: StepState) {
   return { entry: enter, exit: leave, on };
 }
 
+/** Its callback buttons, by label or alias. */
+function typedChoices(step: MenuStep, id: string) {
+  const named = new Set<unknown>(namedButtons(step.keyboard));
+  return step.keyboard.flatMap((row, r) =>
+    row.flatMap((b, c) =>
+      named.has(b)
+        ? [{ id: b.id!, text: b.text, aliases: b.aliases, path: ['steps', id, 'keyboard', r, c] }]
+        : [],
+    ),
+  );
+}
+
 export const menu = stepKind({
   type: 'menu',
   summary: 'Shows buttons: a press (or a label typed) takes its route; other text takes on_text',
@@ -43,4 +56,8 @@ export const menu = stepKind({
   walk,
   graph,
   state,
+  check: checkMenu,
+  routes: (step) => (step.on_text ? [{ path: ['on_text'], route: step.on_text, onSend: true }] : []),
+  namesButtons: true,
+  typedChoices,
 });

@@ -8,7 +8,7 @@ import type { TaskCall } from '../../schema.ts';
 import { act, guard, type StepState } from '../../state-parts.ts';
 import { taskOf, taskTransitions } from '../../task-steps.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepCheck, stepKind } from '../contract.ts';
 import { MessageStep } from './schema.ts';
 
 function walk(step: MessageStep, w: Walker, id: string) {
@@ -50,6 +50,17 @@ function state(step: MessageStep, { key, s, enter, waiting }: StepState) {
   };
 }
 
+/** A message moves on at once: a callback button of its own would always be stale. */
+function check(step: MessageStep, { id, report }: StepCheck) {
+  if ((step.keyboard ?? []).flat().some((b) => b.id))
+    report(
+      ['steps', id, 'keyboard'],
+      'error',
+      'a message step moves on at once, so its callback buttons would always be stale',
+      'make it a menu step',
+    );
+}
+
 export const message = stepKind({
   type: 'message',
   summary: 'Says its text (and buttons), then moves on by next, or waits for the result of its task',
@@ -58,4 +69,6 @@ export const message = stepKind({
   walk,
   graph,
   state,
+  check,
+  runsTasks: true,
 });

@@ -5,7 +5,7 @@
 import type { Builder } from '../../graph-builder.ts';
 import { act, type StepState } from '../../state-parts.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepCheck, stepKind } from '../contract.ts';
 import { WaitStep } from './schema.ts';
 
 function walk(step: WaitStep, w: Walker, id: string) {
@@ -24,6 +24,18 @@ function state(_step: WaitStep, { s, enter, waiting }: StepState) {
   return { entry: enter, exit: leave, on };
 }
 
+/** A wait someone can leave: an event or a button that goes somewhere, an idle timeout, or commands. */
+function check(step: WaitStep, { x, id, report }: StepCheck) {
+  const routes = [...Object.values(step.on_event), ...(step.keyboard ?? []).flat()];
+  if (!step.idle && !routes.some((r) => r.goto || r.call) && !x.flow.commands)
+    report(
+      ['steps', id],
+      'warning',
+      `wait step "${id}" has no way out: no event or button goes anywhere, and no idle timeout`,
+      'give an on_event route a goto, or add idle: { after: 7d, goto: … }',
+    );
+}
+
 export const wait = stepKind({
   type: 'wait',
   summary: 'Says its text, then waits for external events, buttons and commands; idle is its timeout',
@@ -32,4 +44,5 @@ export const wait = stepKind({
   walk,
   graph,
   state,
+  check,
 });
