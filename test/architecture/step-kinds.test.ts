@@ -41,7 +41,6 @@ const NOT_MOVED_YET: Readonly<Record<string, number>> = {
   'flows/run-time-failures.ts': 3,
   'flows/typed-answers.ts': 6,
   'flows/var-sites.ts': 2,
-  'testing/skeleton-steps.ts': 1,
 };
 
 function sources(dir: string): string[] {

@@ -48,4 +48,6 @@ export const call = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'subroutine', label: 'call' },
+  nested: (step) => step.flow,
 });

@@ -11,4 +11,5 @@ export const end = stepKind({
   walk: () => {},
   graph: () => {},
   state: (_step: EndStep, { enter }: StepState) => ({ type: 'final', entry: enter }),
+  drawing: { shape: 'stadium', label: 'end' },
 });

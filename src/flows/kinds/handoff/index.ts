@@ -38,4 +38,5 @@ export const handoff = stepKind({
   walk,
   graph: () => {},
   state,
+  drawing: { shape: 'parallelogram', label: 'handoff' },
 });

@@ -13,6 +13,7 @@ import { typeAt, typeOfInput } from '../../var-types.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
 import { InputStep } from './schema.ts';
+import { skeleton } from './skeleton.ts';
 
 /** Reminders and the idle timeout of the flow's `defaults:`, where the step declares none. */
 function withDefaults(step: InputStep, f: FlowFile): InputStep {
@@ -135,4 +136,6 @@ export const input = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'rect', label: 'question' },
+  skeleton,
 });

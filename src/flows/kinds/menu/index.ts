@@ -43,4 +43,5 @@ export const menu = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'rect', label: 'menu' },
 });

@@ -58,4 +58,5 @@ export const message = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'stadium', label: 'message' },
 });

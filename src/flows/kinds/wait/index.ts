@@ -32,4 +32,5 @@ export const wait = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'parallelogram', label: 'wait' },
 });
