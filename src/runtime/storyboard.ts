@@ -311,7 +311,7 @@ function stepHtml(board: Storyboard, step: StoryboardStep): string {
     .join('');
   const k = step.kind;
   const kind = k
-    ? `<span class="kind ${escapeHtml(k.shape)}" title="a ${escapeHtml(k.type)} step">${escapeHtml(k.label)}</span>`
+    ? `<span class="kind ${escapeHtml(k.shape)}" title="step of type ${escapeHtml(k.type)}">${escapeHtml(k.label)}</span>`
     : '';
   const tags = `${kind}${step.start ? '<span class="tag">start</span>' : ''}${step.final ? '<span class="tag end">end</span>' : ''}`;
   return (
