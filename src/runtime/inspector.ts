@@ -21,6 +21,7 @@ import { operatorsChats } from '../engine/lane/operators.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { flowDiagram, flowToMermaid } from '../flows/mermaid.ts';
 import { type StepLines, stepLines } from '../flows/step-lines.ts';
+import { stepViews } from '../flows/step-views.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
 import { type CampaignReader, campaignRoutes } from './campaigns-page.ts';
 import { funnelRoutes } from './funnel-page.ts';
@@ -111,7 +112,7 @@ export class Inspector {
         ? this.#flows.flows
         : flows.map((def) => {
             const stepOrder = Object.keys((def.machine.root as { states: Record<string, unknown> }).states);
-            const graph = panelGraph(flowDiagram(def), stepOrder);
+            const graph = panelGraph(flowDiagram(def), stepOrder, stepViews(def));
             const steps = stepLines(def.source);
             return { id: def.id, version: def.version, mermaid: flowToMermaid(def), graph, steps };
           }),

@@ -1,10 +1,18 @@
 /** The side panel's graph of a flow (drawn by the page's graph.js). */
+import type { StepView } from '../flows/kinds/views.ts';
 import type { DiagramItem } from '../flows/mermaid.ts';
 
 /** A flow's graph, for drawing: top-level steps and the transitions between them. */
 export interface PanelGraph {
   initial?: string;
-  nodes: { id: string; final: boolean; compound: boolean; note?: string }[];
+  nodes: {
+    id: string;
+    final: boolean;
+    compound: boolean;
+    note?: string;
+    /** How the step's kind draws it (its outline and badge); absent where no flow file says (plumbing). */
+    kind?: StepView;
+  }[];
   edges: { from: string; to: string; label: string }[];
 }
 
@@ -14,15 +22,20 @@ const RETURN_STATE = '__return';
 /**
  * The panel's graph of a flow: the top level of the diagram `botflow graph` prints (flows/mermaid.ts), so
  * the panel draws exactly that. Steps inside a called flow's block belong to the block's state; the return
- * plumbing of calls is left out (a call goes back to where the conversation was).
+ * plumbing of calls is left out (a call goes back to where the conversation was). `views` says how each
+ * step's kind draws it (flows/step-views.ts), by step id.
  */
-export function panelGraph(diagram: readonly DiagramItem[], stepOrder: readonly string[] = []): PanelGraph {
+export function panelGraph(
+  diagram: readonly DiagramItem[],
+  stepOrder: readonly string[] = [],
+  views: Readonly<Record<string, StepView>> = {},
+): PanelGraph {
   const graph: PanelGraph = { nodes: [], edges: [] };
   const nodes = new Map<string, PanelGraph['nodes'][number]>();
   const node = (id: string) => {
     let n = nodes.get(id);
     if (!n) {
-      n = { id, final: false, compound: false };
+      n = { id, final: false, compound: false, ...(Object.hasOwn(views, id) ? { kind: views[id] } : {}) };
       nodes.set(id, n);
       graph.nodes.push(n);
     }

@@ -13,7 +13,9 @@ import { createEngine } from '../engine/engine.ts';
 import { jumpToStep } from '../engine/jump.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { parseFlowSourceRecord } from '../flows/flow-source.ts';
+import type { StepView } from '../flows/kinds/views.ts';
 import { flowDiagram } from '../flows/mermaid.ts';
+import { stepViews } from '../flows/step-views.ts';
 import { formatMessage, type MarkupElement } from '../sandbox/markup.ts';
 import { openDatabase } from '../store/database.ts';
 import { OutboxStore } from '../store/outbox.ts';
@@ -42,6 +44,8 @@ export interface StoryboardStep {
   start: boolean;
   /** Ends the dialog. */
   final: boolean;
+  /** How the step's kind draws it (its shape and badge); absent for a flow without files. */
+  kind?: StepView;
   frames: StoryboardFrame[];
   /** Transitions out of the step: to which step, on what (`button ok`, `valid answer`, `/cancel`…). */
   next: { to: string; label: string }[];
@@ -110,12 +114,14 @@ export function buildStoryboard(flow: FlowDefinition, options: { locales?: strin
     const diagram = flowDiagram(flow);
     const edges = diagram.flatMap((item) => (item.kind === 'edge' ? [item] : []));
     const finals = new Set(diagram.flatMap((item) => (item.kind === 'final' ? [item.state] : [])));
+    const views = stepViews(flow);
     const steps = stepIds.map((id): StoryboardStep => {
       const own = [...keys].filter(([, v]) => v.step === id).map(([key]) => frames.get(key)!);
       const next = edges
         .filter((e) => e.from === id)
         .map((e) => ({ to: e.to, label: e.label.replace(/^task\.(done|error)$/, 'task $1') }));
-      return { id, start: id === first, final: finals.has(id), frames: own, next: unique(next) };
+      const kind = Object.hasOwn(views, id) ? { kind: views[id]! } : {};
+      return { id, start: id === first, final: finals.has(id), ...kind, frames: own, next: unique(next) };
     });
     const anywhere = diagram.flatMap((item) =>
       item.kind === 'note' ? [{ to: item.state, label: item.text.replace(/ from any step$/, '') }] : [],
@@ -304,9 +310,13 @@ function stepHtml(board: Storyboard, step: StoryboardStep): string {
         `<li><a href="#${anchor(board.flow, n.to)}">→ ${escapeHtml(n.to)}</a>${n.label ? ` <span class="on">${escapeHtml(n.label)}</span>` : ''}</li>`,
     )
     .join('');
-  const tags = `${step.start ? '<span class="tag">start</span>' : ''}${step.final ? '<span class="tag end">end</span>' : ''}`;
+  const k = step.kind;
+  const kind = k
+    ? `<span class="kind ${escapeHtml(k.shape)}" title="step of type ${escapeHtml(k.type)}">${escapeHtml(k.label)}</span>`
+    : '';
+  const tags = `${kind}${step.start ? '<span class="tag">start</span>' : ''}${step.final ? '<span class="tag end">end</span>' : ''}`;
   return (
-    `<article class="step" id="${anchor(board.flow, step.id)}" data-step="${escapeHtml(step.id)}">` +
+    `<article class="step" id="${anchor(board.flow, step.id)}" data-step="${escapeHtml(step.id)}"${k ? ` data-kind="${escapeHtml(k.type)}"` : ''}>` +
     `<h3>${escapeHtml(step.id)} ${tags}</h3><div class="frames">${frames}</div>` +
     (next ? `<ul class="next">${next}</ul>` : '<p class="quiet">no way out: the dialog ends here</p>') +
     '</article>'
@@ -356,6 +366,11 @@ h2{font-size:20px;margin:28px 0 8px}
 .step h3{margin:0 0 8px;font:600 15px ui-monospace,monospace}
 .tag{font:600 11px system-ui;background:#e7f7ee;color:#157347;border-radius:8px;padding:2px 8px;margin-left:6px}
 .tag.end{background:#eceaff;color:#4a45c9}
+.kind{font:600 11px system-ui;background:#eef0f6;color:#4b4f63;padding:2px 9px;margin-left:6px;border-radius:3px}
+.kind.stadium{border-radius:9px}
+.kind.hexagon{clip-path:polygon(6px 0,calc(100% - 6px) 0,100% 50%,calc(100% - 6px) 100%,6px 100%,0 50%)}
+.kind.parallelogram{clip-path:polygon(5px 0,100% 0,calc(100% - 5px) 100%,0 100%)}
+.kind.subroutine{border-left:3px double #9aa0b2;border-right:3px double #9aa0b2}
 .frames{display:grid;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));gap:12px}
 .frame h4{margin:0 0 6px;font:600 12px system-ui;color:#6b6f85;text-transform:uppercase}
 .bubble{background:#f7f7fb;border:1px solid #e3e5ee;border-radius:12px;padding:8px 10px;margin-bottom:6px;max-width:360px}

@@ -3,6 +3,8 @@
  * transcripts that walk the shortest path from the flow's start to each of them.
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
+import { kindOf } from '../flows/kinds/registry.ts';
+import { skeletonTurn } from '../flows/kinds/views.ts';
 import {
   edgeKey,
   edgeText,
@@ -72,14 +74,21 @@ function stubFor(label: string): string | undefined {
   return undefined;
 }
 
-/** What a person does to take an edge, as a skeleton turn. */
+/**
+ * What a person does to take an edge, as a skeleton turn: the turn the step's kind writes for it (an
+ * input's answers and what they read), else the turn any step gets (a button pressed, a command, an event,
+ * an answer, a timer waited for).
+ */
 function turnFor(e: FlowEdge, source: StepSource | undefined): string {
   const at = e.from === '*' ? 'any step' : e.from;
   const label = e.label;
+  const own = source ? skeletonTurn(kindOf(source.step), source.step, label, at) : undefined;
   let action: string;
-  if (label.startsWith('button:')) action = `press: "TODO label of button ${label.slice(7)}"`;
+  if (own) action = own;
+  else if (label.startsWith('button:')) action = `press: "TODO label of button ${label.slice(7)}"`;
   else if (label.startsWith('command:')) action = `say: "/${label.slice(8)}"`;
   else if (label.startsWith('event:')) action = `event: { ${label.slice(6)}: {} }   # TODO the payload`;
+  // A kind that takes answers without saying how (a project's own): any answer.
   else if (label === 'accept') action = `say: "TODO an answer ${at} accepts"`;
   else if (label === 'invalid answer') action = `say: "TODO an answer ${at} refuses"`;
   else if (label === 'retries exhausted') action = `say: "TODO the last refused answer at ${at}"`;

@@ -4,10 +4,9 @@
  * files the definition carries (`FlowDefinition.source`); hand-written flows have none.
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
-import { parseFlowSourceRecord } from '../flows/flow-source.ts';
 import type { FlowFile, Step } from '../flows/schema.ts';
+import { stepFinder } from '../flows/step-views.ts';
 import { taskOf } from '../flows/task-steps.ts';
-import { parseFlowSource } from '../flows/yaml-source.ts';
 
 /** A step of the graph (`ask`, `call>inner`, `__call_help>explain`) with the flow file it is written in. */
 export interface StepSource {
@@ -16,28 +15,8 @@ export interface StepSource {
 }
 
 /** Finds the step a graph path names in the flow's files; undefined when the flow has no files. */
-export function stepSources(definition: FlowDefinition): (path: string) => StepSource | undefined {
-  const files = new Map<string, FlowFile>();
-  try {
-    for (const f of definition.source ? parseFlowSourceRecord(definition.source).files : []) {
-      const parsed = parseFlowSource(f.source, f.file).flow;
-      if (parsed) files.set(parsed.flow, parsed);
-    }
-  } catch {
-    return () => undefined;
-  }
-  return (path) => {
-    const parts = path.split('>');
-    let flow = files.get(definition.id);
-    for (const part of parts.slice(0, -1)) {
-      const called = part.startsWith('__call_') ? part.slice(7) : flow?.steps[part];
-      const id = typeof called === 'string' ? called : called?.type === 'call' ? called.flow : undefined;
-      flow = id === undefined ? undefined : files.get(id);
-    }
-    const step = flow?.steps[parts[parts.length - 1]!];
-    return flow && step ? { flow, step } : undefined;
-  };
-}
+export const stepSources = (definition: FlowDefinition): ((path: string) => StepSource | undefined) =>
+  stepFinder(definition);
 
 /** The task a step starts, if it starts one. */
 export const taskName = (s: StepSource | undefined): string | undefined =>

@@ -29,7 +29,6 @@ const NOT_MOVED_YET: Readonly<Record<string, number>> = {
   'flows/intents.ts': 10,
   'flows/render.ts': 5,
   'flows/typed-answers.ts': 6,
-  'testing/skeleton-steps.ts': 1,
 };
 
 function sources(dir: string): string[] {

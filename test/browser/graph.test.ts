@@ -87,4 +87,53 @@ describe('the graph', () => {
     expect(await svg.evaluate((el) => el.getBoundingClientRect().width)).toBeCloseTo(fitted, 0);
     expect(pageErrors).toEqual([]);
   });
+
+  it("draws each step as its kind says: the server's shape, its label in the tooltip", async () => {
+    const { page, pageErrors } = pg;
+    const panel = page.getByRole('complementary', { name: 'Conversation inspector' });
+    const graph = panel.getByRole('region', { name: 'Graph' });
+    const node = (step: string) => graph.locator(`g.node[data-step="${step}"]`);
+    await node('ask_name').waitFor(WAIT);
+    expect(await node('ask_name').getAttribute('data-kind')).toBe('input');
+    expect(await node('ask_name').getAttribute('data-shape')).toBe('rect');
+    expect(await node('ask_name').locator('title').textContent()).toBe('ask_name (question)');
+    expect(await node('done').getAttribute('data-shape')).toBe('stadium');
+    expect(await node('done').locator('rect.inner').count()).toBe(1);
+    // A called flow's block is no step of the file: drawn as before.
+    expect(await node('__call_help').getAttribute('data-kind')).toBeNull();
+    expect(await node('__call_help').getAttribute('data-shape')).toBe('stadium');
+
+    // Every shape a kind may name is drawn as an outline of its own, as wide as its node.
+    // (A string, so that vitest leaves the page's own dynamic import alone.)
+    const drawn = await page.evaluate(`(async () => {
+      const { drawGraph } = await import('/_web/graph.js');
+      const shapes = ['stadium', 'rect', 'hexagon', 'subroutine', 'parallelogram', 'cloud'];
+      const nodes = shapes.map((shape) => ({
+        id: 's_' + shape, final: false, compound: false, kind: { type: 'x', shape, label: shape },
+      }));
+      const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id, label: '' }));
+      const el = drawGraph({ initial: nodes[0].id, nodes, edges }, undefined);
+      document.body.append(el);
+      const out = [...el.querySelectorAll('g.node')].map((g) => {
+        const outline = g.querySelector('.outline');
+        return {
+          shape: g.getAttribute('data-shape'),
+          tag: outline.tagName,
+          wide: outline.getBBox().width > 60,
+          bars: g.querySelectorAll('.bar').length,
+        };
+      });
+      el.remove();
+      return out;
+    })()`);
+    expect(drawn).toEqual([
+      { shape: 'stadium', tag: 'rect', wide: true, bars: 0 },
+      { shape: 'rect', tag: 'rect', wide: true, bars: 0 },
+      { shape: 'hexagon', tag: 'path', wide: true, bars: 0 },
+      { shape: 'subroutine', tag: 'rect', wide: true, bars: 1 },
+      { shape: 'parallelogram', tag: 'path', wide: true, bars: 0 },
+      { shape: 'stadium', tag: 'rect', wide: true, bars: 0 },
+    ]);
+    expect(pageErrors).toEqual([]);
+  });
 });

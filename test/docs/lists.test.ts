@@ -1,16 +1,18 @@
 /**
  * Lists the docs keep by hand, checked against the code they describe (issue 37): the README's commands
  * table against the commands `botflow --help` lists (src/cli.ts), the step kinds docs/flows.md describes
- * (a `**`type: x`**` paragraph each) against the flow schema's step types (src/flows/schema.ts), and the
- * codes of docs/errors.md against the catalogue (src/errors/catalogue.ts). A command, kind or code added
- * to the code without its line in the docs fails here, and so does a line left for one that went.
+ * (a `**`type: x`**` paragraph each) and docs/ARCHITECTURE.md's table of kinds (folder and drawing) against
+ * the kinds' registry (src/flows/kinds/registry.ts), and the codes of docs/errors.md against the catalogue
+ * (src/errors/catalogue.ts). A command, kind or code added to the code without its line in the docs fails
+ * here, and so does a line left for one that went.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli.ts';
 import { CATALOGUE } from '../../src/errors/index.ts';
-import { Step } from '../../src/flows/schema.ts';
+import { BUILTIN_KINDS, KIND_NAMES } from '../../src/flows/kinds/registry.ts';
+import { drawingOf } from '../../src/flows/kinds/views.ts';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
 
@@ -58,7 +60,14 @@ async function cliCommands(): Promise<string[]> {
     .filter((name) => name !== undefined);
 }
 
-const stepKinds = (): string[] => Step.options.map((option) => option.shape.type.value);
+const stepKinds = (): string[] => [...KIND_NAMES];
+
+/** The rows of docs/ARCHITECTURE.md's table of kinds: | `kind` | `src/flows/kinds/<folder>/` | `shape`, "label" |. */
+function architectureKinds(page: string) {
+  return [
+    ...page.matchAll(/^\| `([a-z_]+)` +\| `src\/flows\/kinds\/([a-z_]+)\/` +\| `([a-z]+)`, "([^"]*)" +\|$/gm),
+  ].map(([, kind, folder, shape, label]) => ({ kind, folder, shape, label }));
+}
 
 describe('lists the docs keep by hand', () => {
   it("the README's commands table lists every command of botflow --help, and no other", async () => {
@@ -71,6 +80,20 @@ describe('lists the docs keep by hand', () => {
     const kinds = stepKinds();
     expect(kinds).toContain('handoff');
     expect(differences(documentedKinds(read('docs/flows.md')), kinds)).toEqual(NONE);
+  });
+
+  it("docs/ARCHITECTURE.md's table gives every kind of the registry its folder and drawing, in order", () => {
+    const rows = architectureKinds(read('docs/ARCHITECTURE.md'));
+    expect(rows).toEqual(
+      BUILTIN_KINDS.map((k) => {
+        const { shape, label } = drawingOf(k);
+        return { kind: k.type, folder: k.type, shape, label };
+      }),
+    );
+    for (const { folder } of rows)
+      expect(existsSync(new URL(`../../src/flows/kinds/${folder}/index.ts`, import.meta.url)), folder).toBe(
+        true,
+      );
   });
 
   it('docs/errors.md gives every code of the catalogue its line, and documents no other', () => {

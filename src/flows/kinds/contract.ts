@@ -107,6 +107,23 @@ export interface StepKind<S extends StepFields = StepFields> {
    * platform's keyboard limits; `hint`: what to change when their shape breaks one. Default: none.
    */
   buttonRows?(step: S, id: string): { rows: Record<string, unknown>[][]; paths: Path[]; hint?: string };
+
+  // ── k-views (issue 37): how the views show a step: the storyboard, the playground's graph, coverage's
+  // skeleton transcripts. Each is optional; kinds/views.ts gives the default a project's own kind gets.
+  /** How the storyboard and the playground's graph draw the step. Default: a stadium labelled `type`. */
+  readonly drawing?: StepDrawing;
+  /**
+   * The flow whose steps run inside this step's own state (a `call`'s), so that views follow a state path
+   * (`book>pick_day`) into the called flow's file. Default: none.
+   */
+  nested?(step: S): string | undefined;
+  /**
+   * The person's turn a skeleton transcript (`botflow test --coverage --skeletons`) writes to take the way
+   * out `way` of the step with id `at` (a coverage edge's label: `accept`, `invalid answer`…), as one
+   * transcript action (`say: "TODO …"`, `press: "…"`). Undefined (the default) leaves it to the turns
+   * every step gets: buttons pressed, commands, events, reminders and idle waited for, any text said.
+   */
+  skeleton?(step: S, way: string, at: string): string | undefined;
 }
 
 /** What a kind's `check` is given: the flow being checked (with the registry and the other flows). */
@@ -154,6 +171,20 @@ export interface TypedChoice {
   readonly text: string;
   readonly aliases?: Aliases | undefined;
   readonly path: Path;
+}
+
+/**
+ * The outlines a step is drawn with (the playground's graph draws each; the storyboard names it):
+ * `stadium` says and moves on, `rect` waits for the person's answer, `hexagon` decides alone,
+ * `subroutine` runs another flow, `parallelogram` waits for someone or something else.
+ */
+export const STEP_SHAPES = ['stadium', 'rect', 'hexagon', 'subroutine', 'parallelogram'] as const;
+export type StepShape = (typeof STEP_SHAPES)[number];
+
+/** How a step is drawn: its outline, and a word or two for its badge (`question`, `menu`…). */
+export interface StepDrawing {
+  readonly shape: StepShape;
+  readonly label: string;
 }
 
 /** Declares a kind, checking it against the contract. */

@@ -49,4 +49,5 @@ export const branch = stepKind({
   walk,
   graph,
   state,
+  drawing: { shape: 'hexagon', label: 'branch' },
 });

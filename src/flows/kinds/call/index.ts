@@ -60,4 +60,6 @@ export const call = stepKind({
   graph,
   state,
   check,
+  drawing: { shape: 'subroutine', label: 'call' },
+  nested: (step) => step.flow,
 });

@@ -25,4 +25,5 @@ export const end = stepKind({
   reads,
   endsFlow: true,
   returns: (step) => step.return,
+  drawing: { shape: 'stadium', label: 'end' },
 });

@@ -50,4 +50,5 @@ export const handoff = stepKind({
   graph: () => {},
   state,
   check,
+  drawing: { shape: 'parallelogram', label: 'handoff' },
 });

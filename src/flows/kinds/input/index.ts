@@ -16,6 +16,7 @@ import { checkInput } from './check.ts';
 import { buttonRows, typedAnswer, typedChoices } from './check-parts.ts';
 import { inputReads, itemListAt } from './reads.ts';
 import { InputStep } from './schema.ts';
+import { skeleton } from './skeleton.ts';
 
 /** Reminders and the idle timeout of the flow's `defaults:`, where the step declares none. */
 function withDefaults(step: InputStep, f: FlowFile): InputStep {
@@ -151,4 +152,6 @@ export const input = stepKind({
   typedAnswer,
   typedChoices,
   buttonRows,
+  drawing: { shape: 'rect', label: 'question' },
+  skeleton,
 });

@@ -60,4 +60,5 @@ export const menu = stepKind({
   routes: (step) => (step.on_text ? [{ path: ['on_text'], route: step.on_text, onSend: true }] : []),
   namesButtons: true,
   typedChoices,
+  drawing: { shape: 'rect', label: 'menu' },
 });

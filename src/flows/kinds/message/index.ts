@@ -71,4 +71,5 @@ export const message = stepKind({
   state,
   check,
   runsTasks: true,
+  drawing: { shape: 'stadium', label: 'message' },
 });

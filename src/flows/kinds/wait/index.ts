@@ -45,4 +45,5 @@ export const wait = stepKind({
   graph,
   state,
   check,
+  drawing: { shape: 'parallelogram', label: 'wait' },
 });

@@ -1,6 +1,7 @@
 // Draws a flow's graph (from GET /_inspector/state) as SVG: a layered layout top to bottom, transitions
 // that go back drawn as arcs on the right, and the conversation's current step highlighted.
 import { svg } from './dom.js';
+import { nodeTitle, outline, shapeOf } from './node-shapes.js';
 
 const NODE_H = 30;
 const RANK_GAP = 58;
@@ -193,12 +194,15 @@ export function drawGraph(graph, current) {
     ].join(' ');
     return svg(
       'g',
-      { class: cls, 'data-step': n.id, transform: `translate(${p.x - p.w / 2}, ${p.y})` },
-      svg('title', {}, n.note ? `${n.id}: ${n.note}` : n.id),
-      svg('rect', { width: p.w, height: NODE_H, rx: 15 }),
-      n.final
-        ? svg('rect', { class: 'inner', x: 3, y: 3, width: p.w - 6, height: NODE_H - 6, rx: 12 })
-        : null,
+      {
+        class: cls,
+        'data-step': n.id,
+        'data-kind': n.kind?.type,
+        'data-shape': shapeOf(n),
+        transform: `translate(${p.x - p.w / 2}, ${p.y})`,
+      },
+      svg('title', {}, nodeTitle(n)),
+      outline(n, p.w, NODE_H),
       svg('text', { x: p.w / 2, y: NODE_H / 2 + 4 }, display(n.id)),
     );
   });
