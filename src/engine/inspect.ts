@@ -9,7 +9,8 @@ import { BotflowError } from '../errors/index.ts';
 import type { InboxHistoryRow } from '../store/engine-inbox.ts';
 import type { Answer } from '../store/ports/engine.ts';
 import { andThen, type MaybePromise } from '../store/ports/index.ts';
-import type { SupportPort } from '../store/ports/support.ts';
+import type { OutboxRow } from '../store/ports/outbox.ts';
+import type { ConversationRows, SupportPort } from '../store/ports/support.ts';
 import type { SessionListQuery, SessionRow, SessionSummary } from '../store/sessions.ts';
 import type { StepLogRow } from '../store/step-log.ts';
 import { type PlanRow, planFlowChange } from './flows-plan.ts';
@@ -162,45 +163,21 @@ export interface InspectorHooks {
   rebuildFlow?: ((source: string) => FlowDefinition) | undefined;
 }
 
+/** `fn(value)` now for a value, later for a promise, typed as the store answers. */
+function map<Sync extends boolean, T, R>(value: Answer<Sync, T>, fn: (value: T) => R): Answer<Sync, R> {
+  return andThen(value as MaybePromise<T>, fn) as Answer<Sync, R>;
+}
+
 /** Builds the support API over a store's support port. */
 export function sessionInspector<Sync extends boolean>(
   support: SupportPort<Sync>,
   hooks: InspectorHooks,
 ): SessionInspector<Sync> {
   const { now, onEnded, onRedriven, onTimersMoved } = hooks;
-  /** `fn(value)` now for a value, later for a promise, typed as the store answers. */
-  const map = <T, R>(value: Answer<Sync, T>, fn: (value: T) => R): Answer<Sync, R> =>
-    andThen(value as MaybePromise<T>, fn) as Answer<Sync, R>;
   return {
     stepLog: (query = {}) => support.stepLog(query),
-    plan: () =>
-      map(
-        support.planSources(new Map((hooks.currentFlows?.() ?? []).map((f) => [f.id, f.version]))),
-        (sources) =>
-          planFlowChange({
-            flows: hooks.currentFlows?.() ?? [],
-            ...sources,
-            rebuild: (source) => {
-              if (!hooks.rebuildFlow)
-                throw new BotflowError(
-                  'BOTFLOW_OPTIONS_INVALID',
-                  'no rebuildFlow was given to the engine: give createEngine one (createBot and botflow run do)',
-                );
-              return hooks.rebuildFlow(source);
-            },
-          }),
-      ),
-    deadLetters: (limit = 100) =>
-      map(support.deadLetters(limit), (rows) =>
-        rows.map((r) => ({
-          outboxId: r.id,
-          conversationKey: r.conversationKey,
-          op: r.op,
-          attempts: r.attempts,
-          error: r.error,
-          failedAt: r.finishedAt,
-        })),
-      ),
+    plan: () => flowsPlan(support, hooks),
+    deadLetters: (limit = 100) => map(support.deadLetters(limit), (rows) => rows.map(deadLetter)),
     retryDeadLetters: (ids) =>
       map(support.retryDeadLetters(ids), (changed) => {
         if (changed > 0) onRedriven?.();
@@ -226,36 +203,7 @@ export function sessionInspector<Sync extends boolean>(
         return fired;
       }),
     list: (query = {}) => map(support.listSessions(query), (rows) => rows.map(listing)),
-    get: (key) =>
-      map(support.conversation(key, 20), (found): SessionDetail | undefined => {
-        if (!found) return undefined;
-        const snapshot = parse(found.session.snapshot) as { context?: unknown };
-        return {
-          ...listing(found.session),
-          context: snapshot?.context,
-          snapshot,
-          timers: found.timers.map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
-          calls: found.calls.map((c) => ({
-            id: c.id,
-            op: c.op,
-            status: c.status,
-            attempts: c.attempts,
-            error: c.error,
-            createdAt: c.createdAt,
-          })),
-          tasks: found.tasks.map((t) => ({
-            id: t.id,
-            name: t.name,
-            status: t.status,
-            attempts: t.attempts,
-            input: parse(t.input),
-            ...(t.result !== null ? { result: parse(t.result) } : {}),
-            ...(t.error !== null ? { error: parse(t.error) } : {}),
-            createdAt: t.createdAt,
-            finishedAt: t.finishedAt,
-          })),
-        };
-      }),
+    get: (key) => map(support.conversation(key, 20), (found) => (found ? sessionDetail(found) : undefined)),
     history: (key, options = {}) =>
       map(support.history(key, options.limit ?? 50, options.beforeId), (rows) => rows.map(historyEntry)),
     end: (key, reason = 'ended by support') =>
@@ -263,6 +211,70 @@ export function sessionInspector<Sync extends boolean>(
         if (ended) onEnded?.(key);
         return ended;
       }),
+  };
+}
+
+/** The running conversations against the flows loaded now (SessionInspector.plan). */
+function flowsPlan<Sync extends boolean>(
+  support: SupportPort<Sync>,
+  hooks: InspectorHooks,
+): Answer<Sync, PlanRow[]> {
+  return map(
+    support.planSources(new Map((hooks.currentFlows?.() ?? []).map((f) => [f.id, f.version]))),
+    (sources) =>
+      planFlowChange({
+        flows: hooks.currentFlows?.() ?? [],
+        ...sources,
+        rebuild: (source) => {
+          if (!hooks.rebuildFlow)
+            throw new BotflowError(
+              'BOTFLOW_OPTIONS_INVALID',
+              'no rebuildFlow was given to the engine: give createEngine one (createBot and botflow run do)',
+            );
+          return hooks.rebuildFlow(source);
+        },
+      }),
+  );
+}
+
+function deadLetter(r: OutboxRow): DeadLetter {
+  return {
+    outboxId: r.id,
+    conversationKey: r.conversationKey,
+    op: r.op,
+    attempts: r.attempts,
+    error: r.error,
+    failedAt: r.finishedAt,
+  };
+}
+
+/** One conversation in detail, from its rows. */
+function sessionDetail(found: ConversationRows): SessionDetail {
+  const snapshot = parse(found.session.snapshot) as { context?: unknown };
+  return {
+    ...listing(found.session),
+    context: snapshot?.context,
+    snapshot,
+    timers: found.timers.map((t) => ({ id: t.id, name: t.name, dueAt: t.dueAt, fireAt: t.fireAt })),
+    calls: found.calls.map((c) => ({
+      id: c.id,
+      op: c.op,
+      status: c.status,
+      attempts: c.attempts,
+      error: c.error,
+      createdAt: c.createdAt,
+    })),
+    tasks: found.tasks.map((t) => ({
+      id: t.id,
+      name: t.name,
+      status: t.status,
+      attempts: t.attempts,
+      input: parse(t.input),
+      ...(t.result !== null ? { result: parse(t.result) } : {}),
+      ...(t.error !== null ? { error: parse(t.error) } : {}),
+      createdAt: t.createdAt,
+      finishedAt: t.finishedAt,
+    })),
   };
 }
 

@@ -66,6 +66,111 @@ function timedCode(logger: Logger | undefined): Pick<LoadOptions, 'codeBudget'> 
   };
 }
 
+/** The embedded sandbox with the playground (web chat, inspector, events panel and `extensions`). */
+async function startPlayground(
+  { host, port, logger, dbPath, flowsDir }: Parameters<AppParts['startSandbox']>[0],
+  extensions: readonly PlaygroundExtension[],
+): ReturnType<AppParts['startSandbox']> {
+  const inspector = new Inspector();
+  const events = new EventsPanel();
+  const sandbox = await startSandbox({
+    host,
+    port,
+    logger,
+    ...(dbPath ? { dbPath } : {}),
+    plugins: [webChat, inspector.plugin, events.plugin, ...extensions.map((e) => e.plugin)],
+    showToken: true, // its own token, on loopback only (startSandbox decides): docs/sandbox.md
+  });
+  return {
+    baseUrl: sandbox.baseUrl,
+    token: sandbox.token,
+    ...(sandbox.tokenShown ? { shownToken: sandbox.token } : {}),
+    webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
+    attachEngine: (engine, loaded) => {
+      // The same panel on both databases; on PostgreSQL it also shows the process's role.
+      inspector.attach({ engine, flows: loaded.flows, problems: loaded.problems });
+      void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {}); // docs/handoff.md
+      for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
+    },
+    attachEvents: (sender) => events.attach(sender),
+    flowsChanged: (loaded) => {
+      inspector.setFlows(loaded.flows, loaded.problems);
+      void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {});
+      for (const e of extensions) e.flowsChanged?.(loaded);
+    },
+    close: async () => {
+      inspector.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** Long polling, announced once its first-start handshake got a marker. */
+const startPollingIntake: AppParts['startPolling'] = async (options) => {
+  const handle = startPolling({
+    api: options.api,
+    ...(options.db ? { db: options.db } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.types ? { types: options.types as UpdateType[] } : {}),
+    limit: options.limit,
+    timeout: options.timeoutSeconds,
+    conversationKey: options.conversationKey,
+    onAccepted: options.onAccepted,
+    logger: options.logger,
+  });
+  // Announce nothing before the first-start handshake got a marker: updates after it are never skipped.
+  await handle.ready;
+  return { stop: () => handle.stop(), done: handle.done };
+};
+
+/** The webhook receiver (its own server, or mounted) and the platform's subscription to it. */
+const startWebhookIntake: AppParts['startWebhook'] = async (options) => {
+  const receiver = {
+    ...(options.db ? { db: options.db } : {}),
+    secret: options.secret,
+    path: options.path,
+    conversationKey: options.conversationKey,
+    onAccepted: options.onAccepted,
+    ...(options.commit ? { commit: options.commit } : {}),
+    logger: options.logger,
+  };
+  let app: FastifyInstance | undefined;
+  let plugin: FastifyPluginCallback | undefined;
+  let stop: () => Promise<void>;
+  if (options.mount) {
+    const intake = webhookIntake({ ...receiver, path: '/' });
+    plugin = intake.plugin;
+    stop = () => intake.stop();
+  } else {
+    const own = buildWebhook(receiver);
+    if (options.routes) own.register(options.routes);
+    await own.listen({ host: options.host, port: options.port });
+    app = own;
+    stop = () => own.close();
+  }
+  try {
+    const result = await ensureSubscription(options.api, {
+      url: options.url,
+      secret: options.secret,
+      ...(options.types ? { types: options.types } : {}),
+    });
+    options.logger.info({ url: options.url, action: result.action }, `webhook subscription ${result.action}`);
+    for (const other of result.others) {
+      options.logger.warn(
+        { url: other.url },
+        `another webhook subscription receives the same updates: ${other.url}; remove it with botflow webhook delete ${other.url} if it is stale`,
+      );
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  if (!app) return { stop, ...(plugin ? { plugin } : {}) };
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return { address: `http://${options.host}:${port}${options.path}`, stop };
+};
+
 /** The production parts. */
 export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
   // The registry the flows were last loaded with: sessions pinned to older versions are rebuilt with it.
@@ -79,41 +184,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
   };
   const given = options.registry ? { registry: options.registry } : {};
   return {
-    async startSandbox({ host, port, logger, dbPath, flowsDir }) {
-      const extensions = options.playground ?? [];
-      const inspector = new Inspector();
-      const events = new EventsPanel();
-      const sandbox = await startSandbox({
-        host,
-        port,
-        logger,
-        ...(dbPath ? { dbPath } : {}),
-        plugins: [webChat, inspector.plugin, events.plugin, ...extensions.map((e) => e.plugin)],
-        showToken: true, // its own token, on loopback only (startSandbox decides): docs/sandbox.md
-      });
-      return {
-        baseUrl: sandbox.baseUrl,
-        token: sandbox.token,
-        ...(sandbox.tokenShown ? { shownToken: sandbox.token } : {}),
-        webChatUrl: `${sandbox.baseUrl}${WEB_CHAT_PATH}`,
-        attachEngine: (engine, loaded) => {
-          // The same panel on both databases; on PostgreSQL it also shows the process's role.
-          inspector.attach({ engine, flows: loaded.flows, problems: loaded.problems });
-          void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {}); // docs/handoff.md
-          for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
-        },
-        attachEvents: (sender) => events.attach(sender),
-        flowsChanged: (loaded) => {
-          inspector.setFlows(loaded.flows, loaded.problems);
-          void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {});
-          for (const e of extensions) e.flowsChanged?.(loaded);
-        },
-        close: async () => {
-          inspector.close();
-          await sandbox.close();
-        },
-      };
-    },
+    startSandbox: (sandbox) => startPlayground(sandbox, options.playground ?? []),
     async loadFlows(dir, logger) {
       if (!existsSync(dir)) {
         return {
@@ -154,70 +225,7 @@ export function defaultParts(options: DefaultPartsOptions = {}): AppParts {
         ...(options.funnelSamples === false ? { funnelSamples: false } : {}),
       });
     },
-    async startPolling(options) {
-      const handle = startPolling({
-        api: options.api,
-        ...(options.db ? { db: options.db } : {}),
-        ...(options.store ? { store: options.store } : {}),
-        ...(options.types ? { types: options.types as UpdateType[] } : {}),
-        limit: options.limit,
-        timeout: options.timeoutSeconds,
-        conversationKey: options.conversationKey,
-        onAccepted: options.onAccepted,
-        logger: options.logger,
-      });
-      // Announce nothing before the first-start handshake got a marker: updates after it are never skipped.
-      await handle.ready;
-      return { stop: () => handle.stop(), done: handle.done };
-    },
-    async startWebhook(options) {
-      const receiver = {
-        ...(options.db ? { db: options.db } : {}),
-        secret: options.secret,
-        path: options.path,
-        conversationKey: options.conversationKey,
-        onAccepted: options.onAccepted,
-        ...(options.commit ? { commit: options.commit } : {}),
-        logger: options.logger,
-      };
-      let app: FastifyInstance | undefined;
-      let plugin: FastifyPluginCallback | undefined;
-      let stop: () => Promise<void>;
-      if (options.mount) {
-        const intake = webhookIntake({ ...receiver, path: '/' });
-        plugin = intake.plugin;
-        stop = () => intake.stop();
-      } else {
-        const own = buildWebhook(receiver);
-        if (options.routes) own.register(options.routes);
-        await own.listen({ host: options.host, port: options.port });
-        app = own;
-        stop = () => own.close();
-      }
-      try {
-        const result = await ensureSubscription(options.api, {
-          url: options.url,
-          secret: options.secret,
-          ...(options.types ? { types: options.types } : {}),
-        });
-        options.logger.info(
-          { url: options.url, action: result.action },
-          `webhook subscription ${result.action}`,
-        );
-        for (const other of result.others) {
-          options.logger.warn(
-            { url: other.url },
-            `another webhook subscription receives the same updates: ${other.url}; remove it with botflow webhook delete ${other.url} if it is stale`,
-          );
-        }
-      } catch (error) {
-        await stop();
-        throw error;
-      }
-      if (!app) return { stop, ...(plugin ? { plugin } : {}) };
-      const address = app.server.address();
-      const port = typeof address === 'object' && address ? address.port : options.port;
-      return { address: `http://${options.host}:${port}${options.path}`, stop };
-    },
+    startPolling: startPollingIntake,
+    startWebhook: startWebhookIntake,
   };
 }

@@ -13,25 +13,8 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const LIMIT = 100;
 
-/**
- * The functions over the limit that are not split yet, as `file name` (a function without a name of its
- * own is named after the one around it: `<anonymous in outer>`). TODO(issue 37): split each, then delete
- * its line. The list only shrinks: a line whose function is split (or renamed) fails the test.
- */
-const NOT_SPLIT_YET: readonly string[] = [
-  'engine/inspect.ts sessionInspector',
-  'engine/step/effects.ts planEffects',
-  'engine/step/effects.ts <anonymous in planEffects>',
-  'engine/step/step.ts step',
-  'runtime/app.ts startApp',
-  'runtime/default-parts.ts defaultParts',
-  // The playground's browser scripts.
-  'sandbox/web/assets/graph.js drawGraph',
-  'sandbox/web/assets/panel.js draw',
-];
-
 interface LongFunction {
-  /** `file name`, as NOT_SPLIT_YET lists it. */
+  /** `file name` (a function without a name of its own is named after the one around it: `<anonymous in outer>`). */
   readonly key: string;
   /** `file:line` of its first line. */
   readonly at: string;
@@ -101,13 +84,7 @@ describe('the functions of src/', () => {
   const all = sources(SRC).flatMap((path) => longFunctions(relative(SRC, path), readFileSync(path, 'utf8')));
 
   it(`keeps every function at ${LIMIT} lines or fewer (split a longer one into named parts)`, () => {
-    const long = all.filter((f) => !NOT_SPLIT_YET.includes(f.key)).map(describeLong);
-    expect(long).toEqual([]);
-  });
-
-  it('lists in NOT_SPLIT_YET only functions still too long (the list only shrinks)', () => {
-    const stale = NOT_SPLIT_YET.filter((key) => !all.some((f) => f.key === key));
-    expect(stale, 'delete these lines from NOT_SPLIT_YET in test/architecture/functions.test.ts').toEqual([]);
+    expect(all.map(describeLong)).toEqual([]);
   });
 
   it('finds a long function of any form (the check itself works)', () => {

@@ -196,159 +196,177 @@ function orderOf(
 /** The longest sample of an unrecognised text the funnel keeps (characters). */
 export const SAMPLE_CHARS = 200;
 
-/** Plans one step's effects, in the order the machine emitted them. Throws EffectError for a bad effect. */
-export function planEffects(
-  effects: readonly Effect[],
-  conversationKey: string,
-  ctx: PlanContext,
-): {
+/** What planning a step's effects gives, filled in effect by effect. */
+export interface Plan {
   calls: PlannedCall[];
   timers: TimerChange[];
   tasks: TaskChange[];
   rejected: number;
   unrecognised: string[];
   tags?: TagChange;
-} {
-  let rejected = 0;
-  const unrecognised: string[] = [];
-  let tags: TagChange | undefined;
-  const calls: PlannedCall[] = [];
-  const timers: TimerChange[] = [];
-  const tasks: TaskChange[] = [];
+}
+
+/** Plans one step's effects, in the order the machine emitted them. Throws EffectError for a bad effect. */
+export function planEffects(effects: readonly Effect[], conversationKey: string, ctx: PlanContext): Plan {
+  const plan: Plan = { calls: [], timers: [], tasks: [], rejected: 0, unrecognised: [] };
   const signing: SigningContext = { sign: ctx.sign, stepInstance: ctx.stepInstance, conversationKey };
   effects.forEach((effect, index) => {
-    const where = `effect #${index + 1} (${describe(effect)})`;
-    switch (effect?.kind) {
-      case 'api': {
-        const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, effect.op)
-          ? OPERATIONS[effect.op as keyof typeof OPERATIONS]
-          : undefined;
-        if (!spec?.write) {
-          const writes = Object.entries(OPERATIONS)
-            .filter(([, s]) => (s as OperationSpec).write)
-            .map(([name]) => name);
-          throw new EffectError(
-            `${where}: "${effect.op}" is not a write operation of the Bot API; use one of ${writes.join(', ')}`,
-          );
-        }
-        if (!record(effect.args)) throw new EffectError(`${where}: args must be an object`);
-        if (
-          effect.op === 'editMessage' &&
-          effect.args.message_id === undefined &&
-          ctx.callback &&
-          ctx.callback.messageId === undefined
-        ) {
-          // The press came without its message (the platform may omit it): the answer's `message`
-          // changes the pressed message all the same, so the edit travels in the answer.
-          const { message_id: _none, ...body } = effect.args;
-          calls.push({
-            kind: 'api',
-            op: 'answerCallback',
-            args: { callback_id: ctx.callback.id, message: signMessageBody(body, signing, where) },
-            ...orderOf(
-              'answerCallback',
-              { callback_id: ctx.callback.id },
-              conversationKey,
-              ctx.callback.chatId,
-            ),
-            priority: priorityOf('answerCallback'),
-          });
-          return;
-        }
-        let args = fillTarget(effect.op, spec, effect.args, ctx, where);
-        if ('attachments' in args)
-          args = { ...args, attachments: signKeyboards(args.attachments, signing, where) };
-        if (effect.op === 'answerCallback' && 'message' in args) {
-          args = { ...args, message: signMessageBody(args.message, signing, where) };
-        }
-        calls.push({
-          kind: 'api',
-          op: effect.op,
-          args,
-          ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf(
-            effect.op,
-            args,
-            conversationKey,
-            ctx.meta.chatId ?? ctx.callback?.chatId,
-            ctx.meta.userId,
-          ),
-          priority: priorityOf(effect.op),
-        });
-        return;
-      }
-      case 'upload_and_send': {
-        const target = fillTarget('sendMessage', OPERATIONS.sendMessage, {}, ctx, where);
-        const args = {
-          ...target,
-          media: effect.media,
-          message: signMessageBody(effect.message, signing, where),
-        };
-        calls.push({
-          kind: 'upload_and_send',
-          op: 'sendMessage',
-          args,
-          ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
-          ...orderOf('sendMessage', args, conversationKey, ctx.meta.chatId, ctx.meta.userId),
-          priority: 'reply',
-        });
-        return;
-      }
-      case 'timer.arm': {
-        if (!effect.name) throw new EffectError(`${where}: a timer needs a name`);
-        if (!Number.isFinite(effect.delayMs) || effect.delayMs < 0) {
-          throw new EffectError(`${where}: delayMs must be a finite number ≥ 0, got ${effect.delayMs}`);
-        }
-        timers.push({ kind: 'arm', name: effect.name, dueAt: ctx.meta.now + Math.round(effect.delayMs) });
-        return;
-      }
-      case 'timer.cancel':
-        if (!effect.name) throw new EffectError(`${where}: a timer needs a name`);
-        timers.push({ kind: 'cancel', name: effect.name });
-        return;
-      case 'task.start': {
-        if (typeof effect.task !== 'string' || !effect.task)
-          throw new EffectError(`${where}: a task needs a name`);
-        if (typeof effect.ref !== 'string' || !effect.ref)
-          throw new EffectError(`${where}: a task needs a ref`);
-        if (tasks.some((t) => t.kind === 'start' && t.ref === effect.ref))
-          throw new EffectError(`${where}: two tasks started with ref "${effect.ref}" in one step`);
-        const chatId = ctx.meta.chatId ?? ctx.callback?.chatId;
-        tasks.push({
-          kind: 'start',
-          task: effect.task,
-          input: effect.input ?? null,
-          ref: effect.ref,
-          policy: effect.policy ?? {},
-          ...(chatId !== undefined ? { chatId } : {}),
-        });
-        return;
-      }
-      case 'task.cancel':
-        if (!effect.ref) throw new EffectError(`${where}: cancelling a task needs its ref`);
-        tasks.push({ kind: 'cancel', ref: effect.ref });
-        return;
-      case 'input.rejected':
-        rejected += 1;
-        return;
-      case 'input.unrecognised':
-        // An empty text is nothing typed: not counted.
-        if (typeof effect.text === 'string' && effect.text.trim())
-          unrecognised.push([...effect.text].slice(0, SAMPLE_CHARS).join(''));
-        return;
-      case 'person.tags': {
-        const change = tagChange(tags, effect);
-        if (typeof change === 'string') throw new EffectError(`${where}: ${change}`);
-        tags = change;
-        return;
-      }
-      default:
-        throw new EffectError(
-          `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel, input.rejected, input.unrecognised or person.tags`,
-        );
-    }
+    planEffect(plan, effect, `effect #${index + 1} (${describe(effect)})`, ctx, signing);
   });
-  return { calls, timers, tasks, rejected, unrecognised, ...(tags ? { tags } : {}) };
+  return plan;
+}
+
+/** Adds one effect (`where` names it in errors) to `plan`. */
+function planEffect(
+  plan: Plan,
+  effect: Effect,
+  where: string,
+  ctx: PlanContext,
+  signing: SigningContext,
+): void {
+  switch (effect?.kind) {
+    case 'api':
+      plan.calls.push(apiCall(effect, where, ctx, signing));
+      return;
+    case 'upload_and_send': {
+      const target = fillTarget('sendMessage', OPERATIONS.sendMessage, {}, ctx, where);
+      const args = {
+        ...target,
+        media: effect.media,
+        message: signMessageBody(effect.message, signing, where),
+      };
+      plan.calls.push({
+        kind: 'upload_and_send',
+        op: 'sendMessage',
+        args,
+        ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
+        ...orderOf('sendMessage', args, signing.conversationKey, ctx.meta.chatId, ctx.meta.userId),
+        priority: 'reply',
+      });
+      return;
+    }
+    case 'timer.arm': {
+      if (!effect.name) throw new EffectError(`${where}: a timer needs a name`);
+      if (!Number.isFinite(effect.delayMs) || effect.delayMs < 0) {
+        throw new EffectError(`${where}: delayMs must be a finite number ≥ 0, got ${effect.delayMs}`);
+      }
+      plan.timers.push({ kind: 'arm', name: effect.name, dueAt: ctx.meta.now + Math.round(effect.delayMs) });
+      return;
+    }
+    case 'timer.cancel':
+      if (!effect.name) throw new EffectError(`${where}: a timer needs a name`);
+      plan.timers.push({ kind: 'cancel', name: effect.name });
+      return;
+    case 'task.start':
+      plan.tasks.push(taskStart(plan.tasks, effect, where, ctx));
+      return;
+    case 'task.cancel':
+      if (!effect.ref) throw new EffectError(`${where}: cancelling a task needs its ref`);
+      plan.tasks.push({ kind: 'cancel', ref: effect.ref });
+      return;
+    case 'input.rejected':
+      plan.rejected += 1;
+      return;
+    case 'input.unrecognised':
+      // An empty text is nothing typed: not counted.
+      if (typeof effect.text === 'string' && effect.text.trim())
+        plan.unrecognised.push([...effect.text].slice(0, SAMPLE_CHARS).join(''));
+      return;
+    case 'person.tags': {
+      const change = tagChange(plan.tags, effect);
+      if (typeof change === 'string') throw new EffectError(`${where}: ${change}`);
+      plan.tags = change;
+      return;
+    }
+    default:
+      throw new EffectError(
+        `${where}: unknown effect kind; expected api, upload_and_send, timer.arm, timer.cancel, task.start, task.cancel, input.rejected, input.unrecognised or person.tags`,
+      );
+  }
+}
+
+/** The call an `api` effect makes: a write operation of the Bot API, its target filled in, its keyboards signed. */
+function apiCall(
+  effect: Extract<Effect, { kind: 'api' }>,
+  where: string,
+  ctx: PlanContext,
+  signing: SigningContext,
+): PlannedCall {
+  const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, effect.op)
+    ? OPERATIONS[effect.op as keyof typeof OPERATIONS]
+    : undefined;
+  if (!spec?.write) {
+    const writes = Object.entries(OPERATIONS)
+      .filter(([, s]) => (s as OperationSpec).write)
+      .map(([name]) => name);
+    throw new EffectError(
+      `${where}: "${effect.op}" is not a write operation of the Bot API; use one of ${writes.join(', ')}`,
+    );
+  }
+  if (!record(effect.args)) throw new EffectError(`${where}: args must be an object`);
+  if (
+    effect.op === 'editMessage' &&
+    effect.args.message_id === undefined &&
+    ctx.callback &&
+    ctx.callback.messageId === undefined
+  ) {
+    // The press came without its message (the platform may omit it): the answer's `message`
+    // changes the pressed message all the same, so the edit travels in the answer.
+    const { message_id: _none, ...body } = effect.args;
+    return {
+      kind: 'api',
+      op: 'answerCallback',
+      args: { callback_id: ctx.callback.id, message: signMessageBody(body, signing, where) },
+      ...orderOf(
+        'answerCallback',
+        { callback_id: ctx.callback.id },
+        signing.conversationKey,
+        ctx.callback.chatId,
+      ),
+      priority: priorityOf('answerCallback'),
+    };
+  }
+  let args = fillTarget(effect.op, spec, effect.args, ctx, where);
+  if ('attachments' in args) args = { ...args, attachments: signKeyboards(args.attachments, signing, where) };
+  if (effect.op === 'answerCallback' && 'message' in args) {
+    args = { ...args, message: signMessageBody(args.message, signing, where) };
+  }
+  return {
+    kind: 'api',
+    op: effect.op,
+    args,
+    ...(effect.ref !== undefined ? { ref: effect.ref } : {}),
+    ...orderOf(
+      effect.op,
+      args,
+      signing.conversationKey,
+      ctx.meta.chatId ?? ctx.callback?.chatId,
+      ctx.meta.userId,
+    ),
+    priority: priorityOf(effect.op),
+  };
+}
+
+/** The task a `task.start` effect starts; `started` are those the step started before it. */
+function taskStart(
+  started: readonly TaskChange[],
+  effect: StartTaskEffect,
+  where: string,
+  ctx: PlanContext,
+): TaskChange {
+  if (typeof effect.task !== 'string' || !effect.task) throw new EffectError(`${where}: a task needs a name`);
+  if (typeof effect.ref !== 'string' || !effect.ref) throw new EffectError(`${where}: a task needs a ref`);
+  if (started.some((t) => t.kind === 'start' && t.ref === effect.ref))
+    throw new EffectError(`${where}: two tasks started with ref "${effect.ref}" in one step`);
+  const chatId = ctx.meta.chatId ?? ctx.callback?.chatId;
+  return {
+    kind: 'start',
+    task: effect.task,
+    input: effect.input ?? null,
+    ref: effect.ref,
+    policy: effect.policy ?? {},
+    ...(chatId !== undefined ? { chatId } : {}),
+  };
 }
 
 function describe(effect: Effect | undefined): string {

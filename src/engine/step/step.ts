@@ -5,6 +5,7 @@
  */
 import { type AnyMachineSnapshot, type AnyStateMachine, createActor, createMachine } from 'xstate';
 import { BotflowError } from '../../errors/index.ts';
+import { pressCalls } from './answer-first.ts';
 import {
   EFFECT_ACTION,
   type Effect,
@@ -23,7 +24,6 @@ import {
 } from './effects.ts';
 import { FAILED_EVENT, flowFailureOf, type RecoveredFailure } from './failure.ts';
 import type { TagChange } from './tags.ts';
-import { withVisibleAnswer } from './visible-answer.ts';
 
 /** A persisted XState snapshot as botflow stores it: empty parts left out to keep rows small. */
 export interface StoredSnapshot {
@@ -246,32 +246,58 @@ function passedSteps(actions: readonly ExecutedAction[], stoppedAt: string): str
   );
 }
 
-/** A press is answered once: several answers to it (a notification, an edit carried by the answer) become one. */
-function mergeAnswers(calls: PlannedCall[], callbackId: string): PlannedCall[] {
-  const answers = calls.filter((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
-  if (answers.length < 2) return calls;
-  const merged: PlannedCall = { ...answers[0]!, args: Object.assign({}, ...answers.map((a) => a.args)) };
-  return calls.flatMap((c) => (c === answers[0] ? [merged] : answers.includes(c) ? [] : [c]));
+/** Where a transition stopped, and the actions it handed out on the way. */
+type Transition = [AnyMachineSnapshot, ExecutedAction[]];
+
+/** A new session's first transition: the flow's start step entered with `input`. */
+function startTransition(flow: FlowDefinition, input: FlowInput): Transition {
+  return collecting(flow.machine, (scope) => flow.machine.getInitialSnapshot(scope, input)) as Transition;
 }
 
-/** Puts the answer to the pressed callback first, adding an empty answer when the flow gave none. */
-function answerFirst(planned: PlannedCall[], callback: NonNullable<PlanContext['callback']>): PlannedCall[] {
-  const callbackId = callback.id;
-  const calls = mergeAnswers(planned, callbackId);
-  const index = calls.findIndex((c) => c.op === 'answerCallback' && c.args.callback_id === callbackId);
-  if (index === 0) return calls;
-  if (index > 0) return [calls[index]!, ...calls.slice(0, index), ...calls.slice(index + 1)];
-  return [
-    {
-      kind: 'api',
-      op: 'answerCallback',
-      args: { callback_id: callbackId },
-      orderKey: `cb:${callbackId}`,
-      priority: 'callback',
-      ...(callback.chatId !== undefined ? { chatId: callback.chatId } : {}),
-    },
-    ...calls,
-  ];
+/** The transition one `event` makes from `from`. */
+function eventTransition(flow: FlowDefinition, from: AnyMachineSnapshot, event: unknown): Transition {
+  return collecting(flow.machine, (scope) =>
+    flow.machine.transition(from as never, event as never, scope),
+  ) as Transition;
+}
+
+/**
+ * The flow's own code failed (`thrown`): the transition of its recovery (its `on_error` route, or the
+ * built-in apology and end) from where the session was, and the failure as reported. Rethrows what the
+ * flow does not recover from.
+ */
+function recoverFrom(
+  thrown: unknown,
+  flow: FlowDefinition,
+  cause: StepCause,
+  previous: AnyMachineSnapshot | undefined,
+  meta: EventMeta,
+): { transition: Transition; failure: RecoveredFailure } {
+  const error = flowFailureOf(thrown); // also a guard's, which XState rethrows as a plain Error
+  const recover = flow.recover;
+  if (!recover || !error) throw thrown;
+  // Nothing of the failed event stands: the flow handles its failure from where the session was.
+  const from =
+    previous ?? flow.machine.resolveState(recover.startState((cause as { input: FlowInput }).input) as never);
+  const stepKey = error.step ?? (previous ? stepName(previous.value) : undefined);
+  const where = stepKey !== undefined ? recover.where?.(stepKey) : undefined;
+  const failed = { type: FAILED_EVENT, ...(stepKey !== undefined ? { step: stepKey } : {}), meta };
+  let recovery: RecoveredFailure['recovery'] = recover.routes(stepKey) ? 'route' : 'apology';
+  let transition: Transition;
+  try {
+    transition = eventTransition(flow, from, { ...failed, message: error.message });
+  } catch {
+    // The flow's own route failed as well: only the built-in apology and the end are left.
+    recovery = 'apology';
+    transition = eventTransition(flow, from, { ...failed, message: error.message, builtin: true });
+  }
+  const failure: RecoveredFailure = {
+    ...(stepKey !== undefined ? { step: stepKey } : {}),
+    message: error.message,
+    ...(where ? { where } : {}),
+    recovery,
+  };
+  return { transition, failure };
 }
 
 /**
@@ -285,65 +311,27 @@ export function step(
   options: StepOptions,
 ): StepResult {
   const revision = state.revision + 1;
-  let next: AnyMachineSnapshot;
-  let actions: ExecutedAction[];
-  let meta: EventMeta;
+  const meta = cause.type === 'start' ? cause.input.meta : cause.event.meta;
   let previous: AnyMachineSnapshot | undefined;
+  let transition: Transition;
   let failure: RecoveredFailure | undefined;
   try {
-    if (cause.type === 'start') {
-      meta = cause.input.meta;
-      [next, actions] = collecting(flow.machine, (scope) =>
-        flow.machine.getInitialSnapshot(scope, cause.input),
-      ) as [AnyMachineSnapshot, ExecutedAction[]];
-    } else {
+    if (cause.type === 'start') transition = startTransition(flow, cause.input);
+    else {
       if (!state.snapshot && !state.machineSnapshot)
         throw new StepError('an event needs a running session; start one first');
-      meta = cause.event.meta;
       previous = state.machineSnapshot ?? restoreSnapshot(flow, state.snapshot!);
-      const from = previous;
-      [next, actions] = collecting(flow.machine, (scope) =>
-        flow.machine.transition(from as never, cause.event as never, scope),
-      ) as [AnyMachineSnapshot, ExecutedAction[]];
+      transition = eventTransition(flow, previous, cause.event);
     }
     // A starting entry's throw comes back as an `error` snapshot (stored, it would swallow what follows).
-    if (next.status === 'error') throw next.error ?? new StepError(`flow "${flow.id}" stopped with an error`);
+    const stopped = transition[0];
+    if (stopped.status === 'error')
+      throw stopped.error ?? new StepError(`flow "${flow.id}" stopped with an error`);
   } catch (thrown) {
-    const error = flowFailureOf(thrown); // also a guard's, which XState rethrows as a plain Error
-    const recover = flow.recover;
-    if (!recover || !error) throw thrown;
-    // Nothing of the failed event stands: the flow handles its failure from where the session was.
-    meta = cause.type === 'start' ? cause.input.meta : cause.event.meta;
-    const from =
-      previous ??
-      flow.machine.resolveState(recover.startState((cause as { input: FlowInput }).input) as never);
-    const stepKey = error.step ?? (previous ? stepName(previous.value) : undefined);
-    const where = stepKey !== undefined ? recover.where?.(stepKey) : undefined;
-    const failed = { type: FAILED_EVENT, ...(stepKey !== undefined ? { step: stepKey } : {}), meta };
-    let recovery: RecoveredFailure['recovery'] = recover.routes(stepKey) ? 'route' : 'apology';
-    try {
-      [next, actions] = collecting(flow.machine, (scope) =>
-        flow.machine.transition(from as never, { ...failed, message: error.message } as never, scope),
-      ) as [AnyMachineSnapshot, ExecutedAction[]];
-    } catch {
-      // The flow's own route failed as well: only the built-in apology and the end are left.
-      recovery = 'apology';
-      [next, actions] = collecting(flow.machine, (scope) =>
-        flow.machine.transition(
-          from as never,
-          { ...failed, message: error.message, builtin: true } as never,
-          scope,
-        ),
-      ) as [AnyMachineSnapshot, ExecutedAction[]];
-    }
-    failure = {
-      ...(stepKey !== undefined ? { step: stepKey } : {}),
-      message: error.message,
-      ...(where ? { where } : {}),
-      recovery,
-    };
+    ({ transition, failure } = recoverFrom(thrown, flow, cause, previous, meta));
     if (cause.type === 'start') previous = undefined;
   }
+  const [next, actions] = transition;
   const stepChanged = previous === undefined || JSON.stringify(previous.value) !== JSON.stringify(next.value);
   const stepInstance = stepChanged ? revision : state.stepInstance;
   const effects = collectEffects(flow, actions);
@@ -353,12 +341,7 @@ export function step(
     sign: options.sign,
     ...(options.callback ? { callback: options.callback } : {}),
   });
-  const calls = options.callback
-    ? withVisibleAnswer(answerFirst(planned.calls, options.callback), {
-        chatId: options.callback.chatId,
-        userId: meta.userId,
-      })
-    : planned.calls;
+  const calls = options.callback ? pressCalls(planned.calls, options.callback, meta.userId) : planned.calls;
   const snapshot = storeSnapshot(flow.machine, next);
   return {
     snapshot,

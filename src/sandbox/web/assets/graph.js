@@ -108,6 +108,88 @@ export function unclash(labels) {
   return done;
 }
 
+/** The graph's edges, one per pair of steps, with the labels of every transition between them. */
+function mergedEdges(graph) {
+  const merged = new Map();
+  for (const e of graph.edges) {
+    const key = `${e.from}->${e.to}`;
+    const m = merged.get(key);
+    if (m) {
+      if (e.label && !m.labels.includes(e.label)) m.labels.push(e.label);
+    } else merged.set(key, { ...e, labels: e.label ? [e.label] : [] });
+  }
+  return merged.values();
+}
+
+/**
+ * The path of an edge from node `a` to node `b` (positions), where its label goes (`mid`, `anchor`): down
+ * to the next rank as a curve; skipping ranks out on the left, into the target from above; going back as
+ * an arc on the right. Skipping and going-back edges each take the next lane of `lanes` on their side.
+ */
+function edgePath(e, a, b, lanes, extent) {
+  const span = Math.round((b.y - a.y) / (NODE_H + RANK_GAP));
+  if (e.from === e.to) {
+    const x = a.x + a.w / 2;
+    return { d: `M ${x} ${a.y + 8} c 26 -4 26 18 0 14`, mid: { x: x + 22, y: a.y + 15 }, anchor: 'middle' };
+  }
+  if (span === 1) {
+    const [x0, y0, x3, y3] = [a.x, a.y + NODE_H, b.x, b.y];
+    const [y1, y2] = [y0 + RANK_GAP / 2, y3 - RANK_GAP / 2];
+    return {
+      d: `M ${x0} ${y0} C ${x0} ${y1}, ${x3} ${y2}, ${x3} ${y3}`,
+      mid: { x: at(x0, x0, x3, x3, 0.5), y: at(y0, y1, y2, y3, 0.5) },
+      anchor: 'middle',
+    };
+  }
+  if (span > 1) {
+    const lane = ++lanes.left;
+    const [x0, y0, x3, y3] = [a.x - a.w / 2, a.y + NODE_H / 2, b.x - b.w / 4, b.y];
+    const out = Math.min(x0, extent.left) - (14 + lane * 12);
+    return {
+      d: `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3 - RANK_GAP / 2}, ${x3} ${y3}`,
+      mid: { x: at(x0, out, out, x3, 0.5) - 3, y: at(y0, y0, y3 - RANK_GAP / 2, y3, 0.5) },
+      anchor: 'end',
+    };
+  }
+  const lane = ++lanes.right;
+  const [x0, y0, x3, y3] = [a.x + a.w / 2, a.y + NODE_H / 2, b.x + b.w / 2, b.y + NODE_H / 2];
+  const out = Math.max(x0, x3, extent.right) + 14 + lane * 12;
+  return {
+    d: `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`,
+    mid: { x: at(x0, out, out, x3, 0.5) + 3, y: (y0 + y3) / 2 },
+    anchor: 'start',
+  };
+}
+
+/** An edge's label: a plain answer is the expected way on, labelled only beside other ways ("answer · exhausted"). */
+function edgeLabel(e) {
+  const shown = [...new Set(e.labels.map(shortLabel).filter(Boolean))];
+  return shown.length === 1 && shown[0] === 'answer' ? '' : shown.join(' · ');
+}
+
+/** A step's box: its name, its note as the tooltip, `current` highlighted, a final step ringed. */
+function drawNode(n, p, current) {
+  const cls = [
+    'node',
+    n.id === current ? 'current' : '',
+    n.final ? 'final' : '',
+    n.compound ? 'compound' : '',
+  ].join(' ');
+  return svg(
+    'g',
+    {
+      class: cls,
+      'data-step': n.id,
+      'data-kind': n.kind?.type,
+      'data-shape': shapeOf(n),
+      transform: `translate(${p.x - p.w / 2}, ${p.y})`,
+    },
+    svg('title', {}, nodeTitle(n)),
+    outline(n, p.w, NODE_H),
+    svg('text', { x: p.w / 2, y: NODE_H / 2 + 4 }, display(n.id)),
+  );
+}
+
 /** The SVG of `graph` with `current` (a node id, or undefined) highlighted. */
 export function drawGraph(graph, current) {
   const { pos, width, height } = layout(graph);
@@ -119,50 +201,11 @@ export function drawGraph(graph, current) {
     left: Math.min(...[...pos.values()].map((p) => p.x - p.w / 2)),
     right: Math.max(...[...pos.values()].map((p) => p.x + p.w / 2)),
   };
-  const merged = new Map();
-  for (const e of graph.edges) {
-    const key = `${e.from}->${e.to}`;
-    const m = merged.get(key);
-    if (m) {
-      if (e.label && !m.labels.includes(e.label)) m.labels.push(e.label);
-    } else merged.set(key, { ...e, labels: e.label ? [e.label] : [] });
-  }
-  for (const e of merged.values()) {
+  for (const e of mergedEdges(graph)) {
     const a = pos.get(e.from);
     const b = pos.get(e.to);
     if (!a || !b) continue;
-    let d;
-    let mid;
-    let anchor = 'middle';
-    const span = Math.round((b.y - a.y) / (NODE_H + RANK_GAP));
-    if (e.from === e.to) {
-      const x = a.x + a.w / 2;
-      d = `M ${x} ${a.y + 8} c 26 -4 26 18 0 14`;
-      mid = { x: x + 22, y: a.y + 15 };
-    } else if (span === 1) {
-      const [x0, y0, x3, y3] = [a.x, a.y + NODE_H, b.x, b.y];
-      const [y1, y2] = [y0 + RANK_GAP / 2, y3 - RANK_GAP / 2];
-      d = `M ${x0} ${y0} C ${x0} ${y1}, ${x3} ${y2}, ${x3} ${y3}`;
-      mid = { x: at(x0, x0, x3, x3, 0.5), y: at(y0, y1, y2, y3, 0.5) };
-    } else {
-      // Skipping ranks: out on the left, into the target from above. Going back: an arc on the right.
-      const forward = span > 1;
-      if (forward) {
-        const lane = ++lanes.left;
-        const [x0, y0, x3, y3] = [a.x - a.w / 2, a.y + NODE_H / 2, b.x - b.w / 4, b.y];
-        const out = Math.min(x0, extent.left) - (14 + lane * 12);
-        d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3 - RANK_GAP / 2}, ${x3} ${y3}`;
-        mid = { x: at(x0, out, out, x3, 0.5) - 3, y: at(y0, y0, y3 - RANK_GAP / 2, y3, 0.5) };
-        anchor = 'end';
-      } else {
-        const lane = ++lanes.right;
-        const [x0, y0, x3, y3] = [a.x + a.w / 2, a.y + NODE_H / 2, b.x + b.w / 2, b.y + NODE_H / 2];
-        const out = Math.max(x0, x3, extent.right) + 14 + lane * 12;
-        d = `M ${x0} ${y0} C ${out} ${y0}, ${out} ${y3}, ${x3} ${y3}`;
-        mid = { x: at(x0, out, out, x3, 0.5) + 3, y: (y0 + y3) / 2 };
-        anchor = 'start';
-      }
-    }
+    const { d, mid, anchor } = edgePath(e, a, b, lanes, extent);
     const cls = `edge ${e.from === current ? 'edge-out' : ''}`;
     edges.push(
       svg(
@@ -171,9 +214,7 @@ export function drawGraph(graph, current) {
         svg('title', {}, `${e.from} → ${e.to}${e.labels.length ? `: ${e.labels.join(', ')}` : ''}`),
       ),
     );
-    // A plain answer is the expected way on: labelled only beside other ways (e.g. "answer · exhausted").
-    const shown = [...new Set(e.labels.map(shortLabel).filter(Boolean))];
-    const label = shown.length === 1 && shown[0] === 'answer' ? '' : shown.join(' · ');
+    const label = edgeLabel(e);
     if (label) placed.push({ x: mid.x, y: mid.y + 3, anchor, text: label });
   }
   const spread = { x0: 0, x1: width, y1: height };
@@ -184,28 +225,7 @@ export function drawGraph(graph, current) {
     spread.x1 = Math.max(spread.x1, b.x1 + 6);
     spread.y1 = Math.max(spread.y1, b.y1 + 6);
   }
-  const nodes = graph.nodes.map((n) => {
-    const p = pos.get(n.id);
-    const cls = [
-      'node',
-      n.id === current ? 'current' : '',
-      n.final ? 'final' : '',
-      n.compound ? 'compound' : '',
-    ].join(' ');
-    return svg(
-      'g',
-      {
-        class: cls,
-        'data-step': n.id,
-        'data-kind': n.kind?.type,
-        'data-shape': shapeOf(n),
-        transform: `translate(${p.x - p.w / 2}, ${p.y})`,
-      },
-      svg('title', {}, nodeTitle(n)),
-      outline(n, p.w, NODE_H),
-      svg('text', { x: p.w / 2, y: NODE_H / 2 + 4 }, display(n.id)),
-    );
-  });
+  const nodes = graph.nodes.map((n) => drawNode(n, pos.get(n.id), current));
   const start = graph.initial && pos.get(graph.initial);
   // Wide enough for the arcs' lanes and for every label (none is clipped).
   const left = Math.max(14 + lanes.left * 12 + 30, -spread.x0);
@@ -219,23 +239,7 @@ export function drawGraph(graph, current) {
       role: 'img',
       'aria-label': `Flow graph${current ? `, current step ${current}` : ''}`,
     },
-    svg(
-      'defs',
-      {},
-      svg(
-        'marker',
-        {
-          id: 'arrow',
-          viewBox: '0 0 10 10',
-          refX: 9,
-          refY: 5,
-          markerWidth: 7,
-          markerHeight: 7,
-          orient: 'auto-start-reverse',
-        },
-        svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow' }),
-      ),
-    ),
+    arrowDefs(),
     start ? svg('circle', { cx: start.x, cy: start.y - 12, r: 4, class: 'start-dot' }) : null,
     start
       ? svg('path', {
@@ -247,5 +251,26 @@ export function drawGraph(graph, current) {
     edges,
     nodes,
     labels,
+  );
+}
+
+/** The arrow head every edge ends with. */
+function arrowDefs() {
+  return svg(
+    'defs',
+    {},
+    svg(
+      'marker',
+      {
+        id: 'arrow',
+        viewBox: '0 0 10 10',
+        refX: 9,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: 'auto-start-reverse',
+      },
+      svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow' }),
+    ),
   );
 }

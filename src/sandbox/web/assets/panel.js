@@ -149,139 +149,13 @@ export class Panel {
     }
     const conversation = await inspector.conversation(this.user.user_id);
     const s = conversation.session;
-    const parts = [];
-    if (!s) {
-      parts.push(
-        h('p', { class: 'hint' }, 'No session yet: press Start, or send a command such as /signup.'),
-      );
-    } else {
-      const flow = this.state.flows.find((f) => f.id === s.flowId);
-      const current = s.step[0];
-      parts.push(
-        h(
-          'div',
-          { class: 'flow-card' },
-          h(
-            'div',
-            { class: 'flow-title' },
-            h('span', { class: 'muted' }, 'flow'),
-            h('strong', {}, s.flowId),
-            h('span', { class: `pill ${s.status === 'active' ? 'pill-ok' : ''}` }, s.status),
-          ),
-          h(
-            'div',
-            { class: 'flow-step' },
-            h('span', { class: 'muted' }, 'step'),
-            h('strong', { class: 'current-step', 'aria-label': 'Current step' }, s.step.join(' › ')),
-          ),
-          h(
-            'div',
-            { class: 'flow-meta muted' },
-            `version ${s.flowVersion.slice(0, 10)} · revision ${s.revision}${flow ? '' : ' · older version, not loaded'}`,
-          ),
-        ),
-      );
-      if (flow) parts.push(section('Graph', ...graphParts(this, flow, current)));
-      const vars = s.context?.vars ?? {};
-      const rows = Object.entries(vars).map(([k, v]) =>
-        h('tr', {}, h('th', {}, k), h('td', {}, valueText(v))),
-      );
-      if (s.context?.retries)
-        rows.push(
-          h('tr', { class: 'muted' }, h('th', {}, 'retries'), h('td', {}, String(s.context.retries))),
-        );
-      parts.push(
-        section(
-          'Context',
-          rows.length
-            ? h('table', { class: 'kv' }, h('tbody', {}, rows))
-            : h('p', { class: 'muted' }, 'Nothing saved yet.'),
-        ),
-      );
-    }
     const userId = this.user.user_id;
-    const act = (run) => async (event) => {
-      event.target.disabled = true;
-      await run();
-      this.refresh();
-    };
-    const clockButton = (label, ms) =>
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'btn btn-small',
-          title: `As if ${label} passed for this conversation: its reminders and timeouts due by then fire now`,
-          onclick: act(() => inspector.advance(userId, ms)),
-        },
-        `+${label}`,
-      );
-    parts.push(
-      section(
-        'Timers',
-        conversation.timers.length
-          ? h(
-              'ul',
-              { class: 'timers' },
-              conversation.timers.map((t) =>
-                h(
-                  'li',
-                  {},
-                  icon('bell'),
-                  h('strong', {}, t.name),
-                  h(
-                    'span',
-                    { class: 'muted', title: new Date(t.fireAt).toISOString() },
-                    ` fires ${relativeTime(t.fireAt)}`,
-                  ),
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'link-btn',
-                      onclick: act(() => inspector.fireNow(userId, t.id)),
-                    },
-                    'fire now',
-                  ),
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No timer armed.'),
-        conversation.timers.length
-          ? h(
-              'div',
-              { class: 'clock-row', role: 'group', 'aria-label': 'Advance the clock' },
-              h('span', { class: 'muted small' }, 'Advance the clock'),
-              clockButton('10 min', 10 * 60_000),
-              clockButton('1 h', 3_600_000),
-              clockButton('1 day', 86_400_000),
-            )
-          : null,
-      ),
-    );
+    const parts = s
+      ? this.sessionParts(s)
+      : [h('p', { class: 'hint' }, 'No session yet: press Start, or send a command such as /signup.')];
+    parts.push(this.timersSection(conversation.timers, userId));
     if (conversation.tasks?.length) parts.push(tasksSection(conversation.tasks));
-    const history = conversation.history;
-    parts.push(
-      section(
-        `History (${history.length})`,
-        history.length
-          ? h(
-              'ol',
-              { class: 'history' },
-              history.map((e) =>
-                h(
-                  'li',
-                  { class: `ev ev-${e.status}` },
-                  h('span', { class: 'ev-icon', title: e.kind }, iconOf(e.kind)),
-                  h('span', { class: 'ev-text' }, e.summary),
-                  h('time', { class: 'muted' }, clock(e.at)),
-                  e.error ? h('div', { class: 'ev-error' }, e.error) : null,
-                ),
-              ),
-            )
-          : h('p', { class: 'muted' }, 'No events yet.'),
-      ),
-    );
+    parts.push(historySection(conversation.history));
     const jump = jumpSection({
       flows: this.state.flows,
       user: this.user,
@@ -300,7 +174,131 @@ export class Panel {
         },
       }),
     );
-    const reset = h(
+    const note =
+      this.saved?.userId === userId
+        ? h('p', { class: this.saved.error ? 'error' : 'hint saved-note', role: 'status' }, this.saved.text)
+        : null;
+    // replaceChildren writes a null as the text "null": leave the absent parts out.
+    this.el.replaceChildren(
+      ...[
+        this.header(
+          h('span', { class: 'head-actions' }, s ? this.saveButton(userId) : null, this.resetButton()),
+        ),
+        this.roleLine(),
+        note,
+        failed,
+        parts,
+      ]
+        .flat()
+        .filter((part) => part !== null && part !== undefined),
+    );
+  }
+
+  /** The session `s`: its flow and step, the flow's graph (when its version is loaded) and its context. */
+  sessionParts(s) {
+    const parts = [];
+    const flow = this.state.flows.find((f) => f.id === s.flowId);
+    const current = s.step[0];
+    parts.push(
+      h(
+        'div',
+        { class: 'flow-card' },
+        h(
+          'div',
+          { class: 'flow-title' },
+          h('span', { class: 'muted' }, 'flow'),
+          h('strong', {}, s.flowId),
+          h('span', { class: `pill ${s.status === 'active' ? 'pill-ok' : ''}` }, s.status),
+        ),
+        h(
+          'div',
+          { class: 'flow-step' },
+          h('span', { class: 'muted' }, 'step'),
+          h('strong', { class: 'current-step', 'aria-label': 'Current step' }, s.step.join(' › ')),
+        ),
+        h(
+          'div',
+          { class: 'flow-meta muted' },
+          `version ${s.flowVersion.slice(0, 10)} · revision ${s.revision}${flow ? '' : ' · older version, not loaded'}`,
+        ),
+      ),
+    );
+    if (flow) parts.push(section('Graph', ...graphParts(this, flow, current)));
+    const vars = s.context?.vars ?? {};
+    const rows = Object.entries(vars).map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, valueText(v))));
+    if (s.context?.retries)
+      rows.push(h('tr', { class: 'muted' }, h('th', {}, 'retries'), h('td', {}, String(s.context.retries))));
+    parts.push(
+      section(
+        'Context',
+        rows.length
+          ? h('table', { class: 'kv' }, h('tbody', {}, rows))
+          : h('p', { class: 'muted' }, 'Nothing saved yet.'),
+      ),
+    );
+    return parts;
+  }
+
+  /** A button's click handler: disables the button, runs `run`, then redraws. */
+  act(run) {
+    return async (event) => {
+      event.target.disabled = true;
+      await run();
+      this.refresh();
+    };
+  }
+
+  /** The armed timers, each with "fire now", and the buttons that advance the conversation's clock. */
+  timersSection(timers, userId) {
+    const clockButton = (label, ms) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-small',
+          title: `As if ${label} passed for this conversation: its reminders and timeouts due by then fire now`,
+          onclick: this.act(() => inspector.advance(userId, ms)),
+        },
+        `+${label}`,
+      );
+    const timer = (t) =>
+      h(
+        'li',
+        {},
+        icon('bell'),
+        h('strong', {}, t.name),
+        h(
+          'span',
+          { class: 'muted', title: new Date(t.fireAt).toISOString() },
+          ` fires ${relativeTime(t.fireAt)}`,
+        ),
+        h(
+          'button',
+          { type: 'button', class: 'link-btn', onclick: this.act(() => inspector.fireNow(userId, t.id)) },
+          'fire now',
+        ),
+      );
+    return section(
+      'Timers',
+      timers.length
+        ? h('ul', { class: 'timers' }, timers.map(timer))
+        : h('p', { class: 'muted' }, 'No timer armed.'),
+      timers.length
+        ? h(
+            'div',
+            { class: 'clock-row', role: 'group', 'aria-label': 'Advance the clock' },
+            h('span', { class: 'muted small' }, 'Advance the clock'),
+            clockButton('10 min', 10 * 60_000),
+            clockButton('1 h', 3_600_000),
+            clockButton('1 day', 86_400_000),
+          )
+        : null,
+    );
+  }
+
+  /** "Reset": ends the conversation and clears the dialog. */
+  resetButton() {
+    return h(
       'button',
       {
         type: 'button',
@@ -316,42 +314,51 @@ export class Panel {
       },
       'Reset',
     );
-    const save = s
-      ? h(
-          'button',
-          {
-            type: 'button',
-            class: 'btn btn-small',
-            title: 'Write this chat (since the last Start) as a transcript test in the flows folder',
-            onclick: async (event) => {
-              event.target.disabled = true;
-              try {
-                const { file } = await inspector.saveTranscript(userId);
-                this.saved = { userId, text: `Saved as ${file}: npx botflow test runs it.`, error: false };
-              } catch (error) {
-                this.saved = { userId, text: `Not saved: ${error.message}`, error: true };
-              }
-              this.refresh();
-            },
-          },
-          'Save as test',
-        )
-      : null;
-    const note =
-      this.saved?.userId === userId
-        ? h('p', { class: this.saved.error ? 'error' : 'hint saved-note', role: 'status' }, this.saved.text)
-        : null;
-    // replaceChildren writes a null as the text "null": leave the absent parts out.
-    this.el.replaceChildren(
-      ...[
-        this.header(h('span', { class: 'head-actions' }, save, reset)),
-        this.roleLine(),
-        note,
-        failed,
-        parts,
-      ]
-        .flat()
-        .filter((part) => part !== null && part !== undefined),
+  }
+
+  /** "Save as test": writes the chat as a transcript test; the outcome shows as a note under the heading. */
+  saveButton(userId) {
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-small',
+        title: 'Write this chat (since the last Start) as a transcript test in the flows folder',
+        onclick: async (event) => {
+          event.target.disabled = true;
+          try {
+            const { file } = await inspector.saveTranscript(userId);
+            this.saved = { userId, text: `Saved as ${file}: npx botflow test runs it.`, error: false };
+          } catch (error) {
+            this.saved = { userId, text: `Not saved: ${error.message}`, error: true };
+          }
+          this.refresh();
+        },
+      },
+      'Save as test',
     );
   }
+}
+
+/** The conversation's events, newest first, each with its outcome. */
+function historySection(history) {
+  return section(
+    `History (${history.length})`,
+    history.length
+      ? h(
+          'ol',
+          { class: 'history' },
+          history.map((e) =>
+            h(
+              'li',
+              { class: `ev ev-${e.status}` },
+              h('span', { class: 'ev-icon', title: e.kind }, iconOf(e.kind)),
+              h('span', { class: 'ev-text' }, e.summary),
+              h('time', { class: 'muted' }, clock(e.at)),
+              e.error ? h('div', { class: 'ev-error' }, e.error) : null,
+            ),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'No events yet.'),
+  );
 }
