@@ -5,7 +5,11 @@ import { defineConfig } from 'vitest/config';
 // `npm run test:e2e` (vitest.e2e.config.ts); the browser tests with `npm run test:browser`.
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/clean-env.ts', 'test/support/postgres-setup.ts'],
+    globalSetup: [
+      'test/support/clean-env.ts',
+      'test/support/postgres-setup.ts',
+      'test/support/memory-tmp.ts',
+    ],
     include: ['test/**/*.test.ts'],
     exclude: ['test/**/*.e2e.test.ts', 'test/browser/**', 'node_modules/**'],
     testTimeout: 30_000,
