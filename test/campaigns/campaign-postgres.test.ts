@@ -6,17 +6,17 @@ import { createEngine, type Engine } from '../../src/engine/engine.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 import { flows } from './fixtures.ts';
 
 const up = await postgresAvailable();
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+let database: Awaited<ReturnType<typeof migratedDatabase>> | undefined;
 let pg: PostgresDatabase | undefined;
 let engine: Engine<false> | undefined;
 
 beforeAll(async () => {
   if (!up) return;
-  database = await freshDatabase();
+  database = await migratedDatabase();
   pg = await openPostgres({ url: database.url });
 });
 afterAll(async () => {

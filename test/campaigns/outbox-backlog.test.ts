@@ -9,7 +9,7 @@ import { sqliteCampaigns } from '../../src/store/campaigns/sqlite.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { pgCampaigns } from '../../src/store/postgres/campaigns.ts';
 import { openPostgres, partitionOf } from '../../src/store/postgres/database.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();
 /** [priority, status] of the rows each test writes: 2 interactive and 3 bulk not yet answered. */
@@ -37,7 +37,7 @@ describe('the campaigns store reads the outbox backlog', () => {
   });
 
   it.skipIf(!pgUp)('on PostgreSQL', async () => {
-    const fresh = await freshDatabase();
+    const fresh = await migratedDatabase();
     const pg = await openPostgres({ url: fresh.url });
     try {
       for (const [i, [priority, status]] of ROWS.entries())

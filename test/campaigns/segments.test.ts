@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { sqliteStore } from '../../src/store/sqlite/engine-store.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 const DAY = 86_400_000;
@@ -100,7 +100,7 @@ beforeAll(async () => {
     exec: async (sql) => void sqlite.exec(sql),
   });
   if (up) {
-    const fresh = await freshDatabase();
+    const fresh = await migratedDatabase();
     pgDb = fresh;
     pg = await openPostgres({ url: fresh.url, max: 2 });
     const pool = pg.pool;

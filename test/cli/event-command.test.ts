@@ -13,7 +13,7 @@ import { buildEventsServer } from '../../src/intake/events-endpoint.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { appEventSender } from '../support/event-sender.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();
 const dir = mkdtempSync(join(tmpdir(), 'botflow-event-cli-'));
@@ -178,7 +178,7 @@ describe('botflow event send into the database', () => {
   });
 
   it.runIf(pgUp)('stores an event in PostgreSQL (--database-url)', async () => {
-    const fresh = await freshDatabase();
+    const fresh = await migratedDatabase();
     const pg = await openPostgres({ url: fresh.url });
     try {
       const r = await run(

@@ -18,7 +18,7 @@ import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { sqliteSupport } from '../../src/store/sqlite/support.ts';
 import { consoleOutput } from '../support/console-output.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const flowV = (version: number, extra = '') => `flow: order
 version: ${version}
@@ -114,7 +114,7 @@ describe('botflow flows plan', () => {
   it.skipIf(!pgUp)('reads a PostgreSQL database the same way (--database-url)', async () => {
     const { dir } = await botWithOldConversations();
     const flows = join(dir, 'flows');
-    const target = await freshDatabase();
+    const target = await migratedDatabase();
     try {
       const pg = await openPostgres({ url: target.url });
       const sqlite = new SQLite(join(dir, 'bot.db'), { readonly: true });

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox.ts';
 import { copyFromSqlite } from '../../src/store/postgres/copy-from-sqlite.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();
 
@@ -98,7 +98,7 @@ describe('botflow outbox', () => {
 
   it.skipIf(!pgUp)('does the same on PostgreSQL (--database-url)', async () => {
     const path = database();
-    const target = await freshDatabase();
+    const target = await migratedDatabase();
     try {
       const pg = await openPostgres({ url: target.url });
       const sqlite = new SQLite(path, { readonly: true });

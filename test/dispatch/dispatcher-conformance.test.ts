@@ -17,7 +17,7 @@ import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgOutbox } from '../../src/store/postgres/outbox.ts';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox-port.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();
 
@@ -193,7 +193,7 @@ const postgres: Backend = {
   name: 'PostgreSQL',
   skip: !pgUp,
   async setUp() {
-    pgDb = await freshDatabase();
+    pgDb = await migratedDatabase();
     pg = await openPostgres({ url: pgDb.url });
   },
   async tearDown() {

@@ -5,7 +5,7 @@ import { rowBudget } from '../../src/client/scheduler/row-budget.ts';
 import { BudgetExhausted } from '../../src/client/scheduler/shared-budget.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { pgKvUpdate } from '../../src/store/postgres/settings.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe.skipIf(!up)('the rate budget shared through a PostgreSQL row', () => {
   it('grants at most the limit in any window across three processes, and refuses past maxWaitMs', async () => {
-    const db = await freshDatabase();
+    const db = await migratedDatabase();
     cleanup.push(() => db.drop());
     const pools: PostgresDatabase[] = [];
     for (let i = 0; i < 3; i++) {

@@ -18,7 +18,7 @@ import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgTasks } from '../../src/store/postgres/tasks.ts';
 import { compensationOf, TaskStore } from '../../src/store/tasks.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -94,7 +94,7 @@ function sqlite(): Fixture {
 }
 
 async function postgres(): Promise<Fixture> {
-  const fresh = await freshDatabase();
+  const fresh = await migratedDatabase();
   const pg = await openPostgres({ url: fresh.url });
   const member = 'me';
   const leases = new PgLeases(pg.pool);

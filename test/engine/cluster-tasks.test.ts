@@ -10,7 +10,7 @@ import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { PgTasks } from '../../src/store/postgres/tasks.ts';
 import { type ClusterProcess, useClusterHarness } from '../support/cluster-harness.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 
@@ -126,7 +126,7 @@ describe.skipIf(!up)('durable tasks with several engines on PostgreSQL', () => {
 
 describe.skipIf(!up)('PostgreSQL task claims', () => {
   it('takes over a task left running by a process that is gone, never one a live process runs', async () => {
-    const db = await freshDatabase();
+    const db = await migratedDatabase();
     const pg = await openPostgres({ url: db.url });
     try {
       const store = new PgTasks(pg.pool, 'me');

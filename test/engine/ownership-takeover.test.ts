@@ -6,7 +6,7 @@ import { Ownership } from '../../src/engine/lane/ownership.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 
@@ -14,7 +14,7 @@ describe.skipIf(!up)('taking the dispatcher role', () => {
   let db: { url: string; drop(): Promise<void> };
   let pg: PostgresDatabase;
   beforeAll(async () => {
-    db = await freshDatabase();
+    db = await migratedDatabase();
     pg = await openPostgres({ url: db.url, max: 2 });
   });
   afterAll(async () => {

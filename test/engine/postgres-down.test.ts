@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { migratedDatabase } from '../support/postgres.ts';
 import { signupFlow } from './fixtures.ts';
 
 describe('an engine over a PostgreSQL database that stopped answering', () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let database: Awaited<ReturnType<typeof migratedDatabase>>;
   beforeAll(async () => {
-    database = await freshDatabase();
+    database = await migratedDatabase();
   });
   afterAll(async () => {
     await database.drop();

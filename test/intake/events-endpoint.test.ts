@@ -17,7 +17,7 @@ import { openDatabase } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres/database.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { appEventSender } from '../support/event-sender.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const KEY = 'k_current_0123456789abcdef';
 const OLD_KEY = 'k_previous_0123456789abcdef';
@@ -68,7 +68,7 @@ async function sqliteInbox(): Promise<Inbox> {
 }
 
 async function postgresInbox(): Promise<Inbox> {
-  const fresh = await freshDatabase();
+  const fresh = await migratedDatabase();
   const pg = await openPostgres({ url: fresh.url });
   const inbox = new PgInbox(pg.pool);
   return {

@@ -18,7 +18,7 @@ import { openPostgres } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { eventually } from '../support/eventually.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const pgUp = await postgresAvailable();
 let flows: FlowDefinition[];
@@ -56,7 +56,7 @@ async function running(kind: 'sqlite' | 'postgres'): Promise<Running> {
       },
     };
   }
-  const database = await freshDatabase();
+  const database = await migratedDatabase();
   const pg = await openPostgres({ url: database.url });
   const engine = createEngine({ store: postgresStore(pg), flows, secret, pollIntervalMs: 50, tickMs: 200 });
   await engine.start();
@@ -248,7 +248,7 @@ describe.each(STORES)('the support API and the side panel on %s', (kind) => {
 
 describe.skipIf(!pgUp)('the playground clock among several instances on PostgreSQL', () => {
   it("moves a conversation's timers from an instance that does not own it: the owner fires them", async () => {
-    const database = await freshDatabase();
+    const database = await migratedDatabase();
     const pools = [await openPostgres({ url: database.url }), await openPostgres({ url: database.url })];
     const engines = pools.map((pg, i) =>
       createEngine({

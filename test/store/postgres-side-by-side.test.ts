@@ -7,7 +7,7 @@ import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import { PgLeases } from '../../src/store/postgres/leases.ts';
 import type { PlannedWrites } from '../../src/store/write-plan.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 
@@ -15,7 +15,7 @@ describe.skipIf(!up)('PostgreSQL batches side by side', () => {
   let db: { url: string; drop(): Promise<void> };
   let pg: PostgresDatabase;
   beforeAll(async () => {
-    db = await freshDatabase();
+    db = await migratedDatabase();
     pg = await openPostgres({ url: db.url });
     // This process ('m') holds every partition, as a single process does.
     const names = Array.from({ length: PARTITIONS }, (_, i) => `partition:${i}`);

@@ -25,7 +25,7 @@ import {
   WRITE_OP_KINDS,
   type WriteOp,
 } from '../../src/store/write-plan.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 const up = await postgresAvailable();
 
@@ -698,7 +698,7 @@ describe.skipIf(!up)('the write plan on SQLite and on PostgreSQL', () => {
   const adapters: Adapter[] = [sqlite, postgresAdapter(() => pg)];
 
   beforeAll(async () => {
-    database = await freshDatabase();
+    database = await migratedDatabase();
     pg = await openPostgres({ url: database.url, max: 2 });
   });
   afterAll(async () => {

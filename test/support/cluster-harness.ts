@@ -14,7 +14,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
-import { freshDatabase } from './postgres.ts';
+import { migratedDatabase } from './postgres.ts';
 
 /** One engine "process": its pool, client, scheduler and engine. */
 export interface ClusterProcess {
@@ -48,7 +48,7 @@ export function useClusterHarness(): ClusterHarness {
   const processes: ClusterProcess[] = [];
 
   beforeAll(async () => {
-    db = await freshDatabase();
+    db = await migratedDatabase();
     sandbox = await startSandbox({ limits: false });
     const intakeDb = await openPostgres({ url: db.url, max: 2 });
     const inbox = new PgInbox(intakeDb.pool);

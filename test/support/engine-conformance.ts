@@ -31,7 +31,7 @@ import type { SessionRow } from '../../src/store/sessions.ts';
 import { sqliteStore } from '../../src/store/sqlite/engine-store.ts';
 import type { StepLogRow } from '../../src/store/step-log.ts';
 import { eventually } from './eventually.ts';
-import { freshDatabase } from './postgres.ts';
+import { migratedDatabase } from './postgres.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -334,7 +334,7 @@ function sqliteFiles(): Files {
 }
 
 async function postgresFiles(): Promise<Files> {
-  const fresh = await freshDatabase();
+  const fresh = await migratedDatabase();
   const admin = await openPostgres({ url: fresh.url, max: 2 });
   const inbox = new PgInbox(admin.pool);
   let pg: PostgresDatabase | undefined;

@@ -25,7 +25,7 @@ import { loadTranscripts } from '../../src/testing/load.ts';
 import { recordingFromDatabase } from '../../src/testing/recording-from-db.ts';
 import { replay } from '../../src/testing/replay.ts';
 import { runTranscript } from '../../src/testing/run.ts';
-import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
+import { migratedDatabase, postgresAvailable } from '../support/postgres.ts';
 
 let flows: FlowDefinition[];
 const dir = mkdtempSync(join(tmpdir(), 'botflow-replay-test-'));
@@ -158,7 +158,7 @@ describe('record and replay', () => {
     'replays the same from a PostgreSQL database (--database-url)',
     async () => {
       const h = await Harness.start({ flows });
-      const target = await freshDatabase();
+      const target = await migratedDatabase();
       try {
         const ann = await h.person('Ann');
         await h.act(ann, { kind: 'start' });
