@@ -7,6 +7,7 @@
 import { isExpression } from './expressions.ts';
 import type { FlowScope } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
+import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import { closest, type Problem } from './problems.ts';
 import type { InputStep, Step } from './schema.ts';
@@ -155,6 +156,16 @@ export function readsOf(
     keyboardReads(k, id, step);
     if (step.type === 'input') inputReads(k, id, step, report);
     if (step.type === 'end') endReads(k, id, step);
+    // What the step's kind reads besides its texts and conditions (a project's kind declares it).
+    for (const r of kindOf(step).reads?.(step, id) ?? []) {
+      const [name, ...fields] = r.name.split('.');
+      k.reads.push({
+        path: r.path,
+        read: { name: name!, fields, index: 0 },
+        shown: r.name,
+        site: { steps: [id], extra: [] },
+      });
+    }
   }
   for (const [name, source] of Object.entries(computed))
     if (isExpression(source)) k.exprAt(['computed', name], source, undefined);

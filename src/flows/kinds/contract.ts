@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type { Builder } from '../graph-builder.ts';
+import type { Path } from '../problems.ts';
 import type { FlowFile } from '../schema.ts';
 import type { StateConfig, StepState } from '../state-parts.ts';
 import type { Walker } from '../walker.ts';
@@ -40,6 +41,13 @@ export interface StepKind<S extends StepFields = StepFields> {
   graph(step: S, g: Builder, id: string): void;
   /** The step's XState state: its entry, its transitions for messages, presses, events and timers. */
   state(step: S, at: StepState): StateConfig;
+
+  // --- k-custom: what a project's own kinds (defineStepKind, kinds/custom*.ts) need of the contract ---
+  /**
+   * The variables the step reads besides its texts' `{{variables}}` and its conditions, each at the path
+   * it is written at (the data-flow checker reports one that is not set before). Default: none.
+   */
+  reads?(step: S, id: string): readonly { path: Path; name: string }[];
 }
 
 /** Declares a kind, checking it against the contract. */
