@@ -50,7 +50,8 @@ function schemaAt(f: Format, path: Path, data: unknown, keepLast = false): JsonS
     if (!options) return node;
     const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
     const objects = options.map((o) => deref(f, o)).filter((o): o is JsonSchema => !!o?.properties);
-    return objects.find((o) => o.properties?.type?.const === type) ?? objects[0];
+    // A step's `type` may be a reused definition ($ref) rather than written in place.
+    return objects.find((o) => deref(f, o.properties?.type)?.const === type) ?? objects[0];
   };
   let node = pick(f.root, data);
   let value = data;
@@ -87,7 +88,7 @@ function placesOf(f: Format, key: string): string[] {
       if (!node || depth > 7) return;
       for (const o of node.oneOf ?? node.anyOf ?? []) {
         const d = deref(f, o);
-        const step = d?.properties?.type?.const;
+        const step = deref(f, d?.properties?.type)?.const;
         walk(o, typeof step === 'string' && label === 'steps' ? `${step} steps` : label, depth + 1);
       }
       if (node.items) walk(node.items, label, depth + 1);
