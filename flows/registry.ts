@@ -17,6 +17,6 @@ export default defineRegistry({
   },
   effects: { ...signup.effects, ...support.effects },
   tasks: { ...booking.tasks },
-  // A kind of step of the project's own: `type: rating` (flows/feedback.flow.yaml).
+  // A kind of step of the project's own: `type: rating` (flows/rate_us.flow.yaml).
   kinds: [...rating.kinds],
 });

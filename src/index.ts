@@ -1,7 +1,8 @@
 /**
  * botflow-engine, the main entry: what a bot project needs from its own code.
  * - Run a bot inside your service: `createBot()`; mount its webhook on your fastify app.
- * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks.
+ * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks, and kinds of
+ *   step of your own made by `defineStepKind()`.
  * - Call the Bot API yourself: `BotApi` and its errors.
  * - Tell botflow's errors apart: `BotflowError`, `isBotflowError(error, code)`, the codes in docs/errors.md.
  * - Tell the flows what happened outside the chat: `bot.events.send(event)` (`OutsideEvent`; a refused one
@@ -37,6 +38,7 @@ export {
   TaskError,
   type Validator,
 } from './flows/registry.ts';
+export { defineStepKind, type StepKindSpec } from './flows/kinds/custom.ts';
 export { EventInvalidError, type OutsideEvent } from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';

@@ -1,5 +1,5 @@
 /**
- * A kind of step of the project's own (flows/feedback.flow.yaml): `type: rating` asks for a rating from 1
+ * A kind of step of the project's own (flows/rate_us.flow.yaml): `type: rating` asks for a rating from 1
  * to 5 (or `max`), as buttons or typed: "4", "4/5", "four", "четыре", "★★★★". Pure: it reads the step's
  * fields and the text, and says where to go and what to save (docs/flows.md, "Your own step kinds").
  */

@@ -14,9 +14,9 @@ describe('example flows compile and behave (pure transitions)', () => {
     expect(loaded.problems).toEqual([]);
     expect(loaded.flows.map((f) => f.id).sort()).toEqual([
       'booking',
-      'feedback',
       'help',
       'order_tracking',
+      'rate_us',
       'settings',
       'signup',
       'support',
