@@ -28,6 +28,7 @@ export type {
 } from './client/schemas/index.ts';
 export type { Effect } from './engine/step/contract.ts';
 export { BotflowError, isBotflowError } from './errors/index.ts';
+export { defineStepKind, type StepKindSpec } from './flows/kinds/custom.ts';
 export {
   defineRegistry,
   defineTask,
@@ -38,7 +39,6 @@ export {
   TaskError,
   type Validator,
 } from './flows/registry.ts';
-export { defineStepKind, type StepKindSpec } from './flows/kinds/custom.ts';
 export { EventInvalidError, type OutsideEvent } from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';

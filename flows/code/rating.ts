@@ -66,16 +66,24 @@ export const rating = defineStepKind({
       .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _')
       .describe('The variable that receives the rating (a whole number)'),
     max: z.number().int().min(2).max(10).optional().describe('The highest rating (default 5)'),
-    error: z.string().min(1).optional().describe('Said when the answer is no rating (default: a built-in text)'),
+    error: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Said when the answer is no rating (default: a built-in text)'),
   }),
   exits: { next: 'The step after the rating' },
   texts: ['question', 'error'],
-  sets: (step) => ({ [step.save]: z.number().int().min(1).max(step.max ?? 5) }),
+  sets: (step) => ({
+    [step.save]: z
+      .number()
+      .int()
+      .min(1)
+      .max(step.max ?? 5),
+  }),
   show: (step, { text }) => ({
     text: text(step.question),
-    buttons: [
-      Array.from({ length: step.max ?? 5 }, (_, i) => ({ id: `rate_${i + 1}`, text: `${i + 1}` })),
-    ],
+    buttons: [Array.from({ length: step.max ?? 5 }, (_, i) => ({ id: `rate_${i + 1}`, text: `${i + 1}` }))],
   }),
   onPress: (step, id) => {
     const n = Number(/^rate_(\d+)$/.exec(id)?.[1]);

@@ -70,7 +70,10 @@ export function kindParts(k: KindKit) {
   /** The step's answer to the event, read once per event and step. */
   const answerOf = (e: StepEntry, c: FlowContext, event: FlowEvent): KindAnswer => {
     let byStep = answers.get(event);
-    if (!byStep) answers.set(event, (byStep = new Map()));
+    if (!byStep) {
+      byStep = new Map();
+      answers.set(event, byStep);
+    }
     if (byStep.has(e.key)) return byStep.get(e.key);
     const spec = specOf(e);
     const answer = handle(spec, e, event, scopeOf(e, c, event));
