@@ -4,7 +4,7 @@
  * fields and the text, and says where to go and what to save (docs/flows.md, "Your own step kinds").
  */
 import { z } from 'zod';
-import { defineStepKind } from '../../src/flows/kinds/custom.ts';
+import { defineStepKind } from '../../src/flows/registry.ts';
 
 /** Numbers as words, in the languages the example speaks (lower case). */
 const WORDS: Readonly<Record<string, number>> = {

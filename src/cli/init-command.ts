@@ -44,7 +44,7 @@ export const EXAMPLES: Record<string, Example> = {
     flows: ['support'],
     code: { support: ['effects'] },
   },
-  rating: {
+  rate_us: {
     summary:
       'a kind of step of your own (defineStepKind): a rating from 1 to 5, typed or pressed, in two languages',
     flows: ['rate_us'],

@@ -6,6 +6,10 @@
 import type { z } from 'zod';
 import type { TaskDefinition, TaskRun, TaskSpec } from '../dispatch/tasks/task.ts';
 import type { ProjectStepKind } from './kinds/custom.ts';
+
+/** Kinds of step of a project's own go in the registry too (`kinds`): made here. */
+export { defineStepKind } from './kinds/custom.ts';
+
 import { ClassifierInput, ClassifierResult } from './schema-intents.ts';
 
 export { ClassifierInput, ClassifierResult } from './schema-intents.ts';

@@ -1,6 +1,6 @@
 /**
  * A kind of step of a project's own, as an installed project makes it: the packed tarball in a new folder,
- * `botflow init --example rating` (a TypeScript registry whose `flows/code/rating.ts` calls
+ * `botflow init --example rate_us` (a TypeScript registry whose `flows/code/rating.ts` calls
  * `defineStepKind` from `botflow-engine`), then `botflow check`, `botflow test` (its transcripts in English
  * and Russian), `botflow check` on a misspelt field of the rating step (file:line:col, did-you-mean) and
  * `botflow schema` with the kind in it. One Node (the system's): what is tried is the package, not Node.
@@ -32,7 +32,7 @@ beforeAll(async () => {
   env = await nodeEnvironment(work, 'system');
   const { tarball } = await packTarball(work);
   await installTarball(folder, tarball, env);
-  await run(botflow, ['init', 'app', '--example', 'rating'], { cwd: folder, env });
+  await run(botflow, ['init', 'app', '--example', 'rate_us'], { cwd: folder, env });
 }, 900_000);
 
 afterAll(() => {
