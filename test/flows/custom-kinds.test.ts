@@ -19,6 +19,7 @@ import { defineRegistry } from '../../src/flows/registry.ts';
 import { flowJsonSchema } from '../../src/flows/schema.ts';
 import { canonicalJson } from '../../src/flows/versions.ts';
 import { parseFlowSource } from '../../src/flows/yaml-source.ts';
+import { flowGraph } from '../../src/testing/coverage-graph.ts';
 import { Drive } from './drive.ts';
 
 const registry = defineRegistry({ kinds: [rating] });
@@ -198,6 +199,13 @@ describe('the rating kind, run', () => {
       4, 4, 4, 4, 4, 4, 4,
     ]);
     expect(['great', '', '4 or 5'].map(readRating)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('coverage sees its ways out: the exit taken and the refusal', () => {
+    expect(flowGraph('demo', def().machine).edges.filter((e) => e.from === 'rate')).toEqual([
+      { from: 'rate', label: 'next', to: 'thanks' },
+      { from: 'rate', label: 'refused' },
+    ]);
   });
 
   it('shows its question and buttons; a press saves the rating and goes on', () => {

@@ -94,7 +94,7 @@ function adapt(spec: StepKindSpec): AdaptedKind {
       ...exits.map((x) => ({
         guard: guard('kindGoes', { ...s, exit: x }),
         target: step[x] as string,
-        actions: [act('kindGo', s)],
+        actions: [act('kindGo', { ...s, exit: x })],
       })),
       { guard: guard('kindRefuses', s), actions: [act('kindRefuse', s)] },
     ];
