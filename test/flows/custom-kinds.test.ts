@@ -15,6 +15,7 @@ import { adaptKind, projectKinds } from '../../src/flows/kinds/custom-adapter.ts
 import { kindOf } from '../../src/flows/kinds/registry.ts';
 import { compileSources } from '../../src/flows/load.ts';
 import { formatProblem } from '../../src/flows/problems.ts';
+import { rebuildFlow } from '../../src/flows/rebuild.ts';
 import { defineRegistry } from '../../src/flows/registry.ts';
 import { flowJsonSchema } from '../../src/flows/schema.ts';
 import { canonicalJson } from '../../src/flows/versions.ts';
@@ -186,6 +187,12 @@ describe('the schema and the version', () => {
     const v2 = compile(flow(), defineRegistry({ kinds: [{ ...rating, version: 2 }] })).flows[0]!.version;
     expect(v2).not.toBe(v1);
     expect(compile(flow()).flows[0]!.version).toBe(v1);
+    // A version pinned by running conversations rebuilds with the same kind, never with a changed one.
+    const stored = compile(flow()).flows[0]!.source!;
+    expect(rebuildFlow(stored, { registry }).version).toBe(v1);
+    expect(() =>
+      rebuildFlow(stored, { registry: defineRegistry({ kinds: [{ ...rating, version: 2 }] }) }),
+    ).toThrow(/not the version sessions are pinned to/);
     const plain = 'flow: demo\nstart: e\nsteps:\n  e: { type: end }\n';
     expect(compile(plain).flows[0]!.version).toBe(compile(plain, defineRegistry({})).flows[0]!.version);
   });
