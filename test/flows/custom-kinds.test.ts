@@ -253,4 +253,35 @@ describe('the rating kind, run', () => {
     const f = compile(flow(), defineRegistry({ kinds: [broken] })).flows[0]!;
     expect(() => new Drive(f).text('4')).toThrow(/none of its exits/);
   });
+
+  it('an event and a timeout reach its handlers; its timer is armed on entry and cancelled on leaving', () => {
+    const payment = defineStepKind({
+      type: 'payment_wait',
+      summary: 'Waits for a payment event, or gives up after its timeout',
+      fields: z.object({ amount: z.number() }),
+      exits: { paid: 'After the payment', late: 'When it did not come in time' },
+      show: (step) => ({ text: `Pay ${step.amount} €` }),
+      onEvent: (_step, event) => (event.name === 'paid' ? { goto: 'paid', say: 'Received.' } : undefined),
+      onTimeout: () => ({ goto: 'late' }),
+    });
+    const src = `flow: demo
+start: w
+steps:
+  w: { type: payment_wait, amount: 5, timeout: 10m, paid: ok, late: gone }
+  ok: { type: end, say: Thanks }
+  gone: { type: end, say: Too late }
+`;
+    const f = compile(src, defineRegistry({ kinds: [payment] })).flows[0]!;
+    const d = new Drive(f);
+    expect(d.said).toEqual(['Pay 5 €']);
+    expect(d.effects).toContainEqual({ kind: 'timer.arm', name: 'w:timeout', delayMs: 600_000 });
+    d.send({ type: 'event', name: 'other', payload: {} } as never);
+    expect(d.step).toBe('w');
+    d.send({ type: 'event', name: 'paid', payload: {} } as never);
+    expect(d.said).toEqual(['Received.', 'Thanks']);
+    expect(d.effects).toContainEqual({ kind: 'timer.cancel', name: 'w:timeout' });
+    const t = new Drive(f);
+    t.timer('w:timeout');
+    expect(t.said).toEqual(['Too late']);
+  });
 });
