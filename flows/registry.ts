@@ -5,6 +5,7 @@
  */
 import { defineRegistry } from '../src/flows/registry.ts';
 import booking from './code/booking.ts';
+import rating from './code/rating.ts';
 import signup from './code/signup.ts';
 import support from './code/support.ts';
 
@@ -16,4 +17,6 @@ export default defineRegistry({
   },
   effects: { ...signup.effects, ...support.effects },
   tasks: { ...booking.tasks },
+  // A kind of step of the project's own: `type: rating` (flows/rate_us.flow.yaml).
+  kinds: [...rating.kinds],
 });

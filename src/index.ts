@@ -1,7 +1,8 @@
 /**
  * botflow-engine, the main entry: what a bot project needs from its own code.
  * - Run a bot inside your service: `createBot()`; mount its webhook on your fastify app.
- * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks.
+ * - Give flow files their code: `defineRegistry()` with validators, guards, effects and tasks, and kinds of
+ *   step of your own made by `defineStepKind()`.
  * - Call the Bot API yourself: `BotApi` and its errors.
  * - Tell botflow's errors apart: `BotflowError`, `isBotflowError(error, code)`, the codes in docs/errors.md.
  * - Tell the flows what happened outside the chat: `bot.events.send(event)` (`OutsideEvent`; a refused one
@@ -27,6 +28,7 @@ export type {
 } from './client/schemas/index.ts';
 export type { Effect } from './engine/step/contract.ts';
 export { BotflowError, isBotflowError } from './errors/index.ts';
+export { defineStepKind, type StepKindSpec } from './flows/kinds/custom.ts';
 export {
   defineRegistry,
   defineTask,

@@ -39,3 +39,5 @@ booking-slot-taken = Someone just took that time. Here is what is free now.
 booking-booked = Booked: { $day } at { $time } for { $guests } (booking { $booking_id }). See you!
 booking-cancelled = Booking cancelled.
 booking-remind = Still booking? Just answer the question above.
+rate-us-question = How did we do? Rate us from 1 to 5.
+rate-us-thanks = Thank you! You gave us { $stars } of 5.

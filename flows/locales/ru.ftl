@@ -39,3 +39,5 @@ booking-slot-taken = Это время только что заняли. Вот 
 booking-booked = Готово: { $day }, { $time }, гостей: { $guests } (бронь { $booking_id }). До встречи!
 booking-cancelled = Бронь отменена.
 booking-remind = Ещё бронируете? Просто ответьте на вопрос выше.
+rate-us-question = Как мы справились? Оцените нас от 1 до 5.
+rate-us-thanks = Спасибо! Ваша оценка: { $stars } из 5.

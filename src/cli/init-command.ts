@@ -24,7 +24,7 @@ interface Example {
   summary: string;
   flows: string[];
   /** Registry parts and the registry sections each fills. */
-  code: Record<string, Array<'validators' | 'guards' | 'effects' | 'tasks'>>;
+  code: Record<string, Array<'validators' | 'guards' | 'effects' | 'tasks' | 'kinds'>>;
 }
 
 /** The examples `--example` knows, each self-contained: its flows, transcripts, locales and code. */
@@ -43,6 +43,12 @@ export const EXAMPLES: Record<string, Example> = {
     summary: 'a support request forwarded to a chat (SUPPORT_CHAT_ID) by an effect',
     flows: ['support'],
     code: { support: ['effects'] },
+  },
+  rate_us: {
+    summary:
+      'a kind of step of your own (defineStepKind): a rating from 1 to 5, typed or pressed, in two languages',
+    flows: ['rate_us'],
+    code: { rating: ['kinds'] },
   },
   settings: { summary: 'a settings menu edited in place, in two languages', flows: ['settings'], code: {} },
   help: { summary: 'a one-step flow other flows call', flows: ['help'], code: {} },
@@ -171,6 +177,8 @@ function registrySource(code: Record<string, string[]>): string {
     const spreads = parts.filter((p) => code[p]!.includes(name)).map((p) => `...${p}.${name}`);
     return `  ${name}: {${spreads.length ? ` ${spreads.join(', ')} ` : ''}},`;
   };
+  // The project's own kinds of step are a list, and only there when an example has some.
+  const kinds = parts.filter((p) => code[p]!.includes('kinds')).map((p) => `...${p}.kinds`);
   return [
     '/**',
     ' * The code the flows name: validators, guards, effects and tasks. botflow loads this file by its name;',
@@ -181,6 +189,7 @@ function registrySource(code: Record<string, string[]>): string {
     '',
     'export default defineRegistry({',
     ...['validators', 'guards', 'effects', 'tasks'].map(section),
+    ...(kinds.length ? [`  kinds: [${kinds.join(', ')}],`] : []),
     '});',
     '',
   ].join('\n');

@@ -1,23 +1,40 @@
 /** `botflow schema`: prints the flow file format as JSON Schema (for the YAML language server). */
 
+import { existsSync } from 'node:fs';
+import { projectKinds } from '../flows/kinds/custom-adapter.ts';
+import { loadRegistry } from '../flows/load.ts';
+import { formatProblem } from '../flows/problems.ts';
 import { flowJsonSchema } from '../flows/schema.ts';
 import type { Command } from './command.ts';
 
 export const command: Command = {
   options: [],
-  summary: 'print the JSON Schema of flow files (botflow schema > flows/flow.schema.json)',
+  summary:
+    "print the JSON Schema of flow files, with the project's own step kinds (botflow schema > flows/flow.schema.json)",
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
       console.log(
-        'usage: botflow schema > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start each flow file with\n# yaml-language-server: $schema=./flow.schema.json',
+        "usage: botflow schema [flows-dir] > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start each flow file with\n# yaml-language-server: $schema=./flow.schema.json\nThe project's own step kinds (defineStepKind, in <flows-dir>/registry.ts; default flows/) are included.",
       );
       return 0;
     }
-    if (args.length > 0) {
-      console.error(`botflow schema: takes no arguments (got ${args.join(' ')}); try botflow schema --help`);
+    if (args.length > 1 || args[0]?.startsWith('-')) {
+      console.error(
+        `botflow schema: takes one folder at most (got ${args.join(' ')}); try botflow schema --help`,
+      );
       return 2;
     }
-    process.stdout.write(`${JSON.stringify(flowJsonSchema(), null, 2)}\n`);
+    const dir = args[0] ?? 'flows';
+    if (args[0] && !existsSync(dir)) {
+      console.error(`botflow schema: no folder ${dir}`);
+      return 2;
+    }
+    const loaded = existsSync(dir) ? await loadRegistry(dir) : undefined;
+    if (loaded?.problems.length) {
+      for (const p of loaded.problems) console.error(formatProblem(p));
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(flowJsonSchema(projectKinds(loaded?.registry)), null, 2)}\n`);
     return 0;
   },
 };

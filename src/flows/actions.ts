@@ -8,6 +8,7 @@ import { guardsFor } from './guards.ts';
 import { handoffParts } from './handoff-actions.ts';
 import { pageOf, pressedId, type SayText } from './inputs.ts';
 import { intentParts } from './intents.ts';
+import { kindParts } from './kinds/custom-actions.ts';
 import {
   type Args,
   type FlowContext,
@@ -242,6 +243,8 @@ export function actionsFor(
   const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
   const outside = eventParts(entry);
   const handoff = handoffParts({ entry, say: (e, c, text) => say(e, c, text), effect });
+  // k-custom: a project's own kinds of step (defineStepKind) call their pure handlers through these.
+  const kinds = kindParts({ entry, localeOf, say, effect, send, usesEdit });
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -251,6 +254,7 @@ export function actionsFor(
     ...intents.actions,
     ...outside.actions,
     ...handoff.actions,
+    ...kinds.actions,
     ...movingActions(k),
     ...answerActions(k),
     ...failureActions(k),
@@ -272,6 +276,7 @@ export function actionsFor(
       ...intents.guards,
       ...outside.guards,
       ...handoff.guards,
+      ...kinds.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

@@ -2,6 +2,16 @@
 export { buildDefinition, type CompileContext } from './compile.ts';
 export { FLOW_SOURCE_KIND, type StoredFlowSource } from './flow-source.ts';
 export {
+  defineStepKind,
+  type KindAnswer,
+  type KindButton,
+  type KindEvent,
+  type KindScope,
+  type KindView,
+  type ProjectStepKind,
+  type StepKindSpec,
+} from './kinds/custom.ts';
+export {
   checkFlows,
   compileFlow,
   compileSources,

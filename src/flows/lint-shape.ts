@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { closest, type Locator, type Path, type Problem } from './problems.ts';
-import { flowJsonSchema } from './schema.ts';
+import { BUILTIN_STEP_TYPES, flowJsonSchema, type StepSchemaKind } from './schema.ts';
 
 type JsonSchema = {
   type?: string | string[];
@@ -20,25 +20,40 @@ type JsonSchema = {
   enum?: unknown[];
   description?: string;
 };
-let jsonSchema: JsonSchema & { $defs?: Record<string, JsonSchema> };
-const root = () => {
-  jsonSchema ??= flowJsonSchema() as typeof jsonSchema;
-  return jsonSchema;
-};
-const deref = (x: JsonSchema | undefined): JsonSchema | undefined =>
-  x?.$ref ? root().$defs?.[x.$ref.split('/').pop()!] : x;
+type Root = JsonSchema & { $defs?: Record<string, JsonSchema> };
+
+/** The format's JSON Schema with a project's own kinds, and the places each key is allowed in. */
+interface Format {
+  readonly root: Root;
+  readonly kinds: readonly StepSchemaKind[];
+  places?: Map<string, Set<string>>;
+}
+const NO_KINDS: readonly StepSchemaKind[] = [];
+const formats = new WeakMap<readonly StepSchemaKind[], Format>();
+function formatOf(given: readonly StepSchemaKind[]): Format {
+  const kinds = given.length ? given : NO_KINDS;
+  let f = formats.get(kinds);
+  if (!f) {
+    f = { root: flowJsonSchema(kinds) as Root, kinds };
+    formats.set(kinds, f);
+  }
+  return f;
+}
+const deref = (f: Format, x: JsonSchema | undefined): JsonSchema | undefined =>
+  x?.$ref ? f.root.$defs?.[x.$ref.split('/').pop()!] : x;
 
 /** The schema at `path`: a union is resolved by the value (a step by its type), unless `keepLast`. */
-function schemaAt(path: Path, data: unknown, keepLast = false): JsonSchema | undefined {
+function schemaAt(f: Format, path: Path, data: unknown, keepLast = false): JsonSchema | undefined {
   const pick = (x: JsonSchema | undefined, value: unknown): JsonSchema | undefined => {
-    const node = deref(x);
+    const node = deref(f, x);
     const options = node?.oneOf ?? node?.anyOf;
     if (!options) return node;
     const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-    const objects = options.map(deref).filter((o): o is JsonSchema => !!o?.properties);
-    return objects.find((o) => o.properties?.type?.const === type) ?? objects[0];
+    const objects = options.map((o) => deref(f, o)).filter((o): o is JsonSchema => !!o?.properties);
+    // A step's `type` may be a reused definition ($ref) rather than written in place.
+    return objects.find((o) => deref(f, o.properties?.type)?.const === type) ?? objects[0];
   };
-  let node = pick(root(), data);
+  let node = pick(f.root, data);
   let value = data;
   path.forEach((seg, i) => {
     value = value && typeof value === 'object' ? (value as Record<string | number, unknown>)[seg] : undefined;
@@ -47,28 +62,33 @@ function schemaAt(path: Path, data: unknown, keepLast = false): JsonSchema | und
         ? node?.items
         : (node?.properties?.[seg] ??
           (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined));
-    node = keepLast && i === path.length - 1 ? deref(next) : pick(next, value);
+    node = keepLast && i === path.length - 1 ? deref(f, next) : pick(next, value);
   });
   return node;
 }
 
-/** The keys the format allows at `path`. */
-export function knownKeysAt(path: Path, data: unknown): string[] {
-  return Object.keys(schemaAt(path, data)?.properties ?? {}).filter((k) => k !== '$schema');
+/** The keys the format (with a project's `kinds`) allows at `path`. */
+export function knownKeysAt(
+  path: Path,
+  data: unknown,
+  kinds: readonly StepSchemaKind[] = NO_KINDS,
+): string[] {
+  return keysAt(formatOf(kinds), path, data);
 }
+const keysAt = (f: Format, path: Path, data: unknown) =>
+  Object.keys(schemaAt(f, path, data)?.properties ?? {}).filter((k) => k !== '$schema');
 
-let places: Map<string, Set<string>> | undefined;
 /** Every place of the format a key is allowed in: "input steps", "retries of input steps", "buttons". */
-function placesOf(key: string): string[] {
-  if (!places) {
-    places = new Map();
+function placesOf(f: Format, key: string): string[] {
+  if (!f.places) {
+    const places = new Map<string, Set<string>>();
     const seen = new Set<JsonSchema>();
     const walk = (x: JsonSchema | undefined, label: string, depth: number): void => {
-      const node = deref(x);
+      const node = deref(f, x);
       if (!node || depth > 7) return;
       for (const o of node.oneOf ?? node.anyOf ?? []) {
-        const d = deref(o);
-        const step = d?.properties?.type?.const;
+        const d = deref(f, o);
+        const step = deref(f, d?.properties?.type)?.const;
         walk(o, typeof step === 'string' && label === 'steps' ? `${step} steps` : label, depth + 1);
       }
       if (node.items) walk(node.items, label, depth + 1);
@@ -77,17 +97,18 @@ function placesOf(key: string): string[] {
       seen.add(node);
       for (const [k, v] of Object.entries(node.properties)) {
         if (k === '$schema') continue;
-        const set = places!.get(k) ?? new Set();
+        const set = places.get(k) ?? new Set();
         set.add(label);
-        places!.set(k, set);
+        places.set(k, set);
         const named = k === 'keyboard' ? 'buttons' : label === 'the top level' ? k : `${k} of ${label}`;
         walk(v, k === 'steps' ? 'steps' : named, depth + 1);
       }
       seen.delete(node);
     };
-    walk(root(), 'the top level', 0);
+    walk(f.root, 'the top level', 0);
+    f.places = places;
   }
-  return [...(places.get(key) ?? [])];
+  return [...(f.places.get(key) ?? [])];
 }
 
 /** A zod issue as a problem at its place, saying what to do. */
@@ -96,7 +117,10 @@ export function issueToProblem(
   data: unknown,
   file: string,
   locate: Locator,
+  /** The project's own kinds of step (defineStepKind), known beside the built-in ones. */
+  kinds: readonly StepSchemaKind[] = NO_KINDS,
 ): Problem {
+  const f = formatOf(kinds);
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const where = path.length ? `${path.join('.')}: ` : '';
   const problem = (at: Path, message: string, hint?: string, key = false): Problem => ({
@@ -108,7 +132,7 @@ export function issueToProblem(
   });
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    const misplaced = indentedUnder(path, key, data, locate);
+    const misplaced = indentedUnder(f, path, key, data, locate);
     if (misplaced)
       return problem(
         [...path, key],
@@ -116,9 +140,9 @@ export function issueToProblem(
         `"${key}" belongs beside "${misplaced.under}", at the same indentation`,
         true,
       );
-    const known = knownKeysAt(path, data);
+    const known = keysAt(f, path, data);
     const guess = closest(key, known);
-    const elsewhere = placesOf(key);
+    const elsewhere = placesOf(f, key);
     const belongs = elsewhere.length
       ? `"${key}" is a key of ${elsewhere.slice(0, 4).join(', ')}${elsewhere.length > 4 ? ', …' : ''}`
       : '';
@@ -138,7 +162,7 @@ export function issueToProblem(
   if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
     const typePath = path.at(-1) === 'type' ? path : [...path, 'type'];
     const given = getAt(data, typePath);
-    const types = ['message', 'input', 'menu', 'wait', 'branch', 'call', 'end'];
+    const types = [...BUILTIN_STEP_TYPES, ...kinds.map((k) => k.type)];
     const guess = typeof given === 'string' ? closest(given, types) : undefined;
     return problem(
       typePath,
@@ -165,7 +189,7 @@ export function issueToProblem(
     return problem(path, `is required${custom}`, `add "${String(path[path.length - 1])}"`, atKey);
   }
   if (issue.code === 'invalid_union' || issue.code === 'invalid_type') {
-    const expected = expectedAt(path, data);
+    const expected = expectedAt(f, path, data);
     const got = describeValue(value);
     if (issue.message !== 'Invalid input' && !/^Invalid input: expected/.test(issue.message))
       return problem(path, issue.message);
@@ -176,6 +200,7 @@ export function issueToProblem(
 
 /** A key written one level too deep: allowed (and missing) at an enclosing place. */
 function indentedUnder(
+  f: Format,
   path: Path,
   key: string,
   data: unknown,
@@ -185,7 +210,7 @@ function indentedUnder(
     const outer = path.slice(0, j);
     const container = getAt(data, outer);
     if (!container || typeof container !== 'object' || key in container) continue;
-    if (!knownKeysAt(outer, data).includes(key)) continue;
+    if (!keysAt(f, outer, data).includes(key)) continue;
     const under = path[j]!;
     if (typeof under !== 'string') continue;
     const keyCol = locate.at([...path, key], true).col;
@@ -196,10 +221,12 @@ function indentedUnder(
 }
 
 /** "a text or a list" from the schema's options at `path`. */
-function expectedAt(path: Path, data: unknown): string | undefined {
-  const node = schemaAt(path, data, true);
+function expectedAt(f: Format, path: Path, data: unknown): string | undefined {
+  const node = schemaAt(f, path, data, true);
   if (!node) return undefined;
-  const options = (node.oneOf ?? node.anyOf ?? [node]).map(deref).filter((o): o is JsonSchema => !!o);
+  const options = (node.oneOf ?? node.anyOf ?? [node])
+    .map((o) => deref(f, o))
+    .filter((o): o is JsonSchema => !!o);
   const kinds = [
     ...new Set(
       options.map((o) => {

@@ -10,6 +10,7 @@ import { buildDefinition } from './compile.ts';
 import { describeFlowSource, type FlowSource } from './flow-source.ts';
 import { walkFlow } from './flow-walk.ts';
 import { importCode } from './import-code.ts';
+import { kindsUsed, projectKinds, versionWithKinds } from './kinds/custom-adapter.ts';
 import { lintFlow } from './lint.ts';
 import { foldUnderRegistry, lintTriggerClashes } from './lint-flow-set.ts';
 import type { LintInput } from './lint-input.ts';
@@ -116,8 +117,10 @@ export function compileSources(
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
   const salvaged: { file: string; flow: FlowFile; locate: Locator }[] = [];
+  // The project's own kinds of step (defineStepKind): validated with their schemas, attached to their steps.
+  const kinds = projectKinds(registry);
   for (const s of sources) {
-    const r = parseFlowSource(s.source, s.file);
+    const r = parseFlowSource(s.source, s.file, kinds);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
     else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
@@ -153,7 +156,8 @@ export function compileSources(
   for (const p of parsed) {
     const callees = calleesOf(p.flow, byId);
     if (!good.has(p.flow.flow) || callees.some((c) => !good.has(c.flow))) continue;
-    const version = flowVersion(p.flow, callees);
+    // A project kind's `version` is part of the flow's: its code is not stored with the flow's source.
+    const version = versionWithKinds(flowVersion(p.flow, callees), kindsUsed([p.flow, ...callees]));
     const definition = buildDefinition(p.flow, {
       registry,
       catalogs,

@@ -5,6 +5,11 @@
  */
 import type { z } from 'zod';
 import type { TaskDefinition, TaskRun, TaskSpec } from '../dispatch/tasks/task.ts';
+import type { ProjectStepKind } from './kinds/custom.ts';
+
+/** Kinds of step of a project's own go in the registry too (`kinds`): made here. */
+export { defineStepKind } from './kinds/custom.ts';
+
 import { ClassifierInput, ClassifierResult } from './schema-intents.ts';
 
 export { ClassifierInput, ClassifierResult } from './schema-intents.ts';
@@ -56,6 +61,11 @@ export interface Registry {
    * `save_as` from it. A name here is known even when no flow names it yet.
    */
   events?: Record<string, z.ZodType>;
+  /**
+   * The project's own kinds of step, made by `defineStepKind` (`type: rating` in a flow file): checked,
+   * drawn and run like the built-in ones.
+   */
+  kinds?: readonly ProjectStepKind[];
 }
 
 /** Declares the validators, guards, effects and tasks that flow files may name. */
@@ -66,6 +76,7 @@ export function defineRegistry(parts: Partial<Registry>): Registry {
     effects: parts.effects ?? {},
     tasks: parts.tasks ?? {},
     events: parts.events ?? {},
+    kinds: parts.kinds ?? [],
   };
 }
 
@@ -140,5 +151,7 @@ export function budgeted(registry: Registry, budgetMs: number, report: (slow: Sl
     // Tasks run off the step, under their own deadlines: nothing to time here.
     tasks: registry.tasks,
     events: registry.events,
+    // A kind's handlers are pure and run inside the step like validators; they are not timed (yet).
+    kinds: registry.kinds,
   };
 }

@@ -11,11 +11,11 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object';
 
 /** A copy of `data` with the parts the schema rejects cut out, or undefined when nothing usable is left. */
-export function salvageFlow(data: unknown): FlowFile | undefined {
+export function salvageFlow(data: unknown, schema: typeof FlowFile = FlowFile): FlowFile | undefined {
   if (!isObj(data) || Array.isArray(data)) return undefined;
   let copy: Obj = structuredClone(data);
   for (let round = 0; round < 50; round++) {
-    const result = FlowFile.safeParse(copy);
+    const result = schema.safeParse(copy);
     if (result.success) return result.data;
     let changed = false;
     for (const issue of result.error.issues) {

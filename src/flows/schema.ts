@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { common, StalePolicy, Understand } from './kinds/fields.ts';
-import { Step } from './kinds/steps.ts';
+import { STEP_SCHEMAS, Step } from './kinds/steps.ts';
 import { EventDeclaration, EventName } from './schema-events.ts';
 import { HandoffSettings } from './schema-handoff.ts';
 import { IntentKeywords } from './schema-intents.ts';
@@ -101,11 +101,41 @@ export const FlowFile = z.strictObject({
 });
 export type FlowFile = z.infer<typeof FlowFile>;
 
-/** The format as JSON Schema (draft 2020-12), for `# yaml-language-server: $schema=…`. */
-export function flowJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(FlowFile, { io: 'input', unrepresentable: 'any', reused: 'ref' }) as Record<
-    string,
-    unknown
-  >;
+/** The `type:` names of the built-in kinds, in the order the format lists them. */
+export const BUILTIN_STEP_TYPES: readonly string[] = STEP_SCHEMAS.map((s) => s.shape.type.value);
+
+/** A kind of step as the format sees it (kinds/contract.ts's StepKind has these): its type and fields. */
+export interface StepSchemaKind {
+  readonly type: string;
+  readonly schema: z.ZodType;
+}
+
+const withKinds = new WeakMap<readonly StepSchemaKind[], typeof FlowFile>();
+
+/**
+ * The format with a project's own kinds of step (defineStepKind) beside the built-in ones: what the loader
+ * validates a project's flow files with. The built-in format when there are none.
+ */
+export function flowFileSchema(kinds: readonly StepSchemaKind[] = []): typeof FlowFile {
+  if (!kinds.length) return FlowFile;
+  let schema = withKinds.get(kinds);
+  if (!schema) {
+    const steps = [...STEP_SCHEMAS, ...kinds.map((k) => k.schema)] as unknown as typeof STEP_SCHEMAS;
+    schema = FlowFile.extend({ steps: z.record(Id, z.discriminatedUnion('type', steps)) });
+    withKinds.set(kinds, schema);
+  }
+  return schema;
+}
+
+/**
+ * The format as JSON Schema (draft 2020-12), for `# yaml-language-server: $schema=…`: with a project's
+ * own kinds when given (`botflow schema` reads them from the registry).
+ */
+export function flowJsonSchema(kinds: readonly StepSchemaKind[] = []): Record<string, unknown> {
+  const schema = z.toJSONSchema(flowFileSchema(kinds), {
+    io: 'input',
+    unrepresentable: 'any',
+    reused: 'ref',
+  }) as Record<string, unknown>;
   return { ...schema, title: 'botflow flow file', $id: 'https://botflow.dev/flow.schema.json' };
 }

@@ -3,12 +3,15 @@
  * mapped back to `file:line:col`. Anchors, aliases and merge keys are refused to keep errors local.
  */
 import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { attachProjectKinds } from './kinds/custom-attach.ts';
 import { issueToProblem, yamlHint } from './lint-shape.ts';
 import type { Locator, Path, Problem } from './problems.ts';
 import { salvageFlow } from './salvage.ts';
-import { FlowFile } from './schema.ts';
+import { type FlowFile, flowFileSchema, type StepSchemaKind } from './schema.ts';
 
 export type { Locator, Path } from './problems.ts';
+
+const NO_KINDS: readonly StepSchemaKind[] = [];
 
 export interface ParsedFlowFile {
   flow?: FlowFile;
@@ -70,8 +73,15 @@ export function readYaml(source: string, file: string) {
   return { doc, pos, locate, problems };
 }
 
-/** Parses and validates one flow file's text. */
-export function parseFlowSource(source: string, file: string): ParsedFlowFile {
+/**
+ * Parses and validates one flow file's text; `kinds`: the project's own kinds of step (projectKinds), whose
+ * steps are validated with their schemas and attached to their kind (kinds/custom-attach.ts).
+ */
+export function parseFlowSource(
+  source: string,
+  file: string,
+  kinds: readonly StepSchemaKind[] = NO_KINDS,
+): ParsedFlowFile {
   const { doc, pos, locate, problems } = readYaml(source, file);
   const add = (offset: number, message: string, hint?: string) =>
     problems.push({ file, ...pos(offset), severity: 'error', message, hint });
@@ -93,7 +103,8 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
     },
   });
   const data = doc.toJS({ maxAliasCount: -1 });
-  const result = FlowFile.safeParse(data);
+  const schema = flowFileSchema(kinds);
+  const result = schema.safeParse(data);
   if (!result.success) {
     const issues = result.error.issues;
     // A required key that is missing because it is indented under another key is reported once, there.
@@ -111,11 +122,12 @@ export function parseFlowSource(source: string, file: string): ParsedFlowFile {
       );
       if (issue.code !== 'unrecognized_keys' && getAt(data, issue.path as Path) === undefined && nested)
         continue;
-      problems.push(issueToProblem(issue, data, file, locate));
+      problems.push(issueToProblem(issue, data, file, locate, kinds));
     }
   }
   const flow = result.success && !problems.length ? result.data : undefined;
-  const salvaged = flow ? undefined : result.success ? result.data : salvageFlow(data);
+  const salvaged = flow ? undefined : result.success ? result.data : salvageFlow(data, schema);
+  for (const f of [flow, salvaged]) if (f) attachProjectKinds(f.steps, kinds);
   return { flow, ...(salvaged ? { salvaged } : {}), data, problems, locate };
 }
 

@@ -52,6 +52,9 @@ export function handlerLabel(type: string, params: Record<string, unknown>): str
   if (type === 'remind') return `remind ${Number(params.index) + 1}`;
   if (type === 'taskDone') return 'task done';
   if (type === 'taskError') return String(params.label ?? 'task failed');
+  // A project's own kind of step (defineStepKind): the exit its answer took, or its refusal.
+  if (type === 'kindGo') return String(params.exit);
+  if (type === 'kindRefuse') return 'refused';
   if (type === 'intentRoute') return params.which ? String(params.which) : `intent ${String(params.intent)}`;
   return undefined;
 }

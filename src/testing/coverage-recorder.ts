@@ -7,7 +7,19 @@ import type { AnyStateMachine } from 'xstate';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { edgeKey, type FlowEdge, handlerLabel } from './coverage-graph.ts';
 
-const WATCHED = ['enter', 'route', 'accept', 'reject', 'remind', 'taskDone', 'taskError', 'intentRoute'];
+const WATCHED = [
+  'enter',
+  'route',
+  'accept',
+  'reject',
+  'remind',
+  'taskDone',
+  'taskError',
+  'intentRoute',
+  // A project's own kind of step (defineStepKind): its answer's exit, its refusal.
+  'kindGo',
+  'kindRefuse',
+];
 
 /** What the dialogs reached, per flow. */
 export class CoverageRecorder {

@@ -176,7 +176,7 @@ describe('botflow init', () => {
 
   it('refuses an unknown example and names the known ones', () => {
     expect(() => initProject(temp(), { examples: ['bookings'] })).toThrow(
-      'no example named bookings; the examples are booking, signup, support, settings, help',
+      'no example named bookings; the examples are booking, signup, support, rate_us, settings, help',
     );
   });
 

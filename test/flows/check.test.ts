@@ -78,7 +78,7 @@ steps:
       'did you mean "edit"?',
       'add "text"',
       'did you mean "text"?',
-      'did you mean "input"? type is one of message, input, menu, wait, branch, call, end',
+      'did you mean "input"? type is one of message, input, menu, wait, branch, call, end, handoff',
     ]);
   });
 

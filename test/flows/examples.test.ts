@@ -16,6 +16,7 @@ describe('example flows compile and behave (pure transitions)', () => {
       'booking',
       'help',
       'order_tracking',
+      'rate_us',
       'settings',
       'signup',
       'support',

@@ -319,6 +319,7 @@ describe('the inspector API', () => {
       'booking',
       'help',
       'order_tracking',
+      'rate_us',
       'settings',
       'signup',
       'support',

@@ -27,6 +27,7 @@ describe('coverage', () => {
       'booking',
       'help',
       'order_tracking',
+      'rate_us',
       'settings',
       'signup',
       'support',

@@ -6,6 +6,7 @@ import type { Step } from '../schema.ts';
 import { branch } from './branch/index.ts';
 import { call } from './call/index.ts';
 import type { StepKind } from './contract.ts';
+import { attachedKind } from './custom-attach.ts';
 import { end } from './end/index.ts';
 import { handoff } from './handoff/index.ts';
 import { input } from './input/index.ts';
@@ -30,9 +31,9 @@ const byType = new Map<string, StepKind<Step>>(BUILTIN_KINDS.map((k) => [k.type,
 /** The kinds' `type:` names. */
 export const KIND_NAMES: readonly string[] = BUILTIN_KINDS.map((k) => k.type);
 
-/** The kind of a step (validated, so it has one). */
+/** The kind of a step (validated, so it has one): a built-in, or the project's kind the loader attached. */
 export function kindOf(step: Step): StepKind<Step> {
-  const kind = byType.get(step.type);
+  const kind = byType.get(step.type) ?? attachedKind<StepKind<Step>>(step);
   if (!kind) throw new Error(`no step kind "${step.type}" (known: ${KIND_NAMES.join(', ')})`);
   return kind;
 }
