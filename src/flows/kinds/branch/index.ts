@@ -49,4 +49,6 @@ export const branch = stepKind({
   walk,
   graph,
   state,
+  // Its cases are its conditional ways out (`cond` and `nextSet` read them by index).
+  nextAt: (step, i) => step.cases[i],
 });

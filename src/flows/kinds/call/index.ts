@@ -4,6 +4,7 @@ import { act, type StepState } from '../../state-parts.ts';
 import { typeOfValue, UNKNOWN } from '../../var-types.ts';
 import type { Walker } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { callParts, enterCall } from './run.ts';
 import { CallStep } from './schema.ts';
 
 function walk(step: CallStep, w: Walker, id: string) {
@@ -48,4 +49,8 @@ export const call = stepKind({
   walk,
   graph,
   state,
+  entering: enterCall,
+  inlined: (step) => [step.flow],
+  resumes: true,
+  parts: callParts,
 });

@@ -1,7 +1,20 @@
 /** The `end` step: the last words; the conversation ends (a called flow returns to its caller). */
+import type { Enqueue, FlowContext } from '../../machine-context.ts';
 import type { StepState } from '../../state-parts.ts';
+import { readVar } from '../../vars.ts';
 import { stepKind } from '../contract.ts';
 import { EndStep } from './schema.ts';
+
+/** Entering an end step: its `return:` value is kept for the caller (one variable, or several as an object). */
+function entering(s: EndStep, c: FlowContext, enqueue: Enqueue): FlowContext {
+  if (s.return === undefined) return c;
+  const names = s.return;
+  const ret = Array.isArray(names)
+    ? Object.fromEntries(names.map((n) => [n, readVar(c.vars, n) ?? null]))
+    : (readVar(c.vars, names) ?? null);
+  enqueue.assign({ ret });
+  return c;
+}
 
 export const end = stepKind({
   type: 'end',
@@ -11,4 +24,5 @@ export const end = stepKind({
   walk: () => {},
   graph: () => {},
   state: (_step: EndStep, { enter }: StepState) => ({ type: 'final', entry: enter }),
+  entering,
 });

@@ -2,11 +2,15 @@
  * The `handoff` step: the conversation waits for an operator (docs/handoff.md); its engine path is
  * handoff-steps.ts and handoff-actions.ts.
  */
+import { HANDOFF_EVENTS } from '../../../engine/step/contract.ts';
+import { handoffParts } from '../../handoff-actions.ts';
 import { handoffState } from '../../handoff-steps.ts';
 import { act, type StateConfig, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
 import { HandoffStep } from './schema.ts';
+
+const OPERATOR_EVENTS: readonly string[] = Object.values(HANDOFF_EVENTS);
 
 /** A handoff step: its texts, `return_to`, and the ways out when nobody took it or out of hours. */
 function walk(step: HandoffStep, { text, refs }: Walker, id: string) {
@@ -38,4 +42,9 @@ export const handoff = stepKind({
   walk,
   graph: () => {},
   state,
+  drawsItself: true,
+  withOperators: true,
+  // It takes what the operators' chat (or a helpdesk, by bot.events.send) sends it.
+  events: () => OPERATOR_EVENTS,
+  parts: (k) => handoffParts({ entry: k.entry, say: (e, c, text) => k.say(e, c, text), effect: k.effect }),
 });

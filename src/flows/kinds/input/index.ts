@@ -12,6 +12,8 @@ import { act, guard, routeTransition, type StepState } from '../../state-parts.t
 import { typeAt, typeOfInput } from '../../var-types.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { inputChoices, inputKeyboard } from './keyboard.ts';
+import { inputParts } from './parts.ts';
 import { InputStep } from './schema.ts';
 
 /** Reminders and the idle timeout of the flow's `defaults:`, where the step declares none. */
@@ -135,4 +137,13 @@ export const input = stepKind({
   walk,
   graph,
   state,
+  readsText: true,
+  resumes: true,
+  // Only a step with options or choices offers something typed text may name.
+  offersChoices: (step) => !!step.options || !!step.options_from,
+  route: (step, which) =>
+    which === 'exhausted' ? step.retries.exhausted : which === 'empty' ? step.options_from?.empty : undefined,
+  choices: inputChoices,
+  keyboard: inputKeyboard,
+  parts: inputParts,
 });

@@ -4,9 +4,9 @@
  */
 import type { Builder } from '../../graph-builder.ts';
 import { act, routeTransition, type StepState } from '../../state-parts.ts';
-import { typedMenuTransitions } from '../../typed-answers.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { menuParts, typedMenuTransitions } from './answers.ts';
 import { MenuStep } from './schema.ts';
 
 function walk(step: MenuStep, w: Walker, id: string) {
@@ -43,4 +43,7 @@ export const menu = stepKind({
   walk,
   graph,
   state,
+  onText: (step) => step.on_text,
+  resumes: true,
+  parts: menuParts,
 });

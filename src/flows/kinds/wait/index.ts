@@ -32,4 +32,5 @@ export const wait = stepKind({
   walk,
   graph,
   state,
+  resumes: true,
 });
