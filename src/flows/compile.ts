@@ -17,7 +17,7 @@ import {
   type StateConfig,
 } from './compile-states.ts';
 import { elsewhereRoutes, eventDeclarations, startContext } from './event-steps.ts';
-import { handoffDefinition } from './handoff-steps.ts';
+import { handoffDefinition } from './kinds/handoff/steps.ts';
 import { kindOf } from './kinds/registry.ts';
 import { stepKeyOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';

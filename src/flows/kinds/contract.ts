@@ -87,7 +87,10 @@ export interface StepKind<S extends StepFields = StepFields> {
   parts?(kit: RunKit): KindParts;
 }
 
-/** How the run time finds a step's kind (compile.ts hands down the registry's `kindOf`). */
+/**
+ * How the run time finds a step's kind: compile.ts hands down the registry's `kindOf`. The run-time files
+ * take it as a parameter instead of importing the registry, since the kinds' own files import them.
+ */
 export type KindOf = (step: Step) => StepKind<Step>;
 
 /** A way out by index: the condition and the `set:` of a `next` entry or a branch case. */

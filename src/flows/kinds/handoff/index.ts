@@ -1,14 +1,14 @@
 /**
  * The `handoff` step: the conversation waits for an operator (docs/handoff.md); its engine path is
- * handoff-steps.ts and handoff-actions.ts.
+ * steps.ts (its state, its request, the engine's view) and actions.ts (its actions and guards).
  */
 import { HANDOFF_EVENTS } from '../../../engine/step/contract.ts';
-import { handoffParts } from '../../handoff-actions.ts';
-import { handoffState } from '../../handoff-steps.ts';
 import { act, type StateConfig, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { handoffParts } from './actions.ts';
 import { HandoffStep } from './schema.ts';
+import { handoffState } from './steps.ts';
 
 const OPERATOR_EVENTS: readonly string[] = Object.values(HANDOFF_EVENTS);
 

@@ -12,13 +12,14 @@ import {
   type FlowDefinition,
   HANDOFF_EVENTS,
   type HandoffNotice,
-} from '../engine/step/contract.ts';
-import type { BuiltinTextKey } from './builtin-texts.ts';
-import type { SayText } from './inputs.ts';
-import type { KindOf } from './kinds/contract.ts';
-import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import { textsFor } from './render.ts';
-import type { FlowFile, HandoffStep } from './schema.ts';
+} from '../../../engine/step/contract.ts';
+import type { BuiltinTextKey } from '../../builtin-texts.ts';
+import type { SayText } from '../../inputs.ts';
+import type { Enqueue, FlowContext, StepEntry } from '../../machine-context.ts';
+import { textsFor } from '../../render.ts';
+import type { FlowFile } from '../../schema.ts';
+import type { KindOf } from '../contract.ts';
+import type { HandoffStep } from './schema.ts';
 
 type Act = (
   type: string,
