@@ -97,7 +97,7 @@ function movingActions(k: ActionKit) {
 }
 
 /** The `set:` of the way out taken. */
-function answerActions(k: ActionKit) {
+function wayOutActions(k: ActionKit) {
   const { entry, nextSet, setVars } = k;
   return {
     // `set:` on the `next` entry or branch case taken (after the answer is saved by `accept`).
@@ -205,7 +205,7 @@ export function actionsFor(
     ...outside.actions,
     ...kinds.actions,
     ...movingActions(k),
-    ...answerActions(k),
+    ...wayOutActions(k),
     ...failureActions(k),
     ...contextAssigns(root),
   };
