@@ -1,20 +1,20 @@
 /**
- * What the actions and guards of a compiled flow share (actions.ts): the step entries, the rendering, the
- * timers, typed answers, running a route (its `set:`, `say:` and `do:`), the route of a button, command or
- * event, the answer read once per event, and a step's `next` entries.
+ * What the actions and guards of a compiled flow share (actions.ts): the step entries and their kinds, the
+ * rendering, the timers, typed answers, running a route (its `set:`, `say:` and `do:`), the route of a
+ * button, command or event, and a step's `next` entries. A kind's own parts (kinds/contract.ts, `parts`)
+ * are built over it.
  */
 import type { FlowEvent } from '../engine/step/contract.ts';
 import { eventRouteOf } from './event-steps.ts';
 import { computeSet } from './expressions.ts';
-import { type InputResult, readAnswer } from './inputs.ts';
-import { type Enqueue, type FlowContext, nowOf, type StepEntry } from './machine-context.ts';
+import type { KindOf, RunKit } from './kinds/contract.ts';
+import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { type Rendering, renderingFor } from './render.ts';
-import type { Condition, FlowFile, InputStep, Route } from './schema.ts';
+import type { Condition, FlowFile, Route } from './schema.ts';
 import { stepTimers } from './step-timers.ts';
 import { isTagCall, type TagCall, tagEffect } from './tags.ts';
 import { typedAnswers } from './typed-answers.ts';
-import { readVar } from './vars.ts';
 
 type EffectCalls = readonly (
   | { effect: string; params?: Record<string, unknown> }
@@ -71,12 +71,13 @@ function routeRunner(rendering: Rendering, registry: Registry) {
 }
 
 /** The route a transition names (`button:<id>`, `command:<name>`, `exhausted`, an event's…) at a step. */
-function routeOf(root: FlowFile, e: StepEntry, which: string): Route | undefined {
+function routeOf(root: FlowFile, kindOf: KindOf, e: StepEntry, which: string): Route | undefined {
   const s = e.step;
-  if (which === 'exhausted' && s.type === 'input') return s.retries.exhausted;
+  const kind = kindOf(s);
+  const own = kind.route?.(s, which);
+  if (own) return own;
   if (which === 'idle' && 'idle' in s && s.idle) return { say: s.idle.say };
-  if (which === 'on_text' && s.type === 'menu') return s.on_text;
-  if (which === 'empty' && s.type === 'input') return s.options_from?.empty;
+  if (which === 'on_text') return kind.onText?.(s);
   if (which.startsWith('button:') && 'keyboard' in s) {
     return s.keyboard?.flat().find((b) => b.id === which.slice(7));
   }
@@ -88,56 +89,12 @@ function routeOf(root: FlowFile, e: StepEntry, which: string): Route | undefined
   return eventRouteOf(s, which);
 }
 
-/** The condition of a step's `next` entry or branch case. */
-function nextCondition(e: StepEntry, i: number): Condition | undefined {
+/** The i-th way out of a step that has a condition: its kind's (a branch case), else a `next` entry. */
+function nextAt(kindOf: KindOf, e: StepEntry, i: number) {
   const s = e.step;
-  if (s.type === 'branch') return s.cases[i]?.when;
-  if ('next' in s && Array.isArray(s.next)) return s.next[i]?.when;
-  return undefined;
-}
-
-/** The `set:` of a step's `next` entry or branch case. */
-function nextSet(e: StepEntry, i: number): Readonly<Record<string, unknown>> | undefined {
-  const s = e.step;
-  if (s.type === 'branch') return s.cases[i]?.set;
-  if ('next' in s && Array.isArray(s.next)) return s.next[i]?.set;
-  return undefined;
-}
-
-/**
- * An input step's answer to an event, read once: several guards and then an action read the same answer
- * during one transition.
- */
-function answerReader(
-  registry: Registry,
-  localeOf: Rendering['localeOf'],
-  typed: ReturnType<typeof typedAnswers>,
-) {
-  const answers = new WeakMap<object, Map<string, InputResult>>();
-  return (e: StepEntry, s: InputStep, event: FlowEvent, c: FlowContext): InputResult => {
-    let byStep = answers.get(event);
-    if (!byStep) {
-      byStep = new Map();
-      answers.set(event, byStep);
-    }
-    let r = byStep.get(e.key);
-    if (!r) {
-      r = readAnswer(s, event, {
-        vars: c.vars,
-        locale: localeOf(e, c),
-        registry,
-        now: nowOf(event),
-        labels: typed.labelsFor(e, c),
-        timeZone: typed.timeZoneOf(e, c),
-        candidates: typed.candidatesFor(e, c),
-        ...(e.flow.i18n ? { defaultLocale: e.flow.i18n.default_locale } : {}),
-        ...(c.picked ? { picked: c.picked } : {}),
-        ...(c.choices ? { choices: c.choices } : {}),
-      });
-      byStep.set(e.key, r);
-    }
-    return r;
-  };
+  const own = kindOf(s).nextAt;
+  if (own) return own(s, i);
+  return 'next' in s && Array.isArray(s.next) ? s.next[i] : undefined;
 }
 
 /** What the actions and guards of one compiled flow share. */
@@ -147,10 +104,11 @@ export function actionKit(
   registry: Registry,
   usesEdit: boolean,
   baseDir: string,
+  kindOf: KindOf,
 ) {
   const entry = (key: string) => steps.get(key)!;
   const globals = new Set(Object.keys(root.commands ?? {}));
-  const rendering = renderingFor(root, usesEdit, baseDir);
+  const rendering = renderingFor(root, usesEdit, baseDir, kindOf);
   const { localeOf, say, effect } = rendering;
   const typed = typedAnswers({ localeOf, say, effect }, usesEdit);
   /** The variables with `set` applied ("= …" computed on the event's clock and the person's locale). */
@@ -158,32 +116,25 @@ export function actionKit(
     ...c.vars,
     ...computeSet(set, c.vars, { now, locale: localeOf(e, c) }),
   });
-  /** The choices of an `options_from` step: one per element of the list, its text and saved value. */
-  const choicesOf = (e: StepEntry, from: NonNullable<InputStep['options_from']>, c: FlowContext) => {
-    const list = readVar(c.vars, from.list);
-    return (Array.isArray(list) ? list : []).map((item) => ({
-      text: say(e, { ...c, vars: { ...c.vars, item } }, from.text ?? '{{item}}'),
-      value: from.value ? (readVar({ item }, from.value) ?? null) : item,
-    }));
-  };
-  return {
+  const kit = {
     root,
     registry,
     usesEdit,
     entry,
+    kindOf,
     globals,
     ...rendering,
     ...stepTimers(effect),
     typed,
     ...routeRunner(rendering, registry),
-    routeOf: (e: StepEntry, which: string) => routeOf(root, e, which),
-    answerFor: answerReader(registry, localeOf, typed),
+    routeOf: (e: StepEntry, which: string) => routeOf(root, kindOf, e, which),
     isLocal: (event: FlowEvent) => !(event.type === 'command' && globals.has(event.name)),
-    nextCondition,
-    nextSet,
+    nextCondition: (e: StepEntry, i: number): Condition | undefined => nextAt(kindOf, e, i)?.when,
+    nextSet: (e: StepEntry, i: number): Readonly<Record<string, unknown>> | undefined =>
+      nextAt(kindOf, e, i)?.set,
     setVars,
-    choicesOf,
   };
+  return kit satisfies RunKit;
 }
 
 export type ActionKit = ReturnType<typeof actionKit>;

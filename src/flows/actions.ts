@@ -2,15 +2,15 @@ import { assign } from 'xstate';
 import { EFFECT_ACTION, ENTERED_ACTION, type FlowEvent } from '../engine/step/contract.ts';
 import { type ActionKit, actionKit } from './action-kit.ts';
 import { builtinText } from './builtin-texts.ts';
-import { COMMANDS_ENTRY, designerParts, enterCall } from './designer-actions.ts';
+import { designerParts } from './designer-actions.ts';
 import { eventParts, withEventPayload } from './event-steps.ts';
 import { guardsFor } from './guards.ts';
-import { handoffParts } from './handoff-actions.ts';
-import { pageOf, pressedId, type SayText } from './inputs.ts';
 import { intentParts } from './intents.ts';
-import { kindParts } from './kinds/custom-actions.ts';
+import type { KindOf, KindParts } from './kinds/contract.ts';
+import { kindParts as customKindParts } from './kinds/custom-actions.ts';
 import {
   type Args,
+  COMMANDS_ENTRY,
   type FlowContext,
   flowAction,
   flowGuard,
@@ -23,28 +23,29 @@ import type { FlowFile } from './schema.ts';
 import { tagEffect } from './tags.ts';
 import { taskParts } from './task-steps.ts';
 
-export { RENDER_REF } from './render.ts';
-export const RERENDER_EVENT = 'botflow.rerender';
-export { COMMANDS_ENTRY } from './designer-actions.ts';
 export type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
+export { COMMANDS_ENTRY, RERENDER_EVENT } from './machine-context.ts';
+export { RENDER_REF } from './render.ts';
 
 type P = StepParams;
 
 /** Entering a step: its `set:`, its choices, its message and keyboard, its tags and effects, its timers. */
 function enterAction(k: ActionKit) {
-  const { entry, setVars, choicesOf, render, effect, runEffects, arm } = k;
+  const { entry, kindOf, setVars, say, render, effect, runEffects, arm } = k;
   return flowAction(({ context, event, enqueue }: Args, p: P) => {
     // For the step log: a step left again in the same event (a branch) is still one the person passed.
     enqueue({ type: ENTERED_ACTION, params: { step: p.path ?? p.step } });
     const e = entry(p.step);
     const s = e.step;
-    const called = enterCall(s, context, enqueue);
+    const kind = kindOf(s);
+    // What the kind sets first (a call's `with:`, an end's `return:`).
+    const called = kind.entering ? kind.entering(s, context, enqueue) : context;
     // The step's own `set:` comes first, so its text and keyboard read the values.
     const stepSet = 'set' in s ? s.set : undefined;
     const entered = stepSet ? { ...called, vars: setVars(e, called, stepSet, nowOf(event)) } : called;
     if (stepSet) enqueue.assign({ vars: entered.vars });
-    // An `options_from` step copies its list now (a press carries only an index); other steps drop it.
-    const choices = s.type === 'input' && s.options_from ? choicesOf(e, s.options_from, entered) : undefined;
+    // A step with choices (`options_from`) copies its list now (a press carries only an index); others drop it.
+    const choices = kind.choices?.(s, e, entered, say);
     const c = { ...entered, choices, page: 0 };
     enqueue.assign({ retries: 0, picked: [], choices, page: 0, ...(e.topLevel ? { at: e.id } : {}) });
     // An empty list takes the step's `empty` route at once (the eventless transition compile.ts adds).
@@ -62,7 +63,7 @@ function enterAction(k: ActionKit) {
   });
 }
 
-/** Leaving a step, drawing it again, turning a page of choices, taking a route, a reminder. */
+/** Leaving a step, drawing it again, taking a route, a reminder. */
 function movingActions(k: ActionKit) {
   const { entry, timersOf, effect, render, usesEdit, routeOf, runRoute, send, say } = k;
   return {
@@ -71,14 +72,6 @@ function movingActions(k: ActionKit) {
     }),
     rerender: flowAction(({ context, enqueue }: Args, p: P) => {
       render(entry(p.step), context, enqueue, p.fresh === true);
-    }),
-    // A press on ‹ or › of an `options_from` keyboard: the same message shows another page of choices.
-    turnPage: flowAction(({ context, event, enqueue }: Args, p: P) => {
-      const page = event.type === 'button' ? pageOf(pressedId(event)) : undefined;
-      if (page === undefined) return;
-      enqueue.assign({ page });
-      const mid = event.type === 'button' ? event.message?.body.mid : undefined;
-      render(entry(p.step), { ...context, page, ...(mid ? { mid } : {}) }, enqueue, false, mid !== undefined);
     }),
     route: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
@@ -104,61 +97,10 @@ function movingActions(k: ActionKit) {
   };
 }
 
-/** An input step's answer taken or refused, a menu's unclear text, the `set:` of the way out taken. */
-function answerActions(k: ActionKit) {
-  const { entry, answerFor, usesEdit, typed, arm, effect, doneText, send, say, runRoute, nextSet, setVars } =
-    k;
+/** The `set:` of the way out taken. */
+function wayOutActions(k: ActionKit) {
+  const { entry, nextSet, setVars } = k;
   return {
-    accept: flowAction(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.step);
-      const s = e.step;
-      if (s.type !== 'input') return;
-      const r = answerFor(e, s, event, context);
-      if (r.ok && s.save) enqueue.assign({ vars: { ...context.vars, [s.save]: r.value }, retries: 0 });
-      // After a typed answer, the next step is a new message below it: `render: edit` only replaces a
-      // message whose button was pressed.
-      if (event.type === 'button' && event.message?.body.mid && usesEdit)
-        enqueue.assign({ mid: event.message.body.mid });
-      else if (event.type !== 'button') enqueue.assign({ mid: undefined });
-    }),
-    reject: flowAction(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.step);
-      const s = e.step;
-      if (s.type !== 'input') return;
-      const r = answerFor(e, s, event, context);
-      if (r.ok) return;
-      // An answer that fits several options is asked about, not refused: no retry is counted.
-      if (r.clarify) {
-        if (event.type !== 'button') enqueue.assign({ mid: undefined });
-        typed.clarify(enqueue, e, context, r.clarify);
-        arm(e, enqueue);
-        return;
-      }
-      effect(enqueue, { kind: 'input.rejected' });
-      // Typed text that picked none of a choice step's options: the funnel counts it with a sample.
-      if (event.type === 'message' && event.text?.trim() && (s.options || s.options_from))
-        effect(enqueue, { kind: 'input.unrecognised', text: event.text });
-      enqueue.assign({
-        retries: context.retries + 1,
-        ...(event.type !== 'button' ? { mid: undefined } : {}),
-      });
-      const error: SayText =
-        'builtin' in r.error && r.error.builtin === 'error-multi_choice'
-          ? { builtin: 'error-multi_choice', args: { done: doneText(e, context) } }
-          : r.error;
-      send(enqueue, e, say(e, context, error));
-      if (p.last) runRoute(e, context, s.retries.exhausted, enqueue, nowOf(event));
-      else arm(e, enqueue);
-    }),
-    // A menu's typed text that fits several of its buttons: which one was meant?
-    clarifyMenu: flowAction(({ context, event, enqueue }: Args, p: P) => {
-      const e = entry(p.step);
-      const m = typed.menuAnswerFor(e, event, context);
-      if (m.kind !== 'ambiguous') return;
-      if (context.mid) enqueue.assign({ mid: undefined });
-      typed.clarify(enqueue, e, context, m.ids);
-      arm(e, enqueue);
-    }),
     // `set:` on the `next` entry or branch case taken (after the answer is saved by `accept`).
     nextSet: flowAction(({ context, event, enqueue }: Args, p: P) => {
       const e = entry(p.step);
@@ -228,23 +170,34 @@ function contextAssigns(root: FlowFile) {
   };
 }
 
-/** Builds the named actions and guards of a compiled flow. */
+/** The parts of the kinds of the flow's steps (a called flow's too), each kind's built once. */
+function kindParts(k: ActionKit, steps: Map<string, StepEntry>) {
+  const kinds = new Set([...steps.values()].map((e) => k.kindOf(e.step)));
+  const parts: KindParts[] = [...kinds].flatMap((kind) => (kind.parts ? [kind.parts(k)] : []));
+  return {
+    actions: Object.assign({}, ...parts.map((p) => p.actions ?? {})) as Record<string, unknown>,
+    guards: Object.assign({}, ...parts.map((p) => p.guards ?? {})) as Record<string, unknown>,
+  };
+}
+
+/** Builds the named actions and guards of a compiled flow; `kindOf` finds a step's kind (kinds/registry.ts). */
 export function actionsFor(
   steps: Map<string, StepEntry>,
   root: FlowFile,
   registry: Registry,
   usesEdit: boolean,
   baseDir: string,
+  kindOf: KindOf,
 ) {
-  const k = actionKit(steps, root, registry, usesEdit, baseDir);
-  const { entry, localeOf, say, send, effect, runRoute, nextCondition, render, keyboardOf, globals } = k;
+  const k = actionKit(steps, root, registry, usesEdit, baseDir, kindOf);
+  const { entry, localeOf, say, send, effect, runRoute, nextCondition, render, globals } = k;
   const tasks = taskParts({ entry, localeOf, say, send, effect, runRoute, nextCondition, registry });
-  const intents = intentParts({ entry, root, localeOf, effect, render, runRoute });
-  const designer = designerParts({ entry, say, keyboardOf, effect, send, root, globals });
+  const intents = intentParts({ entry, kindOf, root, localeOf, effect, render, runRoute });
+  const designer = designerParts({ entry, say, send, root, globals });
   const outside = eventParts(entry);
-  const handoff = handoffParts({ entry, say: (e, c, text) => say(e, c, text), effect });
+  const kinds = kindParts(k, steps);
   // k-custom: a project's own kinds of step (defineStepKind) call their pure handlers through these.
-  const kinds = kindParts({ entry, localeOf, say, effect, send, usesEdit });
+  const custom = customKindParts({ entry, localeOf, say, effect, send, usesEdit });
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -253,10 +206,10 @@ export function actionsFor(
     ...tasks.actions,
     ...intents.actions,
     ...outside.actions,
-    ...handoff.actions,
     ...kinds.actions,
+    ...custom.actions,
     ...movingActions(k),
-    ...answerActions(k),
+    ...wayOutActions(k),
     ...failureActions(k),
     ...contextAssigns(root),
   };
@@ -265,8 +218,6 @@ export function actionsFor(
   const flowGuards = guardsFor({
     entry,
     localeOf,
-    answerFor: k.answerFor,
-    menuAnswerFor: k.typed.menuAnswerFor,
     isLocal: k.isLocal,
     nextCondition,
     registry,
@@ -275,8 +226,8 @@ export function actionsFor(
       ...tasks.guards,
       ...intents.guards,
       ...outside.guards,
-      ...handoff.guards,
       ...kinds.guards,
+      ...custom.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

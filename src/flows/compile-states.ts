@@ -47,7 +47,8 @@ function stateFor(k: Compiling, path: string, key: string, step: Step, prefix: s
   const takesEvents = Object.keys(onEventOf(step)).length > 0;
   const enter = [act('enter', { ...s, path }), ...(takesEvents ? [act('replayQueued', s)] : [])];
   let waiting: Waiting | undefined;
-  return kindOf(step).state(step, {
+  const kind = kindOf(step);
+  return kind.state(step, {
     k,
     key,
     s,
@@ -55,7 +56,7 @@ function stateFor(k: Compiling, path: string, key: string, step: Step, prefix: s
     chain,
     enter,
     waiting: () => {
-      waiting ??= { leave: [act('leave', s)], ...sharedTransitions(k, key, step) };
+      waiting ??= { leave: [act('leave', s)], ...sharedTransitions(k, key, step, kind) };
       return waiting;
     },
   });

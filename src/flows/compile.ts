@@ -17,7 +17,8 @@ import {
   type StateConfig,
 } from './compile-states.ts';
 import { elsewhereRoutes, eventDeclarations, startContext } from './event-steps.ts';
-import { handoffDefinition } from './handoff-steps.ts';
+import { handoffDefinition } from './kinds/handoff/steps.ts';
+import { kindOf } from './kinds/registry.ts';
 import { stepKeyOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
@@ -136,7 +137,7 @@ function routeStates(k: Compiling, states: Record<string, StateConfig>) {
   if (calledFromRoutes.size) {
     states.__return = {
       always: Object.entries(flow.steps)
-        .filter(([, step]) => ['input', 'menu', 'wait', 'call'].includes(step.type))
+        .filter(([, step]) => kindOf(step).resumes)
         .map(([id]) => ({ guard: guard('returnTo', { step: id }), target: id })),
     };
   }
@@ -166,7 +167,14 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     topLevel: false,
   });
 
-  const implementations = actionsFor(steps, flow, cx.registry, k.usesEdit, cx.baseDir ?? process.cwd());
+  const implementations = actionsFor(
+    steps,
+    flow,
+    cx.registry,
+    k.usesEdit,
+    cx.baseDir ?? process.cwd(),
+    kindOf,
+  );
   // Built from data: XState's types cannot follow it (`as never`); xstate-contract.test.ts tests it instead.
   const machine: AnyStateMachine = setup({
     types: {} as { context: FlowContext; input: FlowInput },
@@ -188,8 +196,8 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     version: cx.version,
     machine,
     triggers: triggersOf(flow),
-    events: eventDeclarations(flow, cx.flows, cx.registry),
-    ...handoffDefinition(flow, rootEntry),
+    events: eventDeclarations(flow, cx.flows, cx.registry, kindOf),
+    ...handoffDefinition(flow, rootEntry, kindOf),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {

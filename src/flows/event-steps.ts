@@ -9,7 +9,6 @@ import {
   type EventDeclaration,
   type FlowEvent,
   type FlowInput,
-  HANDOFF_EVENTS,
   MAX_QUEUED_EVENTS,
 } from '../engine/step/contract.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
@@ -107,14 +106,19 @@ export function payloadSchema(json: Record<string, unknown>): z.ZodType | { erro
   }
 }
 
-/** The event names a flow file uses: its triggers, its steps' `on_event` and its `events:`. */
-export function eventNamesOf(flow: FlowFile): string[] {
+/** What events ask of a step's kind: its fields of the same names in kinds/contract.ts. */
+export interface EventTraits {
+  events?(step: Step): readonly string[];
+  inlined?(step: Step): readonly string[];
+}
+
+/** The event names a flow file uses: its triggers, its steps' `on_event` (and their kinds') and its `events:`. */
+export function eventNamesOf(flow: FlowFile, kindOf: (step: Step) => EventTraits): string[] {
   const names = new Set<string>(Object.keys(flow.events ?? {}));
   for (const t of flow.triggers ?? []) if (t.event) names.add(t.event);
   for (const step of Object.values(flow.steps)) {
     for (const name of Object.keys(onEventOf(step))) names.add(name);
-    // A handoff step takes what the operators' chat (or a helpdesk, by bot.events.send) sends it.
-    if (step.type === 'handoff') for (const name of Object.values(HANDOFF_EVENTS)) names.add(name);
+    for (const name of kindOf(step).events?.(step) ?? []) names.add(name);
   }
   return [...names];
 }
@@ -124,12 +128,15 @@ export function eventDeclarations(
   flow: FlowFile,
   flows: ReadonlyMap<string, FlowFile>,
   registry: Registry,
+  kindOf: (step: Step) => EventTraits,
 ): Record<string, EventDeclaration> {
-  const names = new Set([...eventNamesOf(flow), ...Object.keys(registry.events ?? {})]);
+  const names = new Set([...eventNamesOf(flow, kindOf), ...Object.keys(registry.events ?? {})]);
   // Steps of called flows run inside this one: their events are this flow's too.
   for (const step of Object.values(flow.steps)) {
-    const callee = step.type === 'call' ? flows.get(step.flow) : undefined;
-    if (callee) for (const name of eventNamesOf(callee)) names.add(name);
+    for (const inner of kindOf(step).inlined?.(step) ?? []) {
+      const callee = flows.get(inner);
+      if (callee) for (const name of eventNamesOf(callee, kindOf)) names.add(name);
+    }
   }
   const out: Record<string, EventDeclaration> = {};
   for (const name of names) {

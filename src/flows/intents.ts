@@ -31,22 +31,35 @@ export interface IntentTransitions {
   'task.failed': T[];
 }
 
-/** The step's own `understand:` (menu and input steps). */
-const understandOf = (step: Step): Understand | undefined =>
-  step.type === 'menu' || step.type === 'input' || step.type === 'wait' ? step.understand : undefined;
-/** Whether a step offers options or buttons a typed text may name (those win over global intents). */
-const offersChoices = (step: Step) => step.type !== 'input' || !!step.options || !!step.options_from;
+/** What intents ask of a step's kind: its fields of the same names in kinds/contract.ts. */
+export interface IntentTraits {
+  readonly understands: boolean;
+  readonly readsText?: boolean;
+  offersChoices?(step: Step): boolean;
+  onText?(step: Step): Route | undefined;
+}
+
+/** The step's own `understand:` (a kind that understands typed text has the field). */
+const understandOf = (step: Step, kind: IntentTraits): Understand | undefined =>
+  kind.understands ? (step as { understand?: Understand }).understand : undefined;
 const isAsync = (u: Understand | undefined) =>
   !!u && (u.classifier ?? KEYWORDS_CLASSIFIER) !== KEYWORDS_CLASSIFIER;
 
 /** The transitions of intents at the step `key` of `root` (or of a flow it calls). */
-export function intentTransitions(root: FlowFile, key: string, step: Step, act: Act): IntentTransitions {
+export function intentTransitions(
+  root: FlowFile,
+  key: string,
+  step: Step,
+  kind: IntentTraits,
+  act: Act,
+): IntentTransitions {
   const out: IntentTransitions = { first: [], message: [], 'task.done': [], 'task.failed': [] };
-  const own = understandOf(step);
+  const own = understandOf(step, kind);
   const global = root.understand;
   if (!own && !global) return out;
-  if (step.type !== 'menu' && step.type !== 'input' && step.type !== 'wait') return out;
-  const shown = step.type !== 'input'; // a menu or a wait step: typed text otherwise draws it again
+  if (!kind.understands) return out;
+  const shown = !kind.readsText; // typed text that is no answer otherwise draws the step again
+  const onText = kind.onText?.(step);
   const s = { step: key };
   const local = Object.entries(own?.intents ?? {}).map(([intent, route]) => ({
     guard: act('intent', { ...s, intent }),
@@ -72,8 +85,7 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
       ],
     });
   // A global `unknown` stands in only for a menu's shrug (no `on_text`): an input's answer errors stay.
-  const unknown =
-    own?.unknown ?? (shown && !(step.type === 'menu' && step.on_text) ? global?.unknown : undefined);
+  const unknown = own?.unknown ?? (shown && !onText ? global?.unknown : undefined);
   const unknownT = unknown
     ? {
         guard: act('intentUnknown', s),
@@ -89,7 +101,6 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
     // The text starts the classifier; its result (or failure: no intent) routes the step.
     out.message.push({ guard: act('understandText', s), actions: [act('understandStart', s)] });
     // Nothing routes the result: a menu's `on_text` (as for text without understand), else the step again.
-    const onText = step.type === 'menu' ? step.on_text : undefined;
     const shrug = onText
       ? {
           ...(onText.goto ? { target: onText.goto } : {}),
@@ -102,7 +113,7 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
   }
   // Global intents come before a free-text step's answer ("talk to a human" is no name); where the step
   // offers choices, a text naming one wins (it was taken before these transitions).
-  if (offersChoices(step)) out.message.push(...globals);
+  if (kind.offersChoices?.(step) ?? true) out.message.push(...globals);
   else out.first.push(...globals);
   out.message.push(...local, ...fallbacks);
   return out;
@@ -111,6 +122,8 @@ export function intentTransitions(root: FlowFile, key: string, step: Step, act: 
 /** What the intent actions share with the other actions of a flow (actions.ts). */
 export interface IntentKit {
   entry(key: string): StepEntry;
+  /** The kind of a step (kinds/registry.ts, handed down by compile.ts). */
+  kindOf(step: Step): IntentTraits;
   root: FlowFile;
   localeOf(e: StepEntry, c: FlowContext): string;
   effect(enqueue: Enqueue, effect: Effect): void;
@@ -134,7 +147,7 @@ function intentReader(k: IntentKit) {
     e.flow === k.root ? (k.root.intents ?? {}) : { ...k.root.intents, ...e.flow.intents };
   /** The step's understand block and the intents it classifies among (its own, then the global ones). */
   const setupOf = (e: StepEntry) => {
-    const own = understandOf(e.step);
+    const own = understandOf(e.step, k.kindOf(e.step));
     const global = k.root.understand;
     const intents = [...new Set([...Object.keys(own?.intents ?? {}), ...Object.keys(global?.intents ?? {})])];
     return { own, global, intents, threshold: (own ?? global)?.threshold ?? DEFAULT_THRESHOLD };

@@ -98,8 +98,13 @@ export function nowOf(event: unknown): number {
   return e.meta?.now ?? e.input?.meta?.now ?? 0;
 }
 
+/** Step key of the flow-level entry that global commands run in (no step id starts with #). */
+export const COMMANDS_ENTRY = '#commands';
+/** The event that draws the current step again (FlowDefinition.rerenderEvent). */
+export const RERENDER_EVENT = 'botflow.rerender';
+
 /** The step key a failure at a flow-wide action (a global command's route) is reported at: none. */
-const FLOW_WIDE = '#commands';
+const FLOW_WIDE = COMMANDS_ENTRY;
 
 /**
  * A named action of a compiled flow: XState's `enqueueActions`, with anything it throws turned into a

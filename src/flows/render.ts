@@ -7,9 +7,10 @@ import { resolve as resolvePath } from 'node:path';
 import { EFFECT_ACTION, type Effect } from '../engine/step/contract.ts';
 import { builtinText } from './builtin-texts.ts';
 import { platformButton } from './buttons.ts';
-import { choiceId, kindsOf, MULTI_DONE, pageId, type SayText } from './inputs.ts';
+import type { SayText } from './inputs.ts';
+import type { KindOf } from './kinds/contract.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import type { Button, FlowFile, InputStep } from './schema.ts';
+import type { Button, FlowFile } from './schema.ts';
 import { fillTemplate } from './texts.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */
@@ -25,7 +26,7 @@ type Say = (e: StepEntry, c: FlowContext, text: SayText | string) => string;
 type Effects = (enqueue: Enqueue, params: Effect) => void;
 
 /** A step's texts in the person's locale: flow texts, catalog messages and botflow's built-in texts. */
-function textsFor(root: FlowFile) {
+export function textsFor(root: FlowFile) {
   const localeOf = (e: StepEntry, c: FlowContext) =>
     e.text.locale(typeof c.vars.locale === 'string' ? c.vars.locale : c.locale);
   const say: Say = (e, c, text) => {
@@ -45,66 +46,16 @@ function textsFor(root: FlowFile) {
   return { localeOf, say, doneText };
 }
 
-/** An input's options as rows of `columns` buttons (✓ on the picked ones of a multi_choice, then Done). */
-function optionRows(e: StepEntry, c: FlowContext, s: InputStep, say: Say, doneText: string | undefined) {
-  const rows: unknown[][] = [];
-  const options = s.options ?? [];
-  const per = s.columns ?? 1;
-  const multi = doneText !== undefined;
-  const mark = (id: string) => (multi && c.picked?.includes(id) ? '✓ ' : '');
-  for (let i = 0; i < options.length; i += per) {
-    rows.push(
-      options
-        .slice(i, i + per)
-        .map((o) => ({ type: 'callback', text: mark(o.id) + say(e, c, o.text), payload: o.id })),
-    );
-  }
-  if (multi) rows.push([{ type: 'callback', text: doneText, payload: MULTI_DONE }]);
-  return rows;
-}
-
-/** One page of an `options_from` step's choices, with ‹ and › to the pages around it. */
-function choiceRows(e: StepEntry, c: FlowContext, per: number, pageSize: number, say: Say) {
-  const choices = c.choices ?? [];
-  const pages = Math.max(1, Math.ceil(choices.length / pageSize));
-  const page = Math.min(Math.max(0, c.page ?? 0), pages - 1);
-  const first = page * pageSize;
-  const shown = choices.slice(first, first + pageSize);
-  const rows: unknown[][] = [];
-  for (let i = 0; i < shown.length; i += per) {
-    rows.push(
-      shown
-        .slice(i, i + per)
-        .map((choice, j) => ({ type: 'callback', text: choice.text, payload: choiceId(first + i + j) })),
-    );
-  }
-  const nav: unknown[] = [];
-  if (page > 0)
-    nav.push({
-      type: 'callback',
-      text: say(e, c, { builtin: 'choices-previous' }),
-      payload: pageId(page - 1),
-    });
-  if (page < pages - 1)
-    nav.push({ type: 'callback', text: say(e, c, { builtin: 'choices-next' }), payload: pageId(page + 1) });
-  if (nav.length) rows.push(nav);
-  return rows;
-}
-
-/** A step's keyboard: an input's options or a page of its choices, then the step's own buttons. */
-function keyboardFor(say: Say, doneText: (e: StepEntry, c: FlowContext) => string) {
+/** A step's keyboard: its kind's rows (an input's options or a page of its choices), then its own buttons. */
+function keyboardFor(say: Say, doneText: (e: StepEntry, c: FlowContext) => string, kindOf: KindOf) {
   const button = (e: StepEntry, c: FlowContext, b: Button) => {
     return platformButton(b, say(e, c, b.text), (t) => fillTemplate(t, c.vars));
   };
+  const draw = { say, doneText };
   return (e: StepEntry, c: FlowContext) => {
     const s = e.step;
-    const rows: unknown[][] = [];
-    if (s.type === 'input' && s.options) {
-      const multi = kindsOf(s).includes('multi_choice');
-      rows.push(...optionRows(e, c, s, say, multi ? doneText(e, c) : undefined));
-    }
-    if (s.type === 'input' && s.options_from)
-      rows.push(...choiceRows(e, c, s.columns ?? 1, s.options_from.page_size ?? DEFAULT_PAGE_SIZE, say));
+    const own = kindOf(s).keyboard?.(s, e, c, draw);
+    const rows: unknown[][] = own ?? [];
     if ('keyboard' in s && s.keyboard)
       for (const row of s.keyboard) rows.push(row.map((b) => button(e, c, b)));
     return rows.length ? { type: 'inline_keyboard', payload: { buttons: rows } } : undefined;
@@ -116,6 +67,7 @@ function keyboardFor(say: Say, doneText: (e: StepEntry, c: FlowContext) => strin
  * message whatever the step's mode), else sends a new message.
  */
 function drawing(
+  kindOf: KindOf,
   say: Say,
   keyboardOf: ReturnType<typeof keyboardFor>,
   effect: Effects,
@@ -124,10 +76,10 @@ function drawing(
 ) {
   return (e: StepEntry, c: FlowContext, enqueue: Enqueue, forceNew = false, editPressed = false) => {
     const s = e.step;
-    if (s.type === 'branch' || s.type === 'handoff') return; // a handoff says its text itself
-    const text = s.say ? say(e, c, s.say) : undefined;
-    const keyboard = s.type === 'end' ? undefined : keyboardOf(e, c);
-    const media = s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;
+    if (kindOf(s).drawsItself) return; // a handoff says its text itself
+    const text = 'say' in s && s.say ? say(e, c, s.say) : undefined;
+    const keyboard = keyboardOf(e, c);
+    const media = 'media' in s && s.media ? Object.entries(s.media).find(([, v]) => v) : undefined;
     const attachments: unknown[] = keyboard ? [keyboard] : [];
     if (media) {
       const [type, source] = media as ['image' | 'video' | 'audio' | 'file', string];
@@ -164,7 +116,7 @@ function drawing(
 }
 
 /** Builds the drawing helpers of a flow (`root`); `usesEdit`: some step is drawn with `render: edit`. */
-export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string) {
+export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string, kindOf: KindOf) {
   const { localeOf, say, doneText } = textsFor(root);
   const effect = (enqueue: Enqueue, params: Effect) => enqueue({ type: EFFECT_ACTION, params });
   const send = (enqueue: Enqueue, e: StepEntry, text: string) =>
@@ -174,7 +126,7 @@ export function renderingFor(root: FlowFile, usesEdit: boolean, baseDir: string)
       args: { text, format: e.format },
       ...(usesEdit ? { ref: RENDER_REF } : {}),
     });
-  const keyboardOf = keyboardFor(say, doneText);
-  const render = drawing(say, keyboardOf, effect, usesEdit, baseDir);
+  const keyboardOf = keyboardFor(say, doneText, kindOf);
+  const render = drawing(kindOf, say, keyboardOf, effect, usesEdit, baseDir);
   return { localeOf, say, doneText, effect, send, keyboardOf, render };
 }

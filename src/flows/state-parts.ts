@@ -4,9 +4,9 @@
  * idle, buttons, events, redrawing, intents' tasks), written once for every kind. A kind's `state`
  * (kinds/<kind>/index.ts) builds its XState state from a `StepState`.
  */
-import { COMMANDS_ENTRY, RERENDER_EVENT, type StepEntry } from './actions.ts';
 import { onEventOf } from './event-steps.ts';
-import { type IntentTransitions, intentTransitions } from './intents.ts';
+import { type IntentTraits, type IntentTransitions, intentTransitions } from './intents.ts';
+import { COMMANDS_ENTRY, RERENDER_EVENT, type StepEntry } from './machine-context.ts';
 import type { FlowFile, Route, Step } from './schema.ts';
 import type { TextRenderer } from './texts.ts';
 
@@ -82,7 +82,7 @@ export interface StepState {
 }
 
 /** The transitions of every step that waits: reminders, idle, buttons, events, redrawing, intents' tasks. */
-export function sharedTransitions(k: Compiling, key: string, step: Step) {
+export function sharedTransitions(k: Compiling, key: string, step: Step, kind: IntentTraits) {
   const s = { step: key };
   const on: Record<string, unknown[]> = {};
   const add = (event: string, t: unknown) => {
@@ -114,7 +114,7 @@ export function sharedTransitions(k: Compiling, key: string, step: Step) {
     add('event', { guard: guard('event', { name }), ...routeTransition(k, key, `event:${name}`, route) });
   }
   add(RERENDER_EVENT, { actions: [act('rerender', s)] });
-  const intents = intentTransitions(k.flow, key, step, act);
+  const intents = intentTransitions(k.flow, key, step, kind, act);
   for (const ev of ['task.done', 'task.failed'] as const) for (const t of intents[ev]) add(ev, t);
   return { on, add, intents };
 }

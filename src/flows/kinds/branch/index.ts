@@ -50,4 +50,6 @@ export const branch = stepKind({
   graph,
   state,
   drawing: { shape: 'hexagon', label: 'branch' },
+  // Its cases are its conditional ways out (`cond` and `nextSet` read them by index).
+  nextAt: (step, i) => step.cases[i],
 });

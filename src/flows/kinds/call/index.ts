@@ -4,6 +4,7 @@ import { act, type StepState } from '../../state-parts.ts';
 import { typeOfValue, UNKNOWN } from '../../var-types.ts';
 import type { Walker } from '../../walker.ts';
 import { type StepCheck, stepKind } from '../contract.ts';
+import { callParts, enterCall } from './run.ts';
 import { CallStep } from './schema.ts';
 
 function walk(step: CallStep, w: Walker, id: string) {
@@ -62,4 +63,8 @@ export const call = stepKind({
   check,
   drawing: { shape: 'subroutine', label: 'call' },
   nested: (step) => step.flow,
+  entering: enterCall,
+  inlined: (step) => [step.flow],
+  resumes: true,
+  parts: callParts,
 });

@@ -1,12 +1,16 @@
 /**
  * The `handoff` step: the conversation waits for an operator (docs/handoff.md); its engine path is
- * handoff-steps.ts and handoff-actions.ts.
+ * steps.ts (its state, its request, the engine's view) and actions.ts (its actions and guards).
  */
-import { handoffState } from '../../handoff-steps.ts';
+import { HANDOFF_EVENTS } from '../../../engine/step/contract.ts';
 import { act, type StateConfig, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
 import { type StepCheck, stepKind } from '../contract.ts';
+import { handoffParts } from './actions.ts';
 import { HandoffStep } from './schema.ts';
+import { handoffState } from './steps.ts';
+
+const OPERATOR_EVENTS: readonly string[] = Object.values(HANDOFF_EVENTS);
 
 /** A handoff step: its texts, `return_to`, and the ways out when nobody took it or out of hours. */
 function walk(step: HandoffStep, { text, refs }: Walker, id: string) {
@@ -51,4 +55,9 @@ export const handoff = stepKind({
   state,
   check,
   drawing: { shape: 'parallelogram', label: 'handoff' },
+  drawsItself: true,
+  withOperators: true,
+  // It takes what the operators' chat (or a helpdesk, by bot.events.send) sends it.
+  events: () => OPERATOR_EVENTS,
+  parts: (k) => handoffParts({ entry: k.entry, say: (e, c, text) => k.say(e, c, text), effect: k.effect }),
 });

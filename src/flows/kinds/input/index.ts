@@ -14,6 +14,8 @@ import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
 import { checkInput } from './check.ts';
 import { buttonRows, typedAnswer, typedChoices } from './check-parts.ts';
+import { inputChoices, inputKeyboard } from './keyboard.ts';
+import { inputParts } from './parts.ts';
 import { inputReads, itemListAt } from './reads.ts';
 import { InputStep } from './schema.ts';
 import { skeleton } from './skeleton.ts';
@@ -154,4 +156,13 @@ export const input = stepKind({
   buttonRows,
   drawing: { shape: 'rect', label: 'question' },
   skeleton,
+  readsText: true,
+  resumes: true,
+  // Only a step with options or choices offers something typed text may name.
+  offersChoices: (step) => !!step.options || !!step.options_from,
+  route: (step, which) =>
+    which === 'exhausted' ? step.retries.exhausted : which === 'empty' ? step.options_from?.empty : undefined,
+  choices: inputChoices,
+  keyboard: inputKeyboard,
+  parts: inputParts,
 });

@@ -4,9 +4,10 @@
  */
 import type { Builder } from '../../graph-builder.ts';
 import { act, routeTransition, type StepState } from '../../state-parts.ts';
-import { namedButtons, typedMenuTransitions } from '../../typed-answers.ts';
+import { namedButtons } from '../../typed-answers.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
 import { stepKind } from '../contract.ts';
+import { menuParts, typedMenuTransitions } from './answers.ts';
 import { checkMenu } from './check.ts';
 import { MenuStep } from './schema.ts';
 
@@ -61,4 +62,7 @@ export const menu = stepKind({
   namesButtons: true,
   typedChoices,
   drawing: { shape: 'rect', label: 'menu' },
+  onText: (step) => step.on_text,
+  resumes: true,
+  parts: menuParts,
 });

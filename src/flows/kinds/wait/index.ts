@@ -46,4 +46,5 @@ export const wait = stepKind({
   state,
   check,
   drawing: { shape: 'parallelogram', label: 'wait' },
+  resumes: true,
 });

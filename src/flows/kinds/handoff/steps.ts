@@ -12,12 +12,14 @@ import {
   type FlowDefinition,
   HANDOFF_EVENTS,
   type HandoffNotice,
-} from '../engine/step/contract.ts';
-import type { BuiltinTextKey } from './builtin-texts.ts';
-import type { SayText } from './inputs.ts';
-import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import { renderingFor } from './render.ts';
-import type { FlowFile, HandoffStep } from './schema.ts';
+} from '../../../engine/step/contract.ts';
+import type { BuiltinTextKey } from '../../builtin-texts.ts';
+import type { SayText } from '../../inputs.ts';
+import type { Enqueue, FlowContext, StepEntry } from '../../machine-context.ts';
+import { textsFor } from '../../render.ts';
+import type { FlowFile } from '../../schema.ts';
+import type { KindOf } from '../contract.ts';
+import type { HandoffStep } from './schema.ts';
 
 type Act = (
   type: string,
@@ -144,14 +146,18 @@ const NOTICES = {
 } as const satisfies Record<HandoffNotice, string>;
 
 /** The engine's view of a flow's `handoff:` (FlowDefinition.handoff), with its notices to the operators. */
-export function handoffDefinition(flow: FlowFile, root: StepEntry): Pick<FlowDefinition, 'handoff'> {
+export function handoffDefinition(
+  flow: FlowFile,
+  root: StepEntry,
+  kindOf: KindOf,
+): Pick<FlowDefinition, 'handoff'> {
   if (!flow.handoff) return {};
-  const { say } = renderingFor(flow, false, '');
+  const { say } = textsFor(flow);
   return {
     handoff: {
       operatorsChat: flow.handoff.operators_chat,
       steps: Object.entries(flow.steps)
-        .filter(([, s]) => s.type === 'handoff')
+        .filter(([, s]) => kindOf(s).withOperators)
         .map(([id]) => id),
       notice(what, vars, conversation) {
         const { locale: _person, ...rest } = vars ?? {};

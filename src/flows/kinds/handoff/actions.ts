@@ -1,12 +1,24 @@
 /**
- * The actions and guards of `handoff` steps (handoff-steps.ts): the request sent and kept on entering and
+ * The actions and guards of `handoff` steps (steps.ts): the request sent and kept on entering and
  * closed on leaving, the conversation between the person and the operator who took it, and its end (done,
  * or withdrawn when nobody took it in time).
  */
-import type { Effect, FlowEvent } from '../engine/step/contract.ts';
-import { durationMs } from '../engine/step/durations.ts';
-import { HANDOFF_REQUEST_REF, handoffKeyboard } from '../engine/step/handoff-lines.ts';
-import type { BuiltinTextKey } from './builtin-texts.ts';
+import type { Effect, FlowEvent } from '../../../engine/step/contract.ts';
+import { durationMs } from '../../../engine/step/durations.ts';
+import { HANDOFF_REQUEST_REF, handoffKeyboard } from '../../../engine/step/handoff-lines.ts';
+import type { BuiltinTextKey } from '../../builtin-texts.ts';
+import {
+  type Args,
+  type Enqueue,
+  type FlowContext,
+  flowAction,
+  flowGuard,
+  nowOf,
+  type StepEntry,
+  type StepParams,
+} from '../../machine-context.ts';
+import { withinHours } from '../../schema-handoff.ts';
+import type { HandoffStep } from './schema.ts';
 import {
   type HandoffNeeds,
   type HandoffVars,
@@ -18,19 +30,7 @@ import {
   placeOf,
   requestText,
   resendable,
-} from './handoff-steps.ts';
-import {
-  type Args,
-  type Enqueue,
-  type FlowContext,
-  flowAction,
-  flowGuard,
-  nowOf,
-  type StepEntry,
-  type StepParams,
-} from './machine-context.ts';
-import type { HandoffStep } from './schema.ts';
-import { withinHours } from './schema-handoff.ts';
+} from './steps.ts';
 
 /** The person who wrote: their conversation and their name. */
 function personOf(event: FlowEvent) {
