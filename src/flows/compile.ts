@@ -17,6 +17,8 @@ import {
   type StateConfig,
 } from './compile-states.ts';
 import { elsewhereRoutes, eventDeclarations, startContext } from './event-steps.ts';
+import { projectKinds } from './kinds/custom-adapter.ts';
+import { attachDefinitionKinds } from './kinds/custom-attach.ts';
 import { handoffDefinition } from './kinds/handoff/steps.ts';
 import { kindOf } from './kinds/registry.ts';
 import { stepKeyOf } from './machine-context.ts';
@@ -225,5 +227,6 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
       where: (step) => whereIs(definition.source, step),
     },
   };
+  attachDefinitionKinds(definition, projectKinds(cx.registry));
   return definition;
 }

@@ -6,6 +6,7 @@
  */
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { parseFlowSourceRecord } from './flow-source.ts';
+import { definitionKinds } from './kinds/custom-attach.ts';
 import { kindOf } from './kinds/registry.ts';
 import { drawingOf, nestedFlow, type StepView } from './kinds/views.ts';
 import type { FlowFile, Step } from './schema.ts';
@@ -22,7 +23,7 @@ function flowFiles(definition: FlowDefinition): Map<string, FlowFile> {
   const files = new Map<string, FlowFile>();
   try {
     for (const f of definition.source ? parseFlowSourceRecord(definition.source).files : []) {
-      const parsed = parseFlowSource(f.source, f.file).flow;
+      const parsed = parseFlowSource(f.source, f.file, definitionKinds(definition)).flow;
       if (parsed) files.set(parsed.flow, parsed);
     }
   } catch {

@@ -29,3 +29,18 @@ export function attachProjectKinds(
     if (kind) attachKind(step, kind);
   }
 }
+
+const KINDS_OF: unique symbol = Symbol('botflow.stepKind.definitionKinds');
+
+/**
+ * Attaches the project's kinds a flow was compiled with to its compiled definition (invisible, as above),
+ * so that the views reading the definition's flow files (step-views.ts) parse them with the same kinds.
+ */
+export function attachDefinitionKinds(definition: object, kinds: readonly unknown[]): void {
+  if (kinds.length) Object.defineProperty(definition, KINDS_OF, { value: kinds, enumerable: false });
+}
+
+/** The project's kinds a definition was compiled with (none for most projects). */
+export function definitionKinds<K>(definition: object): readonly K[] {
+  return (definition as Record<symbol, readonly K[] | undefined>)[KINDS_OF] ?? [];
+}
