@@ -26,8 +26,8 @@ import {
   startMember,
 } from '../support/cluster-processes.ts';
 import { freshDatabase } from '../support/postgres.ts';
-import { book, probe, type Reply, type Running, repliesOf, signUp, spread } from './failover-people.ts';
 import { backlogMix, faultGaps } from './failover-gaps.ts';
+import { book, probe, type Reply, type Running, repliesOf, signUp, spread } from './failover-people.ts';
 import { type Monitor, startMonitor, takeovers } from './failover-watch.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -294,8 +294,7 @@ async function analyse(o: {
   const output = o.all.map((p) => p.stdout() + p.stderr()).join('\n');
   // BOTFLOW_BENCH_LOGS=dir keeps every process's output there (pid.log), to read what happened around a figure.
   const keep = process.env.BOTFLOW_BENCH_LOGS;
-  if (keep)
-    for (const p of o.all) writeFileSync(join(keep, `${p.child.pid}.log`), p.stdout() + p.stderr());
+  if (keep) for (const p of o.all) writeFileSync(join(keep, `${p.child.pid}.log`), p.stdout() + p.stderr());
   return {
     replies: replies.length,
     latency: {

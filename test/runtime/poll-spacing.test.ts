@@ -1,7 +1,7 @@
 // The long poll's share of the request budget: while answers wait, a poll starts at most every spacingMs;
 // with nothing waiting it starts at once.
-import { describe, expect, it } from 'vitest';
-import { spacedPolls } from '../../src/runtime/poll-spacing.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { POLL_SPACING_MS, spacedPolls } from '../../src/runtime/poll-spacing.ts';
 
 function fakeApi() {
   const starts: number[] = [];
@@ -39,5 +39,27 @@ describe('spacedPolls', () => {
     const waiting = spaced.getUpdates({}, { signal: stop.signal });
     stop.abort();
     await expect(waiting).rejects.toBeDefined();
+  });
+});
+
+describe('the default spacing', () => {
+  it('leaves all but one start a second to the answers while they wait (issue 36)', async () => {
+    vi.useFakeTimers();
+    try {
+      const { api, starts } = fakeApi();
+      const spaced = spacedPolls(api, () => true);
+      let on = true;
+      const polls = (async () => {
+        while (on) await spaced.getUpdates({});
+      })();
+      await vi.advanceTimersByTimeAsync(4500);
+      on = false;
+      await vi.advanceTimersByTimeAsync(POLL_SPACING_MS);
+      await polls;
+      // One at once, then one a second: 5 in the first 4.5 s (four a second would have been 19).
+      expect(starts.filter((t) => t - starts[0]! < 4500)).toHaveLength(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
