@@ -24,7 +24,7 @@ import { type AppStore, openAppStore } from './app-store.ts';
 import type { Config } from './config.ts';
 import { watchGroupRights } from './group-rights.ts';
 import { type HealthProbe, healthRoutes, startHealthServer } from './health.ts';
-import { POLL_BACKLOG, spacedPolls } from './poll-spacing.ts';
+import { spacedPolls } from './poll-spacing.ts';
 import { trackProgress } from './progress.ts';
 import { runShutdown, type ShutdownStep, type StepOutcome } from './shutdown.ts';
 import { describeListenError } from './startup-error.ts';
@@ -217,7 +217,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
         .then(async () => {
           if (role.dispatcher && !poller && engine) {
             poller = await parts.startPolling({
-              api: spacedPolls(throttled, () => scheduler!.metrics().queued.total >= POLL_BACKLOG),
+              api: spacedPolls(throttled, () => scheduler!.metrics().queued.total),
               conversationKey: config.conversationKey,
               onAccepted: accepted,
               logger: intakeLogger,
