@@ -44,4 +44,9 @@ export interface DispatcherOptions {
    * the two together stay within the limits.
    */
   handoverWaitMs?: number;
+  /**
+   * A call in doubt (handed to the transport by a dispatcher that then died) is read back only this long
+   * after it was handed over (default 3000 ms): the dead process's request may still be on its way.
+   */
+  inDoubtSettleMs?: number;
 }

@@ -38,6 +38,13 @@ export type { CallGateway, MediaUploader } from './send.ts';
 
 /** Looks again this soon while a previous dispatcher still sends (ms). */
 const HANDOVER_POLL_MS = 250;
+/**
+ * A call in doubt is read back (and maybe sent again) only this long after its dispatcher handed it to the
+ * transport (ms): a request of a process that died moments ago may still be on its way to the platform (the
+ * scheduler allows 2 s for a request to arrive), and a read-back before it arrives would not see it. A
+ * death used to be noticed only once its lease lapsed (3 s); now it is seen within a fraction of a second.
+ */
+export const IN_DOUBT_SETTLE_MS = 3000;
 
 /** Sends the outbox while this process leads. */
 export class Dispatcher {
@@ -267,6 +274,7 @@ export class Dispatcher {
     const onWire = outbox.markSent && mayReadBack(row) ? () => outbox.markSent!(row, clock.now()) : undefined;
     const via = { gateway: this.#gateway, upload: this.#o.upload, now: () => clock.now(), onWire };
     const done = this.#chatFree(row)
+      .then(() => this.#arrived(row))
       .then(() => this.#learnSent(row))
       .then(() => sendCall(row, via, this.#claimed))
       .then(
@@ -289,6 +297,14 @@ export class Dispatcher {
   #chatFree(row: OutboxRow): Promise<void> {
     const now = this.#o.clock.now();
     const wait = this.#gate ? this.#gate.chatFreeAt(row.chatId, now) - now : 0;
+    if (wait <= 0) return Promise.resolve();
+    return new Promise((resolve) => this.#o.clock.setTimer(resolve, wait));
+  }
+
+  /** A call in doubt: waits until a request its last dispatcher made can no longer be on its way. */
+  #arrived(row: OutboxRow): Promise<void> {
+    if (!inDoubt(row)) return Promise.resolve();
+    const wait = row.sentAt! + (this.#o.inDoubtSettleMs ?? IN_DOUBT_SETTLE_MS) - this.#o.clock.now();
     if (wait <= 0) return Promise.resolve();
     return new Promise((resolve) => this.#o.clock.setTimer(resolve, wait));
   }

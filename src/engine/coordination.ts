@@ -20,6 +20,8 @@ import type { EngineTimers } from './timers.ts';
 
 /** A handover heard longer ago than this is stale: the role moved by lapse, or to another process. */
 const HANDOVER_HEARD_MS = 3000;
+/** How often a process looks for a dead member's leases (one whose session ended: a SIGKILL). */
+const GONE_WATCH_MS = 200;
 
 /** What coordination needs from the rest of the engine (read when used: the parts are built after it). */
 export interface CoordinationOptions {
@@ -63,6 +65,7 @@ export interface Coordination {
 export function coordination(o: CoordinationOptions): Coordination {
   const { store, logger } = o;
   const tickMs = o.options.tickMs ?? 1000;
+  let listener: { close(): Promise<void>; session?: number } | undefined;
   const ownership = store.leases
     ? new Ownership({
         leases: store.leases,
@@ -70,46 +73,22 @@ export function coordination(o: CoordinationOptions): Coordination {
         leaseMs: o.options.leaseMs ?? 3000,
         dispatcher: o.options.dispatcher ?? true,
         info: { host: hostname(), pid: process.pid },
+        // The listening connection's session: the others see it end the moment this process dies.
+        session: () => listener?.session,
         logger,
       })
     : undefined;
-  let leaseHandle: TimerHandle | undefined;
-  let leasing: Promise<void> | undefined; // the lease tick under way
-  let nextLeaseTickAt = 0;
-  let listener: { close(): Promise<void> } | undefined;
-  let ticking = false;
   const handover = handoverBox();
   const leaseTick = () => (ownership ? tickOnce(o, ownership, handover.take) : Promise.resolve());
+  const ticks = tickChain(o, tickMs, ownership ? leaseTick : undefined);
 
   /** Another process left, released partitions or joined: tick now rather than at the next tick. */
   function heard(news: LeaseNews): void {
     if (news.member === o.member || !o.run.running || !ownership) return;
     if (news.kind === 'left' && news.handover?.sends) handover.put(news.handover.sends);
-    nextLeaseTickAt = 0;
-    if (ticking) return; // the tick under way schedules the next one at once
-    if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
-    scheduleLeaseTick();
+    ticks.now();
   }
-
-  function scheduleLeaseTick(): void {
-    if (!o.run.running || !ownership) return;
-    // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
-    leaseHandle = systemClock.setTimer(
-      () => {
-        nextLeaseTickAt = wallNow() + tickMs;
-        ticking = true;
-        leasing = leaseTick()
-          .catch((error: unknown) =>
-            logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
-          )
-          .finally(() => {
-            ticking = false;
-            scheduleLeaseTick();
-          });
-      },
-      Math.max(0, Math.min(tickMs, nextLeaseTickAt - wallNow())),
-    );
-  }
+  const watch = goneWatch(o, ticks.now);
 
   async function listen(): Promise<void> {
     if (!o.run.running || !store.listen) return;
@@ -126,24 +105,22 @@ export function coordination(o: CoordinationOptions): Coordination {
     ownership,
     partitions: () => (ownership ? ownership.role.partitions : 'all'),
     leads: () => !ownership || ownership.role.dispatcher,
-    soon() {
-      nextLeaseTickAt = 0;
-    },
+    soon: () => ticks.soon(),
     async join() {
       if (!ownership) return;
       // Listening first: the partitions the others release for this process are heard of at once.
       await listen().catch(() => {});
-      await leaseTick();
+      await ticks.first();
       o.runner().setPartitions(ownership.role.partitions);
     },
     begin() {
-      scheduleLeaseTick();
+      ticks.schedule();
+      watch.start();
       if (!listener) void listen().catch(() => {});
     },
     async halt() {
-      if (leaseHandle !== undefined) systemClock.clearTimer(leaseHandle);
-      leaseHandle = undefined;
-      await leasing; // a tick under way must not take leases or the dispatcher role back after we leave
+      watch.stop();
+      await ticks.halt(); // a tick under way must not take leases or the dispatcher role back after we leave
     },
     async leave(was) {
       if (ownership && was) await giveLeasesBack(o, ownership);
@@ -151,7 +128,108 @@ export function coordination(o: CoordinationOptions): Coordination {
       listener = undefined;
       await client?.close().catch(() => {});
     },
-    fresh: () => !ownership || (ownership.role.lastTickAt > 0 && wallNow() - nextLeaseTickAt < 3 * tickMs),
+    fresh: () => !ownership || (ownership.role.lastTickAt > 0 && ticks.recent()),
+  };
+}
+
+/**
+ * The lease ticks: ONE chain of them (a tick heard during `join` and the one `begin` arms must not run side
+ * by side, or `halt` would stop one of them and the other would tick after `leave`, heartbeating the process
+ * back among the members for a lease time, with partitions nobody takes), none after `halt`.
+ */
+function tickChain(o: CoordinationOptions, tickMs: number, tick: (() => Promise<void>) | undefined) {
+  let handle: TimerHandle | undefined;
+  let leasing: Promise<void> | undefined; // the lease tick under way
+  let nextAt = 0;
+  let ticking = false;
+  const clear = () => {
+    if (handle !== undefined) systemClock.clearTimer(handle);
+    handle = undefined;
+  };
+  function schedule(): void {
+    clear();
+    if (!o.run.running || !tick) return;
+    // Leases live in the database's time: renewed on the wall clock whatever clock drives the flows.
+    handle = systemClock.setTimer(
+      () => {
+        handle = undefined;
+        if (!o.run.running) return;
+        nextAt = wallNow() + tickMs;
+        ticking = true;
+        leasing = tick()
+          .catch((error: unknown) =>
+            o.logger?.error({ err: error }, 'lease renewal failed; trying again shortly'),
+          )
+          .finally(() => {
+            ticking = false;
+            schedule();
+          });
+      },
+      Math.max(0, Math.min(tickMs, nextAt - wallNow())),
+    );
+  }
+  return {
+    schedule,
+    /** Tick at once (the tick under way schedules the next one at once). */
+    now(): void {
+      nextAt = 0;
+      if (!ticking) schedule();
+    },
+    /** The next tick comes at once. */
+    soon(): void {
+      nextAt = 0;
+    },
+    /** The tick at joining; news heard meanwhile makes `schedule` tick at once, not a tick beside it. */
+    async first(): Promise<void> {
+      ticking = true;
+      try {
+        await tick?.();
+      } finally {
+        ticking = false;
+      }
+    },
+    async halt(): Promise<void> {
+      clear();
+      await leasing;
+    },
+    /** Ticks keep coming (readiness). */
+    recent: () => wallNow() - nextAt < 3 * tickMs,
+  };
+}
+
+/**
+ * Looks every GONE_WATCH_MS for a member that died moments ago (its session ended) and still holds leases:
+ * `found` then ticks at once, so a SIGKILLed process's partitions and dispatcher role move within a fraction
+ * of a second instead of a lease time.
+ */
+function goneWatch(o: CoordinationOptions, found: () => void): { start(): void; stop(): void } {
+  const leases = o.store.leases;
+  let handle: TimerHandle | undefined;
+  const arm = (): void => {
+    if (!o.run.running || !leases?.goneHolding) return;
+    handle = systemClock.setTimer(() => {
+      handle = undefined;
+      if (!o.run.running) return;
+      void leases.goneHolding!(o.member)
+        .then(
+          (gone) => {
+            if (gone && o.run.running) found();
+          },
+          () => {},
+        )
+        .finally(() => {
+          if (handle === undefined) arm();
+        });
+    }, GONE_WATCH_MS);
+  };
+  return {
+    start() {
+      if (handle === undefined) arm();
+    },
+    stop() {
+      if (handle !== undefined) systemClock.clearTimer(handle);
+      handle = undefined;
+    },
   };
 }
 

@@ -4,7 +4,10 @@
  * left the answers 16 of the 28 starts, and after a failover the backlog drained at a few a second (reply
  * p50 17 s by polling against 1 to 2 s by webhook in the dispatcher-kills e2e). While answers pile up in the
  * scheduler (`POLL_BACKLOG` calls waiting or more), a poll starts at most every `spacingMs` (it then fetches
- * everything that arrived meanwhile, up to its limit); otherwise it starts at once, as before.
+ * everything that arrived meanwhile, up to its limit); with a second of sends or more waiting
+ * (`POLL_LONG_BACKLOG`), at most once a second: 27 of the dispatcher's 28 starts go to the answers (four polls
+ * a second left 24, and a backlog drained at 20 a second, issue 36), and the answers a poll brings would
+ * wait behind that second of sends anyway. With nothing waiting a poll starts at once, as before.
  */
 import type { BotApi } from '../client/client.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
@@ -12,17 +15,29 @@ import { wallNow } from '../store/ports/wall-time.ts';
 export const POLL_SPACING_MS = 250;
 /** Calls waiting in the scheduler from which the budget counts as short (a steady load keeps fewer). */
 export const POLL_BACKLOG = 10;
+/** Calls waiting from which a poll starts at most every `POLL_LONG_SPACING_MS`: a second of sends. */
+export const POLL_LONG_BACKLOG = 28;
+export const POLL_LONG_SPACING_MS = 1000;
 
 type PollApi = Pick<BotApi, 'getUpdates' | 'getSubscriptions'>;
 
-/** `api` whose `getUpdates` waits for its turn while `backlog()` says answers are waiting. */
-export function spacedPolls(api: PollApi, backlog: () => boolean, spacingMs = POLL_SPACING_MS): PollApi {
+/** `api` whose `getUpdates` waits for its turn while `queued()` (calls waiting in the scheduler) says answers wait. */
+export function spacedPolls(
+  api: PollApi,
+  queued: () => number,
+  spacingMs = POLL_SPACING_MS,
+  longSpacingMs = POLL_LONG_SPACING_MS,
+): PollApi {
   let lastStart = Number.NEGATIVE_INFINITY;
+  const spacing = () => {
+    const waiting = queued();
+    return waiting >= POLL_LONG_BACKLOG ? longSpacingMs : waiting >= POLL_BACKLOG ? spacingMs : 0;
+  };
   return {
     getSubscriptions: (options) => api.getSubscriptions(options),
     async getUpdates(args, options) {
-      const wait = lastStart + spacingMs - wallNow();
-      if (wait > 0 && backlog()) {
+      const wait = lastStart + spacing() - wallNow();
+      if (wait > 0) {
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);

@@ -19,6 +19,8 @@ interface Sample {
   pids: Set<number>;
   dispatcherPid: number | undefined;
   backlog: number;
+  /** Leases not held at this sample, with their last owner's pid (null: freed) and expiry (database ms). */
+  missing: { name: string; pid: number | null; expiresAt: number }[];
 }
 
 export interface Monitor {
@@ -41,20 +43,34 @@ export function startMonitor(admin: pg.Client): Monitor {
     while (on) {
       const started = Date.now();
       try {
-        const { rows } = await admin.query<{ name: string; pid: string | null; backlog: string }>(
-          "SELECT l.name, m.info::json->>'pid' AS pid, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) AS backlog " +
-            'FROM leases l JOIN members m ON m.id = l.owner WHERE l.expires_at > botflow_now_ms() ' +
-            "UNION ALL SELECT '', NULL, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))",
+        const { rows } = await admin.query<{
+          name: string;
+          pid: string | null;
+          live: boolean;
+          expires: string;
+          backlog: string;
+        }>(
+          "SELECT l.name, m.info::json->>'pid' AS pid, l.expires_at > botflow_now_ms() AS live, l.expires_at AS expires, " +
+            "(SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) AS backlog " +
+            'FROM leases l LEFT JOIN members m ON m.id = l.owner ' +
+            "UNION ALL SELECT '', NULL, false, 0, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))",
         );
-        const held = rows.filter((r) => r.name !== '');
+        const leases = rows.filter((r) => r.name !== '');
+        const held = leases.filter((r) => r.live && r.pid !== null);
+        const dispatcher = held.find((r) => r.name === 'dispatcher');
         samples.push({
           at: started,
           held: held.length,
           pids: new Set(held.map((r) => Number(r.pid))),
-          dispatcherPid: held.find((r) => r.name === 'dispatcher')?.pid
-            ? Number(held.find((r) => r.name === 'dispatcher')!.pid)
-            : undefined,
+          dispatcherPid: dispatcher ? Number(dispatcher.pid) : undefined,
           backlog: Number(rows.at(-1)!.backlog),
+          missing: leases
+            .filter((r) => !(r.live && r.pid !== null))
+            .map((r) => ({
+              name: r.name,
+              pid: r.pid === null ? null : Number(r.pid),
+              expiresAt: Number(r.expires),
+            })),
         });
       } catch {
         // the database is busy: the next sample
@@ -109,9 +125,14 @@ export function takeovers(
   const graceful = log.terms.map((t) => {
     const freed = after(t.at, (s) => !s.pids.has(t.pid));
     const taken = freed && after(freed.at, (s) => s.held === ALL_LEASES);
+    // A slow takeover: which leases were still not held half a second after the leases were freed, and whose.
+    const late = freed && after(freed.at + 500, () => true);
     return {
       stopToFreedMs: freed ? freed.at - t.at : null,
       takeoverMs: taken && freed ? taken.at - freed.at : null,
+      ...(late && late.held < ALL_LEASES && (!taken || taken.at > late.at)
+        ? { notHeldAfter500ms: summarise(late.missing, t.pid) }
+        : {}),
     };
   });
   const worst = (values: (number | null)[]) =>
@@ -123,4 +144,14 @@ export function takeovers(
     graceful,
     gracefulMaxMs: worst(graceful.map((g) => g.takeoverMs)),
   };
+}
+
+/** Leases not held, in short: how many, which (first few), and whose they were (the stopping pid is "stopped"). */
+function summarise(missing: Sample['missing'], stopped: number) {
+  const owners: Record<string, number> = {};
+  for (const m of missing) {
+    const who = m.pid === null ? 'free' : m.pid === stopped ? 'stopped' : `pid ${m.pid}`;
+    owners[who] = (owners[who] ?? 0) + 1;
+  }
+  return { n: missing.length, names: missing.slice(0, 4).map((m) => m.name), owners };
 }

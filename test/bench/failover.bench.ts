@@ -26,6 +26,7 @@ import {
   startMember,
 } from '../support/cluster-processes.ts';
 import { freshDatabase } from '../support/postgres.ts';
+import { backlogMix, faultGaps } from './failover-gaps.ts';
 import { book, probe, type Reply, type Running, repliesOf, signUp, spread } from './failover-people.ts';
 import { type Monitor, startMonitor, takeovers } from './failover-watch.ts';
 
@@ -96,7 +97,13 @@ async function scenario(mode: 'webhook' | 'polling', seed: number) {
   const all: BotflowProcess[] = [];
   const processes: BotflowProcess[] = [];
   const start = (i: number) => {
-    processes[i] = startMember(i, { dir, sandbox, databaseUrl: db.url, intake });
+    processes[i] = startMember(i, {
+      dir,
+      sandbox,
+      databaseUrl: db.url,
+      intake,
+      ...(process.env.BOTFLOW_BENCH_LOGS ? { logLevel: 'info' } : {}),
+    });
     all.push(processes[i]);
     return processes[i].waitFor(/botflow is running as/, 90_000);
   };
@@ -285,6 +292,9 @@ async function analyse(o: {
     (k, i) => readBacks.filter((t) => t >= k.at && t < faultsAt[i + 1]!).length,
   );
   const output = o.all.map((p) => p.stdout() + p.stderr()).join('\n');
+  // BOTFLOW_BENCH_LOGS=dir keeps every process's output there (pid.log), to read what happened around a figure.
+  const keep = process.env.BOTFLOW_BENCH_LOGS;
+  if (keep) for (const p of o.all) writeFileSync(join(keep, `${p.child.pid}.log`), p.stdout() + p.stderr());
   return {
     replies: replies.length,
     latency: {
@@ -298,6 +308,8 @@ async function analyse(o: {
     readBacksPerKill,
     readBacksDuringRoll: readBacks.filter((t) => t >= log.rollAt && t < log.rollEndAt).length,
     backlogSendRate: o.monitor.backlogRate(requests),
+    backlogMix: backlogMix(o.monitor, requests),
+    faultGaps: faultGaps(requests, log),
     http429: platform.http429.length,
     busiestSecond: platform.busiestSecond,
     busiestChatSecond: platform.busiestChatSecond,
@@ -343,6 +355,8 @@ for (const mode of MODES) {
     `  read-backs ${result.readBacks} (per kill ${result.readBacksPerKill.join(' ')}), 429s ${result.http429}`,
   );
   console.log(`  backlog send rate ${JSON.stringify(result.backlogSendRate)}`);
+  console.log(`  backlog requests/s by op ${JSON.stringify(result.backlogMix)}`);
+  console.log(`  after each fault ${JSON.stringify(result.faultGaps)}`);
   console.log(
     `  unanswered ${result.unanswered}, failed ${result.failed}, duplicated ${result.duplicated}, out of order ${result.outOfOrder}, ` +
       `mixed versions ${result.mixedVersions} (${result.onVersion2} on the new version), leases lapsed while alive ${result.leasesLapsedWhileAlive}, ` +

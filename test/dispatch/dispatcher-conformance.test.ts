@@ -427,6 +427,11 @@ describe.each([sqlite, postgres])('the dispatcher over $name', (backend) => {
     await store.become('b');
     const second = dispatcher('b');
     second.start();
+    // Issue 36: a's request may still be on its way (a died moments ago): no read-back before it arrived.
+    await eventually('the call claimed again', async () => (await store.row(inFlight!)).attempts === 2);
+    await turns();
+    expect(platform.calls.filter((c) => c.op === 'getMessages')).toEqual([]);
+    clock.advance(1_000);
     await eventually('the resend settled', () => outcomes.length === 2);
     // Read back first; the delivered copy (m2) is taken, the earlier call's identical m1 is not.
     expect(platform.calls.slice(-1)).toEqual([{ op: 'getMessages', chatId: 1, text: undefined }]);

@@ -67,7 +67,9 @@ describe.skipIf(!up)('a clean stop hands over without waiting for a tick', () =>
       'b holding its share (a released it on hearing b join)',
       () => {
         const held = b.engine.role().partitions.length;
-        return held > 0 && held + a.engine.role().partitions.length === PARTITIONS && held;
+        // onRole comes after the tick's timers work: wait for it too, it is read below.
+        const told = roles.get('b')!.some((r) => r.role.partitions.length === held);
+        return held > 0 && told && held + a.engine.role().partitions.length === PARTITIONS && held;
       },
       20_000,
     );

@@ -1,7 +1,12 @@
 // The long poll's share of the request budget: while answers wait, a poll starts at most every spacingMs;
 // with nothing waiting it starts at once.
-import { describe, expect, it } from 'vitest';
-import { spacedPolls } from '../../src/runtime/poll-spacing.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  POLL_BACKLOG,
+  POLL_LONG_BACKLOG,
+  POLL_LONG_SPACING_MS,
+  spacedPolls,
+} from '../../src/runtime/poll-spacing.ts';
 
 function fakeApi() {
   const starts: number[] = [];
@@ -21,7 +26,7 @@ describe('spacedPolls', () => {
   it('spaces polls while answers wait, and not otherwise', async () => {
     const { api, starts } = fakeApi();
     let backlog = true;
-    const spaced = spacedPolls(api, () => backlog, 100);
+    const spaced = spacedPolls(api, () => (backlog ? POLL_BACKLOG : 0), 100);
     for (let i = 0; i < 3; i++) await spaced.getUpdates({});
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(95);
     expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(95);
@@ -33,11 +38,40 @@ describe('spacedPolls', () => {
 
   it('gives up its wait when the poll is aborted', async () => {
     const { api } = fakeApi();
-    const spaced = spacedPolls(api, () => true, 10_000);
+    const spaced = spacedPolls(api, () => POLL_BACKLOG, 10_000);
     await spaced.getUpdates({});
     const stop = new AbortController();
     const waiting = spaced.getUpdates({}, { signal: stop.signal });
     stop.abort();
     await expect(waiting).rejects.toBeDefined();
+  });
+});
+
+describe('the default spacing', () => {
+  it('with a second of sends waiting, leaves all but one start a second to the answers (issue 36)', async () => {
+    vi.useFakeTimers();
+    try {
+      const { api, starts } = fakeApi();
+      let waiting = POLL_LONG_BACKLOG;
+      const spaced = spacedPolls(api, () => waiting);
+      let on = true;
+      const polls = (async () => {
+        while (on) await spaced.getUpdates({});
+      })();
+      await vi.advanceTimersByTimeAsync(4500);
+      // One at once, then one a second: 5 in the first 4.5 s (four a second would have been 19).
+      expect(starts.filter((t) => t - starts[0]! < 4500)).toHaveLength(5);
+      // A short queue: every 250 ms (a person's message is fetched sooner than the queue drains).
+      waiting = POLL_BACKLOG;
+      await vi.advanceTimersByTimeAsync(POLL_LONG_SPACING_MS);
+      const before = starts.length;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(starts.length - before).toBe(4);
+      on = false;
+      await vi.advanceTimersByTimeAsync(POLL_LONG_SPACING_MS);
+      await polls;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -62,6 +62,7 @@ export class Ownership {
   readonly #leaseMs: number;
   readonly #dispatcher: boolean;
   readonly #info: Record<string, unknown>;
+  readonly #session: (() => number | undefined) | undefined;
   readonly #logger: Logger | undefined;
   #role: Role;
 
@@ -72,6 +73,11 @@ export class Ownership {
     dispatcher?: boolean;
     leaseMs?: number;
     info?: Record<string, unknown>;
+    /**
+     * The database session that ends when this process dies (PostgreSQL: the listening connection's server
+     * process), told with every heartbeat: the others take its leases as soon as it is gone.
+     */
+    session?: () => number | undefined;
     logger?: Logger | undefined;
   }) {
     this.#leases = options.leases;
@@ -79,6 +85,7 @@ export class Ownership {
     this.#leaseMs = options.leaseMs ?? 3000;
     this.#dispatcher = options.dispatcher ?? true;
     this.#info = options.info ?? {};
+    this.#session = options.session;
     this.#logger = options.logger;
     this.#role = {
       member: this.#member,
@@ -99,12 +106,16 @@ export class Ownership {
    * the dispatcher lease. Returns the new role and which partitions were gained.
    */
   async tick(): Promise<{ role: Role; gained: number[]; lost: number[]; fromDead: boolean }> {
+    const session = this.#session?.();
     const now = await this.#leases.heartbeat(this.#member, this.#leaseMs, {
       ...this.#info,
       partitions: this.#role.partitions.length,
       dispatcher: this.#role.dispatcher,
+      ...(session !== undefined ? { session } : {}),
     });
-    const members = (await this.#leases.liveMembers()).map((m) => m.id);
+    const live = await this.#leases.liveMembers();
+    // A member whose session is gone died moments ago: its share moves now; it counts as alive moments ago.
+    const members = live.filter((m) => !m.gone || m.id === this.#member).map((m) => m.id);
     if (!members.includes(this.#member)) members.push(this.#member);
     const want = new Set(partitionsFor(this.#member, members));
     const giveUp = this.#role.partitions.filter((p) => !want.has(p));
@@ -152,12 +163,14 @@ export class Ownership {
         },
         'leases lapsed while this process was alive (it could not renew them in time)',
       );
+    // Dead for seconds (its heartbeat lapsed): none of its calls counts any more. One whose session just
+    // ended may have sent this second: the new dispatcher pauses.
     const fromDead =
       role.dispatcher &&
       !this.#role.dispatcher &&
       !!previous &&
       previous !== this.#member &&
-      !members.includes(previous);
+      !live.some((m) => m.id === previous);
     this.#role = role;
     return { role, gained, lost, fromDead };
   }

@@ -117,11 +117,15 @@ export interface EngineStore<Sync extends boolean = boolean> {
   readonly campaigns: CampaignPort;
   /** Leases, when several processes may share the database. */
   readonly leases?: LeasePort;
-  /** Hears other processes' commits (new inbox rows, new outbox rows) and their lease news. */
+  /**
+   * Hears other processes' commits (new inbox rows, new outbox rows) and their lease news. `session`, when
+   * given, names the listening connection on the database's side: it ends when this process dies, which the
+   * others see at once (`LeasePort`: a member whose session is gone is dead, whatever its heartbeat says).
+   */
   listen?(
     hear: { inbox(): void; outbox(): void; leases?(news: LeaseNews): void },
     lost: () => void,
-  ): Promise<{ close(): Promise<void> } | undefined>;
+  ): Promise<{ close(): Promise<void>; session?: number } | undefined>;
   /** Tells the dispatcher (in another process) that calls were committed. */
   announceOutbox?(): Promise<void>;
 }

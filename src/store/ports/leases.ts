@@ -8,6 +8,8 @@ export interface Member {
   id: string;
   startedAt: number;
   info: Record<string, unknown>;
+  /** Its heartbeat holds but it is known dead (PostgreSQL: its listening session ended): treat it as gone. */
+  gone?: boolean;
 }
 
 /** One call the dispatcher made in its last second: how long before the handover it was answered, its chat. */
@@ -36,8 +38,10 @@ export interface LeaseNews {
 export interface LeasePort {
   /** Records that `member` is alive for `ttlMs` more; returns the database's now. */
   heartbeat(member: string, ttlMs: number, info: Record<string, unknown>): Promise<number>;
-  /** Live members, oldest first. */
+  /** Live members, oldest first (those known dead before their heartbeat lapsed marked `gone`). */
   liveMembers(): Promise<Member[]>;
+  /** Whether a member other than `asking` known dead (`gone`) still holds a lease: tick now to take it. */
+  goneHolding?(asking: string): Promise<boolean>;
   /** Takes or renews the leases of `names` that are free or already `owner`'s; returns those held. */
   acquire(owner: string, names: readonly string[], ttlMs: number): Promise<string[]>;
   /** Who holds the lease `name` now, expired or not (null: free). */

@@ -160,13 +160,17 @@ export async function pgAppliedMigrations(pool: pg.Pool): Promise<{ name: string
   return rows;
 }
 
-/** A connection of its own that hears `channels` (LISTEN); `onEnd` when it drops. Undefined: could not connect. */
+/**
+ * A connection of its own that hears `channels` (LISTEN); `onEnd` when it drops. Undefined: could not connect.
+ * `session` is its server process id: it lives exactly as long as the connection, so the others can tell
+ * that this process died (its socket closed) without waiting for its leases to lapse (leases.ts).
+ */
 export async function pgListen(
   database: PostgresDatabase,
   channels: readonly string[],
   onNotify: (channel: string, payload?: string) => void,
   onEnd: () => void,
-): Promise<{ close(): Promise<void> } | undefined> {
+): Promise<{ close(): Promise<void>; session: number } | undefined> {
   const connectionString = (database.pool.options as { connectionString?: string }).connectionString;
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
@@ -175,7 +179,8 @@ export async function pgListen(
   try {
     await client.connect();
     await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
-    return { close: () => client.end() };
+    const { rows } = await client.query<{ session: number }>('SELECT pg_backend_pid() AS session');
+    return { close: () => client.end(), session: rows[0]!.session };
   } catch {
     await client.end().catch(() => {});
     return undefined;

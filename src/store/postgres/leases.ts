@@ -8,11 +8,23 @@ import type pg from 'pg';
 import type { LeaseHandover, LeaseNews } from '../ports/leases.ts';
 import { LEASES_CHANNEL, leaseNewsPayload } from './lease-notify.ts';
 
+/**
+ * The member `m` is dead although its heartbeat still holds: the listening connection it named (`session`
+ * in its info: pg_listen's server process id) is gone. A SIGKILLed process's sockets close with it, so its
+ * partitions and the dispatcher role move within a tick instead of after a lease time. A member that
+ * names no session (it could not listen) is judged by its heartbeat alone.
+ */
+export const SESSION_GONE =
+  "(m.info::json->>'session') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a " +
+  "WHERE a.pid = (m.info::json->>'session')::int)";
+
 /** A live process of the bot. */
 export interface Member {
   id: string;
   startedAt: number;
   info: Record<string, unknown>;
+  /** Its heartbeat holds but its session is gone: it died moments ago (SIGKILL). */
+  gone?: boolean;
 }
 
 /** A lease as stored. */
@@ -41,14 +53,32 @@ export class PgLeases {
     return rows[0]!.now;
   }
 
-  /** Live members, oldest first; members dead for a minute are deleted on the way. */
+  /**
+   * Members whose heartbeat holds, oldest first (`gone`: its session ended, so it is dead all the same);
+   * members dead for a minute are deleted on the way.
+   */
   async liveMembers(): Promise<Member[]> {
     await this.pool.query('DELETE FROM members WHERE expires_at < botflow_now_ms() - 60000');
-    const { rows } = await this.pool.query<{ id: string; startedAt: number; info: string }>(
-      'SELECT id, started_at AS "startedAt", info FROM members WHERE expires_at > botflow_now_ms() ' +
-        'ORDER BY started_at, id',
+    const { rows } = await this.pool.query<{ id: string; startedAt: number; info: string; gone: boolean }>(
+      `SELECT id, started_at AS "startedAt", info, ${SESSION_GONE} AS gone FROM members m ` +
+        'WHERE expires_at > botflow_now_ms() ORDER BY started_at, id',
     );
-    return rows.map((row) => ({ id: row.id, startedAt: row.startedAt, info: JSON.parse(row.info) }));
+    return rows.map((row) => ({
+      id: row.id,
+      startedAt: row.startedAt,
+      info: JSON.parse(row.info),
+      ...(row.gone ? { gone: true } : {}),
+    }));
+  }
+
+  /** Whether a member other than `asking` whose session is gone still holds a lease: tick now. */
+  async goneHolding(asking: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ found: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM leases l JOIN members m ON m.id = l.owner ' +
+        `WHERE l.owner <> $1 AND l.expires_at > botflow_now_ms() AND ${SESSION_GONE}) AS found`,
+      [asking],
+    );
+    return rows[0]?.found ?? false;
   }
 
   /** Ends `member` at once (a clean stop): its leases are free for the others now. */
@@ -64,7 +94,7 @@ export class PgLeases {
 
   /**
    * Takes or renews the leases `names` for `ttlMs`: renewed where `owner` holds them, taken where they are
-   * free or expired. Returns the names held after the call.
+   * free, expired or held by a member whose session is gone. Returns the names held after the call.
    */
   async acquire(owner: string, names: readonly string[], ttlMs: number): Promise<string[]> {
     if (names.length === 0) return [];
@@ -75,7 +105,7 @@ export class PgLeases {
     const { rows } = await this.pool.query<{ name: string }>(
       'UPDATE leases SET epoch = CASE WHEN owner IS DISTINCT FROM $2 THEN epoch + 1 ELSE epoch END, owner = $2, ' +
         'expires_at = botflow_now_ms() + $3 WHERE name = ANY ($1::text[]) AND (owner = $2 OR owner IS NULL OR ' +
-        'expires_at <= botflow_now_ms()) RETURNING name',
+        `expires_at <= botflow_now_ms() OR owner IN (SELECT id FROM members m WHERE ${SESSION_GONE})) RETURNING name`,
       [names, owner, ttlMs],
     );
     return rows.map((row) => row.name);

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { systemClock } from '../ports/clock.ts';
 import { claimOrder, type OutboxFinish, type OutboxPort, type OutboxRow } from '../ports/outbox.ts';
+import { SESSION_GONE } from './leases.ts';
 
 const COLUMNS =
   'o.id, o.conversation_key AS "conversationKey", o.revision, o.seq, o.order_key AS "orderKey", ' +
@@ -32,7 +33,7 @@ export class PgOutbox implements OutboxPort {
   /**
    * Marks in flight (attempt counted; the send time is set by `markSent`, when the call goes out) the head row of up to `limit` order keys
    * not in `busy`, oldest first, if `owner` holds the dispatcher lease. Heads left `sending` by a
-   * dispatcher that died (no live member of that id) are claimed again (their attempts say so); those of
+   * dispatcher that died (no live member of that id, or one whose session is gone) are claimed again (their attempts say so); those of
    * a live process that lost the lease stay with it until it settles them. Returns the claimed rows.
    */
   async claimHeads(
@@ -51,7 +52,7 @@ export class PgOutbox implements OutboxPort {
         "UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, " +
         "claimed_by = $1 FROM heads WHERE o.id = heads.id AND (o.status = 'pending' OR (o.status = 'sending' AND " +
         'NOT EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.id <> $1 ' +
-        'AND m.expires_at > botflow_now_ms()))) ' +
+        `AND m.expires_at > botflow_now_ms() AND NOT (${SESSION_GONE})))) ` +
         "AND EXISTS (SELECT 1 FROM leases WHERE name = 'dispatcher' AND owner = $1 AND expires_at > botflow_now_ms()) " +
         `RETURNING ${COLUMNS}`,
       [owner, busy, limit, order],
@@ -66,7 +67,8 @@ export class PgOutbox implements OutboxPort {
   async othersSending(owner: string): Promise<number> {
     const { rows } = await this.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM outbox o WHERE o.status = 'sending' AND o.claimed_by <> $1 " +
-        'AND EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.expires_at > botflow_now_ms())',
+        'AND EXISTS (SELECT 1 FROM members m WHERE m.id = o.claimed_by AND m.expires_at > botflow_now_ms() ' +
+        `AND NOT (${SESSION_GONE}))`,
       [owner],
     );
     return rows[0]?.n ?? 0;

@@ -15,6 +15,7 @@ import {
   type TaskRow,
 } from '../ports/tasks.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
+import { SESSION_GONE } from './leases.ts';
 import { inTransaction } from './transaction.ts';
 
 /** The pool or one of its clients (inside a transaction). */
@@ -26,9 +27,10 @@ const COLUMNS =
   'run_after AS "runAfter", result, error, created_at AS "createdAt", started_at AS "startedAt", ' +
   'finished_at AS "finishedAt"';
 
-/** A live member other than `$1` claimed it. */
+/** A live member other than `$1` claimed it (one whose session is gone is dead: leases.ts). */
 const CLAIMED_BY_OTHER_LIVE =
-  'EXISTS (SELECT 1 FROM members m WHERE m.id = t.claimed_by AND m.id <> $1 AND m.expires_at > botflow_now_ms())';
+  'EXISTS (SELECT 1 FROM members m WHERE m.id = t.claimed_by AND m.id <> $1 AND m.expires_at > botflow_now_ms() ' +
+  `AND NOT (${SESSION_GONE}))`;
 
 /** `partition = ANY ($n)`, or nothing for every partition. */
 const inPartitions = (partitions: Partitions, n: number) =>
