@@ -4,7 +4,9 @@
  * clock, the grace rule, tasks and their retries, the funnel's step log, prune, crash recovery, pinned flow
  * versions and drain(). Where a behaviour cannot be the same, the test says why in one line.
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { IN_DOUBT_SETTLE_MS } from '../../src/dispatch/dispatcher.ts';
 import { type Conformance, openConformance, type StoreKind, T0 } from '../support/engine-conformance.ts';
 import { eventually } from '../support/eventually.ts';
 import { postgresAvailable } from '../support/postgres.ts';
@@ -218,6 +220,8 @@ describe.each(kinds)('the engine over %s', (kind) => {
     await c.deliver(botStarted(1, c.clock.now()));
     await eventually('the prompt in flight', async () => (await c.outbox()).at(0)?.status === 'sending');
     await c.restart();
+    // A call in doubt is read back once a request its dispatcher made can no longer be on its way.
+    await c.advance(IN_DOUBT_SETTLE_MS);
     await c.settle();
     expect(c.platform.seen(1001)).toEqual(['What is your name?']); // found by the read-back, not sent twice
     expect((await c.outbox()).map((r) => [r.status, r.attempts])).toEqual([['done', 2]]);
@@ -231,6 +235,7 @@ describe.each(kinds)('the engine over %s', (kind) => {
     await c.deliver(botStarted(1, c.clock.now()));
     await eventually('the prompt in flight', async () => (await c.outbox()).at(0)?.status === 'sending');
     await c.vanish();
+    await c.advance(IN_DOUBT_SETTLE_MS);
     await c.settle();
     expect(c.platform.seen(1001)).toEqual(['What is your name?']);
     expect((await c.outbox()).map((r) => [r.status, r.attempts])).toEqual([['done', 2]]);
