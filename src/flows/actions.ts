@@ -7,7 +7,6 @@ import { eventParts, withEventPayload } from './event-steps.ts';
 import { guardsFor } from './guards.ts';
 import { intentParts } from './intents.ts';
 import type { KindOf, KindParts } from './kinds/contract.ts';
-import { kindParts as customKindParts } from './kinds/custom-actions.ts';
 import {
   type Args,
   COMMANDS_ENTRY,
@@ -196,8 +195,6 @@ export function actionsFor(
   const designer = designerParts({ entry, say, send, root, globals });
   const outside = eventParts(entry);
   const kinds = kindParts(k, steps);
-  // k-custom: a project's own kinds of step (defineStepKind) call their pure handlers through these.
-  const custom = customKindParts({ entry, localeOf, say, effect, send, usesEdit });
   const actions = {
     [EFFECT_ACTION]: () => {},
     [ENTERED_ACTION]: () => {},
@@ -207,7 +204,6 @@ export function actionsFor(
     ...intents.actions,
     ...outside.actions,
     ...kinds.actions,
-    ...custom.actions,
     ...movingActions(k),
     ...wayOutActions(k),
     ...failureActions(k),
@@ -227,7 +223,6 @@ export function actionsFor(
       ...intents.guards,
       ...outside.guards,
       ...kinds.guards,
-      ...custom.guards,
       failedAt: ({ event }: { event: FlowEvent }, p: P) =>
         failed(event) && (event as { step?: string }).step === p.step,
       failedHere: ({ event }: { event: FlowEvent }) => failed(event),

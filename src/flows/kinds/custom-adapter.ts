@@ -14,8 +14,9 @@ import { act, guard, type StepState } from '../state-parts.ts';
 import { TagCall } from '../tags.ts';
 import { typeOfZod } from '../var-types.ts';
 import type { Walker } from '../walker.ts';
-import type { StepFields, StepKind, StepReads } from './contract.ts';
+import type { RunKit, StepFields, StepKind, StepReads } from './contract.ts';
 import { isProjectStepKind, type ProjectStepKind, type StepKindSpec } from './custom.ts';
+import { kindParts } from './custom-actions.ts';
 import { attachedKind } from './custom-attach.ts';
 import { common } from './fields.ts';
 
@@ -133,6 +134,8 @@ function adapt(spec: StepKindSpec): AdaptedKind {
     walk: walk as StepKind['walk'],
     graph: graph as StepKind['graph'],
     state: state as StepKind['state'],
+    // Its named actions and guards (kindShow, kindGo, kindGoes…), as a built-in kind adds its own.
+    parts: (k: RunKit) => kindParts(k),
     spec,
   };
 }
