@@ -2,7 +2,7 @@
  * `npm start` with no configuration: the sandbox, the engine with the example flows and the web chat in one
  * process, reachable at the address it prints.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ import { eventually } from '../support/eventually.ts';
 import { runBotflow } from './child.ts';
 
 const FLOWS = fileURLToPath(new URL('../../flows', import.meta.url));
+/** The example flows the repository ships (each file one flow). */
+const EXAMPLES = readdirSync(FLOWS).filter((f) => f.endsWith('.flow.yaml')).length;
 let dir: string;
 
 beforeAll(() => {
@@ -28,7 +30,7 @@ describe('botflow run without a token', () => {
     const run = runBotflow(['run', '--port', '0'], { cwd: dir, env: { BOTFLOW_FLOWS_DIR: FLOWS } });
     try {
       const [, address] = await run.waitFor(
-        /open (http:\/\/127\.0\.0\.1:\d+\/) to chat with your flows \(6 loaded/,
+        new RegExp(`open (http://127\\.0\\.0\\.1:\\d+/) to chat with your flows \\(${EXAMPLES} loaded`),
       );
       const page = await fetch(address!);
       expect(page.status).toBe(200);
