@@ -5,11 +5,11 @@
  */
 import type pg from 'pg';
 import { partitionOf } from '../ports/partitions.ts';
-import type { InboxHistoryRow, SessionSummary, TimerRow } from '../ports/rows.ts';
+import type { InboxHistoryRow, SessionRow, SessionSummary, TimerRow } from '../ports/rows.ts';
 import type { ConversationRows, PlacedSession, SupportPort } from '../ports/support.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
 import { PgOutbox } from './outbox.ts';
-import { pgPlanSources, pgSession, pgStepLog } from './sessions.ts';
+import { pgPlanSources, pgStepLog, SESSION_COLUMNS } from './sessions.ts';
 import { inTransaction } from './transaction.ts';
 
 const SUMMARY_COLUMNS =
@@ -82,29 +82,38 @@ async function listSessions(pool: pg.Pool, query: Parameters<SupportPort<false>[
   return rows;
 }
 
-/** A conversation's session, its armed timers, and its latest calls and tasks. */
+/**
+ * A conversation's session, its armed timers, and its latest calls and tasks, read in one snapshot
+ * (REPEATABLE READ, read only): a step's commit lands in all of them or in none, so the side panel never
+ * shows a step's timers beside the session from before it.
+ */
 async function conversationOf(
   pool: pg.Pool,
   key: string,
   recent: number,
 ): Promise<ConversationRows | undefined> {
-  const session = await pgSession(pool, key);
-  if (!session) return undefined;
-  const [timers, calls, tasks] = await Promise.all([
-    pool.query<TimerRow>(
+  return inTransaction(pool, async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const session = (
+      await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE conversation_key = $1`, [
+        key,
+      ])
+    ).rows[0];
+    if (!session) return undefined;
+    const timers = await client.query<TimerRow>(
       `SELECT ${TIMER_COLUMNS} FROM timers WHERE conversation_key = $1 AND status = 'armed' ORDER BY id DESC`,
       [key],
-    ),
-    pool.query(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`, [
-      key,
-      recent,
-    ]),
-    pool.query(`SELECT ${TASK_COLUMNS} FROM tasks WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`, [
-      key,
-      recent,
-    ]),
-  ]);
-  return { session, timers: timers.rows, calls: calls.rows, tasks: tasks.rows };
+    );
+    const calls = await client.query(
+      `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`,
+      [key, recent],
+    );
+    const tasks = await client.query(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE conversation_key = $1 ORDER BY id DESC LIMIT $2`,
+      [key, recent],
+    );
+    return { session, timers: timers.rows, calls: calls.rows, tasks: tasks.rows };
+  });
 }
 
 /**

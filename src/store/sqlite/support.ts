@@ -81,18 +81,21 @@ export function sqliteSupport(db: Database.Database): SupportPort<true> {
     },
   );
 
+  const readConversation = db.transaction((key: string, recent: number) => {
+    const session = sessions.get(key);
+    if (!session) return undefined;
+    return {
+      session,
+      timers: timers.forConversation(key).filter((t) => t.status === 'armed'),
+      calls: outbox.forConversation(key, recent),
+      tasks: tasks.forConversation(key, recent),
+    };
+  });
+
   return {
     listSessions: (query) => sessions.list(query),
-    conversation(key, recent) {
-      const session = sessions.get(key);
-      if (!session) return undefined;
-      return {
-        session,
-        timers: timers.forConversation(key).filter((t) => t.status === 'armed'),
-        calls: outbox.forConversation(key, recent),
-        tasks: tasks.forConversation(key, recent),
-      };
-    },
+    // One read transaction: a step committed by the writer's connection lands in all of them or in none.
+    conversation: (key, recent) => readConversation(key, recent),
     history: (key, limit, beforeId) => inbox.history(key, limit, beforeId),
     endSession: (key, reason, now) => end.immediate(key, reason, now),
     deadLetters: (limit) => outbox.failed(limit),
