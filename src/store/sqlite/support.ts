@@ -9,6 +9,26 @@ import { StepLogStore } from '../step-log.ts';
 import { TaskStore } from '../tasks.ts';
 import { TimerStore } from '../timers.ts';
 
+/**
+ * A conversation's session, armed timers, latest calls and tasks in one read transaction: a step committed
+ * by the writer's connection lands in all of them or in none.
+ */
+function conversationReader(
+  db: Database.Database,
+  s: { sessions: SessionStore; timers: TimerStore; outbox: OutboxStore; tasks: TaskStore },
+) {
+  return db.transaction((key: string, recent: number) => {
+    const session = s.sessions.get(key);
+    if (!session) return undefined;
+    return {
+      session,
+      timers: s.timers.forConversation(key).filter((t) => t.status === 'armed'),
+      calls: s.outbox.forConversation(key, recent),
+      tasks: s.tasks.forConversation(key, recent),
+    };
+  });
+}
+
 /** Support over `db` (migrations applied). */
 export function sqliteSupport(db: Database.Database): SupportPort<true> {
   const sessions = new SessionStore(db);
@@ -81,20 +101,10 @@ export function sqliteSupport(db: Database.Database): SupportPort<true> {
     },
   );
 
-  const readConversation = db.transaction((key: string, recent: number) => {
-    const session = sessions.get(key);
-    if (!session) return undefined;
-    return {
-      session,
-      timers: timers.forConversation(key).filter((t) => t.status === 'armed'),
-      calls: outbox.forConversation(key, recent),
-      tasks: tasks.forConversation(key, recent),
-    };
-  });
+  const readConversation = conversationReader(db, { sessions, timers, outbox, tasks });
 
   return {
     listSessions: (query) => sessions.list(query),
-    // One read transaction: a step committed by the writer's connection lands in all of them or in none.
     conversation: (key, recent) => readConversation(key, recent),
     history: (key, limit, beforeId) => inbox.history(key, limit, beforeId),
     endSession: (key, reason, now) => end.immediate(key, reason, now),
