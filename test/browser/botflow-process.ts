@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { addDays, wallClock } from '../../src/engine/step/wall-clock.ts';
 import { freshDatabase, postgresAvailable } from '../support/postgres.ts';
 
@@ -49,7 +49,7 @@ export async function startBotflow(
   copyExampleFlows(dir);
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(REPO, 'bin', 'botflow.js'), 'run', '--port', '0', '--log-level', 'warn'],
+    [join(REPO, 'bin', 'botflow.js'), 'run', '--port', '0', '--log-level', 'info'],
     {
       cwd: dir,
       // No BOTFLOW_* setting from the caller's shell: the defaults are what is under test.
@@ -149,6 +149,12 @@ export function usePlayground(
   beforeAll(async () => {
     state.botflow = await startBotflow(60_000, (await env?.()) ?? {});
     Object.assign(state, await openPlayground(state.botflow, timeoutMs));
+  });
+  // A failed test shows what the process logged (info level): why a message never came, not only that.
+  afterEach((context) => {
+    if (context.task.result?.state !== 'fail' || !state.botflow) return;
+    const lines = state.botflow.output().trimEnd().split('\n');
+    console.error(`botflow run's last ${Math.min(lines.length, 150)} lines:\n${lines.slice(-150).join('\n')}`);
   });
   afterAll(async () => {
     await state.browser?.close();
