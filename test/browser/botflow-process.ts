@@ -154,7 +154,9 @@ export function usePlayground(
   afterEach((context) => {
     if (context.task.result?.state !== 'fail' || !state.botflow) return;
     const lines = state.botflow.output().trimEnd().split('\n');
-    console.error(`botflow run's last ${Math.min(lines.length, 150)} lines:\n${lines.slice(-150).join('\n')}`);
+    console.error(
+      `botflow run's last ${Math.min(lines.length, 150)} lines:\n${lines.slice(-150).join('\n')}`,
+    );
   });
   afterAll(async () => {
     await state.browser?.close();
