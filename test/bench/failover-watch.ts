@@ -19,6 +19,8 @@ interface Sample {
   pids: Set<number>;
   dispatcherPid: number | undefined;
   backlog: number;
+  /** Chats with a call waiting: each takes at most 2 sends a second (the platform's limit per dialog). */
+  chats: number;
   /** Leases not held at this sample, with their last owner's pid (null: freed) and expiry (database ms). */
   missing: { name: string; pid: number | null; expiresAt: number }[];
 }
@@ -27,14 +29,25 @@ export interface Monitor {
   samples: Sample[];
   dispatcherPid(): number | undefined;
   stop(): void;
-  /** Requests per second other than polls in the seconds a backlog existed under one dispatcher. */
-  backlogRate(requests: readonly LoggedRequest[]): {
-    seconds: number;
-    mean: number;
-    p10: number;
-    min: number;
-  };
+  /**
+   * Requests per second other than polls in the seconds a backlog existed under one dispatcher; `wide`:
+   * the same over the seconds in which at least 14 chats had calls waiting, the only ones in which 28 sends
+   * a second are allowed (2 per chat and second).
+   */
+  backlogRate(requests: readonly LoggedRequest[]): BacklogRate & { wide: BacklogRate };
 }
+
+interface BacklogRate {
+  seconds: number;
+  mean: number;
+  p10: number;
+  min: number;
+  /** The median of the chats with calls waiting, over those seconds. */
+  chats: number;
+}
+
+/** Enough chats waiting for the dispatcher's 28 sends a second (2 per chat and second). */
+const WIDE = 14;
 
 export function startMonitor(admin: pg.Client): Monitor {
   const samples: Sample[] = [];
@@ -49,11 +62,12 @@ export function startMonitor(admin: pg.Client): Monitor {
           live: boolean;
           expires: string;
           backlog: string;
+          chats: string;
         }>(
           "SELECT l.name, m.info::json->>'pid' AS pid, l.expires_at > botflow_now_ms() AS live, l.expires_at AS expires, " +
-            "(SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) AS backlog " +
+            "(SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending')) AS backlog, 0 AS chats " +
             'FROM leases l LEFT JOIN members m ON m.id = l.owner ' +
-            "UNION ALL SELECT '', NULL, false, 0, (SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending'))",
+            "UNION ALL SELECT '', NULL, false, 0, count(*), count(DISTINCT chat_id) FROM outbox WHERE status IN ('pending', 'sending')",
         );
         const leases = rows.filter((r) => r.name !== '');
         const held = leases.filter((r) => r.live && r.pid !== null);
@@ -64,6 +78,7 @@ export function startMonitor(admin: pg.Client): Monitor {
           pids: new Set(held.map((r) => Number(r.pid))),
           dispatcherPid: dispatcher ? Number(dispatcher.pid) : undefined,
           backlog: Number(rows.at(-1)!.backlog),
+          chats: Number(rows.at(-1)!.chats),
           missing: leases
             .filter((r) => !(r.live && r.pid !== null))
             .map((r) => ({
@@ -85,7 +100,7 @@ export function startMonitor(admin: pg.Client): Monitor {
       on = false;
     },
     backlogRate(requests) {
-      const rates: number[] = [];
+      const all: { rate: number; chats: number }[] = [];
       const first = samples[0]?.at ?? 0;
       const last = samples.at(-1)?.at ?? 0;
       for (let s = first; s + 1000 <= last; s += 1000) {
@@ -93,20 +108,12 @@ export function startMonitor(admin: pg.Client): Monitor {
         const one = inside[0]?.dispatcherPid;
         if (inside.length < 5 || one === undefined) continue;
         if (!inside.every((x) => x.backlog >= BACKLOG && x.dispatcherPid === one)) continue;
-        rates.push(
-          requests.filter(
-            (r) => r.time >= s && r.time < s + 1000 && r.status !== 429 && r.op !== 'getUpdates',
-          ).length,
-        );
+        const rate = requests.filter(
+          (r) => r.time >= s && r.time < s + 1000 && r.status !== 429 && r.op !== 'getUpdates',
+        ).length;
+        all.push({ rate, chats: Math.min(...inside.map((x) => x.chats)) });
       }
-      rates.sort((a, b) => a - b);
-      const mean = rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : 0;
-      return {
-        seconds: rates.length,
-        mean: Number(mean.toFixed(1)),
-        p10: rates[Math.floor(rates.length * 0.1)] ?? 0,
-        min: rates[0] ?? 0,
-      };
+      return { ...summary(all), wide: summary(all.filter((x) => x.chats >= WIDE)) };
     },
   };
 }
@@ -154,4 +161,17 @@ function summarise(missing: Sample['missing'], stopped: number) {
     owners[who] = (owners[who] ?? 0) + 1;
   }
   return { n: missing.length, names: missing.slice(0, 4).map((m) => m.name), owners };
+}
+
+function summary(seconds: readonly { rate: number; chats: number }[]): BacklogRate {
+  const rates = seconds.map((x) => x.rate).sort((a, b) => a - b);
+  const chats = seconds.map((x) => x.chats).sort((a, b) => a - b);
+  const mean = rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : 0;
+  return {
+    seconds: rates.length,
+    mean: Number(mean.toFixed(1)),
+    p10: rates[Math.floor(rates.length * 0.1)] ?? 0,
+    min: rates[0] ?? 0,
+    chats: chats[Math.floor(chats.length / 2)] ?? 0,
+  };
 }

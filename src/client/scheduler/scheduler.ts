@@ -264,7 +264,7 @@ export class Scheduler {
       this.board.place(lane, now);
       return;
     }
-    entry.globalTicket = this.globalLog.start(now + this.options.arrivalBoundMs);
+    entry.globalTicket = this.globalLog.start(now + this.options.arrivalBoundMs, now);
     entry.dispatchedAt = now;
     this.gate.started(now, entry.classIndex >= BULK_CLASS);
     if (lane.chatId !== undefined) {

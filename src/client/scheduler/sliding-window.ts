@@ -6,22 +6,26 @@
  */
 
 /**
- * The log for one scope with a fixed limit (the global scope): a ring of the last `limit` starts in
- * dispatch order. The platform counts a request when it ARRIVES, which is somewhere between dispatch
- * and the answer (connection queues can delay it by hundreds of ms). So each slot holds, while the
- * call is in flight, a provisional bound (dispatch + the longest plausible arrival delay), and is
- * lowered to the answer time when the answer comes. Request n may start once every request up to
- * n - limit is known to have arrived at least one window ago: then no window of arrivals can hold
- * more than `limit`, whatever the network does to the order.
+ * The log for one scope with a fixed limit (the global scope). The platform counts a request when it
+ * ARRIVES, somewhere between its start and its answer (connection queues can delay it by hundreds of ms,
+ * and a long poll's answer comes seconds after it arrived). So each start is kept with an upper bound of
+ * its arrival: while the call is in flight a provisional one (start + the longest plausible arrival
+ * delay), lowered to the answer's time when the answer comes. A call may start at `now` when fewer than
+ * `limit` kept bounds lie within a window before it (a bound + window > now): whichever the order of
+ * arrivals, any window holding the new call's arrival and `limit` others would hold `limit` calls whose
+ * bounds are no earlier than the new start less a window, and they would have been counted. Bounds only
+ * fall, so one that has left the window never counts again and is dropped.
+ *
+ * (Until issue 36 the log was a ring in start order: a call waited for the bound of the call `limit`
+ * starts before it, so one slow answer, a long poll held open by the platform most of all, held up every
+ * start behind it: a backlog drained at 18 to 24 sends a second of the 28 allowed.)
  */
 export class SlidingWindowLog {
-  private readonly stamps: number[];
-  private cursor = 0;
-  private count = 0;
+  /** The kept starts' tickets and arrival bounds (whole ms), in start order. */
+  private readonly tickets: number[] = [];
+  private readonly bounds: number[] = [];
   /** Starts counted so far (a start's ticket is the count before it). */
   private started = 0;
-  /** Latest arrival bound among slots already overwritten (they still constrain the order argument). */
-  private evictedMax = Number.NEGATIVE_INFINITY;
 
   /**
    * @param limit starts allowed per window
@@ -33,45 +37,52 @@ export class SlidingWindowLog {
   ) {
     if (!Number.isInteger(limit) || limit < 1)
       throw new RangeError(`window limit must be a positive integer, got ${limit}`);
-    this.stamps = new Array<number>(limit).fill(0);
   }
 
   /** Earliest time, not before `now`, at which one more start fits in the window. */
   nextFreeAt(now: number): number {
-    if (this.count < this.limit) return now;
-    // The ring is full, so the cursor points at the start `limit` places back.
-    return Math.max(now, Math.max(this.stamps[this.cursor]!, this.evictedMax) + this.windowMs);
+    const live = this.bounds.filter((bound) => bound + this.windowMs > now);
+    if (live.length < this.limit) return now;
+    // Room comes when all but `limit - 1` of them have left the window: the earliest ones first.
+    live.sort((a, b) => a - b);
+    return Math.max(now, live[live.length - this.limit]! + this.windowMs);
   }
 
   /**
-   * Counts a start whose arrival is bounded by `arrivedBy`; returns its ticket for `settle` (the how-manieth
-   * start it was).
+   * Counts a start at `now` whose arrival is bounded by `arrivedBy`; returns its ticket for `settle` (the
+   * how-manieth start it was).
    */
-  start(arrivedBy: number): number {
-    const slot = this.cursor;
-    if (this.count === this.limit) this.evictedMax = Math.max(this.evictedMax, this.stamps[slot]!);
-    this.stamps[slot] = Math.ceil(arrivedBy);
-    this.cursor = (this.cursor + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
+  start(arrivedBy: number, now: number): number {
+    this.#drop(now);
+    this.tickets.push(this.started);
+    this.bounds.push(Math.ceil(arrivedBy));
     return this.started++;
   }
 
-  /**
-   * The answer to the start with `ticket` came at `at`: it arrived by then. An answer that comes after
-   * `limit` later starts took its slot changes nothing: the slot holds a later start now, whose bound it
-   * must not lower, and its own provisional bound already counts among the evicted ones.
-   */
+  /** The answer to the start with `ticket` came at `at`: it arrived by then (a dropped start is past caring). */
   settle(ticket: number, at: number): void {
-    if (ticket < this.started - this.limit) return;
-    const slot = ticket % this.limit;
-    this.stamps[slot] = Math.min(this.stamps[slot]!, Math.ceil(at));
+    const i = this.tickets.indexOf(ticket);
+    if (i >= 0) this.bounds[i] = Math.min(this.bounds[i]!, Math.ceil(at));
   }
 
   /** Starts whose arrival bound lies inside the window ending at `now` (for metrics). */
   usedAt(now: number): number {
     let used = 0;
-    for (let i = 0; i < this.count; i++) if (this.stamps[i]! > now - this.windowMs) used++;
+    for (const bound of this.bounds) if (bound > now - this.windowMs) used++;
     return used;
+  }
+
+  /** Forgets the starts whose bounds left the window before `now`: they never count again. */
+  #drop(now: number): void {
+    let kept = 0;
+    for (let i = 0; i < this.bounds.length; i++) {
+      if (this.bounds[i]! + this.windowMs <= now) continue;
+      this.tickets[kept] = this.tickets[i]!;
+      this.bounds[kept] = this.bounds[i]!;
+      kept++;
+    }
+    this.tickets.length = kept;
+    this.bounds.length = kept;
   }
 }
 
