@@ -1,6 +1,7 @@
 /**
  * "Start at a step": a designer puts a person straight onto the sign-up summary with chosen answers; the
- * summary is sent to the chat as the dialog would have sent it, and its reminder is armed.
+ * summary is sent to the chat as the dialog would have sent it, and its reminder is armed. What they chose
+ * survives the panel's redraws while the conversation moves on.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +32,15 @@ describe.each(await playgroundDatabases())('start at a step on %s', (kind) => {
     await shotOf(jump, join(RESULTS, `playground-jump${kind === 'postgres' ? '-postgres' : ''}.png`));
     if (process.env.BOTFLOW_UPDATE_SCREENSHOT && kind === 'sqlite')
       copyFileSync(join(RESULTS, 'playground-jump.png'), join(REPO, 'docs', 'playground-jump.png'));
+    // The conversation moves on while the designer has chosen (the panel redraws on each step, and every
+    // 5 s on PostgreSQL): what they chose stays.
+    await chat.getByRole('textbox', { name: 'Message' }).fill('Kim');
+    await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expect
+      .poll(() => panel.getByLabel('Current step', { exact: true }).textContent(), WAIT)
+      .toBe('ask_age');
+    expect(await jump.getByLabel('Step').inputValue()).toBe('confirm');
+    expect(await jump.getByLabel('Variables (JSON)').inputValue()).toContain('kim@example.org');
     await jump.getByRole('button', { name: 'Start here' }).click();
 
     await chat.locator('.msg-bot', { hasText: 'Name: Kim' }).waitFor();

@@ -4,8 +4,15 @@ import { inspector } from './api.js';
 import { h } from './dom.js';
 
 /** The section, or null when the person has no chat with the bot yet (the prompt needs one). */
-export function jumpSection({ flows, user, chatId, current, onDone }) {
+export function jumpSection({ flows, user, chatId, current, draft, onDraft, onDone }) {
   if (chatId === undefined || flows.length === 0) return null;
+  // What the designer chose so far outlives the panel's redraws (a step, a timer, every 5 s on PostgreSQL).
+  const chosen = draft ?? {
+    flowId: current?.flowId,
+    step: current?.step,
+    vars: JSON.stringify(current?.vars ?? {}, null, 0),
+  };
+  const keep = () => onDraft?.({ flowId: flowSelect.value, step: stepSelect.value, vars: vars.value });
   const stepsOf = (flowId) =>
     (flows.find((f) => f.id === flowId)?.graph.nodes ?? [])
       .map((n) => n.id)
@@ -13,13 +20,13 @@ export function jumpSection({ flows, user, chatId, current, onDone }) {
   const flowSelect = h(
     'select',
     { name: 'flow', 'aria-label': 'Flow' },
-    flows.map((f) => h('option', { value: f.id, selected: f.id === current?.flowId }, f.id)),
+    flows.map((f) => h('option', { value: f.id, selected: f.id === chosen.flowId }, f.id)),
   );
   const stepSelect = h('select', { name: 'step', 'aria-label': 'Step' });
   const fillSteps = () =>
     stepSelect.replaceChildren(
       ...stepsOf(flowSelect.value).map((id) =>
-        h('option', { value: id, selected: id === current?.step }, id),
+        h('option', { value: id, selected: id === chosen.step }, id),
       ),
     );
   flowSelect.addEventListener('change', fillSteps);
@@ -27,8 +34,11 @@ export function jumpSection({ flows, user, chatId, current, onDone }) {
   const vars = h(
     'textarea',
     { name: 'vars', rows: 3, 'aria-label': 'Variables (JSON)', spellcheck: false },
-    JSON.stringify(current?.vars ?? {}, null, 0),
+    chosen.vars,
   );
+  flowSelect.addEventListener('change', keep);
+  stepSelect.addEventListener('change', keep);
+  vars.addEventListener('input', keep);
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
   const form = h(
     'form',

@@ -53,7 +53,9 @@ export class Panel {
     clearTimeout(this.pending);
     this.pending = undefined;
     const name = this.fieldInFocus()?.getAttribute('name');
+    this.afterAction = true;
     this.redraw().then(() => {
+      this.afterAction = false;
       if (name) this.el.querySelector(`[name="${CSS.escape(name)}"]`)?.focus();
     });
   }
@@ -161,7 +163,14 @@ export class Panel {
       user: this.user,
       chatId: this.chatIdOf?.(),
       current: s ? { flowId: s.flowId, step: s.step[0], vars: s.context?.vars ?? {} } : undefined,
-      onDone: () => this.redrawAfterAction(),
+      draft: this.jumpDraft?.userId === userId ? this.jumpDraft : undefined,
+      onDraft: (chosen) => {
+        this.jumpDraft = { userId, ...chosen };
+      },
+      onDone: () => {
+        this.jumpDraft = undefined;
+        this.redrawAfterAction();
+      },
     });
     if (jump) parts.push(jump);
     parts.push(
@@ -178,6 +187,8 @@ export class Panel {
       this.saved?.userId === userId
         ? h('p', { class: this.saved.error ? 'error' : 'hint saved-note', role: 'status' }, this.saved.text)
         : null;
+    // The person started typing into one of the panel's fields while its data came: draw once they leave it.
+    if (this.fieldInFocus() && !this.afterAction) return this.holdWhileTyping();
     // replaceChildren writes a null as the text "null": leave the absent parts out.
     this.el.replaceChildren(
       ...[
