@@ -25,9 +25,7 @@ export function jumpSection({ flows, user, chatId, current, draft, onDraft, onDo
   const stepSelect = h('select', { name: 'step', 'aria-label': 'Step' });
   const fillSteps = () =>
     stepSelect.replaceChildren(
-      ...stepsOf(flowSelect.value).map((id) =>
-        h('option', { value: id, selected: id === chosen.step }, id),
-      ),
+      ...stepsOf(flowSelect.value).map((id) => h('option', { value: id, selected: id === chosen.step }, id)),
     );
   flowSelect.addEventListener('change', fillSteps);
   fillSteps();
