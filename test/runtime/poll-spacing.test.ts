@@ -2,6 +2,7 @@
 // with nothing waiting it starts at once.
 import { describe, expect, it, vi } from 'vitest';
 import {
+  answersWaitingForRoom,
   POLL_BACKLOG,
   POLL_LONG_BACKLOG,
   POLL_LONG_SPACING_MS,
@@ -44,6 +45,23 @@ describe('spacedPolls', () => {
     const waiting = spaced.getUpdates({}, { signal: stop.signal });
     stop.abort();
     await expect(waiting).rejects.toBeDefined();
+  });
+});
+
+describe('answersWaitingForRoom', () => {
+  const metrics = (total: number, used: number) => ({
+    queued: { total, byPriority: {} as never, unscoped: 0, chatsWithWork: total },
+    globalWindowUsed: used,
+    globalWindowLimit: 28,
+  });
+
+  it('counts the waiting calls only while the window is all but full', () => {
+    // Thirty chats each wait for their own 2 a second, the budget half used: polls go at once.
+    expect(answersWaitingForRoom(metrics(30, 14))).toBe(0);
+    expect(answersWaitingForRoom(metrics(30, 24))).toBe(0);
+    // The window has fewer than four starts left: the answers wait for room, and polls make room for them.
+    expect(answersWaitingForRoom(metrics(30, 25))).toBe(30);
+    expect(answersWaitingForRoom(metrics(12, 28))).toBe(12);
   });
 });
 

@@ -52,6 +52,8 @@ export interface SchedulerMetrics {
   chatsTracked: number;
   /** Starts in the current global window. */
   globalWindowUsed: number;
+  /** Starts the global window allows (the platform's limit less the safety margin). */
+  globalWindowLimit: number;
 }
 
 /** A fixed-bucket histogram. */
@@ -134,6 +136,7 @@ export class MetricsRecorder {
     globalUntil: number;
     chatsTracked: number;
     globalWindowUsed: number;
+    globalWindowLimit: number;
   }): SchedulerMetrics {
     const byPriority = Object.fromEntries(PRIORITIES.map((p, i) => [p, this.queuedByPriority[i]!])) as Record<
       Priority,
@@ -165,6 +168,7 @@ export class MetricsRecorder {
       chatActions: { ...this.chatActions },
       chatsTracked: live.chatsTracked,
       globalWindowUsed: live.globalWindowUsed,
+      globalWindowLimit: live.globalWindowLimit,
     };
   }
 }

@@ -141,6 +141,7 @@ export class Scheduler {
       globalUntil: this.globalPausedUntil > now ? this.globalPausedUntil : 0,
       chatsTracked: this.board.lanes.size,
       globalWindowUsed: this.globalLog.usedAt(now),
+      globalWindowLimit: this.globalLog.limit,
     });
   }
 
