@@ -11,8 +11,9 @@
  * (a person's burst) leave the budget free, and spacing polls for them made every reply by polling wait
  * (reply p50 0.56 s before any kill against 0.02 s by webhook, issue 36).
  */
-import type { SchedulerMetrics } from '../client/scheduler/metrics.ts';
+
 import type { BotApi } from '../client/client.ts';
+import type { SchedulerMetrics } from '../client/scheduler/metrics.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
 
 export const POLL_SPACING_MS = 250;
