@@ -67,7 +67,9 @@ describe('the built-in step kinds', () => {
   it("join the kinds' schemas into the format's union, in the registry's order", () => {
     const union = Step as unknown as z.ZodDiscriminatedUnion;
     expect(union.options).toHaveLength(BUILTIN_KINDS.length);
-    BUILTIN_KINDS.forEach((kind, i) => expect(union.options[i]).toBe(kind.schema));
+    BUILTIN_KINDS.forEach((kind, i) => {
+      expect(union.options[i]).toBe(kind.schema);
+    });
     const steps = FlowFile.shape.steps as unknown as z.ZodRecord;
     expect(steps.valueType).toBe(Step);
   });
