@@ -5,8 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { common, StalePolicy, Understand } from './kinds/fields.ts';
-import { KIND_NAMES, STEP_SCHEMAS } from './kinds/registry.ts';
-import type { Step as StepType } from './kinds/steps.ts';
+import { type BuiltinStep, KIND_NAMES, STEP_SCHEMAS } from './kinds/registry.ts';
 import { EventDeclaration, EventName } from './schema-events.ts';
 import { HandoffSettings } from './schema-handoff.ts';
 import { IntentKeywords } from './schema-intents.ts';
@@ -22,7 +21,6 @@ export {
 export type { HandoffStep } from './kinds/handoff/schema.ts';
 export type { InputStep } from './kinds/input/schema.ts';
 export type { MenuStep } from './kinds/menu/schema.ts';
-export type { Step as StepType } from './kinds/steps.ts';
 export type { WaitStep } from './kinds/wait/schema.ts';
 export { EventRoute } from './schema-events.ts';
 export type { HandoffSettings } from './schema-handoff.ts';
@@ -33,11 +31,15 @@ const unionOf = (schemas: readonly z.ZodType[]) =>
   z.discriminatedUnion(
     'type',
     schemas as unknown as Parameters<typeof z.discriminatedUnion>[1],
-  ) as unknown as z.ZodType<StepType>;
+  ) as unknown as z.ZodType<BuiltinStep>;
 
-/** A step of a flow file: one of the built-in kinds' schemas (registry.ts's list, in its order). */
+/**
+ * A step of a flow file: one of the built-in kinds' schemas (registry.ts's list, in its order). Its type is
+ * the registry's `BuiltinStep` (the same union as kinds/steps.ts's `Step`), so this file's declarations
+ * import the registry, whose declaration merging fills kinds/steps.ts in for a package's users too.
+ */
 export const Step = unionOf(STEP_SCHEMAS);
-export type Step = StepType;
+export type Step = BuiltinStep;
 
 const Trigger = z
   .strictObject({

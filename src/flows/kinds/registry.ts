@@ -40,6 +40,9 @@ export type StepsOf<K extends readonly unknown[]> = {
     : never;
 };
 
+/** A step of a built-in kind: the union of the registry's kinds' step types. */
+export type BuiltinStep = StepsOf<typeof BUILTIN_KINDS>[keyof StepsOf<typeof BUILTIN_KINDS>];
+
 declare module './steps.ts' {
   /** A step of each built-in kind, by name: made from BUILTIN_KINDS. */
   interface BuiltinSteps extends StepsOf<typeof BUILTIN_KINDS> {}
