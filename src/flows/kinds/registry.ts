@@ -33,11 +33,13 @@ export const BUILTIN_KINDS = [
   handoff,
 ] as const;
 
-/** The step types of a list of kinds, by `type:` name. */
-export type StepsOf<K extends readonly unknown[]> = {
-  [E in K[number] as E extends StepKind<infer S> ? S['type'] : never]: E extends StepKind<infer S>
-    ? S
-    : never;
+/**
+ * The step types of a list of kinds, by `type:` name: what each kind's schema reads. (Read off `schema`,
+ * not inferred from `StepKind<S>`, so the type never has to compare kinds, whose hooks name `FlowFile`,
+ * which is made from this.)
+ */
+export type StepsOf<K extends readonly { readonly type: string; readonly schema: z.ZodType }[]> = {
+  [E in K[number] as E['type']]: z.output<E['schema']>;
 };
 
 /** A step of a built-in kind: the union of the registry's kinds' step types. */
