@@ -3,7 +3,7 @@
  * choices, dates and times): a number, a URL, an email, a phone (typed or a shared contact's), a contact, a
  * location, a photo or a file.
  */
-import type { InputKind } from './schema.ts';
+import type { InputKind } from './kinds/fields.ts';
 
 /** An event as an input step reads it. */
 export type Answer = {

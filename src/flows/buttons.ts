@@ -4,9 +4,9 @@
  * (lint-texts.ts) are the same button.
  */
 
+import type { Button } from './kinds/fields.ts';
 import type { Report } from './lint-input.ts';
-import type { Button } from './schema.ts';
-import type { Path } from './yaml-source.ts';
+import type { Path } from './problems.ts';
 
 /** The key that makes a flow button each kind, and what it is for (in `botflow check`'s words). */
 export const BUTTON_KINDS = {

@@ -3,7 +3,7 @@ import { evaluateExpression } from './expressions.ts';
 import type { Registry } from './registry.ts';
 import { relativeDate } from './relative-dates.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
-import type { Condition } from './schema.ts';
+import type { Condition } from './schema-parts.ts';
 import { readVar } from './vars.ts';
 
 const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'matches', 'exists'] as const;

@@ -9,7 +9,7 @@
  * `next` entry, a branch case, a button or a step (on entry) assigns.
  */
 
-import type { FlowFile } from './schema.ts';
+import type { FlowFile } from './kinds/steps.ts';
 import { UNKNOWN, type VarType } from './var-types.ts';
 
 /** Variables botflow itself sets (never reported as unset). */

@@ -11,11 +11,12 @@ import {
   type FlowInput,
   MAX_QUEUED_EVENTS,
 } from '../engine/step/contract.ts';
+import type { FlowFile, Step } from './kinds/steps.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { flowAction } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
-import type { EventRoute, FlowFile, Step } from './schema.ts';
+import type { EventRoute } from './schema-events.ts';
 import { payloadProblems } from './zod-issues.ts';
 
 /** A step's `on_event` routes (none for steps that take no events). */

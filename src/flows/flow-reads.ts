@@ -10,12 +10,12 @@ import type { walkFlow } from './flow-walk.ts';
 import type { StepReads } from './kinds/contract.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Step } from './schema.ts';
 import { expressionReads, fluentReads, ftlPosition, templateReads } from './var-reads.ts';
 import { conditionReads, getAt, itemAt, type Read, type Site, siteOf, visitValues } from './var-sites.ts';
 import { describeType, fluentFields, typeAt, UNKNOWN, type VarType } from './var-types.ts';
-import type { Path } from './yaml-source.ts';
 
 type Walk = ReturnType<typeof walkFlow>;
 

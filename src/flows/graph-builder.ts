@@ -13,8 +13,10 @@ import {
   setOf,
 } from './data-flow.ts';
 import { payloadSchema } from './event-steps.ts';
+import type { TaskCall } from './kinds/fields.ts';
+import type { FlowFile, Step } from './kinds/steps.ts';
 import type { LintInput } from './lint-input.ts';
-import type { FlowFile, Route, Step, TaskCall } from './schema.ts';
+import type { Route } from './schema-parts.ts';
 import { joinTypes, typeOfValue, typeOfZod, type VarType } from './var-types.ts';
 
 export type Needs = Pick<LintInput, 'registry' | 'flows'>;

@@ -15,9 +15,11 @@ import {
   readUrl,
 } from './answer-kinds.ts';
 import type { BuiltinTextKey } from './builtin-texts.ts';
+import type { InputKind } from './kinds/fields.ts';
+import type { InputStep } from './kinds/input/schema.ts';
 import type { Registry } from './registry.ts';
 import { flowRegex, testFlowRegex } from './safe-regex.ts';
-import type { InputKind, InputStep, Rule } from './schema.ts';
+import type { Rule } from './schema-parts.ts';
 import { readDate, readTime, relativeDay } from './understand/dates.ts';
 import { type MatchResult, matchPrepared, type PreparedCandidates } from './understand/match.ts';
 import { prepareDeclared, prepareListed } from './understand/options.ts';

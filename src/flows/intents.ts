@@ -7,15 +7,17 @@
  */
 import type { Effect, FlowEvent } from '../engine/step/contract.ts';
 import { durationMs } from '../engine/step/durations.ts';
+import type { Understand } from './kinds/fields.ts';
+import type { FlowFile, Step } from './kinds/steps.ts';
 import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { flowAction, nowOf } from './machine-context.ts';
-import type { FlowFile, Route, Step, Understand } from './schema.ts';
 import {
   ClassifierResult,
   DEFAULT_THRESHOLD,
   type IntentKeywords,
   KEYWORDS_CLASSIFIER,
 } from './schema-intents.ts';
+import type { Route } from './schema-parts.ts';
 import { classifyKeywords } from './understand/keywords.ts';
 
 /** The ref a step's classification task comes back under. */

@@ -1,8 +1,8 @@
 /** The computed values of a flow file (`set:` values written "= …", `{expr: …}` conditions), read as run would. */
 import { compileFlowExpression, isExpression } from './expressions.ts';
 import type { Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import type { FlowFile } from './schema.ts';
-import type { Path } from './yaml-source.ts';
 
 /** An expression that `botflow run` could not read, reported where it is written. */
 export function checkExpression(source: string, path: Path, report: Report): void {

@@ -1,7 +1,6 @@
 /** Checks across the flows of a folder: two flows must not start on the same trigger. */
-import type { Problem } from './problems.ts';
+import type { Locator, Problem } from './problems.ts';
 import type { FlowFile } from './schema.ts';
-import type { Locator } from './yaml-source.ts';
 
 interface Parsed {
   file: string;

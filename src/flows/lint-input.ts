@@ -2,12 +2,13 @@
  * What the lint passes (lint.ts, lint-designer.ts, lint-texts.ts, the kinds' own checks) are given, and how
  * they report: a problem at a path, an unknown registered name, an unsafe pattern.
  */
+
+import type { FlowFile } from './kinds/steps.ts';
+import type { Locator, Path } from './problems.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
-import type { FlowFile } from './schema.ts';
 import type { Catalog } from './texts.ts';
-import type { Locator, Path } from './yaml-source.ts';
 
 /** One flow to check, with everything its references may name. */
 export interface LintInput {

@@ -6,12 +6,12 @@
  * kinds/input/check.ts). Routes to unknown steps are checked with every other route (lint.ts).
  */
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import { closest } from './problems.ts';
 import { classifierSlots } from './registry.ts';
 import { compileFlowRegex } from './safe-regex.ts';
 import type { Understand } from './schema.ts';
 import { KEYWORDS_CLASSIFIER } from './schema-intents.ts';
-import type { Path } from './yaml-source.ts';
 
 /** Runs the intent checks on one flow. */
 export function lintIntents(x: LintInput, report: Report): void {

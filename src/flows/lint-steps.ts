@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { lintButton } from './buttons.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import type { Button, FlowFile, Step } from './schema.ts';
-import type { Path } from './yaml-source.ts';
 
 /** A button's path in its step's keyboard. */
 function pathOfButton(flow: FlowFile, id: string, b: unknown): Path {

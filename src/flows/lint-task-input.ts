@@ -9,10 +9,10 @@ import { isExpression } from './expressions.ts';
 import { scopeOf } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import { closest } from './problems.ts';
 import type { TaskCall } from './schema.ts';
 import { describeType, typeAt, typeOfZod, type VarType } from './var-types.ts';
-import type { Path } from './yaml-source.ts';
 import { issueText, pathText } from './zod-issues.ts';
 
 type Walk = ReturnType<typeof walkFlow>;

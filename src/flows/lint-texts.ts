@@ -8,8 +8,8 @@ import { platformButton } from './buttons.ts';
 import type { TextRef } from './flow-walk.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import type { FlowFile } from './schema.ts';
-import type { Path } from './yaml-source.ts';
 
 /** Room kept in a callback payload for the engine's signature (`<step instance>.<payload>.<mac8>`, see engine/buttons.ts). */
 export const PAYLOAD_SIGNING_RESERVE = 32;

@@ -19,10 +19,10 @@ import { lintTasks } from './lint-tasks.ts';
 import { lintKeyboards, lintTexts } from './lint-texts.ts';
 import { lintTypedAnswers } from './lint-typed.ts';
 import { lintVars } from './lint-vars.ts';
+import type { Path } from './problems.ts';
 import { closest, type Problem } from './problems.ts';
 import type { Registry } from './registry.ts';
 import type { FlowFile } from './schema.ts';
-import type { Path } from './yaml-source.ts';
 
 /** Checks one flow; returns its problems (errors and warnings). */
 export function lintFlow(x: LintInput): Problem[] {

@@ -5,7 +5,7 @@
 import { enqueueActions } from 'xstate';
 import type { FlowEvent } from '../engine/step/contract.ts';
 import { failureAt, noteGuardFailure } from '../engine/step/failure.ts';
-import type { FlowFile, Step } from './schema.ts';
+import type { FlowFile, Step } from './kinds/steps.ts';
 import type { TextFormat, TextRenderer } from './texts.ts';
 
 /** The machine's context: small and JSON-only (it is stored with every snapshot). */

@@ -9,8 +9,9 @@ import { builtinText } from './builtin-texts.ts';
 import { platformButton } from './buttons.ts';
 import type { SayText } from './inputs.ts';
 import type { KindOf } from './kinds/contract.ts';
+import type { Button } from './kinds/fields.ts';
+import type { FlowFile } from './kinds/steps.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
-import type { Button, FlowFile } from './schema.ts';
 import { fillTemplate } from './texts.ts';
 
 /** Choice buttons per page of an `options_from` step, unless it sets `page_size`. */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { common, StalePolicy, Understand } from './kinds/fields.ts';
-import { STEP_SCHEMAS, Step } from './kinds/steps.ts';
+import { type BuiltinStep, KIND_NAMES, STEP_SCHEMAS } from './kinds/registry.ts';
 import { EventDeclaration, EventName } from './schema-events.ts';
 import { HandoffSettings } from './schema-handoff.ts';
 import { IntentKeywords } from './schema-intents.ts';
@@ -21,12 +21,25 @@ export {
 export type { HandoffStep } from './kinds/handoff/schema.ts';
 export type { InputStep } from './kinds/input/schema.ts';
 export type { MenuStep } from './kinds/menu/schema.ts';
-export type { Step as StepType } from './kinds/steps.ts';
-export { Step } from './kinds/steps.ts';
 export type { WaitStep } from './kinds/wait/schema.ts';
 export { EventRoute } from './schema-events.ts';
 export type { HandoffSettings } from './schema-handoff.ts';
 export { Condition, Migration, Route, Rule } from './schema-parts.ts';
+
+/** The kinds' schemas joined, told apart by `type`: what they read is a step of one of them. */
+const unionOf = (schemas: readonly z.ZodType[]) =>
+  z.discriminatedUnion(
+    'type',
+    schemas as unknown as Parameters<typeof z.discriminatedUnion>[1],
+  ) as unknown as z.ZodType<BuiltinStep>;
+
+/**
+ * A step of a flow file: one of the built-in kinds' schemas (registry.ts's list, in its order). Its type is
+ * the registry's `BuiltinStep` (the same union as kinds/steps.ts's `Step`), so this file's declarations
+ * import the registry, whose declaration merging fills kinds/steps.ts in for a package's users too.
+ */
+export const Step = unionOf(STEP_SCHEMAS);
+export type Step = BuiltinStep;
 
 const Trigger = z
   .strictObject({
@@ -101,8 +114,18 @@ export const FlowFile = z.strictObject({
 });
 export type FlowFile = z.infer<typeof FlowFile>;
 
+/** (Named apart: inside the block below, `FlowFile` is kinds/steps.ts's.) */
+type TheFlowFile = FlowFile;
+
+declare module './kinds/steps.ts' {
+  /** The flow file format, for the modules below the kinds (kinds/steps.ts). */
+  interface FlowFormat {
+    readonly file: TheFlowFile;
+  }
+}
+
 /** The `type:` names of the built-in kinds, in the order the format lists them. */
-export const BUILTIN_STEP_TYPES: readonly string[] = STEP_SCHEMAS.map((s) => s.shape.type.value);
+export const BUILTIN_STEP_TYPES: readonly string[] = KIND_NAMES;
 
 /** A kind of step as the format sees it (kinds/contract.ts's StepKind has these): its type and fields. */
 export interface StepSchemaKind {
@@ -120,8 +143,8 @@ export function flowFileSchema(kinds: readonly StepSchemaKind[] = []): typeof Fl
   if (!kinds.length) return FlowFile;
   let schema = withKinds.get(kinds);
   if (!schema) {
-    const steps = [...STEP_SCHEMAS, ...kinds.map((k) => k.schema)] as unknown as typeof STEP_SCHEMAS;
-    schema = FlowFile.extend({ steps: z.record(Id, z.discriminatedUnion('type', steps)) });
+    const steps = [...STEP_SCHEMAS, ...kinds.map((k) => k.schema)];
+    schema = FlowFile.extend({ steps: z.record(Id, unionOf(steps)) });
     withKinds.set(kinds, schema);
   }
   return schema;

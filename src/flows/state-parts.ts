@@ -6,8 +6,9 @@
  */
 import { onEventOf } from './event-steps.ts';
 import { type IntentTraits, type IntentTransitions, intentTransitions } from './intents.ts';
+import type { FlowFile, Step } from './kinds/steps.ts';
 import { COMMANDS_ENTRY, RERENDER_EVENT, type StepEntry } from './machine-context.ts';
-import type { FlowFile, Route, Step } from './schema.ts';
+import type { Route } from './schema-parts.ts';
 import type { TextRenderer } from './texts.ts';
 
 /**

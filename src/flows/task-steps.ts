@@ -10,10 +10,12 @@ import { durationMs } from '../engine/step/durations.ts';
 import { conditionText, evaluateCondition } from './conditions.ts';
 import { computeSet, isExpression } from './expressions.ts';
 import type { SayText } from './inputs.ts';
+import type { TaskCall } from './kinds/fields.ts';
+import type { Step } from './kinds/steps.ts';
 import type { Args, Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { flowAction, nowOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
-import type { Condition, Route, Step, TaskCall } from './schema.ts';
+import type { Condition, Route } from './schema-parts.ts';
 import { readVar } from './vars.ts';
 
 /** The task a step starts (at most one: `botflow check` refuses more), if any. */

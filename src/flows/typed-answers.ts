@@ -8,9 +8,9 @@
 import { buttonType } from './buttons.ts';
 import { choiceId } from './inputs.ts';
 import type { ClarifyButton, Declared, TypedKit } from './kinds/contract.ts';
+import type { Button } from './kinds/fields.ts';
 import type { Enqueue, FlowContext, StepEntry } from './machine-context.ts';
 import { RENDER_REF, type Rendering } from './render.ts';
-import type { Button } from './schema.ts';
 import { CandidateCache, textsHash } from './understand/candidate-cache.ts';
 import type { PreparedCandidates } from './understand/match.ts';
 import { prepareDeclared, prepareListed } from './understand/options.ts';

@@ -6,10 +6,10 @@ import { type FlowGraph, setNames } from './data-flow.ts';
 import type { FlowScope } from './flow-scope.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
+import type { Path } from './problems.ts';
 import type { Condition, FlowFile, Step } from './schema.ts';
 import { expressionReads, type NameRead } from './var-reads.ts';
 import { typeAt, UNKNOWN, type VarType } from './var-types.ts';
-import type { Path } from './yaml-source.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);

@@ -3,7 +3,7 @@
  * object with known fields (a contact, a task result with a zod schema, an `options_from` item), or
  * unknown (a computed value, a task that is a plain function). Only what is known is checked.
  */
-import type { InputKind } from './schema.ts';
+import type { InputKind } from './kinds/fields.ts';
 
 export type VarType =
   | { kind: 'unknown'; why?: string }

@@ -6,8 +6,8 @@
  */
 import { buttonType } from './buttons.ts';
 import type { Button, TaskCall, Understand } from './kinds/fields.ts';
+import type { Path } from './problems.ts';
 import type { Condition, Route } from './schema-parts.ts';
-import type { Path } from './yaml-source.ts';
 
 export interface TextRef {
   path: Path;

@@ -13,14 +13,14 @@ import type { Builder } from '../graph-builder.ts';
 import type { SayText } from '../inputs.ts';
 import type { LintInput, Report } from '../lint-input.ts';
 import type { Enqueue, FlowContext, StepEntry } from '../machine-context.ts';
+import type { Path } from '../problems.ts';
 import type { Registry } from '../registry.ts';
-import type { Condition, FlowFile, Route, Step } from '../schema.ts';
-import type { Aliases } from '../schema-parts.ts';
+import type { Aliases, Condition, Route } from '../schema-parts.ts';
 import type { StateConfig, StepState } from '../state-parts.ts';
 import type { PreparedCandidates } from '../understand/match.ts';
 import type { VarType } from '../var-types.ts';
 import type { Walker } from '../walker.ts';
-import type { Path } from '../yaml-source.ts';
+import type { FlowFile, Step } from './steps.ts';
 
 /** What every step has: the `type:` that selects its kind. */
 export interface StepFields {

@@ -1,35 +1,27 @@
 /**
- * A step of a flow file: one of the built-in kinds' schemas, told apart by `type`. Each kind's folder holds
- * its schema (`<kind>/schema.ts`) and the rest of it (`<kind>/index.ts`, listed in registry.ts); the
- * registry's test checks that both lists name the same kinds in the same order.
+ * The types a kind's modules are written against but cannot import, since they are made from the kinds: a
+ * step of any built-in kind (`Step`) and a flow file (`FlowFile`). The one list of built-in kinds is
+ * registry.ts's `BUILTIN_KINDS`; it fills in `BuiltinSteps` (each kind's step type by its `type:` name),
+ * and schema.ts, which builds the zod union from that list, fills in `FlowFormat`. Both by declaration
+ * merging, so no file below the registry imports it (test/architecture/layers.test.ts: no import circle).
  */
-import { z } from 'zod';
-import { BranchStep } from './branch/schema.ts';
-import { CallStep } from './call/schema.ts';
-import { EndStep } from './end/schema.ts';
-import { HandoffStep } from './handoff/schema.ts';
-import { InputStep } from './input/schema.ts';
-import { MenuStep } from './menu/schema.ts';
-import { MessageStep } from './message/schema.ts';
-import { WaitStep } from './wait/schema.ts';
 
-export const STEP_SCHEMAS = [
-  MessageStep,
-  InputStep,
-  MenuStep,
-  WaitStep,
-  BranchStep,
-  CallStep,
-  EndStep,
-  HandoffStep,
-] as const;
+/** The built-in kinds' step types by `type:` name (registry.ts fills it in from BUILTIN_KINDS). */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging (registry.ts)
+export interface BuiltinSteps {}
 
-export const Step = z.discriminatedUnion('type', STEP_SCHEMAS);
-export type Step = z.infer<typeof Step>;
+/** A step of a flow file: one of the built-in kinds', told apart by `type`. */
+export type Step = BuiltinSteps[keyof BuiltinSteps];
+
+/** The flow file format's type (schema.ts fills it in: `{ file: FlowFile }`). */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging (schema.ts)
+export interface FlowFormat {}
+
+/** A flow file, as schema.ts's zod `FlowFile` reads it. */
+export type FlowFile = FlowFormat extends { readonly file: infer F } ? F : never;
 
 // k-analysis (issue 37): what `botflow check` puts in place of a step that breaks the schema (salvage.ts),
-// so the other checks still run on the rest: an end, the kind that needs no field. (Here rather than in
-// registry.ts: salvage.ts sits below the kinds' modules, as yaml-source.ts reads it.)
+// so the other checks still run on the rest: an end, the kind that needs no field.
 /** The stand-in for a broken step. */
 export const stubStep = (): Step => ({ type: 'end' });
 /** Whether a step (as parsed, maybe broken) is already the stand-in. */

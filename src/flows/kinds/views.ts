@@ -15,7 +15,7 @@ export interface StepView extends StepDrawing {
 }
 
 /** How `kind` draws its steps: its own drawing, else a stadium labelled with its type. */
-export function drawingOf<S extends StepFields>(kind: StepKind<S>): StepView {
+export function drawingOf(kind: Pick<StepKind, 'type' | 'drawing'>): StepView {
   return {
     type: kind.type,
     shape: kind.drawing?.shape ?? DEFAULT_SHAPE,

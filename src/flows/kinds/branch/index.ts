@@ -4,7 +4,7 @@ import { provenBy, setNames } from '../../data-flow.ts';
 import type { Builder } from '../../graph-builder.ts';
 import { act, guard, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepKind, stepKind } from '../contract.ts';
 import { BranchStep } from './schema.ts';
 
 /** A branch step: its cases and `else`. */
@@ -41,7 +41,7 @@ function state(step: BranchStep, { s, enter }: StepState) {
   };
 }
 
-export const branch = stepKind({
+export const branch: StepKind<BranchStep> = stepKind({
   type: 'branch',
   summary: 'Goes to the first case whose condition holds, else to else; nothing is said',
   schema: BranchStep,

@@ -3,7 +3,7 @@ import type { Builder } from '../../graph-builder.ts';
 import { act, type StepState } from '../../state-parts.ts';
 import { typeOfValue, UNKNOWN } from '../../var-types.ts';
 import type { Walker } from '../../walker.ts';
-import { type StepCheck, stepKind } from '../contract.ts';
+import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
 import { callParts, enterCall } from './run.ts';
 import { CallStep } from './schema.ts';
 
@@ -52,7 +52,7 @@ function check(step: CallStep, { id, report, returns }: StepCheck) {
     );
 }
 
-export const call = stepKind({
+export const call: StepKind<CallStep> = stepKind({
   type: 'call',
   summary: 'Runs another flow; when it ends, this flow continues at next (with what it gave back)',
   schema: CallStep,

@@ -2,7 +2,7 @@
 import type { Enqueue, FlowContext } from '../../machine-context.ts';
 import type { StepState } from '../../state-parts.ts';
 import { readVar } from '../../vars.ts';
-import { type StepReads, stepKind } from '../contract.ts';
+import { type StepKind, type StepReads, stepKind } from '../contract.ts';
 import { EndStep } from './schema.ts';
 
 /** Entering an end step: its `return:` value is kept for the caller (one variable, or several as an object). */
@@ -27,7 +27,7 @@ function reads(step: EndStep, r: StepReads) {
   else r.variable(at, step.return);
 }
 
-export const end = stepKind({
+export const end: StepKind<EndStep> = stepKind({
   type: 'end',
   summary: 'Says its last words and ends the conversation (a called flow returns to its caller)',
   schema: EndStep,

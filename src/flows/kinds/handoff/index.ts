@@ -5,7 +5,7 @@
 import { HANDOFF_EVENTS } from '../../../engine/step/contract.ts';
 import { act, type StateConfig, type StepState } from '../../state-parts.ts';
 import type { Walker } from '../../walker.ts';
-import { type StepCheck, stepKind } from '../contract.ts';
+import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
 import { handoffParts } from './actions.ts';
 import { HandoffStep } from './schema.ts';
 import { handoffState } from './steps.ts';
@@ -45,7 +45,7 @@ function check(_step: HandoffStep, { x, id, report }: StepCheck) {
     );
 }
 
-export const handoff = stepKind({
+export const handoff: StepKind<HandoffStep> = stepKind({
   type: 'handoff',
   summary: 'Hands the conversation to an operator in the operators chat; /done returns to return_to',
   schema: HandoffStep,

@@ -17,8 +17,8 @@ import type { BuiltinTextKey } from '../../builtin-texts.ts';
 import type { SayText } from '../../inputs.ts';
 import type { Enqueue, FlowContext, StepEntry } from '../../machine-context.ts';
 import { textsFor } from '../../render.ts';
-import type { FlowFile } from '../../schema.ts';
 import type { KindOf } from '../contract.ts';
+import type { FlowFile } from '../steps.ts';
 import type { HandoffStep } from './schema.ts';
 
 type Act = (

@@ -3,8 +3,8 @@
  * a person can name by typing, and the buttons it draws itself (for the platform's keyboard limits).
  */
 import { kindsOf, MULTI_DONE } from '../../inputs.ts';
+import type { Path } from '../../problems.ts';
 import { DEFAULT_PAGE_SIZE } from '../../render.ts';
-import type { Path } from '../../yaml-source.ts';
 import type { StepKind } from '../contract.ts';
 import type { InputKind } from '../fields.ts';
 import type { InputStep } from './schema.ts';

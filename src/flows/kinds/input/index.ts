@@ -7,11 +7,11 @@ import { conditionText } from '../../conditions.ts';
 import { itemValue } from '../../data-flow.ts';
 import type { Builder } from '../../graph-builder.ts';
 import { kindsOf } from '../../inputs.ts';
-import type { FlowFile } from '../../schema.ts';
 import { act, guard, routeTransition, type StepState } from '../../state-parts.ts';
 import { typeAt, typeOfInput } from '../../var-types.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepKind, stepKind } from '../contract.ts';
+import type { FlowFile } from '../steps.ts';
 import { checkInput } from './check.ts';
 import { buttonRows, typedAnswer, typedChoices } from './check-parts.ts';
 import { inputChoices, inputKeyboard } from './keyboard.ts';
@@ -132,7 +132,7 @@ function state(step: InputStep, at: StepState) {
   return { entry: enter, exit: leave, on };
 }
 
-export const input = stepKind({
+export const input: StepKind<InputStep> = stepKind({
   type: 'input',
   summary: 'Asks a question and reads the typed (or pressed) answer as its kind, checks it and saves it',
   schema: InputStep,

@@ -1,7 +1,7 @@
 /** The variables an `input` step's own fields read: its time zone ("{{zone}}"), its `options_from` list and value. */
 
+import type { Path } from '../../problems.ts';
 import { describeType, UNKNOWN } from '../../var-types.ts';
-import type { Path } from '../../yaml-source.ts';
 import type { StepReads } from '../contract.ts';
 import type { InputStep } from './schema.ts';
 

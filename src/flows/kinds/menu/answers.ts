@@ -12,10 +12,10 @@ import {
   type StepEntry,
   type StepParams,
 } from '../../machine-context.ts';
-import type { Button } from '../../schema.ts';
 import { namedButtons } from '../../typed-answers.ts';
 import { type MatchResult, matchPrepared } from '../../understand/match.ts';
 import type { ClarifyButton, KindParts, RunKit } from '../contract.ts';
+import type { Button } from '../fields.ts';
 import type { MenuStep } from './schema.ts';
 
 /**

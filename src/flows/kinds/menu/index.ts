@@ -6,7 +6,7 @@ import type { Builder } from '../../graph-builder.ts';
 import { act, routeTransition, type StepState } from '../../state-parts.ts';
 import { namedButtons } from '../../typed-answers.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
-import { stepKind } from '../contract.ts';
+import { type StepKind, stepKind } from '../contract.ts';
 import { menuParts, typedMenuTransitions } from './answers.ts';
 import { checkMenu } from './check.ts';
 import { MenuStep } from './schema.ts';
@@ -49,7 +49,7 @@ function typedChoices(step: MenuStep, id: string) {
   );
 }
 
-export const menu = stepKind({
+export const menu: StepKind<MenuStep> = stepKind({
   type: 'menu',
   summary: 'Shows buttons: a press (or a label typed) takes its route; other text takes on_text',
   schema: MenuStep,

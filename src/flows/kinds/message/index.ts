@@ -4,11 +4,11 @@
  */
 import { conditionText } from '../../conditions.ts';
 import { type Builder, taskEdges } from '../../graph-builder.ts';
-import type { TaskCall } from '../../schema.ts';
 import { act, guard, type StepState } from '../../state-parts.ts';
 import { taskOf, taskTransitions } from '../../task-steps.ts';
 import { type Walker, walkKeyboard, walkNext } from '../../walker.ts';
-import { type StepCheck, stepKind } from '../contract.ts';
+import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
+import type { TaskCall } from '../fields.ts';
 import { MessageStep } from './schema.ts';
 
 function walk(step: MessageStep, w: Walker, id: string) {
@@ -61,7 +61,7 @@ function check(step: MessageStep, { id, report }: StepCheck) {
     );
 }
 
-export const message = stepKind({
+export const message: StepKind<MessageStep> = stepKind({
   type: 'message',
   summary: 'Says its text (and buttons), then moves on by next, or waits for the result of its task',
   schema: MessageStep,

@@ -5,7 +5,7 @@
 import type { Builder } from '../../graph-builder.ts';
 import { act, type StepState } from '../../state-parts.ts';
 import { type Walker, walkKeyboard } from '../../walker.ts';
-import { type StepCheck, stepKind } from '../contract.ts';
+import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
 import { WaitStep } from './schema.ts';
 
 function walk(step: WaitStep, w: Walker, id: string) {
@@ -36,7 +36,7 @@ function check(step: WaitStep, { x, id, report }: StepCheck) {
     );
 }
 
-export const wait = stepKind({
+export const wait: StepKind<WaitStep> = stepKind({
   type: 'wait',
   summary: 'Says its text, then waits for external events, buttons and commands; idle is its timeout',
   schema: WaitStep,
