@@ -81,7 +81,8 @@ async function scenario(mode: 'webhook' | 'polling', seed: number) {
   const sandbox = await startSandbox();
   const cleanup: (() => unknown)[] = [
     () => sandbox.close(),
-    () => db.drop(),
+    // BOTFLOW_BENCH_KEEP_DB=1 keeps the database (its URL printed) to read the stages' times afterwards.
+    () => (process.env.BOTFLOW_BENCH_KEEP_DB ? console.log(`kept database ${db.url}`) : db.drop()),
     () => rmSync(dir, { recursive: true, force: true }),
   ];
   let intake: Intake = { mode: 'polling' };
