@@ -5,12 +5,10 @@
  * figures.
  */
 import type { LoggedRequest } from '../../src/sandbox/request-log.ts';
-import type { Monitor } from './failover-watch.ts';
+import { backlogSeconds, type Monitor } from './failover-watch.ts';
 
 /** Operations that show a person something (a send or an edit). */
 const SHOWN = new Set(['sendMessage', 'editMessage', 'sendComment', 'editComment']);
-/** A backlog: at least this many calls waiting (the monitor's threshold). */
-const BACKLOG = 40;
 
 /** The first time in `times` (sorted) at or after `from`, less `from`; null when none before `to`. */
 function firstAfter(times: readonly number[], from: number, to: number): number | null {
@@ -57,22 +55,14 @@ export function faultGaps(
 
 /** Requests per second by operation in the seconds a backlog existed under one dispatcher (429s left out). */
 export function backlogMix(monitor: Monitor, requests: readonly LoggedRequest[]) {
-  const { samples } = monitor;
   const counts: Record<string, number> = {};
-  let seconds = 0;
-  const first = samples[0]?.at ?? 0;
-  const last = samples.at(-1)?.at ?? 0;
-  for (let s = first; s + 1000 <= last; s += 1000) {
-    const inside = samples.filter((x) => x.at >= s && x.at <= s + 1000);
-    const one = inside[0]?.dispatcherPid;
-    if (inside.length < 5 || one === undefined) continue;
-    if (!inside.every((x) => x.backlog >= BACKLOG && x.dispatcherPid === one)) continue;
-    seconds++;
+  const seconds = backlogSeconds(monitor.samples);
+  for (const { at } of seconds)
     for (const r of requests)
-      if (r.time >= s && r.time < s + 1000 && r.status !== 429)
+      if (r.time >= at && r.time < at + 1000 && r.status !== 429)
         counts[r.op ?? r.path] = (counts[r.op ?? r.path] ?? 0) + 1;
-  }
   const perSecond: Record<string, number> = {};
-  for (const [op, n] of Object.entries(counts)) perSecond[op] = Number((n / (seconds || 1)).toFixed(2));
-  return { seconds, perSecond };
+  for (const [op, n] of Object.entries(counts))
+    perSecond[op] = Number((n / (seconds.length || 1)).toFixed(2));
+  return { seconds: seconds.length, perSecond };
 }

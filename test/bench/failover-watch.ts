@@ -100,19 +100,12 @@ export function startMonitor(admin: pg.Client): Monitor {
       on = false;
     },
     backlogRate(requests) {
-      const all: { rate: number; chats: number }[] = [];
-      const first = samples[0]?.at ?? 0;
-      const last = samples.at(-1)?.at ?? 0;
-      for (let s = first; s + 1000 <= last; s += 1000) {
-        const inside = samples.filter((x) => x.at >= s && x.at <= s + 1000);
-        const one = inside[0]?.dispatcherPid;
-        if (inside.length < 5 || one === undefined) continue;
-        if (!inside.every((x) => x.backlog >= BACKLOG && x.dispatcherPid === one)) continue;
-        const rate = requests.filter(
-          (r) => r.time >= s && r.time < s + 1000 && r.status !== 429 && r.op !== 'getUpdates',
-        ).length;
-        all.push({ rate, chats: Math.min(...inside.map((x) => x.chats)) });
-      }
+      const all = backlogSeconds(samples).map(({ at, chats }) => ({
+        rate: requests.filter(
+          (r) => r.time >= at && r.time < at + 1000 && r.status !== 429 && r.op !== 'getUpdates',
+        ).length,
+        chats,
+      }));
       return { ...summary(all), wide: summary(all.filter((x) => x.chats >= WIDE)) };
     },
   };
@@ -161,6 +154,24 @@ function summarise(missing: Sample['missing'], stopped: number) {
     owners[who] = (owners[who] ?? 0) + 1;
   }
   return { n: missing.length, names: missing.slice(0, 4).map((m) => m.name), owners };
+}
+
+/**
+ * The seconds (their starts) in which a backlog existed under one dispatcher: every 50 ms sample of the
+ * second saw 40 calls or more waiting and the same dispatcher; with the fewest chats waiting in it.
+ */
+export function backlogSeconds(samples: readonly Sample[]): { at: number; chats: number }[] {
+  const seconds: { at: number; chats: number }[] = [];
+  const first = samples[0]?.at ?? 0;
+  const last = samples.at(-1)?.at ?? 0;
+  for (let s = first; s + 1000 <= last; s += 1000) {
+    const inside = samples.filter((x) => x.at >= s && x.at <= s + 1000);
+    const one = inside[0]?.dispatcherPid;
+    if (inside.length < 5 || one === undefined) continue;
+    if (!inside.every((x) => x.backlog >= BACKLOG && x.dispatcherPid === one)) continue;
+    seconds.push({ at: s, chats: Math.min(...inside.map((x) => x.chats)) });
+  }
+  return seconds;
 }
 
 function summary(seconds: readonly { rate: number; chats: number }[]): BacklogRate {
