@@ -5,8 +5,9 @@
  * a designer can act on. The format's places are read from its JSON Schema, so they never drift from zod.
  */
 import type { z } from 'zod';
+import { KIND_NAMES } from './kinds/registry.ts';
 import { closest, type Locator, type Path, type Problem } from './problems.ts';
-import { BUILTIN_STEP_TYPES, flowJsonSchema, type StepSchemaKind } from './schema.ts';
+import { flowJsonSchema, type StepSchemaKind } from './schema.ts';
 
 type JsonSchema = {
   type?: string | string[];
@@ -162,7 +163,7 @@ export function issueToProblem(
   if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
     const typePath = path.at(-1) === 'type' ? path : [...path, 'type'];
     const given = getAt(data, typePath);
-    const types = [...BUILTIN_STEP_TYPES, ...kinds.map((k) => k.type)];
+    const types = [...KIND_NAMES, ...kinds.map((k) => k.type)];
     const guess = typeof given === 'string' ? closest(given, types) : undefined;
     return problem(
       typePath,

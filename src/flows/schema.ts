@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { BUILTIN_TEXT_KEYS } from './builtin-texts.ts';
 import { common, StalePolicy, Understand } from './kinds/fields.ts';
-import { type BuiltinStep, KIND_NAMES, STEP_SCHEMAS } from './kinds/registry.ts';
+import { type BuiltinStep, STEP_SCHEMAS } from './kinds/registry.ts';
 import { EventDeclaration, EventName } from './schema-events.ts';
 import { HandoffSettings } from './schema-handoff.ts';
 import { IntentKeywords } from './schema-intents.ts';
@@ -123,9 +123,6 @@ declare module './kinds/steps.ts' {
     readonly file: TheFlowFile;
   }
 }
-
-/** The `type:` names of the built-in kinds, in the order the format lists them. */
-export const BUILTIN_STEP_TYPES: readonly string[] = KIND_NAMES;
 
 /** A kind of step as the format sees it (kinds/contract.ts's StepKind has these): its type and fields. */
 export interface StepSchemaKind {
