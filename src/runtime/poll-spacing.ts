@@ -38,7 +38,7 @@ export function answersWaitingForRoom(
   return metrics.globalWindowLimit - metrics.globalWindowUsed < POLL_ROOM ? metrics.queued.total : 0;
 }
 
-/** `api` whose `getUpdates` waits for its turn while `queued()` (calls waiting in the scheduler) says answers wait. */
+/** `api` whose `getUpdates` waits for its turn while `queued()` says answers wait (in botflow: `answersWaitingForRoom`). */
 export function spacedPolls(
   api: PollApi,
   queued: () => number,

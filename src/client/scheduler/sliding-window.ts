@@ -41,11 +41,19 @@ export class SlidingWindowLog {
 
   /** Earliest time, not before `now`, at which one more start fits in the window. */
   nextFreeAt(now: number): number {
-    const live = this.bounds.filter((bound) => bound + this.windowMs > now);
-    if (live.length < this.limit) return now;
-    // Room comes when all but `limit - 1` of them have left the window: the earliest ones first.
-    live.sort((a, b) => a - b);
-    return Math.max(now, live[live.length - this.limit]! + this.windowMs);
+    // One pass, no allocation (the scheduler asks before every start): how many count, and the earliest.
+    let live = 0;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const bound of this.bounds) {
+      if (bound + this.windowMs <= now) continue;
+      live++;
+      if (bound < earliest) earliest = bound;
+    }
+    if (live < this.limit) return now;
+    if (live === this.limit) return Math.max(now, earliest + this.windowMs);
+    // More than the limit (starts made without asking): room comes when all but `limit - 1` have left.
+    const sorted = this.bounds.filter((bound) => bound + this.windowMs > now).sort((a, b) => a - b);
+    return Math.max(now, sorted[sorted.length - this.limit]! + this.windowMs);
   }
 
   /**
