@@ -12,7 +12,10 @@ export const SESSION_COLUMNS =
   'started_at AS "startedAt", updated_at AS "updatedAt"';
 
 /** The stored sessions of `keys` (keys without one are absent from the map). */
-export async function pgSessions(pool: pg.Pool, keys: readonly string[]): Promise<Map<string, SessionRow>> {
+export async function pgSessions(
+  pool: pg.Pool | pg.PoolClient,
+  keys: readonly string[],
+): Promise<Map<string, SessionRow>> {
   if (keys.length === 0) return new Map();
   const { rows } = await pool.query<SessionRow>(
     `SELECT ${SESSION_COLUMNS} FROM sessions WHERE conversation_key = ANY ($1::text[])`,
@@ -22,7 +25,7 @@ export async function pgSessions(pool: pg.Pool, keys: readonly string[]): Promis
 }
 
 /** One session. */
-export async function pgSession(pool: pg.Pool, key: string): Promise<SessionRow | undefined> {
+export async function pgSession(pool: pg.Pool | pg.PoolClient, key: string): Promise<SessionRow | undefined> {
   return (await pgSessions(pool, [key])).get(key);
 }
 

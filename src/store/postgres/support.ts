@@ -5,11 +5,11 @@
  */
 import type pg from 'pg';
 import { partitionOf } from '../ports/partitions.ts';
-import type { InboxHistoryRow, SessionRow, SessionSummary, TimerRow } from '../ports/rows.ts';
+import type { InboxHistoryRow, SessionSummary, TimerRow } from '../ports/rows.ts';
 import type { ConversationRows, PlacedSession, SupportPort } from '../ports/support.ts';
 import { INBOX_CHANNEL } from './inbox.ts';
 import { PgOutbox } from './outbox.ts';
-import { pgPlanSources, pgStepLog, SESSION_COLUMNS } from './sessions.ts';
+import { pgPlanSources, pgSession, pgStepLog } from './sessions.ts';
 import { inTransaction } from './transaction.ts';
 
 const SUMMARY_COLUMNS =
@@ -94,11 +94,7 @@ async function conversationOf(
 ): Promise<ConversationRows | undefined> {
   return inTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const session = (
-      await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE conversation_key = $1`, [
-        key,
-      ])
-    ).rows[0];
+    const session = await pgSession(client, key);
     if (!session) return undefined;
     const timers = await client.query<TimerRow>(
       `SELECT ${TIMER_COLUMNS} FROM timers WHERE conversation_key = $1 AND status = 'armed' ORDER BY id DESC`,
