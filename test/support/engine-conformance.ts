@@ -253,6 +253,11 @@ export async function openConformance(
       vanished.push(h.engine);
       view.freeze();
       await db.close();
+      // Dead for seconds, as a crashed process is when its leases lapse: its membership lapses before the next
+      // engine looks. A next engine that saw it alive (its last tick renewed its membership, not its dispatcher
+      // lease) waits for its call in flight, then pauses a handover second on the test's clock, which by then
+      // no longer moves: settle() never returned (CI, PostgreSQL, once).
+      await eventually('the vanished engine to be no member any more', async () => !(await db.liveMembers()));
       h.engine = await open();
       // Alone (the other's heartbeat lapsed: its calls in flight are free to send again), every partition.
       await eventually('the new engine to hold every partition and the dispatcher role, alone', () => {
@@ -300,6 +305,8 @@ interface Files {
   open(now: () => number): Promise<EngineStore>;
   append(entries: Parameters<InboxStore['append']>[0]): Promise<void>;
   rows<T>(sql: string, params: unknown[]): Promise<T[]>;
+  /** Members whose heartbeat has not lapsed (none on SQLite: one process). */
+  liveMembers(): Promise<number>;
   close(): Promise<void>;
   drop(): Promise<void>;
 }
@@ -323,6 +330,7 @@ function sqliteFiles(): Files {
         .prepare(sql)
         .all(...params) as never;
     },
+    liveMembers: async () => 0,
     async close() {
       db?.close();
       db = undefined;
@@ -353,6 +361,12 @@ async function postgresFiles(): Promise<Files> {
         params,
       );
       return rows as never;
+    },
+    async liveMembers() {
+      const { rows } = await admin.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM members WHERE expires_at > botflow_now_ms()',
+      );
+      return rows[0]!.n;
     },
     async close() {
       await pg?.close();
