@@ -4,11 +4,34 @@ export interface Problem {
   /** 1-based line and column. */
   line: number;
   col: number;
+  /** Where the faulty text ends (1-based, exclusive): an editor underlines from line:col to here. */
+  endLine?: number;
+  endCol?: number;
+  /** A stable name of the kind of problem (`unknown-step`), the same in every release: for editors and filters. */
+  code?: string;
   /** A note explains what check could not check; it never fails a check. */
   severity: 'error' | 'warning' | 'note';
   message: string;
   /** What to do about it. */
   hint?: string;
+  /** Ways to fix it as edits of the files (the did-you-mean cases): an editor offers them as quick fixes. */
+  fixes?: ProblemFix[];
+}
+
+/** One way to fix a problem: a title to offer, and the edits that make it. */
+export interface ProblemFix {
+  title: string;
+  edits: TextEdit[];
+}
+
+/** Replace the text from line:col to endLine:endCol (1-based, end exclusive) of `file` with `newText`. */
+export interface TextEdit {
+  file: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  newText: string;
 }
 
 /** `file:line:col: severity: message (hint)`: the format editors and CI logs understand. */
