@@ -28,6 +28,9 @@ const ENTRIES = Object.values(PACKAGE.exports).flatMap((e) =>
 const FLOORS: readonly (readonly string[])[] = [
   ['cli.ts', 'index.ts'],
   ['cli'],
+  // The editors' language server and service (botflow lsp, the playground's editor): over the checks,
+  // the transcripts and the configuration.
+  ['lsp'],
   ['testing'],
   ['runtime'],
   ['sandbox'],
