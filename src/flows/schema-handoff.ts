@@ -23,7 +23,9 @@ export const HandoffSettings = z
       .describe("The operators' group chat (the bot is a member): requests, relayed messages and replies"),
     hours: z
       .strictObject({ tz: TimeZone.optional() })
-      .catchall(z.union([Span, z.array(Span)]))
+      // Optional only so that the emitted type's index signature admits `tz?` (TS2411 in a user's type check
+      // without skipLibCheck); a YAML value is never undefined.
+      .catchall(z.union([Span, z.array(Span)]).optional())
       .superRefine((h, ctx) => {
         for (const key of Object.keys(h))
           if (key !== 'tz' && !DayKey.safeParse(key).success)

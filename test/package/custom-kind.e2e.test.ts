@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installTarball, nodeEnvironment, packTarball, run } from './packing.ts';
+import { installTarball, nodeEnvironment, packTarball, repo, run } from './packing.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'botflow-kind-packed-'));
 const folder = join(work, 'user');
@@ -77,4 +77,53 @@ describe('a project kind of step from the packed package', () => {
     expect(schema.out).toContain('"const": "rating"');
     expect(schema.out).toContain('The variable that receives the rating (a whole number)');
   }, 120_000);
+
+  it("type-checks against every entry's declarations without skipLibCheck, strict (a user's tsconfig)", async () => {
+    const entries = [
+      '',
+      '/flows',
+      '/engine',
+      '/client',
+      '/intake',
+      '/sandbox',
+      '/testing',
+      '/testing/vitest',
+    ];
+    writeFileSync(
+      join(app, 'entries.ts'),
+      entries.map((e, i) => `export * as e${i} from 'botflow-engine${e}';\n`).join(''),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          noEmit: true,
+          skipLibCheck: false,
+          allowImportingTsExtensions: true,
+          types: ['node'],
+          typeRoots: [join(repo, 'node_modules', '@types')],
+        },
+        include: ['entries.ts', 'flows/**/*.ts'],
+      }),
+    );
+    // Before: graph-builder.d.ts's opening hours `{ [day: string]: string | string[]; tz?: string }` (TS2411).
+    const tsc = await run(
+      process.execPath,
+      [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'],
+      {
+        cwd: app,
+        env,
+        timeout: 120_000,
+      },
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(tsc).toBe('');
+  }, 180_000);
 });
