@@ -17,11 +17,11 @@ import {
   type StateConfig,
 } from './compile-states.ts';
 import { elsewhereRoutes, eventDeclarations, startContext } from './event-steps.ts';
+import type { StepKind } from './kinds/contract.ts';
 import { projectKinds } from './kinds/custom-adapter.ts';
 import { attachDefinitionKinds } from './kinds/custom-attach.ts';
-import { handoffDefinition } from './kinds/handoff/steps.ts';
-import { kindOf } from './kinds/registry.ts';
-import { stepKeyOf } from './machine-context.ts';
+import { BUILTIN_KINDS, kindOf } from './kinds/registry.ts';
+import { type StepEntry, stepKeyOf } from './machine-context.ts';
 import type { Registry } from './registry.ts';
 import { computedOfFlows, failureTransitions, readsComputed, whereIs } from './run-time-failures.ts';
 import type { FlowFile } from './schema.ts';
@@ -199,7 +199,7 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
     machine,
     triggers: triggersOf(flow),
     events: eventDeclarations(flow, cx.flows, cx.registry, kindOf),
-    ...handoffDefinition(flow, rootEntry, kindOf),
+    ...kindDefinitions(flow, rootEntry, cx.registry),
     ...(flow.group_messages ? { groupMessages: flow.group_messages } : {}),
     rerenderEvent: { type: RERENDER_EVENT },
     stalePolicy(stateValue: unknown): StalePolicy {
@@ -229,4 +229,12 @@ export function buildDefinition(flow: FlowFile, cx: CompileContext): FlowDefinit
   };
   attachDefinitionKinds(definition, projectKinds(cx.registry));
   return definition;
+}
+
+/** What each kind, built-in or the project's, adds to the flow's definition (StepKind.definition). */
+function kindDefinitions(flow: FlowFile, root: StepEntry, registry: Registry): Partial<FlowDefinition> {
+  const parts: Partial<FlowDefinition> = {};
+  const kinds: readonly Pick<StepKind, 'definition'>[] = [...BUILTIN_KINDS, ...projectKinds(registry)];
+  for (const kind of kinds) Object.assign(parts, kind.definition?.(flow, root, kindOf));
+  return parts;
 }

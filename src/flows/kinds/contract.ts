@@ -8,7 +8,7 @@
  * `come_back`, retries, `on_error`) are written once against this contract, not per kind.
  */
 import type { z } from 'zod';
-import type { Effect, FlowEvent } from '../../engine/step/contract.ts';
+import type { Effect, FlowDefinition, FlowEvent } from '../../engine/step/contract.ts';
 import type { Builder } from '../graph-builder.ts';
 import type { SayText } from '../inputs.ts';
 import type { LintInput, Report } from '../lint-input.ts';
@@ -169,6 +169,11 @@ export interface StepKind<S extends StepFields = StepFields> {
   readonly resumes?: boolean;
   /** The named actions and guards only this kind uses, built once per compiled flow over `kit`. */
   parts?(kit: RunKit): KindParts;
+  /**
+   * What the kind adds to every compiled flow's definition (the handoff: the operators' chat, the steps
+   * with operators, their notices), given the flow and its commands' entry. Default: nothing.
+   */
+  definition?(flow: FlowFile, root: StepEntry, kindOf: KindOf): Partial<FlowDefinition>;
 }
 
 /** What a kind's `check` is given: the flow being checked (with the registry and the other flows). */

@@ -8,7 +8,7 @@ import type { Walker } from '../../walker.ts';
 import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
 import { handoffParts } from './actions.ts';
 import { HandoffStep } from './schema.ts';
-import { handoffState } from './steps.ts';
+import { handoffDefinition, handoffState } from './steps.ts';
 
 const OPERATOR_EVENTS: readonly string[] = Object.values(HANDOFF_EVENTS);
 
@@ -57,6 +57,7 @@ export const handoff: StepKind<HandoffStep> = stepKind({
   drawing: { shape: 'parallelogram', label: 'handoff' },
   drawsItself: true,
   withOperators: true,
+  definition: handoffDefinition,
   // It takes what the operators' chat (or a helpdesk, by bot.events.send) sends it.
   events: () => OPERATOR_EVENTS,
   parts: (k) => handoffParts({ entry: k.entry, say: (e, c, text) => k.say(e, c, text), effect: k.effect }),
