@@ -4,6 +4,7 @@
 // step is clicked.
 import { h } from './dom.js';
 import { display, drawGraph } from './graph.js';
+import { stepForm } from './step-form.js';
 
 const MIN_SCALE = 0.25;
 const MAX_SCALE = 3;
@@ -198,10 +199,22 @@ export function graphParts(panel, flow, current) {
         h('pre', {}, shown.text),
       )
     : null;
+  // The flow's file in the editor beside the chats; a selected step's texts, buttons and next in a form.
+  const edit = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link-btn',
+      title: 'Edit the flow file beside the chat',
+      onclick: () => panel.onEdit?.(flow.id),
+    },
+    'edit file',
+  );
   return [
     zoomableGraph(graphEl, panel.graphViews.get(flow.id)),
     commands,
-    h('div', { class: 'graph-actions' }, storyboard, funnel, versions, copy),
+    h('div', { class: 'graph-actions' }, edit, storyboard, funnel, versions, copy),
     source,
+    shown ? stepForm(panel, flow.id, panel.sourceOf.step) : null,
   ];
 }
