@@ -22,11 +22,24 @@ const WAIT = { timeout: 30_000 };
 await buildEditor();
 const pg = usePlayground(WAIT.timeout);
 
-function shot(part: Locator, name: string) {
+/** A screenshot to test-results/, and to docs/ when `docs` and BOTFLOW_UPDATE_SCREENSHOT are set. */
+async function shot(part: Locator, name: string, docs = false) {
   mkdirSync(RESULTS, { recursive: true });
-  return shotOf(part, join(RESULTS, name)).then(() => {
-    if (process.env.BOTFLOW_UPDATE_SCREENSHOT) copyFileSync(join(RESULTS, name), join(REPO, 'docs', name));
-  });
+  await shotOf(part, join(RESULTS, name));
+  if (docs && process.env.BOTFLOW_UPDATE_SCREENSHOT) copyFileSync(join(RESULTS, name), join(REPO, 'docs', name));
+}
+
+/** A screenshot of the page's area around `parts` (the panel scrolls: an element shot would be clipped). */
+async function shotAround(page: Page, parts: Locator[], name: string) {
+  await parts[parts.length - 1]!.scrollIntoViewIfNeeded();
+  const boxes = await Promise.all(parts.map(async (p) => (await p.boundingBox())!));
+  const x = Math.min(...boxes.map((b) => b.x)) - 8;
+  const y = Math.min(...boxes.map((b) => b.y)) - 8;
+  const width = Math.max(...boxes.map((b) => b.x + b.width)) - x + 8;
+  const height = Math.max(...boxes.map((b) => b.y + b.height)) - y + 8;
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, name), clip: { x, y, width, height } });
+  if (process.env.BOTFLOW_UPDATE_SCREENSHOT) copyFileSync(join(RESULTS, name), join(REPO, 'docs', name));
 }
 
 /** Puts the cursor at the end of the editor's line that contains `text`. */
@@ -74,7 +87,8 @@ describe("the playground's editor", () => {
       .getByText(/ask_agex/)
       .first()
       .waitFor();
-    await shot(editor, 'editor-playground.png');
+    await shot(editor, 'editor-diagnostic.png');
+    await shot(page.locator('main.layout'), 'editor-playground.png', true);
 
     // Fixed: the error goes; saved: the file is the original with the one change, comments and all.
     await page.keyboard.press('Backspace');
@@ -111,7 +125,11 @@ describe("the playground's editor", () => {
     await form
       .getByLabel('Says')
       .fill('Please check your answers:\nName: {{name}}\nAge: {{age}}\nEmail: {{email}}');
-    await shot(form, 'editor-step-form.png');
+    await shotAround(
+      page,
+      [panel.getByRole('figure', { name: 'Lines of step confirm' }), form],
+      'editor-step-form.png',
+    );
     await form.getByRole('button', { name: 'Save step' }).click();
     await form.getByText('Saved to the file.').waitFor();
     expect(readFileSync(file, 'utf8')).toBe(

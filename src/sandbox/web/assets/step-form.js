@@ -40,7 +40,7 @@ function textField(draft, key, label) {
       'textarea',
       {
         name: `step-${key}`,
-        rows: 2,
+        rows: Math.min(Math.max(String(draft[key]).split('\n').length, 2), 6),
         'aria-label': label,
         oninput: (event) => {
           draft[key] = event.target.value;
@@ -135,6 +135,7 @@ export function stepForm(panel, flow, step) {
   return h(
     'form',
     { class: 'step-form', 'aria-label': `Edit step ${step}`, onsubmit: submit },
+    h('h4', {}, `Edit step ${step}`),
     fields,
     h(
       'div',

@@ -83,6 +83,7 @@ export async function openEditor(host: HTMLElement, flow: string, onClose: () =>
     doc: file.text,
     extensions: [
       basicSetup,
+      EditorView.lineWrapping, // designers' long texts stay in sight
       yaml(),
       lintGutter(),
       linter(
