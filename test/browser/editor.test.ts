@@ -26,7 +26,8 @@ const pg = usePlayground(WAIT.timeout);
 async function shot(part: Locator, name: string, docs = false) {
   mkdirSync(RESULTS, { recursive: true });
   await shotOf(part, join(RESULTS, name));
-  if (docs && process.env.BOTFLOW_UPDATE_SCREENSHOT) copyFileSync(join(RESULTS, name), join(REPO, 'docs', name));
+  if (docs && process.env.BOTFLOW_UPDATE_SCREENSHOT)
+    copyFileSync(join(RESULTS, name), join(REPO, 'docs', name));
 }
 
 /** A screenshot of the page's area around `parts` (the panel scrolls: an element shot would be clipped). */
