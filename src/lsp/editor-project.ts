@@ -25,7 +25,14 @@ export interface EditorDiagnostic {
   message: string;
   hint?: string;
   code?: string;
-  fixes?: Problem['fixes'];
+  /** The problem's quick fixes whose edits are all in this file. */
+  fixes?: EditorFix[];
+}
+
+/** A quick fix as the editor applies it: edits of the edited text, 1-based positions, end exclusive. */
+export interface EditorFix {
+  title: string;
+  edits: { from: EditorPosition; to: EditorPosition; newText: string }[];
 }
 
 /** Where the editor's project is and what it was loaded with (the registry is code: imported once). */
@@ -60,7 +67,7 @@ export class EditorProject {
     const lines = text.split('\n');
     return result.problems
       .filter((p) => resolve(p.file) === resolve(reported))
-      .map((p) => toDiagnostic(p, lines));
+      .map((p) => toDiagnostic(p, lines, reported));
   }
 
   /** Completion at a place of `text` (the file `path`): the language service's items. */
@@ -105,7 +112,7 @@ export class EditorProject {
 }
 
 /** A problem with the range an editor underlines: its own end, or else the word (or the rest of the line) at it. */
-export function toDiagnostic(p: Problem, lines: readonly string[]): EditorDiagnostic {
+export function toDiagnostic(p: Problem, lines: readonly string[], file = p.file): EditorDiagnostic {
   const from = { line: p.line, col: p.col };
   let to: EditorPosition;
   if (p.endLine !== undefined && p.endCol !== undefined) to = { line: p.endLine, col: p.endCol };
@@ -122,6 +129,21 @@ export function toDiagnostic(p: Problem, lines: readonly string[]): EditorDiagno
     message: p.message,
     ...(p.hint ? { hint: p.hint } : {}),
     ...(p.code ? { code: p.code } : {}),
-    ...(p.fixes ? { fixes: p.fixes } : {}),
+    ...fixesIn(p.fixes, file),
   };
+}
+
+/** The fixes whose every edit is in `file` (a fix that also edits another file is left to `botflow lsp`). */
+function fixesIn(fixes: Problem['fixes'], file: string): { fixes?: EditorFix[] } {
+  const own = (fixes ?? [])
+    .filter((f) => f.edits.length > 0 && f.edits.every((e) => resolve(e.file) === resolve(file)))
+    .map((f) => ({
+      title: f.title,
+      edits: f.edits.map((e) => ({
+        from: { line: e.line, col: e.col },
+        to: { line: e.endLine, col: e.endCol },
+        newText: e.newText,
+      })),
+    }));
+  return own.length ? { fixes: own } : {};
 }

@@ -1,7 +1,7 @@
 // What the editor asks the server as the text changes: the checker's diagnostics (as lint) and the
 // language service's completion.
 import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
-import type { Diagnostic as LintDiagnostic } from '@codemirror/lint';
+import type { Action, Diagnostic as LintDiagnostic } from '@codemirror/lint';
 import type { Text } from '@codemirror/state';
 import type { EditorView } from '@codemirror/view';
 import { type CompletionItem, type Diagnostic, editorServer } from './server.ts';
@@ -25,8 +25,26 @@ export function toLint(doc: Text, diagnostics: readonly Diagnostic[]): LintDiagn
       severity: SEVERITY[d.severity],
       message: d.hint ? `${d.message}\nhint: ${d.hint}` : d.message,
       ...(d.code ? { source: d.code } : {}),
+      ...(d.fixes?.length ? { actions: d.fixes.map((fix) => fixAction(doc, fix)) } : {}),
     };
   });
+}
+
+/** A quick fix as a button under the diagnostic: its edits, made on the text it was computed for. */
+function fixAction(doc: Text, fix: NonNullable<Diagnostic['fixes']>[number]): Action {
+  const changes = fix.edits.map((e) => ({
+    from: offsetOf(doc, e.from),
+    to: offsetOf(doc, e.to),
+    insert: e.newText,
+  }));
+  return {
+    name: fix.title,
+    apply: (view) => {
+      // The text changed since the check: the fix's places are stale; the next check offers it again.
+      if (view.state.doc !== doc) return;
+      view.dispatch({ changes });
+    },
+  };
 }
 
 /** The lint source: diagnostics of the editor's text as the file `path()`. */

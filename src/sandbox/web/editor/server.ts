@@ -17,6 +17,8 @@ export interface Diagnostic {
   message: string;
   hint?: string;
   code?: string;
+  /** Quick fixes: edits of this text. */
+  fixes?: { title: string; edits: { from: Diagnostic['from']; to: Diagnostic['to']; newText: string }[] }[];
 }
 
 /** An LSP completion item, the fields the editor shows. */
