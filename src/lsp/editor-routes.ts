@@ -46,6 +46,16 @@ function refuse(reply: FastifyReply, error: unknown) {
   throw error;
 }
 
+/** True for a Host header that names this machine: localhost, 127.x or [::1], with any port. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name === 'localhost' || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+const HOST_REFUSED =
+  'saving is refused: the page was not opened at localhost or 127.0.0.1 (the address botflow run prints); open that address to edit here';
+
 const SAVING_REFUSED =
   'saving is off: the playground listens beyond this machine (sandbox.host), and anyone who can reach it could write your flow files; listen on 127.0.0.1 to edit here';
 
@@ -59,9 +69,16 @@ export function editorRoutes(project: () => EditorProject | undefined): FastifyP
       return p;
     };
     const mayWrite = (reply: FastifyReply) => {
-      if (listensOnLoopback(app)) return true;
-      reply.code(403).send({ code: 'editor.exposed', message: SAVING_REFUSED });
-      return false;
+      if (!listensOnLoopback(app)) {
+        reply.code(403).send({ code: 'editor.exposed', message: SAVING_REFUSED });
+        return false;
+      }
+      // A page of another site whose name was made to point here (DNS rebinding) names its own host.
+      if (!isLoopbackHost(reply.request.headers.host)) {
+        reply.code(403).send({ code: 'editor.host', message: HOST_REFUSED });
+        return false;
+      }
+      return true;
     };
 
     app.get(`${EDITOR_PATH}/file`, async (req, reply) => {

@@ -3,12 +3,13 @@
  * temporary flows folder: reading, diagnostics, saving and its refusals.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EditorProject } from '../../src/lsp/editor-project.ts';
-import { editorRoutes } from '../../src/lsp/editor-routes.ts';
+import { editorRoutes, isLoopbackHost } from '../../src/lsp/editor-routes.ts';
 
 const FLOW = `# The greeting: this comment stays.
 flow: hello
@@ -158,6 +159,34 @@ describe('the editor routes on loopback', () => {
       form: { say: 'Again?' },
     });
     expect(stale.status).toBe(409);
+  });
+});
+
+describe('the editor routes reached under another name', () => {
+  beforeEach(() => serve('127.0.0.1'));
+
+  it('refuses a save whose Host is not this machine (a page of another site pointed here)', async () => {
+    const read = await call('GET', '/_editor/file?path=hello.flow.yaml');
+    const body = JSON.stringify({ path: 'hello.flow.yaml', text: 'flow: x\n', version: read.body.version });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${base}/_editor/file`,
+        { method: 'PUT', headers: { host: 'evil.example:80', 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(403);
+    expect(readFileSync(join(flows, 'hello.flow.yaml'), 'utf8')).toBe(FLOW);
+    expect(isLoopbackHost('localhost:3000')).toBe(true);
+    expect(isLoopbackHost('127.0.0.1')).toBe(true);
+    expect(isLoopbackHost('[::1]:8080')).toBe(true);
+    expect(isLoopbackHost('127.0.0.1.evil.example')).toBe(false);
+    expect(isLoopbackHost('localhost.evil.example:80')).toBe(false);
   });
 });
 
