@@ -6,9 +6,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script of the repository (no types)
-import { buildEditor } from '../../scripts/build-editor.mjs';
+import { buildEditor, EDITOR_BUNDLE } from '../../scripts/build-editor.mjs';
+import { webChatPlugin } from '../../src/sandbox/web/plugin.ts';
 
 /** The budget: CodeMirror 6 with YAML, lint and completion fits well within it. */
 const BUDGET_GZIPPED = 300 * 1024;
@@ -28,5 +30,24 @@ describe("the playground editor's bundle", () => {
     const text = bundle.toString('utf8');
     expect(text).not.toMatch(/from\s*["']@?codemirror/);
     expect(text).toMatch(/export\s*\{[^}]*openEditor/);
+  }, 60_000);
+
+  it('is served by the playground gzipped to browsers that accept it, and whole to others', async () => {
+    await buildEditor(); // the generated asset the page serves (npm install builds it too)
+    const app = Fastify();
+    await app.register(webChatPlugin());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = app.server.address() as { port: number };
+      const url = `http://127.0.0.1:${port}/_web/editor.js`;
+      const zipped = await fetch(url, { headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      expect(Buffer.from(await zipped.arrayBuffer()).equals(readFileSync(EDITOR_BUNDLE))).toBe(true);
+      const plain = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(Number(plain.headers.get('content-length'))).toBe(readFileSync(EDITOR_BUNDLE).length);
+    } finally {
+      await app.close();
+    }
   }, 60_000);
 });
