@@ -123,9 +123,10 @@ function setScalar(text: string, map: YAMLMap, key: string, value: string): Spli
     if (!isScalar(old) || !old.range)
       throw new StepEditError(`"${key}" is not plain text here: edit it in the file`);
     if (old.value === value) return [];
-    return [
-      { from: old.range[0], to: old.range[1], insert: scalarSource(value, old.type, map.flow === true) },
-    ];
+    const source = scalarSource(value, old.type, map.flow === true);
+    // An empty value (`next:` and nothing): the new one needs the space after the colon.
+    const bare = old.range[0] === old.range[1] && text[old.range[0] - 1] === ':';
+    return [{ from: old.range[0], to: old.range[1], insert: bare ? ` ${source}` : source }];
   }
   return [addPair(text, map, key, scalarSource(value, undefined, map.flow === true))];
 }

@@ -73,6 +73,11 @@ describe('editStep', () => {
     );
   });
 
+  it('fills an empty value in place', () => {
+    const empty = FLOW.replace('    next: confirm\n', '    next:\n');
+    expect(editStep(empty, 'ask', { next: 'confirm' })).toBe(FLOW);
+  });
+
   it('changes nothing when the values are the same, and refuses what it cannot edit', () => {
     expect(editStep(FLOW, 'ask', { say: 'What is your name?', next: 'confirm' })).toBe(FLOW);
     expect(() => editStep(FLOW, 'nope', { say: 'x' })).toThrow(StepEditError);
