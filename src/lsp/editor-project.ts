@@ -101,12 +101,18 @@ export class EditorProject {
           .filter((n) => /\.test\.ya?ml$/.test(n))
           .map((n) => ({ file: resolve(tests, n), text: readFileSync(join(tests, n), 'utf8') }))
       : [];
+    const registryFile = ['registry.ts', 'registry.js']
+      .map((n) => resolve(this.flowsDir, n))
+      .find((f) => existsSync(f));
     return {
       root: process.cwd(),
       flows: [...rest, { file: edited, text }],
       catalogs,
       transcripts,
       registry: await this.loadRegistry(),
+      ...(registryFile
+        ? { registryFile: { file: registryFile, text: readFileSync(registryFile, 'utf8') } }
+        : {}),
     };
   }
 }

@@ -1,10 +1,13 @@
 /**
  * The checker's problems as the playground's editor shows them (src/lsp/editor-project.ts): the range
- * a problem names, or the word at it; quick fixes limited to the edited file.
+ * a problem names, or the word at it; quick fixes limited to the edited file; the project's snapshot.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/flows/problems.ts';
-import { toDiagnostic } from '../../src/lsp/editor-project.ts';
+import { EditorProject, toDiagnostic } from '../../src/lsp/editor-project.ts';
 
 const LINES = ['flow: demo', 'steps:', '  ask:', '    next: dnoe # typo'];
 const base: Problem = {
@@ -56,5 +59,31 @@ describe('toDiagnostic', () => {
 
   it('underlines one character at the end of a line rather than nothing', () => {
     expect(toDiagnostic({ ...base, line: 2, col: 7 }, LINES).to).toEqual({ line: 2, col: 8 });
+  });
+});
+
+describe('EditorProject.snapshot', () => {
+  it("is the flows folder as the language service takes it, with the editor's text over the edited file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botflow-editor-project-'));
+    try {
+      mkdirSync(join(dir, 'locales'));
+      mkdirSync(join(dir, 'tests'));
+      writeFileSync(join(dir, 'a.flow.yaml'), 'flow: a\n');
+      writeFileSync(join(dir, 'b.flow.yaml'), 'flow: b\n');
+      writeFileSync(join(dir, 'locales', 'en.ftl'), 'hello = Hello\n');
+      writeFileSync(join(dir, 'tests', 'a.test.yaml'), 'flow: a\n');
+      const snapshot = await new EditorProject(dir).snapshot('a.flow.yaml', 'flow: a # unsaved\n');
+      expect(snapshot.flows).toEqual([
+        { file: join(dir, 'b.flow.yaml'), text: 'flow: b\n' },
+        { file: join(dir, 'a.flow.yaml'), text: 'flow: a # unsaved\n' },
+      ]);
+      expect(snapshot.catalogs).toEqual([
+        { file: join(dir, 'locales', 'en.ftl'), text: 'hello = Hello\n', locale: 'en' },
+      ]);
+      expect(snapshot.transcripts).toEqual([{ file: join(dir, 'tests', 'a.test.yaml'), text: 'flow: a\n' }]);
+      expect(snapshot.registryFile).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
