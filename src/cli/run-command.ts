@@ -234,7 +234,9 @@ export const command: Command = {
         const { defaultParts } = await import('../runtime/default-parts.ts');
         // The playground's "save as test" lives with the transcript harness (src/testing).
         const { saveChatExtension } = await import('../testing/save-chat.ts');
-        return defaultParts({ playground: [saveChatExtension()] });
+        // The playground's flow editor and step form (src/lsp: the checker and the language service).
+        const { editorExtension } = await import('../lsp/editor-routes.ts');
+        return defaultParts({ playground: [saveChatExtension(), editorExtension()] });
       },
     }),
 };

@@ -37,6 +37,10 @@ const PLAIN: Record<string, string> = {
   'runtime/config.ts HelpRequested': 'control flow for --help, never reported',
   'testing/parse-helpers.ts Invalid': 'turned into a file:line problem by the transcript loader',
   'testing/parse-transcript.ts InvalidMany': 'turned into file:line problems by the transcript loader',
+  'lsp/editor-files.ts EditorPathError': "becomes the playground editor's 403 answer, with its message",
+  'lsp/editor-files.ts StaleVersionError': "becomes the playground editor's 409 answer, with its message",
+  'lsp/yaml-edit.ts StepEditError': "becomes the playground step form's 422 answer, with its message",
+  'sandbox/web/editor/server.ts EditorServerError': "the browser's side of an editor route's error answer",
 };
 
 describe('the error catalogue', () => {

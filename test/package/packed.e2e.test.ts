@@ -38,6 +38,9 @@ beforeAll(async () => {
   expect(paths).toContain('templates/project/flows/feedback.flow.yaml');
   // The examples `botflow init --example` copies, from the build's copy of flows/.
   expect(paths).toContain('templates/examples/booking.flow.yaml');
+  // The playground's editor: its bundle, built by the pack's prepack, without the TypeScript it is built from.
+  expect(paths).toContain('dist/sandbox/web/assets/editor.js');
+  expect(paths.filter((p) => p.startsWith('dist/sandbox/web/editor'))).toEqual([]);
   expect(paths).toContain('templates/examples/code/booking.ts');
   expect(paths.filter((p) => /^(src|test|flows)\//.test(p))).toEqual([]);
 }, 300_000);

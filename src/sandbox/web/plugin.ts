@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync } from 'fastify';
 import { BotflowError } from '../../errors/index.ts';
 
@@ -28,18 +29,25 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** One asset held in memory (the whole page is a few tens of kilobytes). */
+/** One asset held in memory (the page is a few tens of kilobytes; the editor's bundle a few hundred). */
 interface Asset {
   body: Buffer;
   type: string;
+  /** The body gzipped, for the big ones (the editor's bundle), sent to browsers that accept it. */
+  gzipped?: Buffer;
 }
+
+/** Assets from this size on are also kept gzipped. */
+const GZIP_FROM_BYTES = 32 * 1024;
 
 /** Reads the page's files once; only names listed here are ever served, so no path can escape the folder. */
 function loadAssets(): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   for (const name of readdirSync(ASSETS_DIR)) {
     const type = CONTENT_TYPES[extname(name)];
-    if (type) assets.set(name, { body: readFileSync(new URL(name, ASSETS_DIR)), type });
+    if (!type) continue;
+    const body = readFileSync(new URL(name, ASSETS_DIR));
+    assets.set(name, { body, type, ...(body.length >= GZIP_FROM_BYTES ? { gzipped: gzipSync(body) } : {}) });
   }
   return assets;
 }
@@ -65,7 +73,13 @@ export function webChatPlugin(options: WebChatOptions = {}): FastifyPluginAsync 
           .code(404)
           .send({ code: 'not.found', message: `No such asset of the web chat: ${req.url.split('?')[0]}` });
       }
-      return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+      reply.type(asset.type).header('cache-control', 'no-cache');
+      if (asset.gzipped) {
+        reply.header('vary', 'accept-encoding');
+        if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? '')))
+          return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+      }
+      return reply.send(asset.body);
     });
   };
 }

@@ -4,9 +4,11 @@
 import { inspector, sandbox } from './api.js';
 import { ChatColumn } from './chat.js';
 import { avatar, h } from './dom.js';
+import { FlowEditorView } from './flow-editor.js';
 import { icon } from './icons.js';
 import { GroupChatColumn, operatorsChats } from './operators.js';
 import { Panel } from './panel.js';
+import { rereadStepForms } from './step-form.js';
 
 const MAX_COLUMNS = 3;
 const STORAGE_KEY = 'botflow.playground.open';
@@ -28,6 +30,10 @@ const panel = new Panel(el.panel);
 let selected;
 // "Start at a step" sends the prompt to the selected person's dialog.
 panel.chatIdOf = () => selected?.chatId;
+// "edit file" on the graph opens the flow's file beside the chats; the step form's saves show there.
+const editor = new FlowEditorView(document.getElementById('editor'), document.querySelector('.layout'));
+panel.onEdit = (flow) => void editor.open(flow);
+panel.onFileSaved = (flow) => editor.fileSaved(flow);
 
 function setStatus(text, ok) {
   el.status.textContent = text;
@@ -230,6 +236,7 @@ async function followInspector() {
   }
   const events = new EventSource('/_inspector/events');
   events.addEventListener('flows', async () => {
+    rereadStepForms(panel);
     const next = await inspector.state();
     panel.setState(next);
     showProblems(next?.problems ?? []);

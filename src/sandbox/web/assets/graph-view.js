@@ -4,6 +4,7 @@
 // step is clicked.
 import { h } from './dom.js';
 import { display, drawGraph } from './graph.js';
+import { stepForm } from './step-form.js';
 
 const MIN_SCALE = 0.25;
 const MAX_SCALE = 3;
@@ -108,6 +109,40 @@ function zoomableGraph(graphEl, view) {
   return h('div', { class: 'graph-frame' }, controls, box);
 }
 
+/** The links under the graph: edit the file (beside the chats), the storyboard, the funnel, the versions. */
+function flowLinks(panel, flow, current) {
+  const link = (text, href, title) =>
+    h('a', { class: 'link-btn', href, target: '_blank', rel: 'noopener', title }, text);
+  const id = encodeURIComponent(flow.id);
+  const storyboard = link(
+    'storyboard',
+    `/_inspector/storyboard?flow=${id}#${id}--${encodeURIComponent(current ?? '')}`,
+    'Every step as the person sees it, in every locale, on one page',
+  );
+  const funnel = link(
+    'funnel',
+    `/_inspector/funnel?flow=${id}`,
+    'How far conversations got: reached, stopped, retries and time per step',
+  );
+  const versions = link(
+    'versions',
+    '/_inspector/plan',
+    'Running conversations by flow version: which stay on an older one, move, or are stranded',
+  );
+  // The flow's file in the editor beside the chats (a selected step's form is under its lines).
+  const edit = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link-btn',
+      title: 'Edit the flow file beside the chat',
+      onclick: () => panel.onEdit?.(flow.id),
+    },
+    'edit file',
+  );
+  return [edit, storyboard, funnel, versions];
+}
+
 /** How long "copied ✓" stays on the button. */
 const COPIED_FOR_MS = 3000;
 
@@ -139,24 +174,6 @@ export function graphParts(panel, flow, current) {
       },
     },
     copied ? 'copied ✓' : 'copy as Mermaid',
-  );
-  const link = (text, href, title) =>
-    h('a', { class: 'link-btn', href, target: '_blank', rel: 'noopener', title }, text);
-  const id = encodeURIComponent(flow.id);
-  const storyboard = link(
-    'storyboard',
-    `/_inspector/storyboard?flow=${id}#${id}--${encodeURIComponent(current ?? '')}`,
-    'Every step as the person sees it, in every locale, on one page',
-  );
-  const funnel = link(
-    'funnel',
-    `/_inspector/funnel?flow=${id}`,
-    'How far conversations got: reached, stopped, retries and time per step',
-  );
-  const versions = link(
-    'versions',
-    '/_inspector/plan',
-    'Running conversations by flow version: which stay on an older one, move, or are stranded',
   );
   // A click on a step (or Enter on it) shows where the step is written, below the graph.
   const graphEl = drawGraph(flow.graph, current);
@@ -201,7 +218,8 @@ export function graphParts(panel, flow, current) {
   return [
     zoomableGraph(graphEl, panel.graphViews.get(flow.id)),
     commands,
-    h('div', { class: 'graph-actions' }, storyboard, funnel, versions, copy),
+    h('div', { class: 'graph-actions' }, ...flowLinks(panel, flow, current), copy),
     source,
+    shown ? stepForm(panel, flow.id, panel.sourceOf.step) : null,
   ];
 }
