@@ -18,6 +18,7 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
 import type { Registry } from '../flows/registry.ts';
+import { languageService } from './service/index.ts';
 
 /** A file of the project: its absolute path and its text (an open editor's, unsaved, when there is one). */
 export interface SourceFile {
@@ -60,13 +61,5 @@ export interface LanguageService {
 
 /** The language service (it keeps what it parsed per file text, so a keystroke re-reads one file). */
 export function createLanguageService(): LanguageService {
-  return {
-    completion: () => [],
-    hover: () => null,
-    definition: () => [],
-    references: () => [],
-    prepareRename: () => null,
-    rename: () => null,
-    documentSymbols: () => [],
-  };
+  return languageService();
 }

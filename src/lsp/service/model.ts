@@ -1,0 +1,55 @@
+/** What the service's index holds: the names written in the project's files, each with where it is. */
+import type { Lines } from './text.ts';
+
+/** What a name written in a file is. */
+export type OccurrenceKind =
+  | 'step' // a step id: its definition (`def`) or a reference to it (a goto, a next, a transcript's start_at)
+  | 'flow' // a flow id: its `flow:` (def) or a `call:`
+  | 'message' // a message id of the .ftl catalogs (a flow with i18n), or its definition in a catalog
+  | 'variable' // a variable: set (`def`: save, save_as, set:, computed:) or read
+  | 'task'
+  | 'effect'
+  | 'guard'
+  | 'validator'
+  | 'kind' // a step's `type:`
+  | 'button' // a transcript's pressed label
+  | 'field'; // a key of a flow file (its documentation)
+
+export interface Occurrence {
+  kind: OccurrenceKind;
+  name: string;
+  start: number;
+  end: number;
+  /** For a step: the flow it belongs to. For a field: its step's kind (or "flow" at the top). */
+  scope?: string;
+  /** A definition rather than a use. */
+  def?: boolean;
+  /** The step it is written in. */
+  step?: string;
+}
+
+/** A step of a flow file. */
+export interface StepInfo {
+  id: string;
+  type: string;
+  /** Where its id is written (the key under `steps:`). */
+  start: number;
+  end: number;
+  /** Where its whole entry ends. */
+  blockEnd: number;
+  /** Its `say:`, as written. */
+  say?: string;
+}
+
+/** One file's index: its lines and every name in it, sorted by start. */
+export interface FileIndex {
+  file: string;
+  lines: Lines;
+  occurrences: Occurrence[];
+}
+
+/** Finds the occurrence at an offset (a name is found with the cursor just after it too). */
+export function occurrenceAt(index: FileIndex, offset: number): Occurrence | undefined {
+  const here = index.occurrences.filter((o) => o.start <= offset && offset <= o.end);
+  return here.find((o) => o.kind !== 'field') ?? here[0];
+}
