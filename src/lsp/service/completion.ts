@@ -119,7 +119,7 @@ function valueItems(p: ProjectIndex, flow: FlowIndex, c: CursorContext & { at: '
   const { key } = c;
   if (c.expression) return variableItems(flow, r);
   if (STEP_KEYS.has(key) || flow.stepKeys.has(key)) return stepItems(flow, r);
-  if (key === 'call')
+  if (key === 'call' || (key === 'flow' && c.path[0] === 'steps'))
     return p.flows
       .filter((f) => f.flowId)
       .map((f) => item(r, f.flowId!, CompletionItemKind.Module, 'flow', f.file));

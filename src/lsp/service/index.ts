@@ -11,10 +11,11 @@ import { offsetAt } from './text.ts';
 import { transcriptCompletion } from './transcript-completion.ts';
 
 export function languageService(): LanguageService {
-  const indexOf = indexCache();
+  const cache = indexCache();
+  const indexOf = cache.full;
   return {
     completion(project, file, at) {
-      const p = indexOf(project);
+      const p = cache.forCompletion(project, file);
       const f = p.fileOf(file);
       if (f?.type === 'flow') return flowCompletion(p, f.index, f.index.lines, offsetAt(f.index.lines, at));
       if (f?.type === 'transcript') return transcriptCompletion(p, f.index, at);
