@@ -28,7 +28,7 @@ function step(i: number, ids: string[]): string {
       ids.push(`m-${i}`);
       return `  ${id}:\n    type: wait\n    say: m-${i}\n    on_event:\n      paid: { save_as: ${v}, goto: ${next} }\n`;
     case 'call':
-      return `  ${id}:\n    type: call\n    flow: small\n    save_as: ${v}\n    next: ${next}\n`;
+      return `  ${id}:\n    type: call\n    flow: small\n    with: { ${v}: "{{v0}}" }\n    next: ${next}\n`;
     default:
       return `  ${id}:\n    type: handoff\n    return_to: ${next}\n`;
   }
@@ -38,7 +38,8 @@ function step(i: number, ids: string[]): string {
 export function bigFlow(): { text: string; ids: string[] } {
   const ids: string[] = ['m-finish'];
   const steps = Array.from({ length: 299 }, (_, i) => step(i, ids)).join('\n');
-  const head = 'flow: big\ni18n: { default_locale: en }\nstart: s0\nevents:\n  paid: {}\nsteps:\n';
+  const head =
+    'flow: big\ni18n: { default_locale: en }\nhandoff: { operators_chat: -100123 }\nstart: s0\nevents:\n  paid: {}\nsteps:\n';
   return { text: `${head}${steps}\n  finish:\n    type: end\n    say: m-finish\n`, ids };
 }
 

@@ -9,21 +9,10 @@ import { type CursorContext, cursorContext } from './context.ts';
 import { messageDoc, registryDoc, stepDoc, variableDoc } from './describe.ts';
 import { flowFieldDocs, kindDocs } from './fields.ts';
 import type { FlowIndex } from './flow-index.ts';
+import { STEP_KEYS } from './model.ts';
 import type { ProjectIndex } from './project-index.ts';
 import { type Lines, rangeOf } from './text.ts';
 
-/** Keys whose value is a step id in every flow (a flow's walk adds its kinds' own: `else`, exits…). */
-export const STEP_KEYS = new Set([
-  'goto',
-  'next',
-  'start',
-  'else',
-  'on_done',
-  'on_timeout',
-  'on_error',
-  'otherwise',
-  'return_to',
-]);
 const TEXT_KEYS = new Set(['say', 'text', 'error', 'notify', 'ignore']);
 
 const md = (value: string) => ({ kind: 'markdown' as const, value });

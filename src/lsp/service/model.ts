@@ -1,6 +1,19 @@
 /** What the service's index holds: the names written in the project's files, each with where it is. */
 import type { Lines } from './text.ts';
 
+/** Keys whose value is a step id in every flow (a flow's walk adds its kinds' own: `else`, exits…). */
+export const STEP_KEYS = new Set([
+  'goto',
+  'next',
+  'start',
+  'else',
+  'on_done',
+  'on_timeout',
+  'on_error',
+  'otherwise',
+  'return_to',
+]);
+
 /** What a name written in a file is. */
 export type OccurrenceKind =
   | 'step' // a step id: its definition (`def`) or a reference to it (a goto, a next, a transcript's start_at)

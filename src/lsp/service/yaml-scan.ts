@@ -8,7 +8,7 @@ import { isMap, isPair, isScalar, isSeq, type Node, type Scalar } from 'yaml';
 import type { Path } from '../../flows/problems.ts';
 import { expressionReads, templateReads } from '../../flows/var-reads.ts';
 import type { FlowIndex } from './flow-index.ts';
-import type { Occurrence } from './model.ts';
+import { type Occurrence, STEP_KEYS } from './model.ts';
 
 interface Scan {
   text: string;
@@ -69,7 +69,7 @@ function pair(s: Scan, key: Scalar, value: Node | null, path: Path): void {
   const kr = key.range!;
   const field = path.length === 0 ? 'flow' : path[0] === 'steps' && path.length === 2 ? 'step' : undefined;
   if (field) push(s, { kind: 'field', name: k, start: kr[0], end: kr[1], scope: field }, at);
-  if (parent === 'set' || (path[0] === 'computed' && path.length === 1))
+  if (parent === 'set' || parent === 'with' || (path[0] === 'computed' && path.length === 1))
     push(s, { kind: 'variable', name: k, start: kr[0], end: kr[1], def: true }, at);
   if (parent === 'on_event' || (path[0] === 'events' && path.length === 1)) s.ix.events.add(k);
   if (parent === 'intents') s.ix.intents.add(k);
@@ -78,6 +78,9 @@ function pair(s: Scan, key: Scalar, value: Node | null, path: Path): void {
   const range = { start: value.range[0], end: value.range[1] };
   if ((k === 'save' || k === 'save_as') && /^\w+$/.test(v))
     push(s, { kind: 'variable', name: v, ...range, def: true }, at);
+  // A step id the walk did not list (a kind whose walk leaves out a way out, a salvaged file).
+  else if (STEP_KEYS.has(k) && path[0] === 'steps' && /^[A-Za-z]\w*$/.test(v))
+    push(s, { kind: 'step', name: v, ...range, ...(s.ix.flowId ? { scope: s.ix.flowId } : {}) }, at);
   else if (k === 'type' && path[0] === 'steps' && path.length === 2)
     push(s, { kind: 'kind', name: v, ...range }, at);
   else if (NAMED[k]) push(s, { kind: NAMED[k], name: v, ...range }, at);
