@@ -16,26 +16,12 @@ import { salvageFlow } from '../../flows/salvage.ts';
 import { type FlowFile, flowFileSchema } from '../../flows/schema.ts';
 import type { VarType } from '../../flows/var-types.ts';
 import { readYaml } from '../../flows/yaml-source.ts';
-import type { FileIndex, Occurrence, StepInfo } from './model.ts';
+import type { FlowIndex, Occurrence, StepInfo } from './model.ts';
+
+export type { FlowIndex } from './model.ts';
+
 import { linesOf } from './text.ts';
 import { scanNode } from './yaml-scan.ts';
-
-export interface FlowIndex extends FileIndex {
-  flowId?: string;
-  i18n: boolean;
-  steps: Map<string, StepInfo>;
-  /** Every variable the flow sets, with its type (the data-flow graph's), and botflow's own. */
-  types: Map<string, VarType>;
-  events: Set<string>;
-  intents: Set<string>;
-  /** The keys whose values are step ids in this flow (`goto`, `next`, `else`, a kind's exits…). */
-  stepKeys: Set<string>;
-  /** The keys whose values are texts (message ids in a flow with i18n). */
-  textKeys: Set<string>;
-  /** The labels of the flow's buttons and options (message ids in a flow with i18n), by step. */
-  labels: { text: string; step?: string }[];
-  flow?: FlowFile;
-}
 
 type Doc = ReturnType<typeof readYaml>['doc'];
 

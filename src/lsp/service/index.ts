@@ -1,5 +1,5 @@
 /** The language service (src/lsp/language-service.ts) over the project's index: each question's module. */
-import type { LanguageService } from '../language-service.ts';
+import type { LanguageService } from '../language-types.ts';
 import { flowCompletion } from './completion.ts';
 import { hoverOf } from './hover.ts';
 import { foundAt } from './lookup.ts';

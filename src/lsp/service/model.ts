@@ -1,4 +1,6 @@
 /** What the service's index holds: the names written in the project's files, each with where it is. */
+import type { FlowFile } from '../../flows/schema.ts';
+import type { VarType } from '../../flows/var-types.ts';
 import type { Lines } from './text.ts';
 
 /** Keys whose value is a step id in every flow (a flow's walk adds its kinds' own: `else`, exits…). */
@@ -59,6 +61,24 @@ export interface FileIndex {
   file: string;
   lines: Lines;
   occurrences: Occurrence[];
+}
+
+/** A flow file's index (flow-index.ts). */
+export interface FlowIndex extends FileIndex {
+  flowId?: string;
+  i18n: boolean;
+  steps: Map<string, StepInfo>;
+  /** Every variable the flow sets, with its type (the data-flow graph's), and botflow's own. */
+  types: Map<string, VarType>;
+  events: Set<string>;
+  intents: Set<string>;
+  /** The keys whose values are step ids in this flow (`goto`, `next`, `else`, a kind's exits…). */
+  stepKeys: Set<string>;
+  /** The keys whose values are texts (message ids in a flow with i18n). */
+  textKeys: Set<string>;
+  /** The labels of the flow's buttons and options (message ids in a flow with i18n), by step. */
+  labels: { text: string; step?: string }[];
+  flow?: FlowFile;
 }
 
 /** Finds the occurrence at an offset (a name is found with the cursor just after it too). */

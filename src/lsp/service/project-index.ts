@@ -3,7 +3,7 @@
  * project-wide lookups (a flow by id, a message in every catalog) over them.
  */
 import type { Registry } from '../../flows/registry.ts';
-import type { ProjectSnapshot, SourceFile } from '../language-service.ts';
+import type { ProjectSnapshot, SourceFile } from '../language-types.ts';
 import { type CatalogIndex, indexCatalog } from './catalog-index.ts';
 import { type FlowIndex, indexFlow } from './flow-index.ts';
 import type { FileIndex } from './model.ts';

@@ -7,8 +7,7 @@
 import { isMap, isPair, isScalar, isSeq, type Node, type Scalar } from 'yaml';
 import type { Path } from '../../flows/problems.ts';
 import { expressionReads, templateReads } from '../../flows/var-reads.ts';
-import type { FlowIndex } from './flow-index.ts';
-import { type Occurrence, STEP_KEYS } from './model.ts';
+import { type FlowIndex, type Occurrence, STEP_KEYS } from './model.ts';
 
 interface Scan {
   text: string;
