@@ -72,7 +72,10 @@ describe('completion', () => {
   it("offers a step's fields from its kind's schema, and the kinds after type:", () => {
     const items = completeAfter(SIGNUP, '    input: email\n', '    input: email\n    re\n', 23);
     const retries = items.find((i) => i.label === 'remind')!;
-    expect(labels(items)).toContain('save');
+    // Keys the step already has are not offered again.
+    expect(labels(items)).toEqual(expect.arrayContaining(['remind', 'keyboard', 'idle']));
+    expect(labels(items)).not.toContain('save');
+    expect(labels(items)).not.toContain('input');
     expect(labels(items)).not.toContain('keyboard_from');
     expect(doc(retries)).toContain('Reminders');
     const kinds = completeAfter(SIGNUP, 'type: end\n    say: "Sorry', 'type: \n    say: "Sorry', 6);
@@ -153,6 +156,19 @@ describe('definition', () => {
     const [task] = s.definition(project, BOOKING, positionOf(textOf(BOOKING), 'task: find_slots', 8));
     expect(task!.uri).toMatch(/flows\/code\/booking\.ts$/);
     expect(textAt(project, task!)).toBe('find_slots');
+  });
+});
+
+describe('transcripts', () => {
+  it('goes from a pressed label to the button in the flow, and says which step offers it', () => {
+    const s = createLanguageService();
+    const at = positionOf(textOf(SIGNUP_TESTS), 'press: Edit age', 9);
+    const [button] = s.definition(project, SIGNUP_TESTS, at);
+    expect(button!.uri).toMatch(/signup\.flow\.yaml$/);
+    expect(textAt(project, button!)).toBe('"Edit age"');
+    expect(shown(s.hover(project, SIGNUP_TESTS, at))).toBe('a button of `confirm` in flow `signup`');
+    const [flow] = s.definition(project, SIGNUP_TESTS, positionOf(textOf(SIGNUP_TESTS), 'flow: signup', 7));
+    expect(textAt(project, flow!)).toBe('signup');
   });
 });
 

@@ -85,17 +85,28 @@ function eventItems(p: ProjectIndex, r: Replace): CompletionItem[] {
   return [...names].map((n) => item(r, n, CompletionItemKind.Event, 'event'));
 }
 
-/** The keys a step of its kind accepts, or a flow file's top-level keys. */
+/** The keys a step of its kind accepts, or a flow file's top-level keys (those not written yet). */
 function fieldItems(p: ProjectIndex, flow: FlowIndex, c: CursorContext & { at: 'key' }, r: Replace) {
   const { path } = c;
-  if (path.length === 0)
-    return flowFieldDocs().map((f) => item(r, f.name, CompletionItemKind.Field, 'flow', f.description));
-  if (path[0] === 'steps' && path.length === 2) {
-    const kinds = kindDocs(p.project.registry);
-    const fields = kinds.get(flow.steps.get(path[1]!)?.type ?? '')?.fields ?? [];
-    return fields.map((f) =>
-      item(r, f.name, CompletionItemKind.Field, f.required ? 'required' : undefined, f.description),
-    );
+  const fields =
+    path.length === 0
+      ? flowFieldDocs()
+      : path[0] === 'steps' && path.length === 2
+        ? (kindDocs(p.project.registry).get(flow.steps.get(path[1]!)?.type ?? '')?.fields ?? [])
+        : undefined;
+  if (fields) {
+    const kind = path.length === 0 ? 'flow' : undefined;
+    return fields
+      .filter((f) => !c.siblings.has(f.name))
+      .map((f) =>
+        item(
+          r,
+          f.name,
+          CompletionItemKind.Field,
+          kind ?? (f.required ? 'required' : undefined),
+          f.description,
+        ),
+      );
   }
   if (path.at(-1) === 'on_event') return eventItems(p, r);
   if (path.at(-1) === 'intents')

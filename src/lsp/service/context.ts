@@ -6,7 +6,7 @@ import { type Lines, lineAround } from './text.ts';
 
 export type CursorContext =
   | { at: 'template'; prefix: string; from: number }
-  | { at: 'key'; path: string[]; prefix: string; from: number }
+  | { at: 'key'; path: string[]; prefix: string; from: number; siblings: Set<string> }
   | { at: 'value'; key: string; path: string[]; prefix: string; from: number; expression: boolean };
 
 const KEY_LINE = /^(\s*)((?:- )*)([\w-]+)\s*:(?:\s|$)/;
@@ -29,6 +29,25 @@ export function pathAbove(lines: Lines, line: number, indent: number): string[] 
   return path;
 }
 
+const rowOf = (lines: Lines, i: number) =>
+  lines.text.slice(lines.starts[i]!, (lines.starts[i + 1] ?? lines.text.length + 1) - 1);
+
+/** The keys written beside line `line` at `indent` (in the same mapping), to leave out of completion. */
+function siblingKeys(lines: Lines, line: number, indent: number): Set<string> {
+  const keys = new Set<string>();
+  for (const step of [-1, 1])
+    for (let i = line + step; i >= 0 && i < lines.starts.length; i += step) {
+      const row = rowOf(lines, i);
+      if (!row.trim() || row.trimStart().startsWith('#')) continue;
+      const own = row.length - row.trimStart().length;
+      if (own < indent) break;
+      const m = own === indent ? /^\s*([\w-]+)\s*:/.exec(row) : null;
+      if (m) keys.add(m[1]!);
+      if (own === indent && row.trimStart().startsWith('- ')) break;
+    }
+  return keys;
+}
+
 /** What the cursor at `offset` is in. */
 export function cursorContext(lines: Lines, offset: number): CursorContext | undefined {
   const { line, col, start } = lineAround(lines, offset);
@@ -43,7 +62,9 @@ export function cursorContext(lines: Lines, offset: number): CursorContext | und
   if (keyOnly) {
     const indent = keyOnly[1]!.length + keyOnly[2]!.length;
     const prefix = keyOnly[3]!;
-    return { at: 'key', path: pathAbove(lines, lineNo, indent), prefix, from: offset - prefix.length };
+    const path = pathAbove(lines, lineNo, indent);
+    const siblings = siblingKeys(lines, lineNo, indent);
+    return { at: 'key', path, prefix, from: offset - prefix.length, siblings };
   }
   const m = /([\w-]+):\s+((?:[^,{}[\]:]|:(?!\s))*)$/.exec(before) ?? /([\w-]+):()$/.exec(before);
   if (!m) return undefined;

@@ -77,6 +77,8 @@ function walked(doc: Doc, flow: FlowFile, out: Occurrence[], ix: FlowIndex): voi
     if (t.label)
       ix.labels.push({ text: t.text, ...(t.path[0] === 'steps' ? { step: String(t.path[1]) } : {}) });
     if (ix.i18n && t.path[0] !== 'texts' && !/\s/.test(t.text)) at(t.path, 'message', t.text);
+    // A button's label is what a transcript presses (a message id's text in a flow with i18n is not linked).
+    else if (t.label && !ix.i18n) at(t.path, 'button', t.text, flow.flow);
   }
 }
 

@@ -42,6 +42,14 @@ function textOf(p: ProjectIndex, f: Found): string | undefined {
       const k = kindDocs(registry).get(o.name);
       return k ? `**${k.type}**${k.project ? " (the project's own kind)" : ''}: ${k.summary}` : undefined;
     }
+    case 'button': {
+      const offered = f.flow?.labels
+        .filter((l) => l.text === o.name)
+        .map((l) => `\`${l.step ?? 'the flow'}\``);
+      return offered?.length
+        ? `a button of ${[...new Set(offered)].join(', ')} in flow \`${f.flow!.flowId}\``
+        : `no step of flow \`${f.flow?.flowId ?? '?'}\` offers "${o.name}"`;
+    }
     case 'flow': {
       const flow = p.flowById(o.name);
       return flow ? `**flow ${o.name}**: ${flow.steps.size} steps (${flow.file})` : undefined;

@@ -68,7 +68,8 @@ export function placesOf(p: ProjectIndex, found: Found): Place[] {
   const flowsOf = o.kind === 'variable' && flow ? family(p, flow) : undefined;
   const same = (x: Occurrence, scope: string | undefined) => {
     if (x.kind !== o.kind || x.name !== o.name) return false;
-    if (o.kind === 'step') return (x.scope ?? scope) === (o.scope ?? found.flow?.flowId);
+    if (o.kind === 'step' || o.kind === 'button')
+      return (x.scope ?? scope) === (o.scope ?? found.flow?.flowId);
     if (o.kind === 'variable') return !!flowsOf && flowsOf.has(x.scope ?? scope ?? '');
     return true;
   };

@@ -62,6 +62,10 @@ export function definitionsOf(p: ProjectIndex, f: Found): Location[] {
     const def = flow?.occurrences.find((x) => x.kind === 'flow' && x.def);
     return flow && def ? [locationOf({ index: flow, occurrence: def })] : [];
   }
+  if (o.kind === 'button')
+    return placesOf(p, f)
+      .filter((x) => 'steps' in x.index)
+      .map(locationOf);
   if (o.kind === 'step' || o.kind === 'variable' || o.kind === 'message')
     return placesOf(p, f)
       .filter((x) => x.occurrence.def && (o.kind !== 'variable' || 'steps' in x.index))
