@@ -29,3 +29,16 @@ const pct = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times
 console.log(
   `completion after a keystroke, 300-step flow: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms (${times.length} runs)`,
 );
+
+// For comparison: a hover after each keystroke reads the file in full (its YAML, schema, walk and graph).
+const full: number[] = [];
+for (let i = 0; i < 60; i++) {
+  const text = `${base}# hover ${i}\n`;
+  const p = edited(project, file, text);
+  const t0 = performance.now();
+  service.hover(p, file, positionOf(text, 'next: s148', 7));
+  if (i >= 10) full.push(performance.now() - t0);
+}
+full.sort((a, b) => a - b);
+const fpct = (q: number) => full[Math.min(full.length - 1, Math.floor(q * full.length))]!.toFixed(1);
+console.log(`hover after a keystroke (a full read of the file): p50 ${fpct(0.5)} ms, p95 ${fpct(0.95)} ms`);

@@ -58,6 +58,8 @@ export function indexCache() {
       get,
     );
     last = { project, index };
+    // Files no longer in the project (deleted, renamed) are forgotten.
+    for (const file of cache.keys()) if (!index.fileOf(file)) cache.delete(file);
     return index;
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,7 +73,13 @@ export function indexCache() {
     const flowOf = (f: SourceFile) =>
       f.file === file ? quick : get(f.file, f.text, () => indexFlow(f.file, f.text, registry), registry);
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => full(project), REFRESH_MS);
+    timer = setTimeout(() => {
+      try {
+        full(project);
+      } catch {
+        // read again by the next question that needs it, which reports what went wrong
+      }
+    }, REFRESH_MS);
     (timer as { unref?: () => void }).unref?.();
     return build(project, flowOf, get);
   };
