@@ -84,6 +84,19 @@ describe('completion', () => {
     );
   });
 
+  it("offers the keys of a nested mapping: a step field's, the flow's defaults", () => {
+    const retries = completeAfter(
+      SIGNUP,
+      '    retries: { max: 3, exhausted: { goto: cancelled } }\n    save: email',
+      '    retries:\n      ma\n    save: email',
+      20,
+    );
+    expect(labels(retries).sort()).toEqual(['exhausted', 'max']);
+    const defaults = completeAfter(SIGNUP, 'defaults:\n', 'defaults:\n  \n', 12);
+    expect(labels(defaults)).toEqual(expect.arrayContaining(['remind', 'idle', 'render']));
+    expect(labels(defaults)).not.toContain('on_stale');
+  });
+
   it('offers the flows after call:', () => {
     const items = completeAfter(SIGNUP, 'help: { call: help }', 'help: { call:  }', 14);
     expect(labels(items)).toEqual(expect.arrayContaining(['help', 'signup', 'booking']));
@@ -124,6 +137,15 @@ describe('hover', () => {
     expect(shown(s.hover(project, BOOKING, positionOf(booking, 'task: save_booking', 8)))).toMatch(
       /task save_booking[\s\S]*result:/,
     );
+  });
+
+  it("shows a nested field's documentation: a button's come_back", () => {
+    const h = createLanguageService().hover(
+      project,
+      SIGNUP,
+      positionOf(textOf(SIGNUP), 'come_back: true', 2),
+    );
+    expect(shown(h)).toMatch(/^\*\*come_back\*\* \(keyboard of a menu step\)\n\n\S/);
   });
 
   it("shows a step's kind and text where it is named", () => {

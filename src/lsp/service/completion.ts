@@ -7,7 +7,7 @@ import { type CompletionItem, CompletionItemKind, type Range } from 'vscode-lang
 import { BUILTIN_VARS } from '../../flows/data-flow.ts';
 import { type CursorContext, cursorContext } from './context.ts';
 import { messageDoc, registryDoc, stepDoc, variableDoc } from './describe.ts';
-import { flowFieldDocs, kindDocs } from './fields.ts';
+import { fieldsAt, kindDocs } from './fields.ts';
 import type { FlowIndex } from './flow-index.ts';
 import { STEP_KEYS } from './model.ts';
 import type { ProjectIndex } from './project-index.ts';
@@ -85,33 +85,21 @@ function eventItems(p: ProjectIndex, r: Replace): CompletionItem[] {
   return [...names].map((n) => item(r, n, CompletionItemKind.Event, 'event'));
 }
 
-/** The keys a step of its kind accepts, or a flow file's top-level keys (those not written yet). */
+/** The keys the mapping at the cursor accepts (a step's by its kind, the flow's), those not written yet. */
 function fieldItems(p: ProjectIndex, flow: FlowIndex, c: CursorContext & { at: 'key' }, r: Replace) {
   const { path } = c;
-  const fields =
-    path.length === 0
-      ? flowFieldDocs()
-      : path[0] === 'steps' && path.length === 2
-        ? (kindDocs(p.project.registry).get(flow.steps.get(path[1]!)?.type ?? '')?.fields ?? [])
-        : undefined;
-  if (fields) {
-    const kind = path.length === 0 ? 'flow' : undefined;
-    return fields
-      .filter((f) => !c.siblings.has(f.name))
-      .map((f) =>
-        item(
-          r,
-          f.name,
-          CompletionItemKind.Field,
-          kind ?? (f.required ? 'required' : undefined),
-          f.description,
-        ),
-      );
-  }
   if (path.at(-1) === 'on_event') return eventItems(p, r);
   if (path.at(-1) === 'intents')
     return [...flow.intents].map((n) => item(r, n, CompletionItemKind.EnumMember, 'intent'));
-  return [];
+  const inStep = path[0] === 'steps';
+  if (inStep && path.length < 2) return [];
+  const kind = inStep ? (flow.steps.get(path[1]!)?.type ?? '') : 'flow';
+  const fields = fieldsAt(p.project.registry, kind, path.slice(inStep ? 2 : 0));
+  return fields
+    .filter((f) => !c.siblings.has(f.name))
+    .map((f) =>
+      item(r, f.name, CompletionItemKind.Field, f.required ? 'required' : undefined, f.description),
+    );
 }
 
 /** The value of a key, by what the key is. */

@@ -24,7 +24,18 @@ export interface KindDoc {
 
 type Zodish = {
   description?: string;
-  _zod?: { def?: { type?: string; innerType?: unknown; shape?: unknown } };
+  _zod?: {
+    def?: {
+      type?: string;
+      innerType?: unknown;
+      shape?: unknown;
+      element?: unknown;
+      options?: unknown[];
+      valueType?: unknown;
+      in?: unknown;
+      getter?: () => unknown;
+    };
+  };
   shape?: unknown;
 };
 
@@ -51,6 +62,45 @@ function fieldsOf(schema: unknown): FieldDoc[] {
       ...(description ? { description } : {}),
     };
   });
+}
+
+const WRAPPERS = new Set(['optional', 'default', 'nullable', 'readonly', 'catch', 'prefault', 'nonoptional']);
+
+/** What a schema may be under its wrappers, lists, pipes and lazies (a union: each of its options). */
+function shapesOf(schema: unknown, depth = 0): Zodish[] {
+  const z = schema as Zodish | undefined;
+  const def = z?._zod?.def;
+  if (!def || depth > 8) return [];
+  if (WRAPPERS.has(def.type ?? '')) return shapesOf(def.innerType, depth + 1);
+  if (def.type === 'array') return shapesOf(def.element, depth + 1);
+  if (def.type === 'union') return (def.options ?? []).flatMap((o) => shapesOf(o, depth + 1));
+  if (def.type === 'pipe') return shapesOf(def.in, depth + 1);
+  if (def.type === 'lazy' && def.getter) return shapesOf(def.getter(), depth + 1);
+  return [z!];
+}
+
+/** The schemas under `key` of a mapping of one of `level`'s shapes (a record's key is a name). */
+function under(level: Zodish[], key: string): Zodish[] {
+  return level.flatMap((z) => {
+    const def = z._zod?.def;
+    if (def?.type === 'record') return shapesOf(def.valueType);
+    const shape = (z.shape ?? def?.shape) as Record<string, unknown> | undefined;
+    return def?.type === 'object' && shape && key in shape ? shapesOf(shape[key]) : [];
+  });
+}
+
+/** The fields of the mapping at `keys` under a schema (`['retries', 'exhausted']`), from every shape it may have. */
+export function fieldsUnder(schema: unknown, keys: readonly string[]): FieldDoc[] {
+  let level = shapesOf(schema);
+  for (const key of keys) {
+    level = under(level, key);
+    if (!level.length) return [];
+  }
+  const seen = new Map<string, FieldDoc>();
+  for (const o of level)
+    if (o._zod?.def?.type === 'object')
+      for (const f of fieldsOf(o)) if (!seen.has(f.name)) seen.set(f.name, f);
+  return [...seen.values()];
 }
 
 const builtins = new Map<string, KindDoc>(
@@ -80,8 +130,30 @@ export function flowFieldDocs(): FieldDoc[] {
   return flowFields;
 }
 
-/** The documentation of a key: a step's field (of kind `kind`) or a flow's (`kind` "flow"). */
-export function fieldDoc(registry: Registry, kind: string, name: string): FieldDoc | undefined {
-  const list = kind === 'flow' ? flowFieldDocs() : kindDocs(registry).get(kind)?.fields;
-  return list?.find((f) => f.name === name);
+const kindSchemas = new WeakMap<Registry, Map<string, unknown>>();
+
+/** The schema of a kind of step (`flow`: the flow file's). */
+function schemaOf(registry: Registry, kind: string): unknown {
+  if (kind === 'flow') return flowFileSchema([]);
+  let known = kindSchemas.get(registry);
+  if (!known) {
+    known = new Map<string, unknown>([
+      ...BUILTIN_KINDS.map((k): [string, unknown] => [k.type, k.schema]),
+      ...projectKinds(registry).map((k): [string, unknown] => [k.type, k.schema]),
+    ]);
+    kindSchemas.set(registry, known);
+  }
+  return known.get(kind);
+}
+
+/** The fields of the mapping at `keys` in a step of kind `kind` (or in the flow file, `kind` "flow"). */
+export function fieldsAt(registry: Registry, kind: string, keys: readonly string[]): FieldDoc[] {
+  if (!keys.length) return kind === 'flow' ? flowFieldDocs() : (kindDocs(registry).get(kind)?.fields ?? []);
+  const schema = schemaOf(registry, kind);
+  return schema ? fieldsUnder(schema, keys) : [];
+}
+
+/** The documentation of a key at `keys` (its mapping's keys, then its name) in a step of kind `kind`. */
+export function fieldDoc(registry: Registry, kind: string, name: string, keys: readonly string[] = []) {
+  return fieldsAt(registry, kind, keys).find((f) => f.name === name);
 }

@@ -14,9 +14,10 @@ function field(p: ProjectIndex, f: Found): string | undefined {
   const o = f.occurrence;
   if (f.file.type !== 'flow') return undefined;
   const kind = o.scope === 'step' ? f.file.index.steps.get(o.step ?? '')?.type : 'flow';
-  const doc = kind ? fieldDoc(p.project.registry, kind, o.name) : undefined;
+  const doc = kind ? fieldDoc(p.project.registry, kind, o.name, o.keys) : undefined;
   if (!doc) return undefined;
-  const where = kind === 'flow' ? 'a flow file' : `${/^[aeiou]/.test(kind ?? '') ? 'an' : 'a'} ${kind} step`;
+  const whole = kind === 'flow' ? 'a flow file' : `${/^[aeiou]/.test(kind ?? '') ? 'an' : 'a'} ${kind} step`;
+  const where = o.keys?.length ? `${o.keys.join('.')} of ${whole}` : whole;
   return `**${o.name}** (${where}${doc.required ? ', required' : ''})${doc.description ? `\n\n${doc.description}` : ''}`;
 }
 

@@ -41,6 +41,8 @@ export interface Occurrence {
   def?: boolean;
   /** The step it is written in. */
   step?: string;
+  /** For a field: the keys of the mappings it is in, under its step (or the flow). */
+  keys?: string[];
 }
 
 /** A step of a flow file. */

@@ -66,8 +66,11 @@ function pair(s: Scan, key: Scalar, value: Node | null, path: Path): void {
   const at = [...path, k];
   const parent = path.at(-1);
   const kr = key.range!;
-  const field = path.length === 0 ? 'flow' : path[0] === 'steps' && path.length === 2 ? 'step' : undefined;
-  if (field) push(s, { kind: 'field', name: k, start: kr[0], end: kr[1], scope: field }, at);
+  const inStep = path[0] === 'steps';
+  if (!inStep || path.length >= 2) {
+    const keys = path.slice(inStep ? 2 : 0).filter((x): x is string => typeof x === 'string');
+    push(s, { kind: 'field', name: k, start: kr[0], end: kr[1], scope: inStep ? 'step' : 'flow', keys }, at);
+  }
   if (parent === 'set' || parent === 'with' || (path[0] === 'computed' && path.length === 1))
     push(s, { kind: 'variable', name: k, start: kr[0], end: kr[1], def: true }, at);
   if (parent === 'on_event' || (path[0] === 'events' && path.length === 1)) s.ix.events.add(k);
