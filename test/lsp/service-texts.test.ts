@@ -4,7 +4,8 @@
  * called flow.
  */
 import { describe, expect, it } from 'vitest';
-import { EMPTY_REGISTRY } from '../../src/flows/registry.ts';
+import { z } from 'zod';
+import { defineRegistry } from '../../src/flows/registry.ts';
 import { createLanguageService, type ProjectSnapshot } from '../../src/lsp/language-service.ts';
 import { applyEdit, edited, positionOf } from './project.ts';
 
@@ -48,6 +49,11 @@ steps:
     type: end
 `;
 
+const REGISTRY = defineRegistry({
+  guards: { vip: () => true },
+  events: { shipped: z.object({ id: z.number() }) },
+});
+
 const project = (main = MAIN_TEXT): ProjectSnapshot => ({
   root: '/p',
   flows: [
@@ -56,7 +62,7 @@ const project = (main = MAIN_TEXT): ProjectSnapshot => ({
   ],
   catalogs: [],
   transcripts: [],
-  registry: EMPTY_REGISTRY,
+  registry: REGISTRY,
 });
 const labels = (items: { label: string }[]) => items.map((i) => i.label);
 
@@ -73,6 +79,33 @@ describe('completion in expressions and conditions', () => {
     );
     const vars = s.completion(project(cond), MAIN, positionOf(cond, 'var: q', 6));
     expect(vars.find((i) => i.label === 'qty')!.detail).toBe('qty: a number');
+  });
+});
+
+describe('completion of closed lists, events and the registry', () => {
+  it("offers a field's values from its schema, events after on_event, guards after guard:", () => {
+    const s = createLanguageService();
+    const input = MAIN_TEXT.replace('input: integer', 'input: ');
+    expect(labels(s.completion(project(input), MAIN, positionOf(input, 'input: \n', 7)))).toEqual(
+      expect.arrayContaining(['text', 'integer', 'date', 'multi_choice']),
+    );
+    const events = MAIN_TEXT.replace(
+      '  bye:\n',
+      '  wait_paid:\n    type: wait\n    on_event:\n      paid: { goto: bye }\n  wait_more:\n    type: wait\n    on_event:\n      \n  bye:\n',
+    );
+    const at = positionOf(events, '    on_event:\n      \n', 19);
+    // A new service: this one read the file last without the step that names `paid` (what a full read
+    // finds besides steps and variables is a pause in typing late; see quick-scan.ts).
+    expect(labels(createLanguageService().completion(project(events), MAIN, at))).toEqual([
+      'paid',
+      'shipped',
+    ]);
+    const guard = MAIN_TEXT.replace(
+      '    next: price\n',
+      '    next:\n      - { when: { guard:  }, goto: price }\n',
+    );
+    const items = s.completion(project(guard), MAIN, positionOf(guard, 'guard:  }', 7));
+    expect(labels(items)).toEqual(['vip']);
   });
 });
 

@@ -7,7 +7,7 @@ import { type CompletionItem, CompletionItemKind, type Range } from 'vscode-lang
 import { BUILTIN_VARS } from '../../flows/data-flow.ts';
 import { type CursorContext, cursorContext } from './context.ts';
 import { messageDoc, registryDoc, stepDoc, variableDoc } from './describe.ts';
-import { fieldsAt, kindDocs } from './fields.ts';
+import { fieldsAt, kindDocs, valuesAt } from './fields.ts';
 import type { FlowIndex } from './flow-index.ts';
 import { STEP_KEYS } from './model.ts';
 import type { ProjectIndex } from './project-index.ts';
@@ -120,7 +120,13 @@ function valueItems(p: ProjectIndex, flow: FlowIndex, c: CursorContext & { at: '
   if (key === 'event') return eventItems(p, r);
   if (key === 'save' || key === 'save_as' || key === 'list') return variableItems(flow, r);
   if (flow.i18n && (TEXT_KEYS.has(key) || flow.textKeys.has(key))) return messageItems(p, r);
-  return [];
+  // A closed list of values from the schema: `input: text`, `render: edit`, `format: html`.
+  const inStep = c.path[0] === 'steps';
+  if (inStep && c.path.length < 2) return [];
+  const kind = inStep ? (flow.steps.get(c.path[1]!)?.type ?? '') : 'flow';
+  return valuesAt(p.project.registry, kind, c.path.slice(inStep ? 2 : 0), key).map((v) =>
+    item(r, v, CompletionItemKind.EnumMember, key),
+  );
 }
 
 /** Completion in a flow file at `offset`. */

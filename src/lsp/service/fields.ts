@@ -34,6 +34,8 @@ type Zodish = {
       valueType?: unknown;
       in?: unknown;
       getter?: () => unknown;
+      entries?: Record<string, unknown>;
+      values?: unknown[];
     };
   };
   shape?: unknown;
@@ -156,4 +158,19 @@ export function fieldsAt(registry: Registry, kind: string, keys: readonly string
 /** The documentation of a key at `keys` (its mapping's keys, then its name) in a step of kind `kind`. */
 export function fieldDoc(registry: Registry, kind: string, name: string, keys: readonly string[] = []) {
   return fieldsAt(registry, kind, keys).find((f) => f.name === name);
+}
+
+/** The values a key at `keys` accepts when they are a closed list (an enum's, literals'): `input: text`, `render: edit`. */
+export function valuesAt(registry: Registry, kind: string, keys: readonly string[], key: string): string[] {
+  const schema = schemaOf(registry, kind);
+  if (!schema) return [];
+  let level = shapesOf(schema);
+  for (const k of [...keys, key]) level = under(level, k);
+  const out = new Set<string>();
+  for (const z of level) {
+    const def = z._zod?.def;
+    if (def?.type === 'enum') for (const v of Object.values(def.entries ?? {})) out.add(String(v));
+    if (def?.type === 'literal') for (const v of def.values ?? []) if (typeof v === 'string') out.add(v);
+  }
+  return [...out];
 }
