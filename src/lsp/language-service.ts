@@ -5,68 +5,17 @@
  * LSP client with it, and the playground's editor asks it over HTTP. Diagnostics are not here: they are
  * `botflow check`'s problems (flows/load.ts compileSources), converted by the server.
  *
+ * Its types are in language-types.ts; its parts in service/ (the project's index, one module per question).
+ *
  * Positions and ranges are LSP's (0-based line and UTF-16 character); files are absolute paths, locations
  * `file://` URIs.
  */
-import type {
-  CompletionItem,
-  DocumentSymbol,
-  Hover,
-  Location,
-  Position,
-  Range,
-  WorkspaceEdit,
-} from 'vscode-languageserver-types';
-import type { Registry } from '../flows/registry.ts';
+import type { LanguageService } from './language-types.ts';
+import { languageService } from './service/index.ts';
 
-/** A file of the project: its absolute path and its text (an open editor's, unsaved, when there is one). */
-export interface SourceFile {
-  file: string;
-  text: string;
-}
-
-/** The project as the editor sees it. */
-export interface ProjectSnapshot {
-  /** The project's folder (where its configuration is, or the editor's workspace root). */
-  root: string;
-  /** Flow files (`*.flow.yaml`) of every flows folder. */
-  flows: readonly SourceFile[];
-  /** Fluent catalogs (`locales/<locale>.ftl`). */
-  catalogs: readonly (SourceFile & { locale: string })[];
-  /** Transcripts (`*.test.yaml`). */
-  transcripts: readonly SourceFile[];
-  /** The project's registry (validators, guards, effects, tasks, its own step kinds). */
-  registry: Registry;
-  /** The registry's source, for go to definition of a task, validator, guard or effect. */
-  registryFile?: SourceFile;
-}
-
-/** What an editor asks about a place in a file of `project`. */
-export interface LanguageService {
-  completion(project: ProjectSnapshot, file: string, at: Position): CompletionItem[];
-  hover(project: ProjectSnapshot, file: string, at: Position): Hover | null;
-  definition(project: ProjectSnapshot, file: string, at: Position): Location[];
-  references(project: ProjectSnapshot, file: string, at: Position, includeDeclaration: boolean): Location[];
-  /** The range and current name of what a rename at `at` would rename (a step id, a variable), or null. */
-  prepareRename(
-    project: ProjectSnapshot,
-    file: string,
-    at: Position,
-  ): { range: Range; placeholder: string } | null;
-  rename(project: ProjectSnapshot, file: string, at: Position, newName: string): WorkspaceEdit | null;
-  /** The outline: a flow and its steps (with their kinds), a transcript's turns, a catalog's messages. */
-  documentSymbols(project: ProjectSnapshot, file: string): DocumentSymbol[];
-}
+export type { LanguageService, ProjectSnapshot, SourceFile } from './language-types.ts';
 
 /** The language service (it keeps what it parsed per file text, so a keystroke re-reads one file). */
 export function createLanguageService(): LanguageService {
-  return {
-    completion: () => [],
-    hover: () => null,
-    definition: () => [],
-    references: () => [],
-    prepareRename: () => null,
-    rename: () => null,
-    documentSymbols: () => [],
-  };
+  return languageService();
 }
