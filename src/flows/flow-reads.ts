@@ -11,7 +11,7 @@ import type { StepReads } from './kinds/contract.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import type { Path } from './problems.ts';
-import { closest, type Problem } from './problems.ts';
+import { changeTo, closest, type Problem } from './problems.ts';
 import type { Step } from './schema.ts';
 import { expressionReads, fluentReads, ftlPosition, templateReads } from './var-reads.ts';
 import { conditionReads, getAt, itemAt, type Read, type Site, siteOf, visitValues } from './var-sites.ts';
@@ -160,9 +160,11 @@ function fluentAt(
         const guess = closest(v.name, flatNames(scope.types, names));
         push({
           ...where(),
+          code: 'unknown-variable',
           severity: 'warning',
           message: `unknown variable $${v.name} in message "${id}" (used by ${x.file})`,
           hint: guess ? `did you mean $${guess}?` : `flow "${x.flow.flow}" never saves or sets ${v.name}`,
+          ...(guess ? { fixes: [changeTo(catalog.file, where(), `$${guess}`)] } : {}),
         });
         continue;
       }
@@ -173,9 +175,11 @@ function fluentAt(
         const base = v.name.slice(0, v.name.length - fields.at.length);
         push({
           ...where(),
+          code: 'unknown-field',
           severity: 'error',
           message: `$${v.name} in message "${id}": ${describeType(fields.type)} has no field "${fields.at}"`,
           hint: guess ? `did you mean $${base}${guess}?` : undefined,
+          ...(guess ? { fixes: [changeTo(catalog.file, where(), `$${base}${guess}`)] } : {}),
         });
         continue;
       }

@@ -42,6 +42,7 @@ export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
       }
       if (seen.flow === p.flow.flow && seen.file === p.file) return;
       problems.push({
+        code: 'trigger-clash',
         file: p.file,
         ...at,
         severity: 'error',
