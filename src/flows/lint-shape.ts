@@ -144,38 +144,7 @@ export function issueToProblem(
       ...(fixes ? { fixes } : {}),
     };
   };
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    const misplaced = indentedUnder(f, path, key, data, locate);
-    if (misplaced)
-      return problem(
-        'misplaced-key',
-        [...path, key],
-        `"${key}" is indented under "${misplaced.under}": move it ${misplaced.spaces} spaces left`,
-        `"${key}" belongs beside "${misplaced.under}", at the same indentation`,
-        true,
-      );
-    const known = keysAt(f, path, data);
-    const guess = closest(key, known);
-    const elsewhere = placesOf(f, key);
-    const belongs = elsewhere.length
-      ? `"${key}" is a key of ${elsewhere.slice(0, 4).join(', ')}${elsewhere.length > 4 ? ', …' : ''}`
-      : '';
-    return problem(
-      'unknown-key',
-      [...path, key],
-      `unknown key "${key}"`,
-      guess
-        ? `did you mean "${guess}"?${belongs ? ` (${belongs})` : ''}`
-        : belongs
-          ? `${belongs}, not of this place; allowed here: ${known.join(', ')}`
-          : known.length
-            ? `allowed here: ${known.join(', ')}`
-            : 'remove it (flows/flow.schema.json lists every key)',
-      true,
-      guess,
-    );
-  }
+  if (issue.code === 'unrecognized_keys') return unknownKey(f, path, issue.keys[0]!, data, locate, problem);
   if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
     const typePath = path.at(-1) === 'type' ? path : [...path, 'type'];
     const given = getAt(data, typePath);
@@ -226,6 +195,56 @@ export function issueToProblem(
       return problem('wrong-type', path, `expected ${expected}, not ${got}`, hintFor(path, value));
   }
   return problem('schema', path, issue.message);
+}
+
+/** Makes a problem of the shape at a place (issueToProblem's, with its prefix). */
+type MakeProblem = (
+  code: ProblemCode,
+  at: Path,
+  message: string,
+  hint?: string,
+  key?: boolean,
+  change?: string,
+) => Problem;
+
+/** A key the format does not have here: indented one level too deep, or a typo with its did-you-mean. */
+function unknownKey(
+  f: Format,
+  path: Path,
+  key: string,
+  data: unknown,
+  locate: Locator,
+  problem: MakeProblem,
+): Problem {
+  const misplaced = indentedUnder(f, path, key, data, locate);
+  if (misplaced)
+    return problem(
+      'misplaced-key',
+      [...path, key],
+      `"${key}" is indented under "${misplaced.under}": move it ${misplaced.spaces} spaces left`,
+      `"${key}" belongs beside "${misplaced.under}", at the same indentation`,
+      true,
+    );
+  const known = keysAt(f, path, data);
+  const guess = closest(key, known);
+  const elsewhere = placesOf(f, key);
+  const belongs = elsewhere.length
+    ? `"${key}" is a key of ${elsewhere.slice(0, 4).join(', ')}${elsewhere.length > 4 ? ', …' : ''}`
+    : '';
+  return problem(
+    'unknown-key',
+    [...path, key],
+    `unknown key "${key}"`,
+    guess
+      ? `did you mean "${guess}"?${belongs ? ` (${belongs})` : ''}`
+      : belongs
+        ? `${belongs}, not of this place; allowed here: ${known.join(', ')}`
+        : known.length
+          ? `allowed here: ${known.join(', ')}`
+          : 'remove it (flows/flow.schema.json lists every key)',
+    true,
+    guess,
+  );
 }
 
 /** A key written one level too deep: allowed (and missing) at an enclosing place. */
