@@ -19,7 +19,7 @@ const registry = defineRegistry({
   },
   guards: { open_now: () => true },
   validators: { is_pizza: () => true },
-  effects: { notify_crm: () => {} },
+  effects: { notify_crm: () => [] },
   events: { order_shipped: z.object({ id: z.number() }) },
 });
 
