@@ -58,7 +58,9 @@ export function reporter(file: string, locate: Locator, problems: Problem[], tex
     // A fix replaces the faulty name only, so quotes around it stay.
     const faulty = where.within ?? (where.key ? lastKey(path) : undefined);
     const target = (faulty !== undefined && text !== undefined && spanWithin(text, span, faulty)) || span;
-    const fixes = where.change !== undefined ? [changeTo(file, target, where.change)] : undefined;
+    // Without the faulty name found, the fix would replace more than it (a whole expression): none then.
+    const found = where.within === undefined || target !== whole;
+    const fixes = where.change !== undefined && found ? [changeTo(file, target, where.change)] : undefined;
     problems.push({ file, ...span, code, severity, message, hint, ...(fixes ? { fixes } : {}) });
   };
 }

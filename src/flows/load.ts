@@ -125,21 +125,21 @@ export function compileSources(
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
-  const salvaged: { file: string; flow: FlowFile; locate: Locator }[] = [];
+  const salvaged: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
   // The project's own kinds of step (defineStepKind): validated with their schemas, attached to their steps.
   const kinds = projectKinds(registry);
   for (const s of sources) {
     const r = parseFlowSource(s.source, s.file, kinds);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
-    else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
+    else if (r.salvaged) salvaged.push({ file: s.file, text: s.source, flow: r.salvaged, locate: r.locate });
   }
   problems.push(...lintTriggerClashes([...parsed, ...salvaged]));
   const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
   // A broken flow's callers do not also report it as unknown (they are not compiled either).
   for (const p of salvaged) if (!byId.has(p.flow.flow)) byId.set(p.flow.flow, p.flow);
-  const lintOne = (p: (typeof salvaged)[number] & { text?: string }) => {
+  const lintOne = (p: (typeof salvaged)[number]) => {
     const name = basename(p.file);
     const stem = name.endsWith(FLOW_SUFFIX) ? name.slice(0, -FLOW_SUFFIX.length) : undefined;
     return lintFlow({

@@ -240,3 +240,22 @@ describe('fixes of the did-you-mean cases', () => {
     expect(fixed).toEqual(c.fixed ?? project());
   });
 });
+
+describe('fixes in a file the schema rejects', () => {
+  it('a misspelt key and a misspelt goto in one file: both fixes made, the file checks clean', () => {
+    const files = project(
+      SHOP.replace('    say: Which pizza?', '    sayy: Which pizza?').replace(
+        '    next: wait',
+        '    next: "wiat"',
+      ),
+    );
+    let problems = checkFiles(files, registry);
+    expect(problems.map((p) => p.code).sort()).toEqual(['unknown-key', 'unknown-step']);
+    let fixed = files;
+    for (const p of problems) fixed = applyFix(fixed, p.fixes![0]!);
+    problems = checkFiles(fixed, registry);
+    expect(problems).toEqual([]);
+    // The quotes around the step id stay: only the faulty name is replaced.
+    expect(fixed).toEqual(project(SHOP.replace('    next: wait', '    next: "wait"')));
+  });
+});
