@@ -10,7 +10,7 @@ import { readsOf } from './flow-reads.ts';
 import { type FlowScope, scopeOf } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
-import { changeTo, closest, type Problem } from './problems.ts';
+import { changeTo, closest, type Problem, type Span } from './problems.ts';
 import { computedInputs, computedOf, lintComputedCycles, posOf, type Read } from './var-sites.ts';
 import { describeType, fieldType, UNKNOWN, type VarType } from './var-types.ts';
 
@@ -57,6 +57,10 @@ function checkRead(k: Checker, r: Read): void {
   for (const v of name in computed ? computedInputs(computed, name) : [name]) checkSet(k, r, v);
 }
 
+/** Whether `span` is just `name` (found in the text), so a fix may replace it: never a whole value. */
+const covers = (span: Span, name: string) =>
+  span.endLine === span.line && span.endCol - span.col === name.length;
+
 /** A read of a name no step saves or sets. */
 function unknownVariable({ x, known, push, report, once }: Checker, r: Read): void {
   const { name } = r.read;
@@ -77,7 +81,7 @@ function unknownVariable({ x, known, push, report, once }: Checker, r: Read): vo
             : name === 'item'
               ? 'item is the element of the list only in options_from text and value'
               : `no step saves it: save it with an input (save: ${name}) or set it (set: { ${name}: … })`,
-          ...(guess ? { fixes: [changeTo(x.file, at, guess)] } : {}),
+          ...(guess && covers(at, name) ? { fixes: [changeTo(x.file, at, guess)] } : {}),
         })
       : report(
           'unknown-variable',
@@ -178,7 +182,9 @@ function checkFields(k: Checker, r: Read, root: VarType): boolean {
               : next.missing.length
                 ? `its fields: ${next.missing.join(', ')}`
                 : undefined,
-            ...(guess ? { fixes: [changeTo(x.file, at, `${owner}.${guess}`)] } : {}),
+            ...(guess && covers(at, `${owner}.${f}`)
+              ? { fixes: [changeTo(x.file, at, `${owner}.${guess}`)] }
+              : {}),
           })
         : report('unknown-field', r.path, 'error', `"${owner}" has no field "${f}"`);
     return false;
