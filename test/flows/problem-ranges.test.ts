@@ -146,10 +146,43 @@ describe('campaign files and transcripts', () => {
     expect(checkCampaignSource(fixed, FILE_C, known).filter((x) => x.code === 'unknown-flow')).toEqual([]);
   });
 
+  it.each([
+    ['unknown-flow', 'flow: deom\n', 'deom'],
+    ['unused-variable', 'flow: demo\nwith: { nmae: Ann }\n', 'nmae'],
+    ['unknown-tag', 'flow: demo\nsegment: { where: { tags: { any: [vipp] } } }\n', 'vipp'],
+    ['unknown-variable', 'flow: demo\nsegment: { where: { vars: { nam: Ann } } }\n', 'nam'],
+    ['unknown-step', 'flow: demo\nsegment: { where: { flow: { id: demo, ended_at: by } } }\n', 'by'],
+    ['unknown-key', 'flow: demo\nsegmnt: { where: {} }\n', 'segmnt'],
+  ] as const)(
+    'a campaign file: %s covers the faulty text, and its fix removes the problem',
+    (code, source, faulty) => {
+      const withTag = knownFlows(
+        [{ file: FILE, source: DEMO.replace('    type: end\n', '    type: end\n    tag: vip\n') }],
+        EMPTY_REGISTRY,
+      );
+      const p = checkCampaignSource(source, FILE_C, withTag).find((x) => x.code === code);
+      expect(p && textOf(source, spanOf(p))).toBe(faulty);
+      const fixed = applyFix({ [FILE_C]: source }, p!.fixes![0]!)[FILE_C]!;
+      expect(checkCampaignSource(fixed, FILE_C, withTag).filter((x) => x.code === code)).toEqual([]);
+    },
+  );
+
   it('a misspelt key of a transcript covers the key, and its fix is the key meant', () => {
     const source = 'flow: demo\nname: greets\nturns:\n  - say: hi\n    bto: nothing\n';
     const [p] = parseTranscripts(source, 'demo.test.yaml').problems;
     expect(p).toMatchObject({ code: 'unknown-key', line: 5, col: 5, endLine: 5, endCol: 8 });
+    const fixed = applyFix({ 'demo.test.yaml': source }, p!.fixes![0]!)['demo.test.yaml']!;
+    expect(parseTranscripts(fixed, 'demo.test.yaml').problems).toEqual([]);
+  });
+
+  it('a misspelt kind of expectation in a transcript: its fix is the kind meant', () => {
+    const source = 'flow: demo\nname: greets\nturns:\n  - say: hi\n    bot: { sned: Hi }\n';
+    const [p] = parseTranscripts(source, 'demo.test.yaml').problems;
+    expect([p?.code, p && textOf(source, spanOf(p)), p?.fixes?.[0]?.title]).toEqual([
+      'unknown-key',
+      'sned',
+      'Change to "send"',
+    ]);
     const fixed = applyFix({ 'demo.test.yaml': source }, p!.fixes![0]!)['demo.test.yaml']!;
     expect(parseTranscripts(fixed, 'demo.test.yaml').problems).toEqual([]);
   });
