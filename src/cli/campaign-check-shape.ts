@@ -5,7 +5,15 @@
  */
 import { z } from 'zod';
 import { CampaignSpec, parseCampaignSpec } from '../engine/campaigns/spec.ts';
-import { closest, type Locator, type Path, type Problem } from '../flows/problems.ts';
+import {
+  changeTo,
+  closest,
+  type Locator,
+  lineSpan,
+  type Path,
+  type Problem,
+  type ProblemCode,
+} from '../flows/problems.ts';
 import { readYaml } from '../flows/yaml-source.ts';
 
 /** A campaign file read for checking: its spec when the shape is right, and where its values are. */
@@ -39,8 +47,8 @@ export function parseCampaignForCheck(source: string, file: string): ParsedCampa
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     problems.push({
       file,
-      line: 1,
-      col: 1,
+      ...lineSpan(source, 1),
+      code: 'schema',
       severity: 'error',
       message: 'a campaign file is a set of keys (flow, segment, rate, …)',
       hint: 'start with the flow it starts: flow: <flow id>',
@@ -70,13 +78,27 @@ function issueProblem(issue: z.core.$ZodIssue, data: unknown, file: string, loca
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const where = path.length ? `${path.join('.')}: ` : '';
   const last = path.at(-1);
-  const at = (p: Path, message: string, hint?: string, key = false): Problem => ({
-    file,
-    ...locate.at(p, key),
-    severity: 'error',
-    message: `${where}${message}`,
-    ...(hint ? { hint } : {}),
-  });
+  const code: ProblemCode =
+    issue.code === 'unrecognized_keys'
+      ? 'unknown-key'
+      : getAt(data, path) === undefined
+        ? 'missing-key'
+        : issue.code === 'invalid_type' || issue.code === 'invalid_union'
+          ? 'wrong-type'
+          : 'schema';
+  const at = (p: Path, message: string, hint?: string, key = false, change?: string): Problem => {
+    const span = locate.at(p, key);
+    const fixes = change === undefined ? undefined : [changeTo(file, span, change)];
+    return {
+      file,
+      ...span,
+      code,
+      severity: 'error',
+      message: `${where}${message}`,
+      ...(hint ? { hint } : {}),
+      ...(fixes ? { fixes } : {}),
+    };
+  };
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
     const known = keysAt(path);
@@ -86,6 +108,7 @@ function issueProblem(issue: z.core.$ZodIssue, data: unknown, file: string, loca
       `unknown key "${key}"`,
       guess ? `did you mean "${guess}"?` : `allowed here: ${known.join(', ')}`,
       true,
+      guess,
     );
   }
   const value = getAt(data, path);

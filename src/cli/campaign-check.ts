@@ -12,7 +12,7 @@ import { MAX_CAMPAIGN_RATE } from '../engine/campaigns/spec.ts';
 import { isTimeZone } from '../engine/step/wall-clock.ts';
 import { scopeOf } from '../flows/flow-scope.ts';
 import { walkFlow } from '../flows/flow-walk.ts';
-import { closest, type Path, type Problem } from '../flows/problems.ts';
+import { changeTo, closest, lineSpan, type Path, type Problem, type ProblemCode } from '../flows/problems.ts';
 import type { Registry } from '../flows/registry.ts';
 import type { FlowFile } from '../flows/schema.ts';
 import { parseFlowSource } from '../flows/yaml-source.ts';
@@ -92,14 +92,19 @@ export function checkCampaignSource(source: string, file: string, known: KnownFl
   if (!spec || !data) return parsed.problems;
   const problems = parsed.problems;
   // Names (a variable passed or matched) are shown at their key, values at the value.
-  const report = (path: Path, severity: Problem['severity'], message: string, hint?: string) =>
+  const report: Reporter = (code, path, severity, message, hint, change) => {
+    const span = locate.at(path, path[0] === 'with' || path.at(-2) === 'vars');
+    const fixes = change === undefined ? undefined : [changeTo(file, span, change)];
     problems.push({
       file,
-      ...locate.at(path, path[0] === 'with' || path.at(-2) === 'vars'),
+      ...span,
+      code,
       severity,
       message: `${path.join('.')}: ${message}`,
       ...(hint ? { hint } : {}),
+      ...(fixes ? { fixes } : {}),
     });
+  };
   const guess = (name: string, among: Iterable<string>) => {
     const g = closest(name, among);
     return g ? `did you mean "${g}"? ` : '';
@@ -108,53 +113,65 @@ export function checkCampaignSource(source: string, file: string, known: KnownFl
   const flow = known.flows.get(spec.flow);
   if (!flow)
     report(
+      'unknown-flow',
       ['flow'],
       'error',
       `unknown flow "${spec.flow}": botflow campaign start would refuse it`,
       `${guess(spec.flow, ids)}flows: ${ids.join(', ') || '(none)'}`,
+      closest(spec.flow, ids),
     );
   for (const name of Object.keys(spec.with ?? {}))
     if (flow && !flow.reads.has(name))
       report(
+        'unused-variable',
         ['with', name],
         'warning',
         `flow ${spec.flow} never reads "${name}"`,
         `${guess(name, flow.reads)}remove it, or read it in the flow ({{${name}}})`,
+        closest(name, flow.reads),
       );
   const where = spec.segment.where;
   for (const group of ['all', 'any', 'none'] as const)
     (where.tags?.[group] ?? []).forEach((tag, i) => {
       if (!known.tags.has(tag))
         report(
+          'unknown-tag',
           ['segment', 'where', 'tags', group, i],
           'warning',
           `no flow sets the tag "${tag}"`,
           `${guess(tag, known.tags)}tag people in a flow with tag: ${tag}`,
+          closest(tag, known.tags),
         );
     });
   for (const name of Object.keys(where.vars ?? {}))
     if (!known.vars.has(name))
       report(
+        'unknown-variable',
         ['segment', 'where', 'vars', name],
         'warning',
         `no flow saves the variable "${name}"`,
         `${guess(name, known.vars)}save it with an input (save: ${name}) or set it (set: { ${name}: … })`,
+        closest(name, known.vars),
       );
   if (where.flow) {
     const segmentFlow = known.flows.get(where.flow.id);
     if (!segmentFlow)
       report(
+        'unknown-flow',
         ['segment', 'where', 'flow', 'id'],
         'warning',
         `unknown flow "${where.flow.id}": nobody matches`,
         `${guess(where.flow.id, ids)}flows: ${ids.join(', ') || '(none)'}`,
+        closest(where.flow.id, ids),
       );
     else if (where.flow.ended_at !== undefined && !segmentFlow.steps.includes(where.flow.ended_at))
       report(
+        'unknown-step',
         ['segment', 'where', 'flow', 'ended_at'],
         'warning',
         `${where.flow.id} has no step "${where.flow.ended_at}": nobody matches`,
         `${guess(where.flow.ended_at, segmentFlow.steps)}steps: ${segmentFlow.steps.join(', ')}`,
+        closest(where.flow.ended_at, segmentFlow.steps),
       );
   }
   checkTiming(spec, data, report, guess);
@@ -162,7 +179,15 @@ export function checkCampaignSource(source: string, file: string, known: KnownFl
 }
 
 type Spec = NonNullable<ReturnType<typeof parseCampaignForCheck>['spec']>;
-type Reporter = (path: Path, severity: Problem['severity'], message: string, hint?: string) => void;
+/** Reports a problem of the campaign file; `change`: the did-you-mean, offered as a fix. */
+type Reporter = (
+  code: ProblemCode,
+  path: Path,
+  severity: Problem['severity'],
+  message: string,
+  hint?: string,
+  change?: string,
+) => void;
 
 /** The rate, the quiet hours and the time zone. */
 function checkTiming(
@@ -174,9 +199,16 @@ function checkTiming(
   const [count, per] = spec.rate.split('/') as [string, 's' | 'min'];
   const perSecond = Number(count) / (per === 'min' ? 60 : 1);
   if (!(perSecond > 0))
-    report(['rate'], 'error', `${spec.rate} sends nothing`, 'give a rate above zero: rate: 10/s');
+    report(
+      'zero-rate',
+      ['rate'],
+      'error',
+      `${spec.rate} sends nothing`,
+      'give a rate above zero: rate: 10/s',
+    );
   else if (perSecond > MAX_CAMPAIGN_RATE)
     report(
+      'fast-rate',
       ['rate'],
       'warning',
       `${spec.rate} is above ${MAX_CAMPAIGN_RATE}/s: campaigns never send faster (the platform allows 30 requests a second for everything)`,
@@ -185,6 +217,7 @@ function checkTiming(
   const quiet = spec.quiet_hours;
   if (quiet && quiet.from === quiet.to)
     report(
+      'empty-quiet-hours',
       ['quiet_hours'],
       'warning',
       `from and to are both ${quiet.from}: nobody is ever held`,
@@ -192,13 +225,16 @@ function checkTiming(
     );
   if (spec.time_zone !== undefined && !isTimeZone(spec.time_zone))
     report(
+      'unknown-time-zone',
       ['time_zone'],
       'error',
       `"${spec.time_zone}" is not a known time zone`,
       `${guess(spec.time_zone, timeZones())}write an IANA time zone name: Europe/Paris`,
+      closest(spec.time_zone, timeZones()),
     );
   else if (spec.time_zone !== undefined && !quiet)
     report(
+      'unused-setting',
       ['time_zone'],
       'warning',
       'is only used for quiet hours, and there are none',
@@ -206,6 +242,7 @@ function checkTiming(
     );
   if (data.time_zone_var !== undefined && !quiet)
     report(
+      'unused-setting',
       ['time_zone_var'],
       'warning',
       'is only used for quiet hours, and there are none',
@@ -254,8 +291,8 @@ export function checkCampaigns(
     if (!name.endsWith(CAMPAIGN_SUFFIX)) {
       problems.push({
         file: shown(name),
-        line: 1,
-        col: 1,
+        ...lineSpan(readFileSync(join(dir, name), 'utf8'), 1),
+        code: 'not-a-campaign-file',
         severity: 'warning',
         message: `${name} is not read: only *${CAMPAIGN_SUFFIX} files are campaigns`,
         hint: `rename it to ${name.replace(/\.ya?ml$/, CAMPAIGN_SUFFIX)}`,

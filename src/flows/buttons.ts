@@ -77,6 +77,7 @@ export function lintButton(b: Button, at: Path, report: Report): void {
   const kinds = kindKeys(b);
   if (kinds.length !== 1) {
     report(
+      'button-kind',
       at,
       'error',
       kinds.length
@@ -89,17 +90,25 @@ export function lintButton(b: Button, at: Path, report: Report): void {
   const kind = kinds[0]!;
   if (b.value !== undefined && kind !== 'id')
     report(
+      'button-field-unused',
       [...at, 'value'],
       'error',
       'value travels with a callback press; this button sends none',
       'remove it',
     );
   if (b.quick !== undefined && b.request !== 'location')
-    report([...at, 'quick'], 'error', 'quick is for request: location buttons', 'remove it');
+    report(
+      'button-field-unused',
+      [...at, 'quick'],
+      'error',
+      'quick is for request: location buttons',
+      'remove it',
+    );
   if (kind === 'open_app' || kind === 'clipboard') {
     const routes = ROUTE_KEYS.filter((k) => b[k] !== undefined);
     if (routes.length)
       report(
+        'button-field-unused',
         [...at, routes[0]!],
         'error',
         `a${kind === 'open_app' ? 'n open_app' : ' clipboard'} button reports no press to the bot, so its ${routes.join(', ')} would never run`,
@@ -108,6 +117,7 @@ export function lintButton(b: Button, at: Path, report: Report): void {
   }
   if (kind === 'open_app' && b.open_app?.web_app === undefined && b.open_app?.contact_id === undefined)
     report(
+      'open-app-no-bot',
       [...at, 'open_app'],
       'warning',
       'open_app names no bot: the platform documents no default for which mini-app opens',

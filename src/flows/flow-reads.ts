@@ -11,9 +11,9 @@ import type { StepReads } from './kinds/contract.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
 import type { Path } from './problems.ts';
-import { closest, type Problem } from './problems.ts';
+import { changeTo, closest, type Problem } from './problems.ts';
 import type { Step } from './schema.ts';
-import { expressionReads, fluentReads, ftlPosition, templateReads } from './var-reads.ts';
+import { expressionReads, fluentReads, ftlPosition, ftlSpan, templateReads } from './var-reads.ts';
 import { conditionReads, getAt, itemAt, type Read, type Site, siteOf, visitValues } from './var-sites.ts';
 import { describeType, fluentFields, typeAt, UNKNOWN, type VarType } from './var-types.ts';
 
@@ -156,13 +156,16 @@ function fluentAt(
     for (const v of fluentReads(catalog, id)) {
       const root = names.find((n) => v.name === n || v.name.startsWith(`${n}_`));
       const where = () => ({ file: catalog.file, ...ftlPosition(catalog, id, v.name) });
+      const exact = () => ftlSpan(catalog, id, v.name);
       if (!root) {
         const guess = closest(v.name, flatNames(scope.types, names));
         push({
           ...where(),
+          code: 'unknown-variable',
           severity: 'warning',
           message: `unknown variable $${v.name} in message "${id}" (used by ${x.file})`,
           hint: guess ? `did you mean $${guess}?` : `flow "${x.flow.flow}" never saves or sets ${v.name}`,
+          ...(guess && exact() ? { fixes: [changeTo(catalog.file, exact()!, `$${guess}`)] } : {}),
         });
         continue;
       }
@@ -173,9 +176,11 @@ function fluentAt(
         const base = v.name.slice(0, v.name.length - fields.at.length);
         push({
           ...where(),
+          code: 'unknown-field',
           severity: 'error',
           message: `$${v.name} in message "${id}": ${describeType(fields.type)} has no field "${fields.at}"`,
           hint: guess ? `did you mean $${base}${guess}?` : undefined,
+          ...(guess && exact() ? { fixes: [changeTo(catalog.file, exact()!, `$${base}${guess}`)] } : {}),
         });
         continue;
       }

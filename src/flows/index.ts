@@ -24,7 +24,8 @@ export {
   loadRegistry,
 } from './load.ts';
 export { flowToMermaid } from './mermaid.ts';
-export { formatProblem, hasErrors, type Problem } from './problems.ts';
+export { PROBLEM_CODES, type ProblemCode } from './problem-codes.ts';
+export { formatProblem, hasErrors, type Problem, type ProblemFix, type TextEdit } from './problems.ts';
 export { FlowRebuildError, type RebuildOptions, rebuildFlow } from './rebuild.ts';
 export {
   ClassifierInput,

@@ -39,6 +39,7 @@ function lintEditAfterTyped(
     const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
     if (s && !kindOf(s).asksQuestion && mode === 'edit') {
       report(
+        'render-edit-after-typed',
         ['steps', t, 'render'],
         'warning',
         `step "${t}" follows a typed answer: render: edit sends a new message there (only a pressed button's message is edited)`,
@@ -51,6 +52,7 @@ function lintEditAfterTyped(
     const mode = s && 'render' in s && s.render ? s.render : flow.defaults?.render;
     if (typedInto.has(t) || !s || kindOf(s).asksQuestion || mode !== 'edit') continue;
     report(
+      'render-edit-after-typed',
       ['steps', t, 'render'],
       'warning',
       `step "${t}" follows input "${from}", which also takes typed answers: after a typed answer render: edit sends "${t}" as a new message, and the message with the choices stays above it, its buttons still there`,
@@ -79,6 +81,7 @@ function lintComeBack(flow: Flow, report: Report) {
   for (const { route, path } of routes)
     if (route.come_back && !route.goto)
       report(
+        'come-back-without-goto',
         [...path, 'come_back'],
         'error',
         'come_back needs a goto (the step to edit)',
@@ -92,10 +95,12 @@ function lintDefaultIdle(flow: Flow, report: Report) {
   if (idle && !flow.steps[idle]) {
     const guess = closest(idle, Object.keys(flow.steps));
     report(
+      'unknown-step',
       ['defaults', 'idle', 'goto'],
       'error',
       `unknown step "${idle}"`,
       guess ? `did you mean "${guess}"?` : undefined,
+      { within: idle, ...(guess ? { change: guess } : {}) },
     );
   }
 }
@@ -109,6 +114,7 @@ function lintBuiltinLocales(x: LintInput, report: Report) {
       const own = x.catalogs.get(l)?.bundle.hasMessage('botflow-error-text');
       if (!hasBuiltinCatalog(l) && !own && !flow.texts)
         report(
+          'no-builtin-texts',
           ['i18n'],
           'warning',
           `botflow has no built-in texts for locale "${l}": its people would see English error messages`,

@@ -29,12 +29,14 @@ export function lintEvents(x: LintInput, report: Report): void {
       if (declared.has(name)) continue;
       const guess = closest(name, [...declared]);
       report(
+        'unknown-event',
         ['steps', id, 'on_event', name],
         'error',
         `event "${name}" is declared nowhere: no flow's events: or trigger, and not the registry's events`,
         guess
           ? `did you mean "${guess}"?`
           : `declare it: events: { ${name}: { payload: { type: object } } }, or in the registry's events`,
+        { key: true, ...(guess ? { change: guess } : {}) },
       );
     }
   }
@@ -49,6 +51,7 @@ export function lintEvents(x: LintInput, report: Report): void {
   for (const name of Object.keys(flow.events ?? {}))
     if (!used.has(name))
       report(
+        'unused-event',
         ['events', name],
         'warning',
         `event "${name}" is declared, but no step takes it (on_event) and no flow starts on it`,
@@ -58,15 +61,26 @@ export function lintEvents(x: LintInput, report: Report): void {
     if (!d.payload) continue;
     const schema = payloadSchema(d.payload);
     if ('error' in schema)
-      report(['events', name, 'payload'], 'error', `the payload schema of event "${name}": ${schema.error}`);
+      report(
+        'bad-event-payload',
+        ['events', name, 'payload'],
+        'error',
+        `the payload schema of event "${name}": ${schema.error}`,
+      );
   }
   (flow.triggers ?? []).forEach((t, i) => {
     const kinds = ['bot_started', 'command', 'keyword', 'any_message', 'fallback', 'event'].filter(
       (k) => t[k as keyof typeof t] !== undefined,
     );
     if (t.save_as !== undefined && t.event === undefined)
-      report(['triggers', i, 'save_as'], 'error', 'save_as goes with an event trigger', 'event: <name>');
+      report(
+        'bad-trigger',
+        ['triggers', i, 'save_as'],
+        'error',
+        'save_as goes with an event trigger',
+        'event: <name>',
+      );
     if (t.event !== undefined && kinds.length > 1)
-      report(['triggers', i], 'error', `one trigger per entry: ${kinds.join(' and ')}`);
+      report('bad-trigger', ['triggers', i], 'error', `one trigger per entry: ${kinds.join(' and ')}`);
   });
 }

@@ -10,6 +10,7 @@ export function checkExpression(source: string, path: Path, report: Report): voi
     compileFlowExpression(source);
   } catch (error) {
     report(
+      'bad-expression',
       path,
       'error',
       (error as Error).message,
@@ -36,6 +37,7 @@ export function lintComputedValues(flow: FlowFile, report: Report): void {
           if (!isExpression(v)) continue;
           if (path[0] === 'migrate')
             report(
+              'bad-migration',
               [...path, key, name],
               'error',
               'a migration sets constants only',

@@ -1,5 +1,5 @@
 /** Checks across the flows of a folder: two flows must not start on the same trigger. */
-import type { Locator, Problem } from './problems.ts';
+import type { Locator, Problem, ProblemCode } from './problems.ts';
 import type { FlowFile } from './schema.ts';
 
 interface Parsed {
@@ -42,6 +42,7 @@ export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
       }
       if (seen.flow === p.flow.flow && seen.file === p.file) return;
       problems.push({
+        code: 'trigger-clash',
         file: p.file,
         ...at,
         severity: 'error',
@@ -56,9 +57,15 @@ export function lintTriggerClashes(flows: readonly Parsed[]): Problem[] {
   return problems;
 }
 
-/** The errors that only say a name is not in the registry (task, validator, guard, effect, event). */
-const REGISTRY_NAME =
-  /^unknown (task|validator|guard|effect|classifier) "|^event "[^"]+" is declared nowhere: /;
+/** The kinds of error that only say a name is not in the registry (task, validator, guard, effect, event). */
+const REGISTRY_NAMES: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  'unknown-task',
+  'unknown-validator',
+  'unknown-guard',
+  'unknown-effect',
+  'unknown-classifier',
+  'unknown-event',
+]);
 
 /**
  * When the registry did not load, every task, validator, guard and effect the flows name is unknown: those
@@ -70,7 +77,7 @@ export function foldUnderRegistry(
 ): { registry: Problem[]; rest: Problem[] } {
   if (!registryProblems.some((p) => p.severity === 'error'))
     return { registry: [...registryProblems], rest: [...problems] };
-  const folded = problems.filter((p) => p.severity === 'error' && REGISTRY_NAME.test(p.message));
+  const folded = problems.filter((p) => p.severity === 'error' && REGISTRY_NAMES.has(p.code));
   const rest = problems.filter((p) => !folded.includes(p));
   if (folded.length === 0) return { registry: [...registryProblems], rest };
   const names = [...new Set(folded.map((p) => /"([^"]+)"/.exec(p.message)?.[1]).filter(Boolean))];

@@ -23,6 +23,7 @@ export function lintIntents(x: LintInput, report: Report): void {
     if (classifier !== KEYWORDS_CLASSIFIER) {
       if (global)
         report(
+          'global-classifier',
           [...path, 'classifier'],
           'error',
           'global intents use the built-in keyword classifier (they are read at every step, at once)',
@@ -31,17 +32,20 @@ export function lintIntents(x: LintInput, report: Report): void {
       else if (!Object.hasOwn(x.registry.tasks ?? {}, classifier)) {
         const guess = closest(classifier, [...tasks, KEYWORDS_CLASSIFIER]);
         report(
+          'unknown-classifier',
           [...path, 'classifier'],
           'error',
           `unknown classifier "${classifier}"`,
           guess
             ? `did you mean "${guess}"?`
             : `register a task with the classifier shape (defineClassifier({ run, slots })), or use "${KEYWORDS_CLASSIFIER}"`,
+          { within: classifier, ...(guess ? { change: guess } : {}) },
         );
       } else
         for (const [intent, r] of Object.entries(u.intents))
           if (r.save_slots && !classifierSlots(x.registry, classifier, intent))
             report(
+              'undeclared-slots',
               [...path, 'intents', intent, 'save_slots'],
               'note',
               `classifier "${classifier}" declares no slots for intent "${intent}": check cannot know the variables save_slots sets`,
@@ -53,13 +57,14 @@ export function lintIntents(x: LintInput, report: Report): void {
       if (Object.hasOwn(keywords, intent)) continue;
       const guess = closest(intent, Object.keys(keywords));
       report(
+        'unknown-intent',
         [...path, 'intents', intent],
         'error',
         `intent "${intent}" has no keywords for the keyword classifier`,
         guess
           ? `did you mean "${guess}"? Else add intents: { ${intent}: [...] }`
           : `add intents: { ${intent}: ["word", "a phrase"] } at the top of the flow`,
-        true,
+        { key: true, ...(guess ? { change: guess } : {}) },
       );
     }
   };
@@ -76,7 +81,8 @@ export function lintIntents(x: LintInput, report: Report): void {
         if (!m) return;
         const compiled = compileFlowRegex(m[1]!, m[2]!.includes('i') ? m[2]! : `${m[2]}i`);
         const at: Path = lang ? ['intents', intent, lang, i] : ['intents', intent, i];
-        if ('error' in compiled) report(at, 'error', `the regular expression ${word} ${compiled.error}`);
+        if ('error' in compiled)
+          report('bad-regex', at, 'error', `the regular expression ${word} ${compiled.error}`);
       });
   }
 }

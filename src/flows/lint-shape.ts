@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { KIND_NAMES } from './kinds/registry.ts';
-import { closest, type Locator, type Path, type Problem } from './problems.ts';
+import { changeTo, closest, type Locator, type Path, type Problem, type ProblemCode } from './problems.ts';
 import { flowJsonSchema, type StepSchemaKind } from './schema.ts';
 
 type JsonSchema = {
@@ -124,51 +124,39 @@ export function issueToProblem(
   const f = formatOf(kinds);
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
   const where = path.length ? `${path.join('.')}: ` : '';
-  const problem = (at: Path, message: string, hint?: string, key = false): Problem => ({
-    file,
-    ...locate.at(at, key),
-    severity: 'error',
-    message: `${where}${message}`,
-    ...(hint ? { hint } : {}),
-  });
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    const misplaced = indentedUnder(f, path, key, data, locate);
-    if (misplaced)
-      return problem(
-        [...path, key],
-        `"${key}" is indented under "${misplaced.under}": move it ${misplaced.spaces} spaces left`,
-        `"${key}" belongs beside "${misplaced.under}", at the same indentation`,
-        true,
-      );
-    const known = keysAt(f, path, data);
-    const guess = closest(key, known);
-    const elsewhere = placesOf(f, key);
-    const belongs = elsewhere.length
-      ? `"${key}" is a key of ${elsewhere.slice(0, 4).join(', ')}${elsewhere.length > 4 ? ', …' : ''}`
-      : '';
-    return problem(
-      [...path, key],
-      `unknown key "${key}"`,
-      guess
-        ? `did you mean "${guess}"?${belongs ? ` (${belongs})` : ''}`
-        : belongs
-          ? `${belongs}, not of this place; allowed here: ${known.join(', ')}`
-          : known.length
-            ? `allowed here: ${known.join(', ')}`
-            : 'remove it (flows/flow.schema.json lists every key)',
-      true,
-    );
-  }
+  const problem = (
+    code: ProblemCode,
+    at: Path,
+    message: string,
+    hint?: string,
+    key = false,
+    change?: string,
+  ) => {
+    const span = locate.at(at, key);
+    const fixes = change === undefined ? undefined : [changeTo(file, span, change)];
+    return {
+      file,
+      ...span,
+      code,
+      severity: 'error' as const,
+      message: `${where}${message}`,
+      ...(hint ? { hint } : {}),
+      ...(fixes ? { fixes } : {}),
+    };
+  };
+  if (issue.code === 'unrecognized_keys') return unknownKey(f, path, issue.keys[0]!, data, locate, problem);
   if (issue.code === 'invalid_union' && 'note' in issue && issue.note === 'No matching discriminator') {
     const typePath = path.at(-1) === 'type' ? path : [...path, 'type'];
     const given = getAt(data, typePath);
     const types = [...KIND_NAMES, ...kinds.map((k) => k.type)];
     const guess = typeof given === 'string' ? closest(given, types) : undefined;
     return problem(
+      'unknown-step-type',
       typePath,
       given === undefined ? 'a step needs a type' : `unknown step type "${String(given)}"`,
       `${guess ? `did you mean "${guess}"? ` : ''}type is one of ${types.join(', ')}`,
+      false,
+      guess,
     );
   }
   if (issue.code === 'invalid_value') {
@@ -176,9 +164,12 @@ export function issueToProblem(
     const given = String(getAt(data, path) ?? '');
     const guess = closest(given, options);
     return problem(
+      'bad-value',
       path,
       `"${given}" is not one of ${options.join(', ')}`,
       guess ? `did you mean "${guess}"?` : undefined,
+      false,
+      guess,
     );
   }
   const value = getAt(data, path);
@@ -187,16 +178,73 @@ export function issueToProblem(
       issue.message.includes('expected') || issue.message === 'Invalid input' ? '' : `: ${issue.message}`;
     // zod's own "expected …, received undefined" points at the key; a custom message at the parent.
     const atKey = issue.code === 'invalid_type' && issue.message.includes('undefined');
-    return problem(path, `is required${custom}`, `add "${String(path[path.length - 1])}"`, atKey);
+    return problem(
+      'missing-key',
+      path,
+      `is required${custom}`,
+      `add "${String(path[path.length - 1])}"`,
+      atKey,
+    );
   }
   if (issue.code === 'invalid_union' || issue.code === 'invalid_type') {
     const expected = expectedAt(f, path, data);
     const got = describeValue(value);
     if (issue.message !== 'Invalid input' && !/^Invalid input: expected/.test(issue.message))
-      return problem(path, issue.message);
-    if (expected) return problem(path, `expected ${expected}, not ${got}`, hintFor(path, value));
+      return problem('wrong-type', path, issue.message);
+    if (expected)
+      return problem('wrong-type', path, `expected ${expected}, not ${got}`, hintFor(path, value));
   }
-  return problem(path, issue.message);
+  return problem('schema', path, issue.message);
+}
+
+/** Makes a problem of the shape at a place (issueToProblem's, with its prefix). */
+type MakeProblem = (
+  code: ProblemCode,
+  at: Path,
+  message: string,
+  hint?: string,
+  key?: boolean,
+  change?: string,
+) => Problem;
+
+/** A key the format does not have here: indented one level too deep, or a typo with its did-you-mean. */
+function unknownKey(
+  f: Format,
+  path: Path,
+  key: string,
+  data: unknown,
+  locate: Locator,
+  problem: MakeProblem,
+): Problem {
+  const misplaced = indentedUnder(f, path, key, data, locate);
+  if (misplaced)
+    return problem(
+      'misplaced-key',
+      [...path, key],
+      `"${key}" is indented under "${misplaced.under}": move it ${misplaced.spaces} spaces left`,
+      `"${key}" belongs beside "${misplaced.under}", at the same indentation`,
+      true,
+    );
+  const known = keysAt(f, path, data);
+  const guess = closest(key, known);
+  const elsewhere = placesOf(f, key);
+  const belongs = elsewhere.length
+    ? `"${key}" is a key of ${elsewhere.slice(0, 4).join(', ')}${elsewhere.length > 4 ? ', …' : ''}`
+    : '';
+  return problem(
+    'unknown-key',
+    [...path, key],
+    `unknown key "${key}"`,
+    guess
+      ? `did you mean "${guess}"?${belongs ? ` (${belongs})` : ''}`
+      : belongs
+        ? `${belongs}, not of this place; allowed here: ${known.join(', ')}`
+        : known.length
+          ? `allowed here: ${known.join(', ')}`
+          : 'remove it (flows/flow.schema.json lists every key)',
+    true,
+    guess,
+  );
 }
 
 /** A key written one level too deep: allowed (and missing) at an enclosing place. */

@@ -26,10 +26,17 @@ function pathOfButton(flow: FlowFile, id: string, b: unknown): Path {
 function lintMedia(x: LintInput, p: Path, step: Step, report: Report): void {
   const media = 'media' in step && step.media ? Object.entries(step.media).filter(([, v]) => v) : [];
   if (media.length > 1)
-    report([...p, 'media'], 'error', 'a step sends one media file', 'keep one of image, video, audio, file');
+    report(
+      'several-media',
+      [...p, 'media'],
+      'error',
+      'a step sends one media file',
+      'keep one of image, video, audio, file',
+    );
   for (const [kind, source] of media) {
     if (!/^https?:\/\//.test(source!) && !existsSync(resolve(x.baseDir ?? '.', source!))) {
       report(
+        'missing-file',
         [...p, 'media', kind],
         'error',
         `media file "${source}" does not exist`,
@@ -49,6 +56,7 @@ function lintKeyboard(flow: FlowFile, id: string, buttons: Button[], report: Rep
   const dup = ids.find((b, i) => ids.indexOf(b) !== i);
   if (dup)
     report(
+      'duplicate-button-id',
       [...p, 'keyboard'],
       'error',
       `two buttons of step "${id}" have the id "${dup}"`,
@@ -72,6 +80,7 @@ export function lintStep(x: LintInput, id: string, step: Step, report: Report): 
   kindOf(step).check?.(step, { x, id, report, returns: (f) => returnsOf(x, f) });
   if ('next' in step && Array.isArray(step.next) && step.next[step.next.length - 1]?.when) {
     report(
+      'next-without-fallback',
       [...p, 'next', step.next.length - 1],
       'error',
       'the last entry of next has a condition: when none holds, nothing happens',

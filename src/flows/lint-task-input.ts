@@ -63,17 +63,19 @@ function checkInput(
       if (extra === 'loose') continue;
       const guess = closest(key, missing.length ? missing : names);
       report(
+        'unknown-task-input',
         [...path, 'input', key],
         'error',
         `task "${task.task}" has no input field "${key}": ${extra === 'strict' ? 'its schema refuses it' : 'zod would drop it, and the task would never see it'}`,
         guess ? `did you mean "${guess}"?` : `its input fields: ${names.join(', ') || 'none'}`,
-        true,
+        { key: true, ...(guess ? { change: guess } : {}) },
       );
       continue;
     }
     const copied = copiedMismatch(value, shape[key], typeOf);
     if (copied)
       report(
+        'task-input-type',
         [...path, 'input', key],
         'error',
         `input "${key}" of task "${task.task}" ${copied}`,
@@ -84,6 +86,7 @@ function checkInput(
     if (result.success) continue;
     const issue = result.error!.issues[0] as Parameters<typeof issueText>[0];
     report(
+      'task-input-type',
       [...path, 'input', key],
       'error',
       `input "${key}${pathText(issue.path)}" of task "${task.task}": ${issueText(issue, value).text}`,
@@ -93,11 +96,12 @@ function checkInput(
   for (const name of missing) {
     const near = Object.keys(given).filter((k) => !Object.hasOwn(shape, k));
     report(
+      'missing-task-input',
       task.input ? [...path, 'input'] : [...path, 'task'],
       'error',
       `task "${task.task}" needs the input field "${name}", and the flow does not give it`,
       `add it: input: { ${name}: "{{variable}}" }${near.length && closest(name, near) ? ` (is "${closest(name, near)}" meant to be "${name}"?)` : ''}`,
-      !!task.input,
+      { key: !!task.input },
     );
   }
 }

@@ -21,28 +21,33 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
     if (!Object.hasOwn(x.registry.tasks ?? {}, task.task)) {
       const guess = closest(task.task, known);
       report(
+        'unknown-task',
         [...path, 'task'],
         'error',
         `unknown task "${task.task}"`,
         guess
           ? `did you mean "${guess}"?`
           : `register it with defineRegistry({ tasks: { ${task.task}: async (input, ctx) => … } })`,
+        { within: task.task, ...(guess ? { change: guess } : {}) },
       );
     }
     const compensation = task.on_cancel?.task;
     if (compensation !== undefined && !Object.hasOwn(x.registry.tasks ?? {}, compensation)) {
       const guess = closest(compensation, known);
       report(
+        'unknown-task',
         [...path, 'on_cancel', 'task'],
         'error',
         `unknown task "${compensation}" in on_cancel`,
         guess
           ? `did you mean "${guess}"?`
           : `register it with defineRegistry({ tasks: { ${compensation}: async (input, ctx) => … } })`,
+        { within: compensation, ...(guess ? { change: guess } : {}) },
       );
     }
     if (!kindOf(step).runsTasks) {
       report(
+        'task-outside-message',
         [...path, 'task'],
         'error',
         `a task runs from a message step, and "${from}" is ${/^[aeiou]/.test(step.type) ? 'an' : 'a'} ${step.type} step`,
@@ -51,6 +56,7 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
     }
     if (task.on_error === undefined) {
       report(
+        'no-on-error',
         [...path, 'task'],
         'error',
         `task "${task.task}" has no on_error: when it fails, the person is left on "${from}"`,
@@ -61,6 +67,7 @@ export function lintTasks(x: LintInput, w: Walk, report: Report): void {
   for (const [id, n] of perStep)
     if (n > 1)
       report(
+        'several-tasks',
         ['steps', id, 'do'],
         'error',
         `step "${id}" starts ${n} tasks; a step waits for one`,

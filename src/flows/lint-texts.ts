@@ -23,6 +23,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   const locales = flow.i18n ? (flow.i18n.locales ?? [...x.catalogs.keys()]) : [];
   if (flow.i18n && !x.catalogs.has(flow.i18n.default_locale)) {
     report(
+      'missing-catalog',
       ['i18n', 'default_locale'],
       'error',
       `no catalog for the default locale "${flow.i18n.default_locale}"`,
@@ -35,6 +36,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       const stray = (flow.format ?? 'html') === 'html' && !t.label ? STRAY_TAG.exec(t.text) : null;
       if (stray)
         report(
+          'stray-html',
           t.path,
           'warning',
           `"${stray[0]}…" reads as an HTML tag (the flow's format is html), which the platform removes`,
@@ -44,6 +46,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
     }
     if (/\s/.test(t.text)) {
       report(
+        'not-a-message-id',
         t.path,
         'error',
         `"${t.text}" is not a message id, but this flow uses i18n`,
@@ -57,6 +60,7 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
       if (!catalog) continue;
       if (!message?.value) {
         report(
+          'unknown-message',
           t.path,
           'error',
           `message "${t.text}" is missing in locale ${locale}`,
@@ -71,7 +75,13 @@ export function lintTexts(x: LintInput, texts: TextRef[], report: Report): void 
   }
   for (const l of flow.i18n?.locales ?? []) {
     if (!x.catalogs.has(l))
-      report(['i18n', 'locales'], 'error', `no catalog for locale "${l}"`, `add ${localesDir(x)}/${l}.ftl`);
+      report(
+        'missing-catalog',
+        ['i18n', 'locales'],
+        'error',
+        `no catalog for locale "${l}"`,
+        `add ${localesDir(x)}/${l}.ftl`,
+      );
   }
 }
 
@@ -103,12 +113,13 @@ export function lintKeyboards(flow: FlowFile, report: Report): void {
           : rowPath
         : [...(origin[0] ?? ['steps', id, 'keyboard'])].slice(0, 3);
       const hint = own?.hint && !v.message.includes('characters') ? own.hint : keyboardHint(v.message);
-      report(path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, hint);
+      report('keyboard-limit', path, 'error', `keyboard ${v.field.replace(/^\.?/, '')} ${v.message}`, hint);
     }
     rows.flat().forEach((b, i) => {
       if (b.type !== 'callback' || typeof b.payload !== 'string') return;
       if (b.payload.length > 1024 - PAYLOAD_SIGNING_RESERVE) {
         report(
+          'keyboard-limit',
           ['steps', id, 'keyboard'],
           'error',
           `button ${i + 1}: payload is ${b.payload.length} characters; at most ${1024 - PAYLOAD_SIGNING_RESERVE} fit with the engine's signature`,
@@ -132,11 +143,17 @@ function limitCheck(text: string, label: boolean, path: Path, report: Report, wh
   if (label) {
     const n = charLength(text);
     if (n < 1 || n > 128)
-      report(path, 'error', `button text is ${n} characters${where}; it must be 1..128`, 'shorten the label');
+      report(
+        'text-limit',
+        path,
+        'error',
+        `button text is ${n} characters${where}; it must be 1..128`,
+        'shorten the label',
+      );
     return;
   }
   for (const v of checkText(text))
-    report(path, 'error', `text ${v.message}${where}`, 'split it over several steps');
+    report('text-limit', path, 'error', `text ${v.message}${where}`, 'split it over several steps');
 }
 
 /** The locales folder of the flows being checked, as the designer would write it. */

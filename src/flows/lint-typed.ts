@@ -47,6 +47,7 @@ function lintOptions(x: LintInput, options: readonly Named[], report: Report): v
           reported.add(pair);
           const how = tooClose(a, b) === 'same' ? 'read the same' : 'are one typo apart';
           report(
+            'ambiguous-options',
             options[j]!.path,
             'warning',
             `options "${options[i]!.id}" and "${options[j]!.id}" cannot be told apart when typed${locale ? ` (${locale})` : ''}: "${a}" and "${b}" ${how}`,
@@ -69,13 +70,14 @@ export function lintTypedAnswers(x: LintInput, report: Report): void {
         row.forEach((b, c) => {
           if (b.aliases && (!kind.namesButtons || !namedButtons([[b]]).length))
             report(
+              'aliases-never-read',
               ['steps', id, 'keyboard', r, c, 'aliases'],
               'warning',
               'aliases of this button are never read: typed answers name the callback buttons of menu steps',
               kind.namesButtons
                 ? 'give the button an id, or remove aliases'
                 : 'remove aliases, or make the step a menu',
-              true,
+              { key: true },
             );
         });
       });

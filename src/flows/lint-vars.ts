@@ -10,7 +10,7 @@ import { readsOf } from './flow-reads.ts';
 import { type FlowScope, scopeOf } from './flow-scope.ts';
 import type { walkFlow } from './flow-walk.ts';
 import type { LintInput, Report } from './lint-input.ts';
-import { closest, type Problem } from './problems.ts';
+import { changeTo, closest, type Problem, type Span } from './problems.ts';
 import { computedInputs, computedOf, lintComputedCycles, posOf, type Read } from './var-sites.ts';
 import { describeType, fieldType, UNKNOWN, type VarType } from './var-types.ts';
 
@@ -57,17 +57,23 @@ function checkRead(k: Checker, r: Read): void {
   for (const v of name in computed ? computedInputs(computed, name) : [name]) checkSet(k, r, v);
 }
 
+/** Whether `span` is just `name` (found in the text), so a fix may replace it: never a whole value. */
+const covers = (span: Span, name: string) =>
+  span.endLine === span.line && span.endCol - span.col === name.length;
+
 /** A read of a name no step saves or sets. */
 function unknownVariable({ x, known, push, report, once }: Checker, r: Read): void {
   const { name } = r.read;
   const place = r.path;
   if (r.shown.startsWith('$')) return; // reported at the catalog
   const guess = closest(name, known);
+  const at = x.text !== undefined ? posOf(x, place, r.read.index, name) : undefined;
   if (once(`${place.join('.')}:${name}`))
-    x.text !== undefined
+    at
       ? push({
           file: x.file,
-          ...posOf(x, place, r.read.index, name),
+          ...at,
+          code: 'unknown-variable',
           severity: 'warning',
           message: `unknown variable "${name}"${r.shown !== name ? ` in ${r.shown}` : ''}`,
           hint: guess
@@ -75,12 +81,15 @@ function unknownVariable({ x, known, push, report, once }: Checker, r: Read): vo
             : name === 'item'
               ? 'item is the element of the list only in options_from text and value'
               : `no step saves it: save it with an input (save: ${name}) or set it (set: { ${name}: … })`,
+          ...(guess && covers(at, name) ? { fixes: [changeTo(x.file, at, guess)] } : {}),
         })
       : report(
+          'unknown-variable',
           place,
           'warning',
           `unknown variable "${name}"`,
           guess ? `did you mean "${guess}"?` : undefined,
+          { within: name, ...(guess ? { change: guess } : {}) },
         );
 }
 
@@ -100,6 +109,7 @@ function checkSet({ x, scope, report, once }: Checker, r: Read, v: string): void
   const plain = r.shown === v || r.shown === `{{${v}}}`;
   if (once(`${r.path.join('.')}:unset:${v}`))
     report(
+      'unset-variable',
       r.path,
       'warning',
       plain ? `"${v}" is unset when ${when}` : `${r.shown} reads "${v}", which is unset when ${when}`,
@@ -132,6 +142,7 @@ function opaqueTaskNote({ w, scope, report, once }: Checker, r: Read, t: VarType
     const where = w.tasks.find((k) => k.task.task === task && k.task.save_as === r.read.name);
     if (where)
       report(
+        'unchecked-task-result',
         [...where.path, 'task'],
         'note',
         `task "${task}" is a plain function, so the fields of its result "${r.read.name}" are not checked`,
@@ -155,11 +166,13 @@ function checkFields(k: Checker, r: Read, root: VarType): boolean {
     }
     const guess = closest(f, next.missing);
     const owner = parts.join('.');
+    const at = x.text !== undefined ? posOf(x, r.path, r.read.index, `${owner}.${f}`) : undefined;
     if (once(`${r.path.join('.')}:${owner}.${f}`))
-      x.text !== undefined
+      at
         ? push({
             file: x.file,
-            ...posOf(x, r.path, r.read.index, `${owner}.${f}`),
+            ...at,
+            code: 'unknown-field',
             severity: 'error',
             message: next.missing.length
               ? `"${owner}" has no field "${f}"`
@@ -169,8 +182,11 @@ function checkFields(k: Checker, r: Read, root: VarType): boolean {
               : next.missing.length
                 ? `its fields: ${next.missing.join(', ')}`
                 : undefined,
+            ...(guess && covers(at, `${owner}.${f}`)
+              ? { fixes: [changeTo(x.file, at, `${owner}.${guess}`)] }
+              : {}),
           })
-        : report(r.path, 'error', `"${owner}" has no field "${f}"`);
+        : report('unknown-field', r.path, 'error', `"${owner}" has no field "${f}"`);
     return false;
   }
   return true;

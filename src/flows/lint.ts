@@ -11,7 +11,7 @@ type FlowWalk = ReturnType<typeof walkFlow>;
 import { lintDesigner } from './lint-designer.ts';
 import { lintEvents } from './lint-events.ts';
 import { checkExpression, lintComputedValues } from './lint-expressions.ts';
-import { checkRegex, type LintInput, type Report, unknownName } from './lint-input.ts';
+import { checkRegex, type LintInput, type Report, reporter, unknownName } from './lint-input.ts';
 import { lintIntents } from './lint-intents.ts';
 import { lintStep } from './lint-steps.ts';
 import { lintTaskInputs } from './lint-task-input.ts';
@@ -28,16 +28,17 @@ import type { FlowFile } from './schema.ts';
 export function lintFlow(x: LintInput): Problem[] {
   const { flow, file, locate } = x;
   const problems: Problem[] = [];
-  const report = (path: Path, severity: Problem['severity'], message: string, hint?: string, key = false) =>
-    problems.push({ file, ...locate.at(path, key), severity, message, hint });
+  const report = reporter(file, locate, problems, x.text);
   const w = walkFlow(flow);
 
   if (x.expectedId && flow.flow !== x.expectedId) {
     report(
+      'flow-id-mismatch',
       ['flow'],
       'error',
       `flow id "${flow.flow}" differs from the file name`,
       `rename the file to ${flow.flow}.flow.yaml or set flow: ${x.expectedId}`,
+      { within: flow.flow, change: x.expectedId },
     );
   }
   lintTriggers(flow, report);
@@ -86,10 +87,12 @@ function lintReferences(x: LintInput, w: FlowWalk, report: Report): void {
     if (!flow.steps[r.to]) {
       const guess = closest(r.to, stepIds);
       report(
+        'unknown-step',
         r.path,
         'error',
         `unknown step "${r.to}"`,
         guess ? `did you mean "${guess}"?` : `steps are: ${stepIds.join(', ')}`,
+        { within: r.to, ...(guess ? { change: guess } : {}) },
       );
     }
   }
@@ -97,13 +100,16 @@ function lintReferences(x: LintInput, w: FlowWalk, report: Report): void {
     if (!x.flows.has(c.flow)) {
       const guess = closest(c.flow, x.flows.keys());
       report(
+        'unknown-flow',
         c.path,
         'error',
         `unknown flow "${c.flow}"`,
         guess ? `did you mean "${guess}"?` : 'add flows/<id>.flow.yaml',
+        { within: c.flow, ...(guess ? { change: guess } : {}) },
       );
     } else if (callsItself(flow.flow, c.flow, x.flows, new Set())) {
       report(
+        'recursive-call',
         c.path,
         'error',
         `calling "${c.flow}" leads back to "${flow.flow}": calls cannot be recursive`,
@@ -130,11 +136,12 @@ function lintReachability(flow: FlowFile, w: FlowWalk, report: Report): void {
   for (const id of stepIds) {
     if (!reachable.has(id)) {
       report(
+        'unreachable-step',
         ['steps', id],
         'warning',
         `step "${id}" is unreachable`,
         'link it from another step, or delete it',
-        true,
+        { key: true },
       );
     }
   }
@@ -144,6 +151,7 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
   const { kinds, comparisons } = conditionShape(c);
   if (kinds.length !== 1) {
     report(
+      'bad-condition',
       path,
       'error',
       'a condition needs exactly one of var, all, any, not, guard or expr',
@@ -151,13 +159,14 @@ function checkCondition(c: import('./schema.ts').Condition, path: Path, report: 
     );
   } else if (kinds[0] === 'var' && comparisons.length === 0) {
     report(
+      'bad-condition',
       path,
       'error',
       `condition on "${c.var}" has no comparison`,
       'add eq, ne, lt, le, gt, ge, in, matches or exists',
     );
   } else if (kinds[0] !== 'var' && comparisons.length) {
-    report(path, 'error', 'comparisons need a var');
+    report('bad-condition', path, 'error', 'comparisons need a var');
   }
   if (c.matches !== undefined) checkRegex(c.matches, 'u', [...path, 'matches'], report);
   if (c.expr !== undefined) checkExpression(c.expr, [...path, 'expr'], report);

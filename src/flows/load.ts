@@ -14,7 +14,7 @@ import { kindsUsed, projectKinds, versionWithKinds } from './kinds/custom-adapte
 import { lintFlow } from './lint.ts';
 import { foldUnderRegistry, lintTriggerClashes } from './lint-flow-set.ts';
 import type { LintInput } from './lint-input.ts';
-import { hasErrors, type Problem } from './problems.ts';
+import { hasErrors, lineSpan, type Problem } from './problems.ts';
 import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './registry.ts';
 import type { FlowFile } from './schema.ts';
 import { type Catalog, loadCatalog } from './texts.ts';
@@ -91,11 +91,20 @@ export async function loadRegistry(dir: string): Promise<{ registry: Registry; p
   return { registry: EMPTY_REGISTRY, problems: [] };
 }
 
+/** A file's text, or undefined when it cannot be read (a problem then points at its first line). */
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function registryProblem(file: string, what: string, hint = REGISTRY_HINT): Problem {
   return {
     file: relative(process.cwd(), file) || file,
-    line: 1,
-    col: 1,
+    ...lineSpan(readText(file), 1),
+    code: 'registry',
     severity: 'error',
     message: `the registry ${what}`,
     hint,
@@ -116,21 +125,21 @@ export function compileSources(
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
-  const salvaged: { file: string; flow: FlowFile; locate: Locator }[] = [];
+  const salvaged: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
   // The project's own kinds of step (defineStepKind): validated with their schemas, attached to their steps.
   const kinds = projectKinds(registry);
   for (const s of sources) {
     const r = parseFlowSource(s.source, s.file, kinds);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
-    else if (r.salvaged) salvaged.push({ file: s.file, flow: r.salvaged, locate: r.locate });
+    else if (r.salvaged) salvaged.push({ file: s.file, text: s.source, flow: r.salvaged, locate: r.locate });
   }
   problems.push(...lintTriggerClashes([...parsed, ...salvaged]));
   const fileOf = new Map(parsed.map((p) => [p.flow.flow, { file: p.file, source: p.text }]));
   const byId = new Map(parsed.map((p) => [p.flow.flow, p.flow]));
   // A broken flow's callers do not also report it as unknown (they are not compiled either).
   for (const p of salvaged) if (!byId.has(p.flow.flow)) byId.set(p.flow.flow, p.flow);
-  const lintOne = (p: (typeof salvaged)[number] & { text?: string }) => {
+  const lintOne = (p: (typeof salvaged)[number]) => {
     const name = basename(p.file);
     const stem = name.endsWith(FLOW_SUFFIX) ? name.slice(0, -FLOW_SUFFIX.length) : undefined;
     return lintFlow({
@@ -228,8 +237,8 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
     c.broken.map(
       (line): Problem => ({
         file: c.file,
-        line,
-        col: 1,
+        ...lineSpan(c.text, line),
+        code: 'broken-fluent-entry',
         severity: 'error',
         message: 'Fluent cannot read this entry, so it is left out of the catalog',
         hint: 'write `id = text`; continuation lines are indented; comments start with #',
@@ -255,8 +264,8 @@ function misnamedFiles(dir: string): Problem[] {
       .filter((n) => !/\.test\.ya?ml$/.test(n) && !/^botflow\.config/.test(n))
       .map((n) => ({
         file: relative(process.cwd(), join(dir, n)) || n,
-        line: 1,
-        col: 1,
+        ...lineSpan(readText(join(dir, n)), 1),
+        code: 'not-a-flow-file' as const,
         severity: 'warning' as const,
         message: `${n} is not read: only *${FLOW_SUFFIX} files are flows`,
         hint: `rename it to ${n.replace(/\.ya?ml$/, FLOW_SUFFIX)}`,

@@ -1,3 +1,7 @@
+import type { ProblemCode } from './problem-codes.ts';
+
+export type { ProblemCode } from './problem-codes.ts';
+
 /** A problem found in a flow file or a locale catalog, pointing at the exact place to fix. */
 export interface Problem {
   file: string;
@@ -8,7 +12,7 @@ export interface Problem {
   endLine?: number;
   endCol?: number;
   /** A stable name of the kind of problem (`unknown-step`), the same in every release: for editors and filters. */
-  code?: string;
+  code: ProblemCode;
   /** A note explains what check could not check; it never fails a check. */
   severity: 'error' | 'warning' | 'note';
   message: string;
@@ -77,7 +81,40 @@ function editDistance(a: string, b: string): number {
 /** Where a value is in a flow file: keys and list indexes from the top. */
 export type Path = readonly (string | number)[];
 
-/** Finds the line and column of a value (or of its key, with `key: true`) in a parsed document. */
+/** Where a piece of text is in a file: 1-based, the end exclusive. */
+export interface Span {
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+}
+
+/** Finds where a value (or its key, with `key: true`) starts and ends in a parsed document. */
 export interface Locator {
-  at(path: Path, key?: boolean): { line: number; col: number };
+  at(path: Path, key?: boolean): Span;
+}
+
+/** Line `line` of `text` (1-based) as a span, from its first to its last character that is not blank. */
+export function lineSpan(text: string | undefined, line: number): Span {
+  const content = text?.split('\n')[line - 1]?.trimEnd() ?? '';
+  const col = content.length - content.trimStart().length + 1;
+  return { line, col, endLine: line, endCol: Math.max(col, content.length + 1) };
+}
+
+/** A did-you-mean as a fix: replace the faulty text at `span` of `file` with `text`. */
+export function changeTo(file: string, span: Span, text: string, title = `Change to "${text}"`): ProblemFix {
+  const { line, col, endLine, endCol } = span;
+  return { title, edits: [{ file, line, col, endLine, endCol, newText: text }] };
+}
+
+/** The span of `needle` found in `span` of `text` (the file's text), or undefined when it is not there. */
+export function spanWithin(text: string, span: Span, needle: string): Span | undefined {
+  const lines = text.split('\n');
+  for (let l = span.line; l <= Math.min(span.endLine, lines.length); l++) {
+    const from = l === span.line ? span.col - 1 : 0;
+    const upto = l === span.endLine ? span.endCol - 1 : lines[l - 1]!.length;
+    const found = lines[l - 1]!.slice(0, upto).indexOf(needle, from);
+    if (found >= 0) return { line: l, col: found + 1, endLine: l, endCol: found + 1 + needle.length };
+  }
+  return undefined;
 }

@@ -1,4 +1,6 @@
 /** Where a flow file reads variables: `{{a.b}}` in texts, names in `= expressions`, `$a_b` in Fluent messages. */
+
+import type { Span } from './problems.ts';
 import type { Catalog } from './texts.ts';
 
 export interface NameRead {
@@ -93,13 +95,19 @@ export function fluentReads(catalog: Catalog, id: string): { name: string; maybe
 }
 
 /** Where `$name` is written in the catalog's entry for message `id` (1-based), or the entry's line. */
-export function ftlPosition(catalog: Catalog, id: string, name: string): { line: number; col: number } {
+export function ftlPosition(catalog: Catalog, id: string, name: string): Span {
+  const first = catalog.ids.get(id) ?? 1;
+  return ftlSpan(catalog, id, name) ?? { line: first, col: 1, endLine: first, endCol: 1 + id.length };
+}
+
+/** Where `$name` is in message `id` of the catalog, or undefined when it is not written there. */
+export function ftlSpan(catalog: Catalog, id: string, name: string): Span | undefined {
   const first = catalog.ids.get(id) ?? 1;
   const lines = (catalog.text ?? '').split('\n');
   for (let i = first - 1; i < lines.length; i++) {
     if (i > first - 1 && /^[^\s]/.test(lines[i]!)) break;
     const m = new RegExp(`\\$${name}(?![\\w-])`).exec(lines[i]!);
-    if (m) return { line: i + 1, col: m.index + 1 };
+    if (m) return { line: i + 1, col: m.index + 1, endLine: i + 1, endCol: m.index + 2 + name.length };
   }
-  return { line: first, col: 1 };
+  return undefined;
 }

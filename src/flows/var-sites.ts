@@ -6,7 +6,7 @@ import { type FlowGraph, setNames } from './data-flow.ts';
 import type { FlowScope } from './flow-scope.ts';
 import { kindOf } from './kinds/registry.ts';
 import type { LintInput, Report } from './lint-input.ts';
-import type { Path } from './problems.ts';
+import { type Path, type Span, spanWithin } from './problems.ts';
 import type { Condition, FlowFile, Step } from './schema.ts';
 import { expressionReads, type NameRead } from './var-reads.ts';
 import { typeAt, UNKNOWN, type VarType } from './var-types.ts';
@@ -152,6 +152,7 @@ export function lintComputedCycles(computed: Record<string, string>, report: Rep
     if (state.get(name) === 'busy') {
       const cycle = [...trail.slice(trail.indexOf(name)), name];
       report(
+        'computed-cycle',
         ['computed', cycle[0]!],
         'error',
         `computed values read each other in a circle: ${cycle.join(' → ')}`,
@@ -195,17 +196,13 @@ export function getAt(data: unknown, path: Path): unknown {
   return cur;
 }
 
-/** The position of `needle` (at `index` in the value, when the value is written on one line) in the file. */
-export function posOf(
-  x: LintInput,
-  path: Path,
-  index: number,
-  needle: string,
-): { line: number; col: number } {
+/** Where `needle` (at `index` in the value, when the value is written on one line) is in the file. */
+export function posOf(x: LintInput, path: Path, index: number, needle: string): Span {
   const p = x.locate.at(path);
   const lines = (x.text ?? '').split('\n');
   const line = lines[p.line - 1] ?? '';
   const found = line.indexOf(needle, p.col - 1 + Math.max(0, index - 2));
   const any = found >= 0 ? found : line.indexOf(needle, p.col - 1);
-  return any >= 0 ? { line: p.line, col: any + 1 } : p;
+  if (any >= 0) return { line: p.line, col: any + 1, endLine: p.line, endCol: any + 1 + needle.length };
+  return (x.text !== undefined && spanWithin(x.text, p, needle)) || p;
 }

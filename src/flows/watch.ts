@@ -10,6 +10,7 @@ function reloadProblem(dir: string, error: unknown): Problem {
     file: dir,
     line: 1,
     col: 1,
+    code: 'reload-failed',
     severity: 'error',
     message: `the flows could not be reloaded: ${reason}`,
     hint: 'the last flows that loaded keep running; save the files again to retry',

@@ -2,10 +2,10 @@
  * Reads a flow file: YAML 1.2 with line counting, validated against the zod schema, every problem
  * mapped back to `file:line:col`. Anchors, aliases and merge keys are refused to keep errors local.
  */
-import { isMap, isPair, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { attachProjectKinds } from './kinds/custom-attach.ts';
 import { issueToProblem, yamlHint } from './lint-shape.ts';
-import type { Locator, Path, Problem } from './problems.ts';
+import type { Locator, Path, Problem, ProblemCode, Span } from './problems.ts';
 import { salvageFlow } from './salvage.ts';
 import { type FlowFile, flowFileSchema, type StepSchemaKind } from './schema.ts';
 
@@ -34,43 +34,69 @@ export function readYaml(source: string, file: string) {
     const p = lineCounter.linePos(offset);
     return { line: p.line, col: p.col };
   };
+  const span = (start: number, end: number): Span => {
+    const { line, col } = pos(start);
+    const e = pos(Math.max(start, end));
+    return { line, col, endLine: e.line, endCol: e.col };
+  };
   const locate: Locator = {
     at(path, key) {
-      let node: unknown = doc.contents;
-      let best: Node | undefined = doc.contents ?? undefined;
-      let keyNode: Node | undefined;
-      for (const seg of path) {
-        if (!node || typeof node !== 'object') break;
-        if (isMap(node)) {
-          const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
-          if (!pair) break;
-          keyNode = pair.key as Node;
-          node = pair.value;
-          best = (pair.value as Node) ?? keyNode;
-        } else if ('items' in (node as object)) {
-          const items = (node as { items: unknown[] }).items;
-          const item = typeof seg === 'number' ? items[seg] : undefined;
-          if (!item) break;
-          keyNode = undefined;
-          node = isPair(item) ? item.value : item;
-          best = node as Node;
-        } else break;
-      }
-      const target = key && keyNode ? keyNode : best;
-      return pos(target?.range?.[0] ?? 0);
+      const { node, keyNode } = nodeAt(doc.contents, path);
+      const target = key && keyNode ? keyNode : node;
+      const [start = 0, end = start] = target?.range ?? [];
+      return span(start, isCollection(target) ? lineEnd(source, start, end) : end);
     },
   };
   const problems: Problem[] = doc.errors.map((e) => {
     const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     return {
       file,
-      ...pos(e.pos[0]),
+      ...span(e.pos[0], e.pos[1] > e.pos[0] ? e.pos[1] : lineEnd(source, e.pos[0], e.pos[0] + 1)),
+      code: 'yaml-syntax' as const,
       severity: 'error' as const,
       message: `YAML syntax: ${message}`,
       hint: yamlHint(e.code, message),
     };
   });
-  return { doc, pos, locate, problems };
+  return { doc, pos, span, locate, problems };
+}
+
+/** The node at `path` (or the deepest one found on the way) and, when the last step was a map's key, that key. */
+function nodeAt(root: unknown, path: Path): { node?: Node; keyNode?: Node } {
+  let node: unknown = root;
+  let best: Node | undefined = (root as Node | null) ?? undefined;
+  let keyNode: Node | undefined;
+  for (const seg of path) {
+    if (!node || typeof node !== 'object') break;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      keyNode = pair.key as Node;
+      node = pair.value;
+      best = (pair.value as Node) ?? keyNode;
+    } else if ('items' in (node as object)) {
+      const items = (node as { items: unknown[] }).items;
+      const item = typeof seg === 'number' ? items[seg] : undefined;
+      if (!item) break;
+      keyNode = undefined;
+      node = isPair(item) ? item.value : item;
+      best = node as Node;
+    } else break;
+  }
+  return { node: best, keyNode };
+}
+
+/** A map or list spans many lines: an editor underlines only its first line. */
+function isCollection(node: Node | undefined): boolean {
+  return isMap(node) || isSeq(node);
+}
+
+/** `end`, or the end of the line `start` is on when that comes first (trailing blanks left out). */
+function lineEnd(source: string, start: number, end: number): number {
+  const newline = source.indexOf('\n', start);
+  let stop = Math.min(end, newline < 0 ? source.length : newline);
+  while (stop > start + 1 && /\s/.test(source[stop - 1]!)) stop--;
+  return stop;
 }
 
 /**
@@ -82,20 +108,30 @@ export function parseFlowSource(
   file: string,
   kinds: readonly StepSchemaKind[] = NO_KINDS,
 ): ParsedFlowFile {
-  const { doc, pos, locate, problems } = readYaml(source, file);
-  const add = (offset: number, message: string, hint?: string) =>
-    problems.push({ file, ...pos(offset), severity: 'error', message, hint });
+  const { doc, span, locate, problems } = readYaml(source, file);
+  const add = (code: ProblemCode, start: number, end: number, message: string, hint?: string) =>
+    problems.push({ file, ...span(start, end), code, severity: 'error', message, hint });
   if (problems.length) return { problems, locate };
   visit(doc, {
     Alias(_, n) {
-      add(n.range?.[0] ?? 0, 'aliases (*name) are not allowed in flow files', 'write the value out in full');
+      const [start = 0, end = start] = n.range ?? [];
+      add(
+        'yaml-alias',
+        start,
+        end,
+        'aliases (*name) are not allowed in flow files',
+        'write the value out in full',
+      );
     },
     Node(_, n) {
       if ('anchor' in n && n.anchor) {
         const at = n.range?.[0] ?? 0;
         const mark = source.lastIndexOf(`&${n.anchor}`, at);
+        const start = mark >= 0 ? mark : at;
         add(
-          mark >= 0 ? mark : at,
+          'yaml-anchor',
+          start,
+          start + n.anchor.length + 1,
           'anchors (&name) are not allowed in flow files',
           'write the value out in full',
         );

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import { BotflowError } from '../errors/index.ts';
-import type { Problem } from '../flows/problems.ts';
+import { changeTo, lineSpan, type Problem, type Span } from '../flows/problems.ts';
 import { Invalid, InvalidMany, type Path, toTranscript } from './parse-transcript.ts';
 import type { Transcript } from './transcript.ts';
 
@@ -53,12 +53,21 @@ export function expandPaths(paths: string[]): string[] {
   });
 }
 
+/** Where a problem of a file that does not exist is. */
+const NO_SPAN: Span = { line: 1, col: 1, endLine: 1, endCol: 1 };
+
 /** Loads the transcripts of the given files and folders. */
 export function loadTranscripts(paths: string[], cwd = process.cwd()): LoadedTranscripts {
   const result: LoadedTranscripts = { transcripts: [], problems: [] };
   const missing = paths.filter((p) => !existsSync(p));
   for (const p of missing) {
-    result.problems.push({ file: p, line: 1, col: 1, severity: 'error', message: 'no such file or folder' });
+    result.problems.push({
+      file: p,
+      ...NO_SPAN,
+      code: 'no-such-path',
+      severity: 'error',
+      message: 'no such file or folder',
+    });
   }
   for (const file of findTranscriptFiles(paths.filter((p) => existsSync(p)))) {
     const shown = relative(cwd, file) || file;
@@ -76,18 +85,27 @@ export function parseTranscripts(source: string, file: string): LoadedTranscript
   const result: LoadedTranscripts = { transcripts: [], problems: [] };
   const list = Array.isArray(docs) ? docs : [];
   if (!Array.isArray(docs)) {
-    result.problems.push({ file, line: 1, col: 1, severity: 'error', message: 'not a YAML document' });
+    result.problems.push({
+      file,
+      ...lineSpan(source, 1),
+      code: 'yaml-syntax',
+      severity: 'error',
+      message: 'not a YAML document',
+    });
   }
   for (const doc of list) {
     const at = (offset: number) => lines.linePos(offset);
+    const span = (start: number, end: number): Span => {
+      const [s, e] = [at(start), at(Math.max(start, end))];
+      return { line: s.line, col: s.col, endLine: e.line, endCol: e.col };
+    };
     if (doc.errors.length) {
       for (const e of doc.errors) {
-        const { line, col } = at(e.pos[0]);
         const message = `YAML syntax: ${e.message.split('\n')[0]}`;
         result.problems.push({
           file,
-          line,
-          col,
+          ...span(e.pos[0], e.pos[1]),
+          code: 'yaml-syntax',
           severity: 'error',
           message,
           hint: 'check indentation and quotes',
@@ -96,15 +114,30 @@ export function parseTranscripts(source: string, file: string): LoadedTranscript
       continue;
     }
     if (doc.contents === null) continue;
-    const locate = (path: Path, key = false) => at(nodeAt(doc.contents as Node, path, key)?.range?.[0] ?? 0);
+    const locate = (path: Path, key = false): Span => {
+      const [start = 0, valueEnd = start] = nodeAt(doc.contents as Node, path, key)?.range ?? [];
+      // A mapping or a list is underlined on its first line only.
+      const newline = source.indexOf('\n', start);
+      return span(start, newline >= 0 && newline < valueEnd ? newline : valueEnd);
+    };
     try {
       result.transcripts.push(toTranscript(doc.toJS(), file, (p) => locate(p).line));
     } catch (error) {
       const all = error instanceof InvalidMany ? error.all : error instanceof Invalid ? [error] : undefined;
       if (!all) throw error;
       for (const x of all) {
-        const { line, col } = locate(x.path, x.message.startsWith('unknown key'));
-        result.problems.push({ file, line, col, severity: 'error', message: x.message, hint: x.hint });
+        const unknownKey = x.message.startsWith('unknown key');
+        const where = locate(x.path, unknownKey);
+        const fixes = x.change === undefined ? undefined : [changeTo(file, where, x.change)];
+        result.problems.push({
+          file,
+          ...where,
+          code: unknownKey ? 'unknown-key' : 'transcript',
+          severity: 'error',
+          message: x.message,
+          hint: x.hint,
+          ...(fixes ? { fixes } : {}),
+        });
       }
     }
   }

@@ -11,6 +11,8 @@ export class Invalid extends Error {
     readonly path: Path,
     message: string,
     readonly hint?: string,
+    /** The did-you-mean: what should replace the faulty key or value (offered as a fix). */
+    readonly change?: string,
   ) {
     super(message);
   }
@@ -27,6 +29,7 @@ export function keysOf(v: Obj, path: Path, allowed: string[]): void {
       [...path, k],
       `unknown key "${k}"`,
       guess ? `did you mean "${guess}"?` : `allowed here: ${allowed.join(', ')}`,
+      guess,
     );
   }
 }
@@ -39,6 +42,6 @@ export function str(v: unknown, path: Path, what: string): string {
 }
 
 /** Throws Invalid at `path`. */
-export function fail(path: Path, message: string, hint?: string): never {
-  throw new Invalid(path, message, hint);
+export function fail(path: Path, message: string, hint?: string, change?: string): never {
+  throw new Invalid(path, message, hint, change);
 }

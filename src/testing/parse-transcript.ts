@@ -297,6 +297,7 @@ function toExpectation(v: unknown, path: Path): BotExpectation {
       at,
       `unknown key "${kind}"`,
       guess ? `did you mean "${guess}"?` : `kinds: ${EXPECTATIONS.join(', ')}`,
+      guess,
     );
   }
   switch (kind) {

@@ -14,6 +14,7 @@ const base: Problem = {
   file: 'flows/demo.flow.yaml',
   line: 4,
   col: 11,
+  code: 'unknown-step',
   severity: 'error',
   message: 'unknown step "dnoe"',
 };
@@ -25,6 +26,7 @@ describe('toDiagnostic', () => {
       to: { line: 4, col: 15 },
       severity: 'error',
       message: 'unknown step "dnoe"',
+      code: 'unknown-step',
     });
   });
 

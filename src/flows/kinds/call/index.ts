@@ -45,6 +45,7 @@ function state(step: CallStep, { k, key, s, prefix, chain, enter, waiting }: Ste
 function check(step: CallStep, { id, report, returns }: StepCheck) {
   if (step.save_as && returns(step.flow) === false)
     report(
+      'call-returns-nothing',
       ['steps', id, 'save_as'],
       'error',
       `flow "${step.flow}" returns nothing for save_as`,

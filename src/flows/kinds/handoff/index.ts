@@ -38,6 +38,7 @@ function state(step: HandoffStep, { key, enter, waiting }: StepState) {
 function check(_step: HandoffStep, { x, id, report }: StepCheck) {
   if (!x.flow.handoff)
     report(
+      'handoff-no-operators',
       ['steps', id],
       'error',
       `step "${id}" hands the conversation to operators, but the flow names no operators' chat`,

@@ -14,9 +14,17 @@ function checkOptionsFrom(step: InputStep, { x, id, report }: StepCheck): void {
   const p = ['steps', id];
   const from = step.options_from!;
   const at = [...p, 'options_from'];
-  if (step.options) report(at, 'error', 'a step takes options or options_from, not both', 'keep one');
+  if (step.options)
+    report(
+      'options-and-options-from',
+      at,
+      'error',
+      'a step takes options or options_from, not both',
+      'keep one',
+    );
   if (!kindsOf(step).includes('choice'))
     report(
+      'options-from-not-choice',
       [...p, 'input'],
       'error',
       'options_from builds the buttons of an input: choice',
@@ -24,6 +32,7 @@ function checkOptionsFrom(step: InputStep, { x, id, report }: StepCheck): void {
     );
   if (!from.empty?.goto && !from.empty?.call)
     report(
+      'no-empty-path',
       at,
       'error',
       `options_from of "${id}" has no empty path: with an empty list the person would get a question and no buttons`,
@@ -31,6 +40,7 @@ function checkOptionsFrom(step: InputStep, { x, id, report }: StepCheck): void {
     );
   if (x.flow.i18n && from.text === undefined)
     report(
+      'options-from-no-text',
       at,
       'error',
       'options_from has no text, and its default "{{item}}" is not a message id: the buttons would show {{item}}',
@@ -38,6 +48,7 @@ function checkOptionsFrom(step: InputStep, { x, id, report }: StepCheck): void {
     );
   if (from.value && !/^item(\.[\w-]+)*$/.test(from.value))
     report(
+      'bad-options-value',
       [...at, 'value'],
       'error',
       'value names the element (item) or a field of it',
@@ -53,6 +64,7 @@ function checkOptions(step: InputStep, c: StepCheck): void {
   const choice = kinds.includes('choice') || kinds.includes('multi_choice');
   if (choice && !step.options?.length && !step.options_from) {
     report(
+      'choice-without-options',
       [...p, 'input'],
       'error',
       'a choice input needs options',
@@ -60,10 +72,16 @@ function checkOptions(step: InputStep, c: StepCheck): void {
     );
   }
   if (step.options && !choice)
-    report([...p, 'options'], 'warning', 'options are only used by input: choice and multi_choice');
+    report(
+      'options-unused',
+      [...p, 'options'],
+      'warning',
+      'options are only used by input: choice and multi_choice',
+    );
   if (step.options_from) checkOptionsFrom(step, c);
   if (!step.retries.exhausted.goto && !step.retries.exhausted.call) {
     report(
+      'no-exhausted-path',
       [...p, 'retries', 'exhausted'],
       'error',
       `input "${id}" has no exhausted path: after ${step.retries.max} failures the person would be stuck`,
@@ -83,6 +101,7 @@ function checkBuiltinRule(
   const fits = RULE_KINDS[rule.rule] ?? [];
   if (!kinds.some((k) => fits.includes(k))) {
     report(
+      'rule-never-passes',
       [...at, 'rule'],
       'error',
       `rule ${rule.rule} can never pass for input ${kinds.join(', ')}`,
@@ -90,10 +109,10 @@ function checkBuiltinRule(
     );
   }
   if ((rule.rule === 'length' || rule.rule === 'range') && rule.min === undefined && rule.max === undefined) {
-    report(at, 'error', `rule ${rule.rule} needs min or max`);
+    report('incomplete-rule', at, 'error', `rule ${rule.rule} needs min or max`);
   }
   if (rule.rule === 'regex') {
-    if (rule.pattern === undefined) report(at, 'error', 'rule regex needs a pattern');
+    if (rule.pattern === undefined) report('incomplete-rule', at, 'error', 'rule regex needs a pattern');
     else checkRegex(rule.pattern, 'u', [...at, 'pattern'], report);
   }
 }
@@ -118,6 +137,7 @@ function checkRangeBounds(step: InputStep, { id, report }: StepCheck): void {
     for (const b of [rule.min, rule.max])
       if (typeof b === 'string')
         report(
+          'rule-never-passes',
           ['steps', id, 'validate', i],
           'error',
           `range bound "${b}" is text, but the answer is a number: no answer can pass`,
@@ -134,14 +154,16 @@ export function checkInput(step: InputStep, c: StepCheck): void {
   checkRangeBounds(step, c);
   if (kindsOf(step).includes('text') && step.understand && Object.keys(step.understand.intents).length)
     report(
+      'intents-never-read',
       ['steps', id, 'understand'],
       'warning',
       `step "${id}" takes any text as its answer, so its own intents are never read`,
       'use a menu step (or input: choice) for intents; global intents still work here',
-      true,
+      { key: true },
     );
   if (step.time_zone && !step.time_zone.includes('{{') && !isTimeZone(step.time_zone))
     report(
+      'unknown-time-zone',
       ['steps', id, 'time_zone'],
       'error',
       `unknown time zone "${step.time_zone}"`,

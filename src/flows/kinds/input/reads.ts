@@ -17,6 +17,7 @@ export function inputReads(step: InputStep, r: StepReads): void {
     r.variable([...p, 'options_from', 'value'], from.value, list?.kind === 'list' ? list.item : UNKNOWN);
   if (list && list.kind !== 'list' && list.kind !== 'unknown')
     r.report(
+      'not-a-list',
       [...p, 'options_from', 'list'],
       'error',
       `"${from.list}" is ${describeType(list)}, not a list`,

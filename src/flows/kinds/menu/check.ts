@@ -11,6 +11,7 @@ export function checkMenu(step: MenuStep, { x, id, report }: StepCheck): void {
     buttons.some((b) => b.id && (b.goto || b.call)) || step.on_text?.goto || understood.some((r) => r.goto);
   if (!buttons.some((b) => b.id || b.request)) {
     report(
+      'menu-without-callback',
       [...p, 'keyboard'],
       'error',
       `menu "${id}" has no callback button: nobody can leave it`,
@@ -18,6 +19,7 @@ export function checkMenu(step: MenuStep, { x, id, report }: StepCheck): void {
     );
   } else if (!leaves && !x.flow.commands) {
     report(
+      'dead-end',
       [...p, 'keyboard'],
       'warning',
       `no button of menu "${id}" goes anywhere (dead end)`,

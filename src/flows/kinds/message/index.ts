@@ -54,6 +54,7 @@ function state(step: MessageStep, { key, s, enter, waiting }: StepState) {
 function check(step: MessageStep, { id, report }: StepCheck) {
   if ((step.keyboard ?? []).flat().some((b) => b.id))
     report(
+      'stale-buttons',
       ['steps', id, 'keyboard'],
       'error',
       'a message step moves on at once, so its callback buttons would always be stale',

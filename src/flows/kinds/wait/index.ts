@@ -29,6 +29,7 @@ function check(step: WaitStep, { x, id, report }: StepCheck) {
   const routes = [...Object.values(step.on_event), ...(step.keyboard ?? []).flat()];
   if (!step.idle && !routes.some((r) => r.goto || r.call) && !x.flow.commands)
     report(
+      'dead-end',
       ['steps', id],
       'warning',
       `wait step "${id}" has no way out: no event or button goes anywhere, and no idle timeout`,
