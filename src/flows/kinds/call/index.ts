@@ -2,13 +2,14 @@
 import type { Builder } from '../../graph-builder.ts';
 import { act, type StepState } from '../../state-parts.ts';
 import { typeOfValue, UNKNOWN } from '../../var-types.ts';
-import type { Walker } from '../../walker.ts';
+import { type Walker, walkNext } from '../../walker.ts';
 import { type StepCheck, type StepKind, stepKind } from '../contract.ts';
 import { callParts, enterCall } from './run.ts';
 import { CallStep } from './schema.ts';
 
 function walk(step: CallStep, w: Walker, id: string) {
   w.calls.push({ path: ['steps', id, 'flow'], flow: step.flow, from: id });
+  walkNext(w, id, step.next, 'done');
 }
 
 /** A call: its `with:` copies, what the called flow sets, its result, then `next`. */
