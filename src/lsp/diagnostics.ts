@@ -56,7 +56,9 @@ function fixChanges(fix: ProblemFix): Record<string, TextEdit[]> {
   const changes: Record<string, TextEdit[]> = {};
   for (const e of fix.edits) {
     const uri = pathToFileURL(e.file).href;
-    (changes[uri] ??= []).push({
+    const edits = changes[uri] ?? [];
+    changes[uri] = edits;
+    edits.push({
       range: {
         start: { line: e.line - 1, character: e.col - 1 },
         end: { line: e.endLine - 1, character: e.endCol - 1 },
