@@ -36,7 +36,7 @@ export function problemRange(p: Problem, text: string | undefined): Range {
   if (p.endLine !== undefined && p.endCol !== undefined)
     return { start, end: { line: p.endLine - 1, character: p.endCol - 1 } };
   const line = text?.split('\n')[p.line - 1]?.replace(/\r$/, '') ?? '';
-  const word = /^[\w.$/-]+/.exec(line.slice(start.character))?.[0];
+  const word = /^[\w.$-]+/.exec(line.slice(start.character))?.[0];
   const length = word ? word.length : Math.max(line.length - start.character, 0);
   return { start, end: { line: start.line, character: start.character + length } };
 }

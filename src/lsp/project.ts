@@ -91,9 +91,9 @@ export class Project {
     this.changed();
   }
 
-  /** The text of a file as the editor sees it. */
+  /** The text of a file as the editor sees it (the registry's code is read from disk when asked for). */
   text(file: string): string | undefined {
-    return this.#open.get(file) ?? this.#disk.get(file);
+    return this.#open.get(file) ?? this.#disk.get(file) ?? (this.kindOf(file) ? readText(file) : undefined);
   }
 
   /** Imports the registry again (at start, and when its code is saved). */
@@ -122,7 +122,7 @@ export class Project {
   snapshot(): ProjectSnapshot {
     if (this.#snapshot) return this.#snapshot;
     const registryFile = this.registryFile();
-    const registryText = registryFile ? (this.text(registryFile) ?? readText(registryFile)) : undefined;
+    const registryText = registryFile ? this.text(registryFile) : undefined;
     this.#snapshot = {
       root: this.root,
       flows: this.files('flow'),

@@ -96,11 +96,13 @@ export function startServer(connection: Connection): void {
   async function runChecks(): Promise<void> {
     checking = true;
     try {
-      for (;;) {
-        await registryReady;
+      while (pending && project) {
+        const registry = registryReady;
+        await registry;
         // Let the changes already received be applied first: the latest texts are checked.
         await new Promise((resolve) => setImmediate(resolve));
-        if (!pending || !project) break;
+        // The registry's code was saved meanwhile: check once it is loaded again.
+        if (registry !== registryReady) continue;
         pending = false;
         publisher.publish(project);
       }

@@ -146,19 +146,25 @@ export function copyExampleProject(): string {
   mkdirSync(join(REPO, 'tmp'), { recursive: true });
   const dir = mkdtempSync(join(REPO, 'tmp', 'lsp-'));
   cpSync(join(REPO, 'flows'), join(dir, 'flows'), { recursive: true });
-  localise(join(dir, 'flows'), /(['"])(?:\.\.\/)+src\//g);
+  localise(join(dir, 'flows'), /(['"])(?:\.\.\/)+src\//g, `$1${join(REPO, 'src')}/`);
   return dir;
 }
 
-/** Rewrites the `.ts` files' imports of botflow's sources under `folder` to this checkout's src/. */
-export function localise(folder: string, pattern: RegExp): void {
+/** Rewrites the `.ts` files' imports of botflow under `folder` (`pattern`) to this checkout's sources. */
+export function localise(folder: string, pattern: RegExp, replacement: string): void {
   for (const e of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, e.name);
-    if (e.isDirectory()) localise(path, pattern);
+    if (e.isDirectory()) localise(path, pattern, replacement);
     else if (e.name.endsWith('.ts'))
-      writeFileSync(path, readFileSync(path, 'utf8').replace(pattern, `$1${join(REPO, 'src')}/`));
+      writeFileSync(path, readFileSync(path, 'utf8').replace(pattern, replacement));
   }
 }
+
+/** The imports of the published package (`from 'botflow-engine'`) as this checkout's sources. */
+export const PACKAGE_IMPORT: [RegExp, string] = [
+  /(['"])botflow-engine\1/g,
+  `$1${join(REPO, 'src/index.ts')}$1`,
+];
 
 export function remove(dir: string): void {
   rmSync(dir, { recursive: true, force: true });

@@ -31,7 +31,8 @@ const at = (text: string, word: string, from = 0): Range => {
   const character = before[line]!.length;
   return { start: { line, character }, end: { line, character: character + word.length } };
 };
-const messages = (d: Diagnostic[]) => d.map((x) => x.message.split('\n')[0]);
+const messageOf = (d: Diagnostic) => (typeof d.message === 'string' ? d.message : d.message.value);
+const messages = (d: Diagnostic[]) => d.map((x) => messageOf(x).split('\n')[0]);
 
 describe('botflow lsp on the example project', () => {
   let dir: string;
@@ -97,7 +98,7 @@ describe('botflow lsp on the example project', () => {
     client.change(catalog, en.replace(/^booking-ask-guests = .*\n/m, ''));
     const booking = readFileSync(join(dir, 'flows/booking.flow.yaml'), 'utf8');
     const found = await client.diagnostics('flows/booking.flow.yaml', (d) => d.length > 0, since);
-    const missing = found.find((d) => d.message.includes('booking-ask-guests'));
+    const missing = found.find((d) => messageOf(d).includes('booking-ask-guests'));
     expect(missing?.range).toEqual(at(booking, 'booking-ask-guests'));
     since = client.seq;
     client.change(catalog, en);
@@ -166,6 +167,8 @@ describe('botflow lsp on the example project', () => {
       position: { line: 0, character: 0 },
     });
     expect(completion === null || Array.isArray(completion) || typeof completion === 'object').toBe(true);
+    // The example registry loaded (its validators and tasks are known): nothing was published for it.
+    expect(client.published.get(client.uri('flows/registry.ts'))).toBeUndefined();
     expect(client.stderr).toBe('');
     expect(await client.stop()).toBe(0);
   });
