@@ -9,6 +9,8 @@ import { CallStep } from './schema.ts';
 
 function walk(step: CallStep, w: Walker, id: string) {
   w.calls.push({ path: ['steps', id, 'flow'], flow: step.flow, from: id });
+  // Its `next` is a step reference like any other: checked, and what makes the next step reachable.
+  w.refs.push({ path: ['steps', id, 'next'], from: id, to: step.next, label: 'next' });
 }
 
 /** A call: its `with:` copies, what the called flow sets, its result, then `next`. */
