@@ -10,7 +10,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { Problem } from '../flows/problems.ts';
 import { toDiagnostic } from './diagnostics.ts';
 import type { Project } from './project.ts';
-import { checkProject } from './project-check.ts';
+import { checkProject, KeptParses } from './project-check.ts';
 
 /** A problem of the last check and the diagnostic it was shown as. */
 export interface CheckedFile {
@@ -21,6 +21,7 @@ export interface CheckedFile {
 export class Publisher {
   /** The last check's problems, by absolute path. */
   readonly last = new Map<string, CheckedFile[]>();
+  readonly #kept = new KeptParses();
 
   constructor(
     private readonly connection: Connection,
@@ -29,7 +30,7 @@ export class Publisher {
 
   /** Checks `project` and publishes what changed since the last check. */
   publish(project: Project): void {
-    const problems = checkProject(project);
+    const problems = checkProject(project, this.#kept);
     const before = new Set(this.last.keys());
     this.last.clear();
     for (const [file, list] of problems) {

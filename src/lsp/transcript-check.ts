@@ -9,16 +9,19 @@ import { KIND_NAMES } from '../flows/kinds/registry.ts';
 import { closest, type Problem } from '../flows/problems.ts';
 import type { FlowFile } from '../flows/schema.ts';
 import type { Catalog } from '../flows/texts.ts';
-import { parseTranscripts } from '../testing/load.ts';
+import type { LoadedTranscripts } from '../testing/load.ts';
 
-/** The problems of one transcript file, given the project's parsed flows by id and its catalogs. */
+/**
+ * The problems of one transcript file (parsed from `text`), given the project's parsed flows by id and its
+ * catalogs; `labels` keeps each flow's button labels for the other transcripts of the same check.
+ */
 export function checkTranscript(
-  file: string,
+  parsed: LoadedTranscripts,
   text: string,
   flows: ReadonlyMap<string, FlowFile>,
   catalogs: ReadonlyMap<string, Catalog>,
+  labels: Map<string, RegExp[] | undefined> = new Map(),
 ): Problem[] {
-  const parsed = parseTranscripts(text, file);
   const problems = [...parsed.problems];
   const lines = text.split('\n');
   for (const t of parsed.transcripts) {
@@ -26,7 +29,7 @@ export function checkTranscript(
     if (!flow) {
       const guess = closest(t.flow, flows.keys());
       problems.push({
-        ...wordAt(file, lines, t.line, `flow: ${t.flow}`, t.flow),
+        ...wordAt(t.file, lines, t.line, `flow: ${t.flow}`, t.flow),
         code: 'unknown-flow',
         severity: 'error',
         message: `the transcript "${t.name}" names flow "${t.flow}", which the project does not have`,
@@ -34,14 +37,15 @@ export function checkTranscript(
       });
       continue;
     }
-    const offered = buttonLabels(flow, flows, catalogs);
+    if (!labels.has(t.flow)) labels.set(t.flow, buttonLabels(flow, flows, catalogs));
+    const offered = labels.get(t.flow);
     if (!offered) continue;
     for (const turn of t.turns) {
       const action = turn.action;
       if (action.kind !== 'press' || offered.some((re) => re.test(action.button))) continue;
       const label = action.button;
       problems.push({
-        ...wordAt(file, lines, turn.line, 'press', label),
+        ...wordAt(t.file, lines, turn.line, 'press', label),
         code: 'unknown-button',
         severity: 'error',
         message: `press "${label}": no step of flow "${t.flow}" (or of a flow it calls) offers this button`,
