@@ -39,8 +39,13 @@ export class LspClient {
   ) {}
 
   /** Starts `botflow lsp --stdio` in `root` and initializes it with `root` as the workspace. */
-  static async start(root: string, capabilities: Record<string, unknown> = {}): Promise<LspClient> {
-    const child = spawn(process.execPath, [join(REPO, 'bin/botflow.js'), 'lsp', '--stdio'], {
+  static async start(
+    root: string,
+    capabilities: Record<string, unknown> = {},
+    /** The node arguments that start the server (default: the checkout's bin/botflow.js lsp --stdio). */
+    argv = [join(REPO, 'bin/botflow.js'), 'lsp', '--stdio'],
+  ): Promise<LspClient> {
+    const child = spawn(process.execPath, argv, {
       cwd: root,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
