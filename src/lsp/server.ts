@@ -9,11 +9,13 @@ import {
   type Connection,
   type InitializeParams,
   type InitializeResult,
+  type ServerCapabilities,
   TextDocumentSyncKind,
   TextDocuments,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { CodeActionKind, type Diagnostic } from 'vscode-languageserver-types';
+import { CheckLoop } from './check-loop.ts';
 import { quickFixes, sameDiagnostic } from './diagnostics.ts';
 import { createLanguageService } from './language-service.ts';
 import { pathOf } from './paths.ts';
@@ -27,6 +29,22 @@ function rootOf(params: InitializeParams): string {
   const uri = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   return (uri && pathOf(uri)) ?? params.rootPath ?? process.cwd();
 }
+
+const CAPABILITIES: ServerCapabilities = {
+  textDocumentSync: {
+    openClose: true,
+    change: TextDocumentSyncKind.Incremental,
+    save: { includeText: false },
+  },
+  // Step ids after `goto: `/`next: `, variables in `{{`, expressions' members, Fluent's `$variables`.
+  completionProvider: { triggerCharacters: ['{', '.', ':', ' ', '$', '-'] },
+  hoverProvider: true,
+  definitionProvider: true,
+  referencesProvider: true,
+  renameProvider: { prepareProvider: true },
+  documentSymbolProvider: true,
+  codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+};
 
 /** Serves the language server on `connection` until the client says exit. */
 export function startServer(connection: Connection): void {
@@ -42,23 +60,7 @@ export function startServer(connection: Connection): void {
     project = new Project(rootOf(params));
     registryReady = reloadRegistry();
     watchedFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
-    return {
-      capabilities: {
-        textDocumentSync: {
-          openClose: true,
-          change: TextDocumentSyncKind.Incremental,
-          save: { includeText: false },
-        },
-        completionProvider: { triggerCharacters: ['{', '.', ':', ' ', '$', '-'] },
-        hoverProvider: true,
-        definitionProvider: true,
-        referencesProvider: true,
-        renameProvider: { prepareProvider: true },
-        documentSymbolProvider: true,
-        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
-      },
-      serverInfo: { name: 'botflow' },
-    };
+    return { capabilities: CAPABILITIES, serverInfo: { name: 'botflow' } };
   });
 
   connection.onInitialized(() => {
@@ -86,32 +88,12 @@ export function startServer(connection: Connection): void {
     if (kind) check();
   }
 
-  // One check at a time; changes that arrive during one are checked together by the next.
-  let checking = false;
-  let pending = false;
-  function check(): void {
-    pending = true;
-    if (!checking) void runChecks();
-  }
-  async function runChecks(): Promise<void> {
-    checking = true;
-    try {
-      while (pending && project) {
-        const registry = registryReady;
-        await registry;
-        // Let the changes already received be applied first: the latest texts are checked.
-        await new Promise((resolve) => setImmediate(resolve));
-        // The registry's code was saved meanwhile: check once it is loaded again.
-        if (registry !== registryReady) continue;
-        pending = false;
-        publisher.publish(project);
-      }
-    } catch (error) {
-      log(`botflow lsp: the check failed: ${(error as Error).stack ?? error}`);
-    } finally {
-      checking = false;
-    }
-  }
+  const checks = new CheckLoop(
+    () => project && publisher.publish(project),
+    () => registryReady,
+    log,
+  );
+  const check = () => checks.request();
 
   const openText = (uri: string, text: string | undefined) => {
     const path = pathOf(uri);

@@ -5,7 +5,7 @@
  */
 import { BUILTIN_CATALOGS } from '../flows/builtin-texts.ts';
 import { walkFlow } from '../flows/flow-walk.ts';
-import { KIND_NAMES } from '../flows/kinds/registry.ts';
+import { attachedKind } from '../flows/kinds/custom-attach.ts';
 import { closest, type Problem } from '../flows/problems.ts';
 import type { FlowFile } from '../flows/schema.ts';
 import type { Catalog } from '../flows/texts.ts';
@@ -70,8 +70,10 @@ function buttonLabels(
   const visit = (f: FlowFile): boolean => {
     if (seen.has(f.flow)) return true;
     seen.add(f.flow);
-    if (Object.values(f.steps).some((s) => !KIND_NAMES.includes(s.type))) return false;
-    const walked = walkFlow(f);
+    // A step of the project's own kind draws its own buttons.
+    if (Object.values(f.steps).some((s) => attachedKind(s) !== undefined)) return false;
+    const walked = walkSafely(f);
+    if (!walked) return false;
     for (const t of walked.texts.filter((x) => x.label)) {
       const texts = f.i18n ? messageTexts(t.text, catalogs) : [t.text];
       patterns.push(...texts.map(asPattern));
@@ -86,6 +88,15 @@ function buttonLabels(
   for (const catalog of Object.values(BUILTIN_CATALOGS))
     patterns.push(...Object.values(catalog).map(asPattern));
   return patterns;
+}
+
+/** The flow's parts, or undefined when a step of it has a type no kind has (a file being typed). */
+function walkSafely(flow: FlowFile): ReturnType<typeof walkFlow> | undefined {
+  try {
+    return walkFlow(flow);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A message id's text in every catalog (its variables left as `{$name}`). */
