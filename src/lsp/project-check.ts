@@ -81,7 +81,7 @@ function catalogProblems(catalogs: ReadonlyMap<string, Catalog>): Problem[] {
         file: c.file,
         line,
         col: 1,
-        code: 'unreadable-message',
+        code: 'broken-fluent-entry',
         severity: 'error',
         message: 'Fluent cannot read this entry, so it is left out of the catalog',
         hint: 'write `id = text`; continuation lines are indented; comments start with #',
