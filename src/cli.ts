@@ -36,6 +36,10 @@ const commands: Record<string, CommandLoader> = {
     summary: 'create a new bot project: flows, a transcript test, a registry, config',
     load: () => import('./cli/init-command.ts'),
   },
+  lsp: {
+    summary: 'the language server for editors (stdio): diagnostics, completion, hover, rename',
+    load: () => import('./cli/lsp-command.ts'),
+  },
   migrate: {
     summary: 'apply pending database migrations (--status: list them)',
     load: () => import('./cli/migrate-command.ts'),

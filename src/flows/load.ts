@@ -19,7 +19,7 @@ import { budgeted, EMPTY_REGISTRY, type Registry, type SlowCall } from './regist
 import type { FlowFile } from './schema.ts';
 import { type Catalog, loadCatalog } from './texts.ts';
 import { flowVersion } from './versions.ts';
-import { type Locator, parseFlowSource } from './yaml-source.ts';
+import { type Locator, type ParsedFlowFile, parseFlowSource } from './yaml-source.ts';
 
 export const FLOW_SUFFIX = '.flow.yaml';
 
@@ -114,6 +114,17 @@ function registryProblem(file: string, what: string, hint = REGISTRY_HINT): Prob
 const REGISTRY_HINT =
   "import { defineRegistry } from 'botflow-engine'; export default defineRegistry({ validators, guards, effects, tasks })";
 
+/** How an editor checks as the designer types (botflow lsp): the same problems, sooner. */
+export interface CheckOnly {
+  /** Only check: no flow is compiled (`flows` is empty). */
+  checkOnly: true;
+  /**
+   * Parsed files kept between checks, by file: a file whose text (and the registry's kinds) did not change
+   * is not parsed again. Parsing is read-only for the checks, so a parse can be shared.
+   */
+  parsed?: Map<string, { source: string; kinds: unknown; result: ParsedFlowFile }>;
+}
+
 /** Parses, checks and compiles a set of flow sources that may call each other. */
 export function compileSources(
   sources: readonly FlowSource[],
@@ -122,6 +133,7 @@ export function compileSources(
   /** Folder that media paths in the flows are relative to (default: the current directory). */
   baseDir = '.',
   started?: LintInput['started'],
+  editor?: CheckOnly,
 ): LoadResult {
   const problems: Problem[] = [];
   const parsed: { file: string; text: string; flow: FlowFile; locate: Locator }[] = [];
@@ -129,7 +141,7 @@ export function compileSources(
   // The project's own kinds of step (defineStepKind): validated with their schemas, attached to their steps.
   const kinds = projectKinds(registry);
   for (const s of sources) {
-    const r = parseFlowSource(s.source, s.file, kinds);
+    const r = parseCached(s, kinds, editor?.parsed);
     problems.push(...r.problems);
     if (r.flow) parsed.push({ file: s.file, text: s.source, flow: r.flow, locate: r.locate });
     else if (r.salvaged) salvaged.push({ file: s.file, text: s.source, flow: r.salvaged, locate: r.locate });
@@ -162,7 +174,7 @@ export function compileSources(
   // the cut-out parts would make warnings such as "unreachable" misleading).
   for (const p of salvaged) problems.push(...lintOne(p).filter((x) => x.severity === 'error'));
   const flows: FlowDefinition[] = [];
-  for (const p of parsed) {
+  for (const p of editor?.checkOnly ? [] : parsed) {
     const callees = calleesOf(p.flow, byId);
     if (!good.has(p.flow.flow) || callees.some((c) => !good.has(c.flow))) continue;
     // A project kind's `version` is part of the flow's: its code is not stored with the flow's source.
@@ -190,6 +202,14 @@ export function compileSources(
   const unique = [...new Map(problems.map((p) => [JSON.stringify(p), p])).values()];
   unique.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
   return { flows, problems: unique };
+}
+
+function parseCached(s: FlowSource, kinds: ReturnType<typeof projectKinds>, cache?: CheckOnly['parsed']) {
+  const kept = cache?.get(s.file);
+  if (kept && kept.source === s.source && kept.kinds === kinds) return kept.result;
+  const result = parseFlowSource(s.source, s.file, kinds);
+  cache?.set(s.file, { source: s.source, kinds, result });
+  return result;
 }
 
 function calleesOf(flow: FlowFile, byId: Map<string, FlowFile>, seen = new Set<string>()): FlowFile[] {

@@ -108,6 +108,7 @@ export const PROBLEM_CODES = {
     'a campaign setting that is only used with another one that is missing (time_zone without quiet_hours)',
   // Transcripts and the tools
   transcript: 'a transcript (*.test.yaml) that does not fit the format of transcripts',
+  'unknown-button': 'a transcript presses a button that no step of its flow (or of a flow it calls) offers',
   'no-such-path': 'a file or folder given to check or test does not exist',
   'reload-failed': 'the flows could not be reloaded (botflow run --watch, the playground)',
 } as const;

@@ -87,6 +87,8 @@ describe('botflow init', () => {
     const result = initProject(dir);
     expect(result.files).toEqual([
       '.gitignore',
+      '.vscode/extensions.json',
+      '.vscode/settings.json',
       'README.md',
       'botflow.config.example.yaml',
       'flows/feedback.flow.yaml',

@@ -25,7 +25,8 @@ describe("a call step's next", () => {
   it('is checked as a way out: a misspelt step is unknown, with a fix', () => {
     const r = compileSources([caller('aftr'), callee], EMPTY_REGISTRY, new Map());
     const unknown = r.problems.find((p) => p.code === 'unknown-step');
-    expect(unknown).toMatchObject({ file: 'flows/a.flow.yaml', line: 4, severity: 'error' });
+    expect(unknown).toMatchObject({ file: 'flows/a.flow.yaml', line: 4, col: 39, severity: 'error' });
+    expect(r.problems.filter((p) => p.severity === 'error')).toHaveLength(1); // no crash of the compiler
     expect(unknown?.fixes?.[0]?.edits[0]?.newText).toBe('after');
   });
 });
