@@ -68,6 +68,10 @@ export class ManualClock implements Clock {
     };
     return view;
   }
+  /** When the timers still armed are due (ms after now), soonest first: what a stuck test waits for. */
+  pending(): number[] {
+    return [...this.#timers.values()].map((t) => t.at - this.time).sort((a, b) => a - b);
+  }
   advance(ms: number): void {
     this.time += ms;
     for (;;) {
@@ -211,6 +215,11 @@ export async function openConformance(
     const store = await db.open(clock.now);
     const engine = createEngine({ ...options, store } as EngineOptions<boolean> & { store: typeof store });
     await engine.start();
+    // The dispatcher's handover pause starts when it takes the role, on the test's clock, which the caller
+    // then moves past it. Taken at a later tick (a first tick that failed under load), the pause would start
+    // after that move and never end: settle() would wait for ever.
+    if (kind === 'postgres' && options.dispatcher !== false)
+      await eventually('the engine to take the dispatcher role', () => role?.dispatcher, 20_000);
     return engine;
   }
 
@@ -223,7 +232,7 @@ export async function openConformance(
       await db.append(updates.map((u) => ({ ...updateEntry(JSON.stringify(u)), receivedAt: clock.now() })));
       h.engine.notify();
     },
-    settle: () => h.engine.drain(),
+    settle: () => watched('settle()', h.engine.drain()),
     async advance(ms) {
       // Heard, not taken from tick()'s answer: a started engine may handle the timers that came due
       // before tick() gets to them (on PostgreSQL its own wake-up often does).
@@ -234,8 +243,13 @@ export async function openConformance(
       ];
       try {
         clock.advance(ms);
-        await h.engine.tick(clock.now());
-        await h.engine.drain();
+        await watched(
+          `advance(${ms})`,
+          (async () => {
+            await h.engine.tick(clock.now());
+            await h.engine.drain();
+          })(),
+        );
       } finally {
         for (const stop of off) stop();
       }
@@ -298,6 +312,27 @@ export async function openConformance(
   };
   clock.advance(1_001); // a process that takes the dispatcher lease pauses a second first (PostgreSQL)
   return h;
+
+  /** `work`, or after 20 s an error that says what the engine still waits for (instead of a test timeout). */
+  async function watched(what: string, work: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(async () => {
+        const rows = await h.outbox().catch(() => []);
+        reject(
+          new Error(
+            `${what} did not return in 20 s: the clock's timers are due in ${JSON.stringify(clock.pending())} ms; ` +
+              `the outbox holds ${JSON.stringify(rows.map((r) => [r.id, r.op, r.status]))}; role ${JSON.stringify(role)}`,
+          ),
+        );
+      }, 20_000);
+    });
+    try {
+      await Promise.race([work, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /** A database behind the adapters: opened once per engine, written to as intake would, read with SQL. */
