@@ -1,5 +1,13 @@
 /** `botflow lsp [--stdio]`: the language server editors start for flow files, transcripts and catalogs. */
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from './command.ts';
+
+/**
+ * A language server idles beside the editor all day: V8's heap is kept close to what is live (each
+ * keystroke's parse of a large flow is garbage at once) instead of growing to several times it. No cap:
+ * a larger project still gets the heap it needs. Measured by `npm run bench -- lsp`.
+ */
+export const LSP_HEAP_FLAGS = ['--heap-growing-percent=50', '--semi-space-growth-factor=1'];
 
 const HELP = `usage: botflow lsp [--stdio]
 
@@ -23,6 +31,7 @@ export const command: Command = {
       console.error(`botflow lsp: unknown argument ${unknown}\n\n${HELP}`);
       return 2;
     }
+    for (const flag of LSP_HEAP_FLAGS) setFlagsFromString(flag);
     // Standard output carries the protocol: whatever the project's code prints goes to standard error.
     console.log = console.info = console.debug = console.error;
     const { createConnection, ProposedFeatures } = await import('vscode-languageserver/node');
