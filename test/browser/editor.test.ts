@@ -94,6 +94,17 @@ describe("the playground's editor", () => {
     // Fixed: the error goes; saved: the file is the original with the one change, comments and all.
     await page.keyboard.press('Backspace');
     await expect.poll(() => editor.locator('.cm-lintRange-error').count(), WAIT).toBe(0);
+
+    // Completion from the language service: after `next: ask_`, the flow's steps that start so, with kinds.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.press('Control+Space');
+    const offered = page.locator('.cm-tooltip-autocomplete li');
+    await expect.poll(async () => (await offered.allTextContents()).join(' | '), WAIT).toContain('ask_email');
+    expect((await offered.allTextContents()).join(' | ')).toContain('ask_age');
+    await shot(editor, 'editor-completion.png');
+    await page.keyboard.press('Escape');
+    await page.keyboard.type('age');
+    await expect.poll(() => editor.locator('.cm-lintRange-error').count(), WAIT).toBe(0);
     await page.keyboard.press('Control+s');
     await editor.getByText(/^Saved/).waitFor();
     const expected = original.replace(

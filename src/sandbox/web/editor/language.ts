@@ -77,6 +77,44 @@ function documentationOf(item: CompletionItem): string | undefined {
   return typeof item.documentation === 'string' ? item.documentation : item.documentation?.value;
 }
 
+/**
+ * The service's documentation (Markdown, as editors show it) as a small DOM: paragraphs, `> ` quotes, ```
+ * fenced code, **bold** and `code`. Built with text nodes only: a flow's text never becomes markup.
+ */
+export function markdownNode(markdown: string): HTMLElement {
+  const root = document.createElement('div');
+  root.className = 'cm-doc';
+  const blocks = markdown.split(/\n{2,}/);
+  for (const block of blocks) {
+    const fence = /^```\w*\n([\s\S]*?)\n?```$/.exec(block.trim());
+    if (fence) {
+      const pre = document.createElement('pre');
+      pre.textContent = fence[1] ?? '';
+      root.append(pre);
+      continue;
+    }
+    const quote = block.split('\n').every((l) => l.startsWith('>'));
+    const part = document.createElement(quote ? 'blockquote' : 'p');
+    inline(part, quote ? block.replace(/^> ?/gm, '') : block);
+    root.append(part);
+  }
+  return root;
+}
+
+/** **bold** and `code` spans of one block, as elements; the rest as text. */
+function inline(into: HTMLElement, text: string): void {
+  for (const piece of text.split(/(\*\*[^*]+\*\*|`[^`]+`)/)) {
+    if (!piece) continue;
+    const bold = /^\*\*([^*]+)\*\*$/.exec(piece);
+    const code = /^`([^`]+)`$/.exec(piece);
+    const el = bold ? document.createElement('b') : code ? document.createElement('code') : undefined;
+    if (el) {
+      el.textContent = (bold ?? code)![1]!;
+      into.append(el);
+    } else into.append(document.createTextNode(piece));
+  }
+}
+
 /** The completion source: the language service's items at the cursor. */
 export function flowCompletion(path: () => string) {
   return async (context: CompletionContext): Promise<CompletionResult | null> => {
@@ -104,7 +142,7 @@ export function flowCompletion(path: () => string) {
           apply: item.insertText ?? item.label,
           ...(item.kind && KINDS[item.kind] ? { type: KINDS[item.kind] } : {}),
           ...(item.detail ? { detail: item.detail } : {}),
-          ...(info ? { info } : {}),
+          ...(info ? { info: () => markdownNode(info) } : {}),
         };
       }),
     };
