@@ -253,7 +253,18 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
     loaded.registry = budgeted(loaded.registry, options.codeBudget.ms, options.codeBudget.report);
   const catalogs = options.locales ?? loadLocales(dir);
   const result = compileSources(readFlowSources(dir), loaded.registry, catalogs, dir, options.started);
-  const catalogProblems = [...catalogs.values()].flatMap((c) =>
+  // A registry that did not load makes every name the flows take from it unknown: one error, not many.
+  const folded = foldUnderRegistry(loaded.problems, result.problems);
+  return {
+    flows: result.flows,
+    problems: [...folded.registry, ...misnamedFiles(dir), ...catalogProblems(catalogs), ...folded.rest],
+    registry: loaded.registry,
+  };
+}
+
+/** The catalogs' entries Fluent cannot read, each at its lines (loadFlows, botflow lsp). */
+export function catalogProblems(catalogs: ReadonlyMap<string, Catalog>): Problem[] {
+  return [...catalogs.values()].flatMap((c) =>
     c.broken.map(
       (line): Problem => ({
         file: c.file,
@@ -265,13 +276,6 @@ export async function loadFlows(dir: string, options: LoadOptions = {}): Promise
       }),
     ),
   );
-  // A registry that did not load makes every name the flows take from it unknown: one error, not many.
-  const folded = foldUnderRegistry(loaded.problems, result.problems);
-  return {
-    flows: result.flows,
-    problems: [...folded.registry, ...misnamedFiles(dir), ...catalogProblems, ...folded.rest],
-    registry: loaded.registry,
-  };
 }
 
 /** YAML files in the folder that are not read because their name does not end in .flow.yaml. */

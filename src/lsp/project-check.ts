@@ -6,7 +6,7 @@
  */
 import { basename, resolve } from 'node:path';
 import { foldUnderRegistry } from '../flows/lint-flow-set.ts';
-import { type CheckOnly, compileSources } from '../flows/load.ts';
+import { type CheckOnly, catalogProblems, compileSources } from '../flows/load.ts';
 import type { Problem } from '../flows/problems.ts';
 import type { FlowFile } from '../flows/schema.ts';
 import { type Catalog, loadCatalog } from '../flows/texts.ts';
@@ -71,23 +71,6 @@ export function checkProject(project: Project, kept: KeptParses = new KeptParses
 
 function absoluteFixes(p: Problem): Problem['fixes'] {
   return p.fixes?.map((f) => ({ ...f, edits: f.edits.map((e) => ({ ...e, file: resolve(e.file) })) }));
-}
-
-/** The catalogs' entries Fluent cannot read (as loadFlows reports them). */
-function catalogProblems(catalogs: ReadonlyMap<string, Catalog>): Problem[] {
-  return [...catalogs.values()].flatMap((c) =>
-    c.broken.map(
-      (line): Problem => ({
-        file: c.file,
-        line,
-        col: 1,
-        code: 'broken-fluent-entry',
-        severity: 'error',
-        message: 'Fluent cannot read this entry, so it is left out of the catalog',
-        hint: 'write `id = text`; continuation lines are indented; comments start with #',
-      }),
-    ),
-  );
 }
 
 /** The flows that parse (even with problems), by id: what a transcript's flow and presses are checked against. */
