@@ -3,29 +3,35 @@
  * file URLs and the people's control API under `/_sandbox/`. Extra plugins (e.g. the web chat page)
  * are registered beside them.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { DEFAULT_BOT_ID, type NewBot, type PollSnapshot, type SandboxBot, SandboxBots } from './bots.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import { UpdateHub } from './delivery/hub.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './delivery/webhook.ts';
 import { badRequest, PlatformError } from './errors.ts';
 import { PeopleFeed } from './feed.ts';
 import { FileStore } from './files.ts';
-import { generateBotToken } from './ids.ts';
-import { type LimitOptions, PLATFORM_LIMITS, RateLimiter } from './limits.ts';
+import { type LimitOptions, PLATFORM_LIMITS } from './limits.ts';
 import { guardLocalRoutes } from './local-routes.ts';
-import { initDataSigner } from './mini-app.ts';
+import { perBotRoutes } from './per-bot.ts';
 import { SandboxStore } from './persistence.ts';
 import { Platform } from './platform.ts';
-import { RequestLog } from './request-log.ts';
+import type { RequestLog } from './request-log.ts';
 import { botApiPlugin } from './routes/index.ts';
-import { registerUploadHost } from './routes/uploads.ts';
-import { emptyData, type MediaKind } from './state.ts';
+import { registerUploadHost, registerUploadParser } from './routes/uploads.ts';
+import { emptyData, type MediaKind, type SandboxData } from './state.ts';
 
 /** How to build a sandbox. Every field is optional. */
 export interface SandboxOptions {
-  /** The bot token clients must send; default a fresh `sandbox-token-…`. */
+  /** The (default) bot's token clients must send; default a fresh `sandbox-token-…`. */
   token?: string;
+  /**
+   * The bots the sandbox hosts (docs/sandbox.md, "Several bots"): the first is the default bot (`token`
+   * and `bot`, when given, win for it), the others get their own token (given, else a fresh one), id,
+   * chats, updates, webhooks and limits. Default: one bot.
+   */
+  bots?: NewBot[];
   /** The platform's limits (default 30/s overall, 2/s per chat); `false` turns them off; `scale` multiplies them. */
   limits?: false | LimitOptions;
   /**
@@ -85,11 +91,16 @@ export interface SandboxOptions {
 
 /** What the sandbox exposes to in-process users (tests, the CLI, plugins). */
 export interface SandboxInternals {
+  /** The default bot's platform. */
   platform: Platform;
+  /** The default bot's Bot API requests. */
   requestLog: RequestLog;
+  /** The default bot's token. */
   token: string;
-  /** Whether `/_sandbox/info` shows the token (see `showToken`). */
+  /** Whether `/_sandbox/info` shows the default bot's token (see `showToken`). */
   tokenShown: boolean;
+  /** Every hosted bot (the default one first). */
+  bots: SandboxBots;
 }
 
 declare module 'fastify' {
@@ -118,21 +129,9 @@ export const REALISTIC_TIMING = {
   webhook: { firstRetryDelayMs: 30_000, maxRetryDelayMs: 60_000 },
 };
 
-/** The platform's state (loaded from `dbPath` when saved there), its update hub and people's feed. */
-function sandboxPlatform(options: SandboxOptions) {
+/** How every bot's platform is built: its hub (webhooks, long polling), its feed, the shared settings. */
+function platformMaker(options: SandboxOptions) {
   const now = options.now ?? Date.now;
-  const store = options.dbPath ? new SandboxStore(options.dbPath) : undefined;
-  const saved = store?.load();
-  const data =
-    saved?.data ??
-    emptyData({
-      user_id: 229_229_229,
-      first_name: options.bot?.first_name ?? 'Sandbox Bot',
-      username: options.bot?.username ?? 'sandbox_bot',
-      description: options.bot?.description ?? 'A bot running in the botflow sandbox',
-      is_bot: true,
-      last_activity_time: now(),
-    });
   const realistic = options.timing === 'realistic';
   const webhookOptions = {
     ...DEFAULT_WEBHOOK_OPTIONS,
@@ -140,36 +139,65 @@ function sandboxPlatform(options: SandboxOptions) {
     ...options.webhook,
   };
   if (options.webhookGiveUpMs !== undefined) webhookOptions.giveUpMs = options.webhookGiveUpMs;
-  let platform: Platform;
-  const hub = new UpdateHub(
-    () => platform.data.subscriptions,
-    webhookOptions,
-    (url) => {
-      platform.data.subscriptions = platform.data.subscriptions.filter((s) => s.url !== url);
+  const settings = {
+    now,
+    attachmentProcessingMs: {
+      ...(realistic ? REALISTIC_TIMING.attachmentProcessingMs : DEFAULT_PROCESSING_MS),
+      ...options.attachmentProcessingMs,
     },
-    options.logger,
-  );
-  if (saved) hub.poll.restore(saved.poll);
-  const feed = new PeopleFeed();
-  platform = new Platform(
-    data,
-    {
-      now,
-      attachmentProcessingMs: {
-        ...(realistic ? REALISTIC_TIMING.attachmentProcessingMs : DEFAULT_PROCESSING_MS),
-        ...options.attachmentProcessingMs,
+    legacyPermissionNames: options.legacyPermissionNames ?? true,
+    showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
+    callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },
+    groupPrivacy: options.groupPrivacy ?? true,
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
+  return (data: SandboxData, poll?: PollSnapshot): Platform => {
+    let platform: Platform;
+    const hub = new UpdateHub(
+      () => platform.data.subscriptions,
+      webhookOptions,
+      (url) => {
+        platform.data.subscriptions = platform.data.subscriptions.filter((s) => s.url !== url);
       },
-      legacyPermissionNames: options.legacyPermissionNames ?? true,
-      showNotificationOnlyAnswers: options.showNotificationOnlyAnswers ?? false,
-      callbackVariants: { withoutMessage: 0, withoutChatId: 0, ...options.callbackVariants },
-      groupPrivacy: options.groupPrivacy ?? true,
-      ...(options.logger ? { logger: options.logger } : {}),
-    },
-    hub,
-    feed,
-  );
-  if (options.origin) platform.origin = options.origin;
-  return { platform, hub, feed, store };
+      options.logger,
+    );
+    if (poll) hub.poll.restore(poll);
+    platform = new Platform(data, settings, hub, new PeopleFeed());
+    if (options.origin) platform.origin = options.origin;
+    return platform;
+  };
+}
+
+/**
+ * The hosted bots, loaded from `dbPath` when saved there: the default bot (`token`, else the first of
+ * `bots`), the bots saved with the state, then those of `bots` not among them (matched by username or name).
+ */
+function sandboxBots(options: SandboxOptions) {
+  const now = options.now ?? Date.now;
+  const store = options.dbPath ? new SandboxStore(options.dbPath) : undefined;
+  const saved = store?.load();
+  const [first, ...rest] = options.bots ?? [];
+  const data =
+    saved?.data ??
+    emptyData({
+      user_id: DEFAULT_BOT_ID,
+      first_name: options.bot?.first_name ?? first?.name ?? 'Sandbox Bot',
+      username: options.bot?.username ?? first?.username ?? 'sandbox_bot',
+      description: options.bot?.description ?? 'A bot running in the botflow sandbox',
+      is_bot: true,
+      last_activity_time: now(),
+    });
+  const bots = new SandboxBots(platformMaker(options), options.limits, PLATFORM_LIMITS);
+  bots.attach(bots.make(data, saved?.poll), options.token ?? first?.token);
+  const wanted = [...rest];
+  const sameBot = (a: NewBot, b: SandboxData['bot']) =>
+    a.username ? a.username.toLowerCase() === b.username?.toLowerCase() : a.name === b.first_name;
+  for (const bot of saved?.bots ?? []) {
+    const i = wanted.findIndex((w) => sameBot(w, bot.data.bot));
+    bots.restore(bot, i >= 0 ? wanted.splice(i, 1)[0]!.token : undefined);
+  }
+  for (const bot of wanted) bots.add(bot, now());
+  return { bots, store };
 }
 
 /** Lenient JSON: an empty body is no body; a malformed one is the platform's 400. */
@@ -229,51 +257,60 @@ function methodNotAllowed(app: FastifyInstance): void {
   });
 }
 
-/** Saves after each change (with `dbPath`), and closes the hub, the feed and the store with the app. */
-function persistence(
-  app: FastifyInstance,
-  { platform, hub, feed, store }: ReturnType<typeof sandboxPlatform>,
-): void {
+/** Saves after each change (with `dbPath`), and closes the hubs, the feeds and the store with the app. */
+function persistence(app: FastifyInstance, { bots, store }: ReturnType<typeof sandboxBots>): void {
+  const state = () => ({
+    data: bots.default.platform.data,
+    poll: bots.default.platform.hub.poll,
+    bots: bots.saved(),
+  });
   if (store) {
+    bots.onChange = () => store.scheduleSave(state);
     app.addHook('onResponse', async (req) => {
-      if (req.method !== 'GET') store.scheduleSave(() => platform.data, hub.poll);
+      if (req.method !== 'GET') store.scheduleSave(state);
     });
   }
-  app.addHook('preClose', async () => {
-    hub.close();
-    feed.close();
-  });
-  app.addHook('onClose', async () => {
-    store?.close(platform.data, hub.poll);
-  });
+  app.addHook('preClose', async () => bots.close());
+  app.addHook('onClose', async () => store?.close(state()));
 }
 
 /** Builds the sandbox app (not listening yet). */
 export async function buildSandbox(options: SandboxOptions = {}): Promise<FastifyInstance> {
-  const token = options.token ?? generateBotToken();
-  // Its own token only: one given in `token` may be a real platform's, and is never shown.
-  const tokenShown = options.showToken === true && options.token === undefined;
-  const parts = sandboxPlatform(options);
-  const { platform } = parts;
-  const requestLog = new RequestLog();
-  const limiter = options.limits === false ? undefined : new RateLimiter(options.limits ?? PLATFORM_LIMITS);
+  const parts = sandboxBots(options);
+  const { bots } = parts;
+  const { platform, token, tokenMade, log: requestLog } = bots.default;
+  // Its own tokens only: one given in `token` or `bots` may be a real platform's, and is never shown.
+  const showToken = options.showToken === true;
+  const tokenShown = showToken && tokenMade;
   const files = new FileStore();
 
   // The sandbox logs its own events through options.logger; fastify's per-request logging stays off.
   const app = Fastify({ bodyLimit: 8 * 1024 * 1024 });
-  app.decorate('sandbox', { platform, requestLog, token, tokenShown });
+  app.decorate('sandbox', { platform, requestLog, token, tokenShown, bots });
   guardLocalRoutes(app, options.allowedHosts ?? []);
   lenientJson(app);
   platformErrors(app, options.logger);
   methodNotAllowed(app);
   persistence(app, parts);
 
-  await app.register(botApiPlugin, { platform, token, limiter, log: requestLog });
-  await app.register(async (host) => registerUploadHost(host, platform, files, token));
-  const signInitData = initDataSigner(token);
-  await app.register(async (control) =>
-    registerControlRoutes(control, platform, files, requestLog, signInitData, tokenShown ? token : undefined),
-  );
+  await app.register(botApiPlugin, { bots });
+  await app.register(async (host) => {
+    registerUploadParser(host);
+    perBotRoutes(
+      host,
+      bots.default,
+      (a, bot) => registerUploadHost(a, bot.platform, files, bot.token),
+      (req) => uploadBot(bots, req),
+    );
+  });
+  await app.register(async (control) => registerControlRoutes(control, bots, files, showToken));
   for (const plugin of options.plugins ?? []) await app.register(plugin);
   return app;
+}
+
+/** The bot an upload URL was given to (slot ids are unique across bots); files are the default's. */
+function uploadBot(bots: SandboxBots, req: FastifyRequest): SandboxBot {
+  const slot = (req.params as { slot_id?: string }).slot_id;
+  if (slot === undefined) return bots.default;
+  return bots.all().find((b) => slot in b.platform.data.uploads) ?? bots.default;
 }

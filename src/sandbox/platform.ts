@@ -31,6 +31,11 @@ export interface PlatformSettings {
 export class Platform {
   /** Scheme, host and port clients reach the sandbox at (set when it listens); used in file and upload URLs. */
   origin = 'http://127.0.0.1';
+  /**
+   * Whether another bot of the same sandbox has this chat (or, with a string, this message): such ids are
+   * answered `chat.denied`, as the platform answers a bot about a chat it is not in (set by SandboxBots).
+   */
+  elsewhere: (id: number | string) => boolean = () => false;
 
   constructor(
     public data: SandboxData,
@@ -55,12 +60,14 @@ export class Platform {
 
   chat(id: number): ChatRecord {
     const c = this.data.chats[String(id)];
+    if (!c && this.elsewhere(id)) throw chatDenied(`The bot is not a member of chat ${id}`);
     if (!c) throw notFound(`Chat ${id} not found`);
     return c;
   }
 
   message(mid: string): MessageRecord {
     const m = this.data.messages[mid];
+    if (!m && this.elsewhere(mid)) throw chatDenied(`The bot is not a member of the chat of message ${mid}`);
     if (!m) throw notFound(`Message ${mid} not found`);
     return m;
   }

@@ -5,7 +5,9 @@
  */
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { BotflowError } from '../errors/index.ts';
 import { buildSandbox, type SandboxOptions } from './app.ts';
+import { type BotIdentity, identityOf, type NewBot, type SandboxBot, type SandboxBots } from './bots.ts';
 import { SandboxControl } from './control-client.ts';
 import type { Update } from './delivery/hub.ts';
 import { exposureWarning } from './local-routes.ts';
@@ -38,8 +40,20 @@ export interface Sandbox {
   requestLog: RequestLog;
   /** The fastify app (inject(), extra routes). */
   app: FastifyInstance;
-  /** Calls `listener` with every update produced (whatever the transport); returns the unsubscribe. */
-  onUpdate(listener: (update: Update) => void): () => void;
+  /**
+   * Calls `listener` with every update produced for the default bot, or for the bot `botId` (whatever
+   * the transport); returns the unsubscribe.
+   */
+  onUpdate(listener: (update: Update) => void, botId?: number): () => void;
+  /**
+   * Hosts one more bot (docs/sandbox.md, "Several bots"): its own token (`token`, else a fresh one; not
+   * enumerable in the answer), id, chats, updates, webhooks and limits; the people are shared.
+   */
+  addBot(bot: NewBot): BotIdentity & { readonly token: string };
+  /** The hosted bots, the default one first (no tokens). */
+  bots(): BotIdentity[];
+  /** Removes a bot other than the default one, with its chats, updates and subscriptions. */
+  removeBot(id: number): void;
   /** Stops listening, ends long polls and event streams, saves the state when persisted. */
   close(): Promise<void>;
 }
@@ -66,8 +80,12 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const { platform, requestLog, token, tokenShown } = app.sandbox;
-  if (!options.origin) platform.origin = baseUrl;
+  const { platform, requestLog, token, tokenShown, bots } = app.sandbox;
+  if (!options.origin) {
+    platform.origin = baseUrl;
+    // Bots added later are made with the app's origin: set it for them too.
+    for (const b of bots.all()) b.platform.origin = baseUrl;
+  }
   const control = new SandboxControl(baseUrl);
   const sandbox = {
     baseUrl,
@@ -80,7 +98,16 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     requestLog,
     tokenShown,
     app,
-    onUpdate: (listener: (update: Update) => void) => platform.hub.onUpdate(listener),
+    onUpdate: (listener: (update: Update) => void, botId?: number) =>
+      botOf(bots, botId).platform.hub.onUpdate(listener),
+    addBot: (bot: NewBot) => {
+      const added = bots.add(bot, platform.now());
+      const answer = identityOf(added);
+      Object.defineProperty(answer, 'token', { value: added.token, enumerable: false });
+      return answer as BotIdentity & { readonly token: string };
+    },
+    bots: () => bots.list(),
+    removeBot: (id: number) => bots.remove(id),
     close: async () => {
       await control.close();
       await app.close();
@@ -88,4 +115,12 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   };
   Object.defineProperty(sandbox, 'token', { value: token, enumerable: false });
   return sandbox as Sandbox;
+}
+
+/** The bot `id` (default: the default bot); throws when the sandbox has no such bot. */
+function botOf(bots: SandboxBots, id: number | undefined): SandboxBot {
+  if (id === undefined) return bots.default;
+  const bot = bots.byId(id);
+  if (!bot) throw new BotflowError('BOTFLOW_SANDBOX_USAGE', `the sandbox has no bot ${id}`);
+  return bot;
 }

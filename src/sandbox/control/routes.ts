@@ -4,12 +4,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { SandboxBots } from '../bots.ts';
 import type { FileStore } from '../files.ts';
 import { argsOf, bodyOf, decodeBody, intArg, strArg } from '../http.ts';
 import type { InitDataSigner } from '../mini-app.ts';
+import { perBotRoutes } from '../per-bot.ts';
 import type { Platform } from '../platform.ts';
 import type { RequestLog } from '../request-log.ts';
 import { chatView, memberView, messageView, userView } from '../views.ts';
+import { botOfControl, registerBotRoutes } from './bots.ts';
 import { registerEventStream } from './events.ts';
 import * as chats from './people-chats.ts';
 import * as msgs from './people-messages.ts';
@@ -194,20 +197,27 @@ function registerViewRoutes(app: FastifyInstance, p: Platform, log: RequestLog):
   }));
 }
 
-/** Registers `/_sandbox/*` on `app`. */
+/** Registers `/_sandbox/*` on `app`; `bot_id` (query or body) picks the bot, the default one when absent. */
 export function registerControlRoutes(
   app: FastifyInstance,
-  p: Platform,
+  bots: SandboxBots,
   files: FileStore,
-  log: RequestLog,
-  signInitData?: InitDataSigner,
-  /** The token `/_sandbox/info` shows: the embedded dev sandbox's own, on loopback (SandboxOptions.showToken). */
-  shownToken?: string,
+  /** `/_sandbox/info` shows a bot's token when the sandbox made it (SandboxOptions.showToken, on loopback). */
+  showToken: boolean,
 ): void {
-  registerPeopleRoutes(app, p, shownToken);
-  registerMessageRoutes(app, p, files, signInitData);
-  registerGroupRoutes(app, p);
-  registerCommentRoutes(app, p);
-  registerViewRoutes(app, p, log);
-  registerEventStream(app, p);
+  registerBotRoutes(app, bots, showToken);
+  perBotRoutes(
+    app,
+    bots.default,
+    (a, bot) => {
+      const p = bot.platform;
+      registerPeopleRoutes(a, p, showToken && bot.tokenMade ? bot.token : undefined);
+      registerMessageRoutes(a, p, files, bot.signInitData);
+      registerGroupRoutes(a, p);
+      registerCommentRoutes(a, p);
+      registerViewRoutes(a, p, bot.log);
+      registerEventStream(a, p);
+    },
+    (req) => botOfControl(bots, req),
+  );
 }

@@ -3,11 +3,12 @@
  * (429 with Retry-After), the request log, and every endpoint.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { SandboxBot, SandboxBots } from '../bots.ts';
 import { badRequest, invalidToken, PlatformError } from '../errors.ts';
 import { argsOf } from '../http.ts';
-import { type RateLimiter, wallTime } from '../limits.ts';
+import { wallTime } from '../limits.ts';
+import { perBotRoutes } from '../per-bot.ts';
 import type { Platform } from '../platform.ts';
-import type { RequestLog } from '../request-log.ts';
 import { QUERY_ONLY } from '../spec-schemas.ts';
 import { registerAnswerRoutes } from './answers.ts';
 import { registerChatRoutes } from './chats.ts';
@@ -23,11 +24,11 @@ import { registerUploadRoutes } from './uploads.ts';
 const CHAT_SCOPED = new Set(['sendMessage', 'editMessage', 'deleteMessage', 'answerCallback']);
 
 export interface BotApiContext {
-  platform: Platform;
-  token: string;
-  limiter: RateLimiter | undefined;
-  log: RequestLog;
+  bots: SandboxBots;
 }
+
+/** The bot a Bot API request is for, found by its token in the onRequest hook. */
+const botOfRequest = (req: FastifyRequest) => (req as { sandboxBot?: SandboxBot }).sandboxBot!;
 
 const opOf = (req: FastifyRequest) => (req.routeOptions.config as { op?: string } | undefined)?.op;
 
@@ -48,13 +49,16 @@ function chatScope(p: Platform, op: string, req: FastifyRequest): number | undef
 
 /** Registers the Bot API routes on `app` (an encapsulated context). */
 export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Promise<void> {
-  const { platform: p, token, limiter, log } = ctx;
+  const { bots } = ctx;
 
   app.addHook('onRequest', async (req) => {
     (req as { arrivedAt?: number }).arrivedAt = wallTime();
     // The spec requires the raw token in the Authorization header; the old `?access_token=` is refused.
     if ((req.query as { access_token?: unknown }).access_token !== undefined) throw invalidToken();
-    if (req.headers.authorization !== token) throw invalidToken();
+    // Each token is one bot: its platform, its limits and its request log (as the platform limits per token).
+    const bot = bots.byToken(req.headers.authorization);
+    if (!bot) throw invalidToken();
+    (req as { sandboxBot?: SandboxBot }).sandboxBot = bot;
   });
 
   app.addHook('preHandler', async (req) => {
@@ -67,6 +71,7 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
         );
       }
     }
+    const { platform: p, limiter } = botOfRequest(req);
     const scope = op && CHAT_SCOPED.has(op) ? chatScope(p, op, req) : undefined;
     (req as { chatScope?: number }).chatScope = scope;
     if (!limiter) return;
@@ -84,7 +89,8 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
   });
 
   app.addHook('onResponse', async (req, reply) => {
-    log.add({
+    // A request refused for its token has no bot: the default bot's log keeps it, as with one bot.
+    ((req as { sandboxBot?: SandboxBot }).sandboxBot ?? bots.default).log.add({
       time: (req as { arrivedAt?: number }).arrivedAt ?? wallTime(),
       method: req.method,
       path: req.url.split('?')[0]!,
@@ -94,6 +100,11 @@ export async function botApiPlugin(app: FastifyInstance, ctx: BotApiContext): Pr
     });
   });
 
+  perBotRoutes(app, bots.default, registerBotApiRoutes, botOfRequest);
+}
+
+/** Every endpoint of the Bot API, for one bot's platform. */
+function registerBotApiRoutes(app: FastifyInstance, { platform: p }: SandboxBot): void {
   registerMeRoutes(app, p);
   registerChatRoutes(app, p);
   registerMemberRoutes(app, p);

@@ -45,14 +45,17 @@ export function registerUploadRoutes(app: FastifyInstance, p: Platform): void {
   });
 }
 
-/** The upload host and file URLs (no Bot API auth; images need the Authorization header). */
-export function registerUploadHost(app: FastifyInstance, p: Platform, files: FileStore, token: string): void {
+/** The upload host takes multipart bodies whole (up to 300 MB); register once on its context. */
+export function registerUploadParser(app: FastifyInstance): void {
   app.addContentTypeParser(
     'multipart/form-data',
     { parseAs: 'buffer', bodyLimit: 300 * 1024 * 1024 },
     (_req, body, done) => done(null, body),
   );
+}
 
+/** The upload host and file URLs of one bot (no Bot API auth; images need the bot's Authorization header). */
+export function registerUploadHost(app: FastifyInstance, p: Platform, files: FileStore, token: string): void {
   app.post('/_upload/:slot_id', async (req, reply) => {
     const slot = p.data.uploads[(req.params as { slot_id: string }).slot_id];
     if (!slot) throw notFound('Unknown upload URL: get one from POST /uploads');
