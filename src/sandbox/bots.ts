@@ -145,8 +145,10 @@ export class SandboxBots {
     const shared = this.default.platform.data;
     const counters = shared.counters as typeof shared.counters & { bot?: number };
     let id: number;
-    do id = DEFAULT_BOT_ID + (counters.bot = (counters.bot ?? 0) + 1);
-    while (this.byIdMap.has(id));
+    do {
+      counters.bot = (counters.bot ?? 0) + 1;
+      id = DEFAULT_BOT_ID + counters.bot;
+    } while (this.byIdMap.has(id));
     const data = emptyData({
       user_id: id,
       first_name: input.name.trim(),

@@ -8,38 +8,14 @@ import { BotflowError } from '../errors/index.ts';
 import type { CreateChatInput } from './control/people-chats.ts';
 import type { PersonFile, PersonMessage, PressResult } from './control/people-messages.ts';
 import type { PersonView } from './control/view.ts';
+import type { SandboxBotInfo, SandboxChat, SandboxMessage, SandboxUser } from './control-types.ts';
 import type { FeedEvent } from './feed.ts';
 import type { LoggedRequest } from './request-log.ts';
+import { followEvents } from './sse-client.ts';
 
 type Json = Record<string, unknown>;
 
-/** A person created in the sandbox. */
-export interface SandboxUser {
-  user_id: number;
-  first_name: string;
-  last_name?: string;
-  username?: string;
-  name: string;
-  locale?: string;
-}
-
-/** A chat as the control API returns it (the Bot API's Chat object). */
-export interface SandboxChat {
-  chat_id: number;
-  type: string;
-  title?: string;
-  status: string;
-  [key: string]: unknown;
-}
-
-/** A message as the Bot API shows it. */
-export interface SandboxMessage {
-  body: { mid: string; text?: string; attachments?: unknown[] };
-  recipient: { chat_id?: number; chat_type?: string; user_id?: number };
-  sender?: { user_id: number };
-  timestamp: number;
-  [key: string]: unknown;
-}
+export type { SandboxBotInfo, SandboxChat, SandboxMessage, SandboxUser } from './control-types.ts';
 
 /** Where a person writes: a chat id, or `'dialog'` for their dialog with the bot. */
 export type ChatRef = number | 'dialog';
@@ -61,9 +37,39 @@ export class SandboxControlError extends BotflowError {
 /** Typed client of `/_sandbox/`. */
 export class SandboxControl {
   private readonly pool: Pool;
+  private readonly ownsPool: boolean;
 
-  constructor(readonly baseUrl: string) {
-    this.pool = new Pool(baseUrl, { connections: 4 });
+  /** `botId`: act toward this bot of the sandbox (`bot_id` on every request); default the default bot. */
+  constructor(
+    readonly baseUrl: string,
+    readonly botId?: number,
+    pool?: Pool,
+  ) {
+    this.ownsPool = pool === undefined;
+    this.pool = pool ?? new Pool(baseUrl, { connections: 4 });
+  }
+
+  /** The same client acting toward the bot `botId` (people are shared; chats are per bot). */
+  forBot(botId: number): SandboxControl {
+    return new SandboxControl(this.baseUrl, botId, this.pool);
+  }
+
+  /** The bots the sandbox hosts, the default one first (never with tokens). */
+  async bots(): Promise<SandboxBotInfo[]> {
+    return (await this.request<{ bots: SandboxBotInfo[] }>('GET', '/bots')).bots;
+  }
+
+  /**
+   * Hosts one more bot (`POST /_sandbox/bots`). The answer has its `token` only where `/_sandbox/info`
+   * would show one (`showToken`, on loopback). Not `addBot`: that is a person adding the bot to a chat.
+   */
+  createBot(input: { name: string; username?: string }) {
+    return this.request<SandboxBotInfo & { token?: string }>('POST', '/bots', input);
+  }
+
+  /** Removes a bot other than the default one, with its chats and updates. */
+  deleteBot(botId: number) {
+    return this.request<{ success: boolean }>('DELETE', `/bots/${botId}`);
   }
 
   /** Sends one control request; throws SandboxControlError on a non-200 answer. */
@@ -73,8 +79,9 @@ export class SandboxControl {
     body?: Json,
     query?: Json,
   ): Promise<T> {
-    const qs = query
-      ? Object.entries(query)
+    const all = this.botId !== undefined ? { ...query, bot_id: this.botId } : query;
+    const qs = all
+      ? Object.entries(all)
           .filter(([, v]) => v !== undefined)
           .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
           .join('&')
@@ -351,39 +358,16 @@ export class SandboxControl {
     onEvent: (event: FeedEvent & { id: number }) => void,
     filter: { user_id?: number; chat_id?: number } = {},
   ): Promise<{ close(): void }> {
-    const abort = new AbortController();
-    const qs = Object.entries(filter)
+    const query = { ...filter, ...(this.botId !== undefined ? { bot_id: this.botId } : {}) };
+    const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${v}`)
       .join('&');
-    const res = await this.pool.request({
-      method: 'GET',
-      path: `/_sandbox/events${qs ? `?${qs}` : ''}`,
-      signal: abort.signal,
-    });
-    let buffer = '';
-    res.body.setEncoding('utf8');
-    res.body.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => l.slice(6))
-          .join('\n');
-        if (data) onEvent(JSON.parse(data));
-        end = buffer.indexOf('\n\n');
-      }
-    });
-    res.body.on('error', () => {});
-    return { close: () => abort.abort() };
+    return followEvents(this.pool, `/_sandbox/events${qs ? `?${qs}` : ''}`, onEvent);
   }
 
-  /** Closes the client's connections. */
+  /** Closes the client's connections (a client made by `forBot` shares them: its close does nothing). */
   close(): Promise<void> {
-    return this.pool.close();
+    return this.ownsPool ? this.pool.close() : Promise.resolve();
   }
 }

@@ -6,10 +6,12 @@ export {
   type SandboxInternals,
   type SandboxOptions,
 } from './app.ts';
+export type { BotIdentity, NewBot, SandboxBot, SandboxBots } from './bots.ts';
 export type { PersonFile, PersonMessage, PressResult } from './control/people-messages.ts';
 export type { PersonView, SeenMessage } from './control/view.ts';
 export {
   type ChatRef,
+  type SandboxBotInfo,
   type SandboxChat,
   SandboxControl,
   SandboxControlError,
