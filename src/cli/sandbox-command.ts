@@ -4,6 +4,7 @@
  */
 
 import { BotflowError } from '../errors/index.ts';
+import { identityOf } from '../sandbox/bots.ts';
 import { exposureWarning } from '../sandbox/local-routes.ts';
 import { startSandbox } from '../sandbox/start.ts';
 import type { Command } from './command.ts';
@@ -17,6 +18,8 @@ options:
   --port N        port to listen on (default: any free port)
   --host H        interface to listen on (default 127.0.0.1)
   --token T       bot token clients must send (default: a fresh sandbox-token-...)
+  --bots A,B,...  host several bots, named A, B, ... (the first is the default bot, with --token
+                  when given); prints one JSON line per bot: {"baseUrl", "token", "bot": {id, name, username}}
   --no-limits     do not enforce the 30/s and 2/s per chat limits
   --limits-scale X  multiply the limits by X (e.g. 10 for fast tests)
   --db FILE       keep the state in this SQLite file (default: in memory)
@@ -34,6 +37,7 @@ function parse(args: string[]): {
   port?: number;
   host?: string;
   token?: string;
+  bots?: string[];
   noLimits: boolean;
   scale?: number;
   db?: string;
@@ -66,7 +70,14 @@ function parse(args: string[]): {
         throw new BotflowError('BOTFLOW_CLI_USAGE', '--port must be 0..65535');
     } else if (a === '--host') out.host = value();
     else if (a === '--token') out.token = value();
-    else if (a === '--no-limits') out.noLimits = true;
+    else if (a === '--bots') {
+      out.bots = value()
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
+      if (out.bots.length === 0)
+        throw new BotflowError('BOTFLOW_CLI_USAGE', '--bots takes names, like Shop,Weather');
+    } else if (a === '--no-limits') out.noLimits = true;
     else if (a === '--limits-scale') {
       out.scale = Number(value());
       if (!(out.scale > 0))
@@ -90,6 +101,7 @@ export const command: Command = {
     'port',
     'host',
     'token',
+    'bots',
     'no-limits',
     'limits-scale',
     'db',
@@ -117,6 +129,7 @@ export const command: Command = {
       ...(opts.port !== undefined ? { port: opts.port } : {}),
       ...(opts.host ? { host: opts.host } : {}),
       ...(opts.token ? { token: opts.token } : {}),
+      ...(opts.bots ? { bots: opts.bots.map((name) => ({ name })) } : {}),
       ...(opts.db ? { dbPath: opts.db } : {}),
       ...(opts.realistic ? { timing: 'realistic' as const } : {}),
       ...(opts.showNotificationOnlyAnswers ? { showNotificationOnlyAnswers: true } : {}),
@@ -130,7 +143,16 @@ export const command: Command = {
         : {}),
       limits: opts.noLimits ? false : { global: 30, perChat: 2, scale: opts.scale ?? 1 },
     });
-    process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token })}\n`);
+    const many = sandbox.bots().length > 1;
+    if (!many)
+      process.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token })}\n`);
+    // One line per bot, the default bot's first, as the one line of a single-bot sandbox.
+    for (const bot of many ? sandbox.app.sandbox.bots.all() : []) {
+      const { id, name, username } = identityOf(bot);
+      process.stdout.write(
+        `${JSON.stringify({ baseUrl: sandbox.baseUrl, token: bot.token, bot: { id, name, username } })}\n`,
+      );
+    }
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

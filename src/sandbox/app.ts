@@ -5,7 +5,14 @@
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { DEFAULT_BOT_ID, type NewBot, type PollSnapshot, type SandboxBot, SandboxBots } from './bots.ts';
+import {
+  DEFAULT_BOT_ID,
+  type NewBot,
+  type PollSnapshot,
+  type SandboxBot,
+  SandboxBots,
+  usernameFrom,
+} from './bots.ts';
 import { registerControlRoutes } from './control/routes.ts';
 import { UpdateHub } from './delivery/hub.ts';
 import { DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from './delivery/webhook.ts';
@@ -182,7 +189,8 @@ function sandboxBots(options: SandboxOptions) {
     emptyData({
       user_id: DEFAULT_BOT_ID,
       first_name: options.bot?.first_name ?? first?.name ?? 'Sandbox Bot',
-      username: options.bot?.username ?? first?.username ?? 'sandbox_bot',
+      username:
+        options.bot?.username ?? first?.username ?? (first ? usernameFrom(first.name) : 'sandbox_bot'),
       description: options.bot?.description ?? 'A bot running in the botflow sandbox',
       is_bot: true,
       last_activity_time: now(),

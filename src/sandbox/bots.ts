@@ -60,7 +60,7 @@ export const identityOf = (bot: SandboxBot): BotIdentity => ({
 });
 
 /** `Weather Bot` → `weather_bot`; `Shop` → `shop_bot`. */
-function usernameFrom(name: string): string {
+export function usernameFrom(name: string): string {
   const base = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
