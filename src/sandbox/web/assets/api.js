@@ -9,7 +9,20 @@ export class ServerError extends Error {
   }
 }
 
-async function call(method, path, body) {
+/**
+ * The bot the page acts toward (`?bot=<id>` in the page's address; absent: the sandbox's default bot).
+ * People are the same for every bot; their chats are each bot's own.
+ */
+export const botId = new URLSearchParams(location.search).get('bot') ?? undefined;
+
+/** A control API path toward the chosen bot (`bot_id` added when it is not the default bot). */
+export function botPath(path) {
+  if (botId === undefined || !path.startsWith('/_sandbox/')) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}bot_id=${encodeURIComponent(botId)}`;
+}
+
+async function call(method, rawPath, body) {
+  const path = botPath(rawPath);
   const res = await fetch(path, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -26,6 +39,8 @@ const query = (params) => new URLSearchParams(params).toString();
 /** Acting as people and reading what they see (`/_sandbox/`). */
 export const sandbox = {
   info: () => call('GET', '/_sandbox/info'),
+  /** The bots the sandbox hosts (`[{id, name, username}]`, the default one first). */
+  bots: () => call('GET', '/_sandbox/bots').then((r) => r.bots),
   users: () => call('GET', '/_sandbox/users').then((r) => r.users),
   createUser: (firstName, locale) =>
     call('POST', '/_sandbox/users', { first_name: firstName, ...(locale ? { locale } : {}) }),

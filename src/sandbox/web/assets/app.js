@@ -1,7 +1,7 @@
 // The playground: people on the left, their chats side by side, the selected conversation's inspector on
 // the right. Everything updates live from two event streams: what people see (/_sandbox/events) and
 // what the engine did (/_inspector/events).
-import { inspector, sandbox } from './api.js';
+import { botId, botPath, inspector, sandbox } from './api.js';
 import { ChatColumn } from './chat.js';
 import { avatar, h } from './dom.js';
 import { FlowEditorView } from './flow-editor.js';
@@ -11,7 +11,8 @@ import { Panel } from './panel.js';
 import { rereadStepForms } from './step-form.js';
 
 const MAX_COLUMNS = 3;
-const STORAGE_KEY = 'botflow.playground.open';
+// The chats open per bot: the default bot keeps the key it always had.
+const STORAGE_KEY = botId === undefined ? 'botflow.playground.open' : `botflow.playground.open.${botId}`;
 
 const el = {
   people: document.getElementById('people-list'),
@@ -181,7 +182,7 @@ function scheduleRedraw(column) {
 }
 
 function followSandbox() {
-  const events = new EventSource('/_sandbox/events');
+  const events = new EventSource(botPath('/_sandbox/events'));
   events.onopen = () => setStatus('live', true);
   events.onerror = () => setStatus('reconnecting…', false);
   const onChange = (message) => {
@@ -283,18 +284,49 @@ function tokenChip(token) {
   );
 }
 
+/**
+ * With several bots in the sandbox, a picker: the person chats with the chosen bot (the page reloads
+ * toward it, `?bot=<id>`; each bot has its own chats). With one bot there is nothing to pick.
+ */
+function botPicker(bots, current) {
+  if (bots.length < 2) return null;
+  return h(
+    'select',
+    {
+      class: 'bot-picker',
+      'aria-label': 'Bot to chat with',
+      title: 'The sandbox hosts several bots: people chat with the one chosen here',
+      onchange: (event) => {
+        const id = Number(event.target.value);
+        const url = new URL(location.href);
+        if (id === bots[0].id) url.searchParams.delete('bot');
+        else url.searchParams.set('bot', String(id));
+        location.assign(url);
+      },
+    },
+    bots.map((b) =>
+      h('option', { value: String(b.id), selected: b.id === current }, `${b.name} @${b.username}`),
+    ),
+  );
+}
+
 async function main() {
-  const info = await sandbox.info();
+  const [info, bots] = await Promise.all([sandbox.info(), sandbox.bots()]);
+  const picker = botPicker(bots, info.bot.user_id);
   el.bot.replaceChildren(
-    avatar(info.bot, 'sm'),
-    h('span', {}, info.bot.name || info.bot.first_name),
-    info.bot.username ? h('span', { class: 'muted' }, `@${info.bot.username}`) : null,
-    info.token ? tokenChip(info.token) : null,
+    ...[
+      avatar(info.bot, 'sm'),
+      picker ?? h('span', {}, info.bot.name || info.bot.first_name),
+      info.bot.username && !picker ? h('span', { class: 'muted' }, `@${info.bot.username}`) : null,
+      info.token ? tokenChip(info.token) : null,
+    ].filter(Boolean), // replaceChildren would show a null as the text "null"
   );
   for (const u of await sandbox.users()) if (!u.is_bot) users.set(u.user_id, u);
   drawPeople();
   followSandbox();
-  await followInspector();
+  // The inspector shows the engine run against the default bot; another bot's chats have none here.
+  if (botId === undefined || Number(botId) === bots[0]?.id) await followInspector();
+  else panel.setState(undefined);
   const reopened = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '[]').filter((id) => users.has(id));
   for (const id of reopened) openChat(users.get(id));
   if (!selected) panel.show(undefined);
