@@ -55,6 +55,10 @@ describe('several bots in one sandbox', () => {
 
   it("gives a person a dialog with each bot (other chat ids), and a message reaches only its bot's updates", async () => {
     const { sandbox, b, control } = await twoBots();
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    sandbox.onUpdate((u) => seenA.push(u.update_type));
+    sandbox.onUpdate((u) => seenB.push(u.update_type), b.id);
     const ann = await control.a.createUser({ first_name: 'Ann' });
     const withA = await control.a.startBot(ann.user_id);
     const withB = await control.b.startBot(ann.user_id);
@@ -68,6 +72,8 @@ describe('several bots in one sandbox', () => {
       body: { text: 'hello B' },
       recipient: { chat_id: withB.chat_id },
     });
+    expect(seenA).toEqual(['bot_started']);
+    expect(seenB).toEqual(['bot_started', 'message_created']);
     // What the person sees is per bot too.
     expect((await control.a.view(ann.user_id)).messages).toHaveLength(0);
     expect((await control.b.view(ann.user_id)).messages.map((m) => m.text)).toEqual(['hello B']);
