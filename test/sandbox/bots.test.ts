@@ -143,6 +143,34 @@ describe('several bots in one sandbox', () => {
     expect((await control.b.view(ann.user_id)).messages.map((m) => m.text)).toEqual(['from B']);
   });
 
+  it("keeps uploads per bot: an image upload needs its own bot's token, and its attachment token is unknown to the other bot", async () => {
+    let now = 1_775_000_000_000;
+    const { sandbox, b, control } = await twoBots({ now: () => now });
+    const ann = await control.a.createUser({ first_name: 'Ann' });
+    await control.a.startBot(ann.user_id);
+    await control.b.startBot(ann.user_id);
+    const slot = (await raw(sandbox, 'POST', '/uploads?type=image', undefined, b.token)).body as {
+      url: string;
+    };
+    const form = () => {
+      const f = new FormData();
+      f.append('data', new Blob(['png'], { type: 'image/png' }), 'a.png');
+      return f;
+    };
+    const post = (auth: string) =>
+      fetch(slot.url, { method: 'POST', body: form(), headers: { authorization: auth } });
+    expect((await post(sandbox.token)).status).toBe(401);
+    const up = (await (await post(b.token)).json()) as { photos: Record<string, { token: string }> };
+    const token = Object.values(up.photos)[0]!.token;
+    now += 1000;
+    const image = { text: 'pic', attachments: [{ type: 'image', payload: { token } }] };
+    expect((await raw(sandbox, 'POST', `/messages?user_id=${ann.user_id}`, image, b.token)).status).toBe(200);
+    expect(await raw(sandbox, 'POST', `/messages?user_id=${ann.user_id}`, image)).toMatchObject({
+      status: 400,
+      body: { code: 'proto.payload' },
+    });
+  });
+
   it('limits each bot on its own: one at 30 requests a second does not make the other wait', async () => {
     let t = 1_000_000;
     const { sandbox, b } = await twoBots({ limits: { global: 30, perChat: 2, clock: () => t } });
