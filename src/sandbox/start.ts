@@ -52,6 +52,8 @@ export interface Sandbox {
   addBot(bot: NewBot): BotIdentity & { readonly token: string };
   /** The hosted bots, the default one first (no tokens). */
   bots(): BotIdentity[];
+  /** The token of the bot `id`, for in-process clients (as `token` is the default bot's); throws for an unknown bot. */
+  tokenOf(id: number): string;
   /** Removes a bot other than the default one, with its chats, updates and subscriptions. */
   removeBot(id: number): void;
   /** Stops listening, ends long polls and event streams, saves the state when persisted. */
@@ -107,6 +109,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       return answer as BotIdentity & { readonly token: string };
     },
     bots: () => bots.list(),
+    tokenOf: (id: number) => botOf(bots, id).token,
     removeBot: (id: number) => bots.remove(id),
     close: async () => {
       await control.close();

@@ -212,6 +212,8 @@ describe('several bots in one sandbox', () => {
     });
     const news = second.app.sandbox.bots.byId(added.id)!;
     expect(news.token).not.toBe(added.token);
+    expect(second.tokenOf(added.id)).toBe(news.token);
+    expect(() => second.tokenOf(1)).toThrow(/no bot 1/);
     expect((await raw(second, 'GET', '/me', undefined, added.token)).status).toBe(401);
     const polled = await updates(second, news.token);
     expect(polled.updates.map((u) => u.update_type)).toEqual(['bot_started', 'message_created']);
