@@ -118,6 +118,12 @@ describe('the playground with several bots', () => {
         .getByRole('article', { name: 'Chat of Ann' })
         .getByText('Lamps are on aisle 3')
         .waitFor(WAIT);
+      // An address naming a bot removed since: back to the default bot, which is alone now (no picker).
+      sandbox.removeBot(weather.id);
+      await page.goto(new URL(`/?bot=${weather.id}`, sandbox.baseUrl).href);
+      await page.waitForURL((url) => !url.search.includes('bot='));
+      await page.locator('#bot-name').getByText('@shop_bot').waitFor(WAIT);
+      expect(await page.getByRole('combobox', { name: 'Bot to chat with' }).count()).toBe(0);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

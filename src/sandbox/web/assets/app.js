@@ -1,7 +1,7 @@
 // The playground: people on the left, their chats side by side, the selected conversation's inspector on
 // the right. Everything updates live from two event streams: what people see (/_sandbox/events) and
 // what the engine did (/_inspector/events).
-import { botId, botPath, inspector, sandbox } from './api.js';
+import { botId, botPath, inspector, ServerError, sandbox } from './api.js';
 import { ChatColumn } from './chat.js';
 import { avatar, h } from './dom.js';
 import { FlowEditorView } from './flow-editor.js';
@@ -332,4 +332,9 @@ async function main() {
   if (!selected) panel.show(undefined);
 }
 
-main().catch((error) => setStatus(`cannot reach the sandbox: ${error.message}`, false));
+main().catch((error) => {
+  // A bot removed since the address was made: back to the default bot.
+  if (botId !== undefined && error instanceof ServerError && error.status === 404)
+    location.assign(location.pathname);
+  else setStatus(`cannot reach the sandbox: ${error.message}`, false);
+});
