@@ -9,7 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { MigrationError, readMigrations } from '../ports/migrations.ts';
+import { MigrationError, type MigrationFile, readMigrations } from '../ports/migrations.ts';
 import { wallNow } from '../ports/wall-time.ts';
 import { withFunctions } from './functions.ts';
 import {
@@ -152,6 +152,9 @@ export async function migratePostgres(pool: pg.Pool, dir: string, schema?: strin
       );
     }
     const done = new Set(rows.map((row) => row.version));
+    // A bot's new schema takes every migration in one transaction and one round trip (half the time of one
+    // each: adding many bots is dominated by it); all are then applied or none.
+    if (own && done.size === 0 && files.length > 0) return await migrateAtOnce(client, files);
     for (const file of files) {
       if (done.has(file.version)) continue;
       try {
@@ -175,6 +178,28 @@ export async function migratePostgres(pool: pg.Pool, dir: string, schema?: strin
     client.release();
   }
   return applied;
+}
+
+/** Every migration of `files` in one transaction on `client` (a new schema's), recorded as one by one. */
+async function migrateAtOnce(client: pg.PoolClient, files: readonly MigrationFile[]): Promise<string[]> {
+  const at = wallNow();
+  const recorded = files
+    .map((f) => `(${Number(f.version)}, '${f.name.replaceAll("'", "''")}', ${at})`)
+    .join(', ');
+  try {
+    await transactionOn(client, () =>
+      client.query(
+        `${files.map((f) => f.sql).join(';\n')};\n` +
+          `INSERT INTO schema_migrations (version, name, applied_at) VALUES ${recorded}`,
+      ),
+    );
+  } catch (cause) {
+    throw new MigrationError(
+      `migrating a new schema (${files.map((f) => f.name).join(', ')}) failed and was rolled back: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  return files.map((f) => f.name);
 }
 
 /** The migrations recorded in the database, with when they were applied (none before the first). */
