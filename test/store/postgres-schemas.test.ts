@@ -87,6 +87,29 @@ describe.skipIf(!up)('a schema per bot on one shared pool', () => {
     expect(applied).toEqual([]);
   });
 
+  it('migrates a schema once when two processes open it at once (a lock per schema)', async () => {
+    const other = await openSharedPostgres({ url: db.url, max: 2 });
+    try {
+      const applied: string[][] = [[], []];
+      await Promise.all(
+        [shared, other].map((s, i) =>
+          openPostgres({
+            url: db.url,
+            schema: 'bot_twice',
+            shared: s,
+            logger: { info: (d) => applied[i]!.push(d.migration) },
+          }),
+        ),
+      );
+      expect(applied.flat().length).toBeGreaterThan(0);
+      expect(applied.some((names) => names.length === 0)).toBe(true);
+      expect(await count('bot_twice.schema_migrations')).toBe(applied.flat().length);
+    } finally {
+      await other.close();
+      await dropPostgresSchema(shared, 'bot_twice');
+    }
+  });
+
   it("keeps a bot's data in its schema: a session written in A is not in B", async () => {
     const [entry] = await new PgInbox(a.pool).append([
       { dedupeKey: 'u1', conversationKey: 'c:1', payload: '{}' },
