@@ -175,6 +175,34 @@ describe.skipIf(!up)('a schema per bot on one shared pool', () => {
     expect(ends).toEqual({ a: 0, b: 0 });
   });
 
+  it("keeps a bot's channels heard when its old engine stops after the new one listens (a restart)", async () => {
+    const c = channelsOf('bot_a');
+    const heard: string[] = [];
+    const keep = await pgListen(
+      b,
+      [channelsOf('bot_b').inbox],
+      () => {},
+      () => {},
+    );
+    const old = await pgListen(
+      a,
+      [c.inbox],
+      () => {},
+      () => {},
+    );
+    const next = await pgListen(
+      a,
+      [c.inbox],
+      (channel) => heard.push(channel),
+      () => {},
+    );
+    await old!.close();
+    await new PgInbox(a.pool).append([{ dedupeKey: 'r1', conversationKey: 'c:3', payload: '{}' }]);
+    await eventually('the new engine to hear its inbox', () => heard.length === 1);
+    await next!.close();
+    await keep!.close();
+  });
+
   it('ends every subscription when the LISTEN connection drops (each listens again)', async () => {
     let ended = 0;
     const c = channelsOf('bot_a');

@@ -239,35 +239,44 @@ interface Subscriber {
   onEnd: () => void;
 }
 
+/** An open LISTEN connection, its subscribers and the channels the server has it listening to. */
+interface Connection {
+  client: pg.Client;
+  session: number;
+  subscribers: Set<Subscriber>;
+  listened: Set<string>;
+  /** LISTEN and UNLISTEN one after another, each deciding on the subscribers as they are when it runs. */
+  serial(run: () => Promise<unknown>): Promise<unknown>;
+}
+
 /** The one LISTEN connection: subscriptions multiplexed by channel; ended when the last one closes. */
 function listenerOn(pool: pg.Pool) {
-  const subscribers = new Set<Subscriber>();
-  let connection: Promise<{ client: pg.Client; session: number } | undefined> | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
-  /** Statements on the connection one after another (LISTEN and UNLISTEN of bots starting and stopping). */
-  const serial = (run: () => Promise<unknown>) => {
-    const next = chain.then(run, run);
-    chain = next.catch(() => {});
-    return next;
-  };
-  const heard = (channel: string) => [...subscribers].some((s) => s.channels.includes(channel));
+  let connection: Promise<Connection | undefined> | undefined;
+  let closed = false;
 
-  function open() {
+  function open(): Promise<Connection | undefined> {
     const connectionString = (pool.options as { connectionString?: string }).connectionString;
     const client = new pg.Client({ connectionString, application_name: 'botflow_listen' });
     client.on('error', () => {});
-    const started = (async () => {
+    const subscribers = new Set<Subscriber>();
+    let chain: Promise<unknown> = Promise.resolve();
+    const started = (async (): Promise<Connection | undefined> => {
       try {
         await client.connect();
         const { rows } = await client.query<{ session: number }>('SELECT pg_backend_pid() AS session');
-        return { client, session: rows[0]!.session };
+        const serial = (run: () => Promise<unknown>) => {
+          const next = chain.then(run, run);
+          chain = next.catch(() => {});
+          return next;
+        };
+        return { client, session: rows[0]!.session, subscribers, listened: new Set(), serial };
       } catch {
         await client.end().catch(() => {});
         return undefined;
       }
     })();
     client.on('end', () => {
-      if (connection === current) connection = undefined;
+      if (connection === started) connection = undefined;
       const ended = [...subscribers];
       subscribers.clear();
       for (const s of ended) s.onEnd();
@@ -276,8 +285,21 @@ function listenerOn(pool: pg.Pool) {
       for (const s of [...subscribers])
         if (s.channels.includes(message.channel)) s.onNotify(message.channel, message.payload);
     });
-    const current = started;
     return started;
+  }
+
+  /** Has the server listen to exactly the channels `c`'s subscribers hear, among `channels`. */
+  function settle(c: Connection, channels: readonly string[]): Promise<unknown> {
+    return c.serial(async () => {
+      const wanted = (name: string) => [...c.subscribers].some((s) => s.channels.includes(name));
+      const add = channels.filter((name) => wanted(name) && !c.listened.has(name));
+      const drop = channels.filter((name) => !wanted(name) && c.listened.has(name));
+      const statements = [...add.map((n) => `LISTEN "${n}"`), ...drop.map((n) => `UNLISTEN "${n}"`)];
+      if (statements.length === 0) return;
+      await c.client.query(statements.join('; '));
+      for (const name of add) c.listened.add(name);
+      for (const name of drop) c.listened.delete(name);
+    });
   }
 
   async function listen(
@@ -285,37 +307,31 @@ function listenerOn(pool: pg.Pool) {
     onNotify: Subscriber['onNotify'],
     onEnd: () => void,
   ): Promise<Listening | undefined> {
+    if (closed) return undefined;
     connection ??= open();
     const mine = connection;
-    const open_ = await mine;
-    if (!open_) {
+    const c = await mine;
+    if (!c) {
       if (connection === mine) connection = undefined;
       return undefined;
     }
-    const fresh = channels.filter((c) => !heard(c));
+    // Its last subscriber closed it meanwhile: listen on the next one.
+    if (connection !== mine) return listen(channels, onNotify, onEnd);
     const subscriber: Subscriber = { channels: [...channels], onNotify, onEnd };
-    subscribers.add(subscriber);
+    c.subscribers.add(subscriber);
     try {
-      if (fresh.length > 0)
-        await serial(() => open_.client.query(fresh.map((c) => `LISTEN "${c}"`).join('; ')));
+      await settle(c, subscriber.channels);
     } catch {
-      subscribers.delete(subscriber);
+      c.subscribers.delete(subscriber);
       return undefined;
     }
     return {
-      session: open_.session,
+      session: c.session,
       async close() {
-        if (!subscribers.delete(subscriber)) return;
-        if (subscribers.size === 0) {
-          if (connection === mine) connection = undefined;
-          await open_.client.end().catch(() => {});
-          return;
-        }
-        const gone = subscriber.channels.filter((c) => !heard(c));
-        if (gone.length > 0)
-          await serial(() => open_.client.query(gone.map((c) => `UNLISTEN "${c}"`).join('; '))).catch(
-            () => {},
-          );
+        if (!c.subscribers.delete(subscriber)) return;
+        if (c.subscribers.size > 0) return void (await settle(c, subscriber.channels).catch(() => {}));
+        if (connection === mine) connection = undefined;
+        await c.client.end().catch(() => {});
       },
     };
   }
@@ -324,11 +340,12 @@ function listenerOn(pool: pg.Pool) {
     listen,
     open: () => connection !== undefined,
     async end() {
+      closed = true;
       const current = connection;
       connection = undefined;
-      subscribers.clear();
-      const opened = await current;
-      await opened?.client.end().catch(() => {});
+      const c = await current;
+      c?.subscribers.clear();
+      await c?.client.end().catch(() => {});
     },
   };
 }
