@@ -28,7 +28,15 @@ export {
   openDatabase,
 } from '../store/database.ts';
 export type { EngineStore, Partitions } from '../store/ports/engine.ts';
-export { openPostgres, type PostgresDatabase, type PostgresOptions } from '../store/postgres/database.ts';
+export {
+  dropPostgresSchema,
+  openPostgres,
+  openSharedPostgres,
+  type PostgresDatabase,
+  type PostgresOptions,
+  type SharedPostgres,
+  type SharedPostgresOptions,
+} from '../store/postgres/database.ts';
 export { type PostgresEngineStore, postgresStore } from '../store/postgres/engine-store.ts';
 export {
   type SqliteEngineStore,

@@ -74,6 +74,8 @@ export const CATALOGUE = {
   BOTFLOW_LEASE_LOST: 'this instance lost its lease on a conversation to another instance',
   BOTFLOW_SQLITE_MISSING: 'the SQLite driver for this Node version is not installed',
   BOTFLOW_POSTGRES_CONNECT: 'PostgreSQL cannot be reached at the configured URL',
+  BOTFLOW_POSTGRES_SCHEMA: "a bot's PostgreSQL schema name is invalid or reserved",
+  BOTFLOW_BOTS_CATALOG: 'the catalog of bots refused a change (name or alias taken, bot unknown)',
   BOTFLOW_POSTGRES_NOT_EMPTY: 'copying into PostgreSQL was refused: the database already holds data',
   BOTFLOW_DATABASE_UNREADABLE: 'a command could not read the database (missing, not migrated, unreadable)',
   // The CLI (src/cli/)

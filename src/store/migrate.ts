@@ -58,7 +58,7 @@ function refuseNewerDatabase(db: Database.Database, files: MigrationFile[], dir:
 
 /**
  * Applies every migration of `dir` that `db` has not recorded yet, in order. Each file runs in its own
- * IMMEDIATE transaction, so two processes opening the same file at once never apply one twice, and a
+ * IMMEDIATE transaction (a new database's all run in one), so two processes opening the same file at once never apply one twice, and a
  * failing script leaves the database at the previous version. Refuses a database newer than the code.
  */
 export function migrate(db: Database.Database, dir: string): MigrationResult {
@@ -68,6 +68,30 @@ export function migrate(db: Database.Database, dir: string): MigrationResult {
   const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').pluck();
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied: string[] = [];
+  // A new file (a new bot's) takes every migration in one transaction: one commit, one sync, not one each.
+  if (!db.prepare('SELECT 1 FROM schema_migrations LIMIT 1').get()) {
+    let current = '';
+    const applyAll = db.transaction(() =>
+      files
+        .filter((file) => !isApplied.get(file.version))
+        .map((file) => {
+          current = file.name;
+          db.exec(file.sql);
+          record.run(file.version, file.name, wallNow());
+          db.pragma(`user_version = ${file.version}`);
+          return file.name;
+        }),
+    );
+    try {
+      return { applied: applyAll.immediate() };
+    } catch (cause) {
+      throw new MigrationError(
+        `migration ${join(dir, current)} failed and was rolled back, with the new database's earlier ones: ` +
+          (cause as Error).message,
+        { cause },
+      );
+    }
+  }
   for (const file of files) {
     const applyOne = db.transaction(() => {
       if (isApplied.get(file.version)) return false; // another process got there first

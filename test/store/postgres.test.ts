@@ -68,6 +68,7 @@ describe.skipIf(!up)('PostgreSQL store', () => {
       '008_handoff_queue.sql',
       '009_batch_cancel_probe.sql',
       '010_interrupt_keeps_answers.sql',
+      '011_channels_per_schema.sql',
     ]);
     const applied: string[] = [];
     const again = await openPostgres({ url: db.url, logger: { info: (d) => applied.push(d.migration) } });

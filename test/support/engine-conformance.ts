@@ -24,7 +24,14 @@ import { openDatabase } from '../../src/store/database.ts';
 import { InboxStore } from '../../src/store/inbox.ts';
 import type { Clock } from '../../src/store/ports/clock.ts';
 import type { EngineStore } from '../../src/store/ports/engine.ts';
-import { openPostgres, PARTITIONS, type PostgresDatabase } from '../../src/store/postgres/database.ts';
+import {
+  dropPostgresSchema,
+  openPostgres,
+  openSharedPostgres,
+  PARTITIONS,
+  type PostgresDatabase,
+  type SharedPostgres,
+} from '../../src/store/postgres/database.ts';
 import { postgresStore } from '../../src/store/postgres/engine-store.ts';
 import { PgInbox } from '../../src/store/postgres/inbox.ts';
 import type { SessionRow } from '../../src/store/sessions.ts';
@@ -376,14 +383,25 @@ function sqliteFiles(): Files {
   };
 }
 
+/**
+ * With `BOTFLOW_TEST_PG_SCHEMA` set (test/store/schema-conformance.test.ts), the engine's database is that
+ * schema on a shared pool of its own process (`openSharedPostgres`), as a deployment of many bots opens each.
+ */
+const PG_SCHEMA = process.env.BOTFLOW_TEST_PG_SCHEMA;
+
 async function postgresFiles(): Promise<Files> {
   const fresh = await migratedDatabase();
-  const admin = await openPostgres({ url: fresh.url, max: 2 });
+  const admin = await openPostgres({ url: fresh.url, max: 2, ...(PG_SCHEMA ? { schema: PG_SCHEMA } : {}) });
   const inbox = new PgInbox(admin.pool);
   let pg: PostgresDatabase | undefined;
+  let shared: SharedPostgres | undefined;
   return {
     async open() {
-      pg = await openPostgres({ url: fresh.url, max: 4 });
+      if (PG_SCHEMA) {
+        // A process of its own: its pool and LISTEN connection end when it closes (or vanishes).
+        shared = await openSharedPostgres({ url: fresh.url, max: 4 });
+        pg = await openPostgres({ url: fresh.url, schema: PG_SCHEMA, shared });
+      } else pg = await openPostgres({ url: fresh.url, max: 4 });
       return postgresStore(pg);
     },
     async append(entries) {
@@ -405,9 +423,13 @@ async function postgresFiles(): Promise<Files> {
     },
     async close() {
       await pg?.close();
+      await shared?.close();
       pg = undefined;
+      shared = undefined;
     },
     async drop() {
+      // A database reused by the next test is emptied in its default schema only.
+      if (PG_SCHEMA) await dropPostgresSchema(fresh.url, PG_SCHEMA);
       await admin.close();
       await fresh.drop();
     },

@@ -30,7 +30,6 @@ import type {
   RecipientRow,
 } from '../ports/campaigns.ts';
 import { partitionOf } from '../ports/partitions.ts';
-import { INBOX_CHANNEL } from './inbox.ts';
 import { inTransaction } from './transaction.ts';
 
 const N = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -104,7 +103,7 @@ async function releaseDecisions(
         "AND conversation_key = ANY ($2::text[]) AND status = 'queued'",
       [id, keys, now],
     );
-    await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+    await client.query(`SELECT pg_notify(botflow_channel('inbox'), '')`);
   }
   if (decisions.skip.length > 0)
     await client.query(

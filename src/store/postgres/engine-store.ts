@@ -12,13 +12,14 @@ import { pgCampaigns } from './campaigns.ts';
 import { applyBatch } from './commit.ts';
 import { type PostgresDatabase, pgListen } from './database.ts';
 import { pgWaitingHandoffs } from './handoff-queue.ts';
-import { INBOX_CHANNEL, PgInbox } from './inbox.ts';
-import { LEASES_CHANNEL, parseLeaseNews } from './lease-notify.ts';
+import { PgInbox } from './inbox.ts';
+import { parseLeaseNews } from './lease-notify.ts';
 import { PgLeases } from './leases.ts';
-import { notifyOutbox, OUTBOX_CHANNEL, PgOutbox } from './outbox.ts';
+import { notifyOutbox, PgOutbox } from './outbox.ts';
 import { pgPrune } from './prune.ts';
 import { pgSessions, pgStepLog } from './sessions.ts';
 import { pgButtonSecret, pgFlowSources, pgRecordFlowVersion } from './settings.ts';
+import { channelsOf } from './shared.ts';
 import { pgSupport } from './support.ts';
 import { PgTasks } from './tasks.ts';
 import { applyTimerGrace, fireDueTimers, nextFireAt } from './timers.ts';
@@ -41,6 +42,8 @@ export function postgresStore(
   options: { now?: Clock['now'] } = {},
 ): PostgresEngineStore {
   const { pool } = pg;
+  // The bot's own channels (a schema per bot): two bots never hear each other's news.
+  const channels = channelsOf(pg.schema);
   const inbox = new PgInbox(pool, options.now);
   let applying = 0;
   // Batches that share a conversation commit in the order they were planned (a conversation's later event
@@ -106,10 +109,10 @@ export function postgresStore(
     listen: (hear, lost) =>
       pgListen(
         pg,
-        [INBOX_CHANNEL, OUTBOX_CHANNEL, LEASES_CHANNEL],
+        [channels.inbox, channels.outbox, channels.leases],
         (channel, payload) => {
-          if (channel === INBOX_CHANNEL) hear.inbox();
-          else if (channel === OUTBOX_CHANNEL) hear.outbox();
+          if (channel === channels.inbox) hear.inbox();
+          else if (channel === channels.outbox) hear.outbox();
           else {
             const news = parseLeaseNews(payload);
             if (news) hear.leases?.(news);

@@ -8,7 +8,7 @@ import type { AppendResult, InboxEntry, InboxEvent } from '../ports/rows.ts';
 import { PARTITIONS, partitionOf } from './database.ts';
 import { inTransaction } from './transaction.ts';
 
-/** The channel on which appends are announced (payload: nothing; owners look at their partitions). */
+/** The channel on which appends are announced in the default schema (payload: nothing; owners look at their partitions); another schema's: `channelsOf(schema).inbox`. */
 export const INBOX_CHANNEL = 'botflow_inbox';
 
 const EVENT_COLUMNS =
@@ -118,7 +118,7 @@ async function appendOn(
     'WITH added AS (INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, update_type, payload, ' +
       'received_at) SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], ' +
       '$7::bigint[]) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id, dedupe_key) ' +
-      `SELECT added.*, pg_notify('${INBOX_CHANNEL}', '') IS NULL AS n FROM added ORDER BY id`,
+      `SELECT added.*, pg_notify(botflow_channel('inbox'), '') IS NULL AS n FROM added ORDER BY id`,
     [
       unique.map((e) => partitionOf(e.conversationKey)),
       unique.map((e) => e.kind ?? 'update'),

@@ -1,12 +1,12 @@
 /**
- * Lease news between the processes of one database: NOTIFY on `botflow_leases` when a process leaves
+ * Lease news between the processes of one bot's database: NOTIFY on its lease channel (`botflow_leases`) when a process leaves
  * (with what it hands over), releases partitions or joins, sent in the statement that makes the change so
  * that it is heard once the change is committed. The others tick at once on hearing it: a clean stop's
  * partitions and dispatcher role move within a round trip instead of at the next tick.
  */
 import type { HandedSend, LeaseNews } from '../ports/leases.ts';
 
-/** The channel of lease news. */
+/** The channel of lease news in the default schema (another: `channelsOf(schema).leases`). */
 export const LEASES_CHANNEL = 'botflow_leases';
 
 /** NOTIFY payloads are limited to 8000 bytes: the handover keeps the latest calls that fit. */

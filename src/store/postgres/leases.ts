@@ -2,11 +2,11 @@
  * Members and leases on PostgreSQL, in the database's time: each process heartbeats its member row; a
  * lease (a partition, the dispatcher) is held while its expiry is ahead and is taken over only
  * once it has passed. Every change of owner bumps the lease's epoch. Leaving, releasing and joining are
- * announced on `botflow_leases` (lease-notify.ts) in the same statement, so the others act at once.
+ * announced on the bot's lease channel (`botflow_leases` in the default schema; lease-notify.ts) in the same statement, so the others act at once.
  */
 import type pg from 'pg';
 import type { LeaseHandover, LeaseNews } from '../ports/leases.ts';
-import { LEASES_CHANNEL, leaseNewsPayload } from './lease-notify.ts';
+import { leaseNewsPayload } from './lease-notify.ts';
 
 /**
  * The member `m` is dead although its heartbeat still holds: the listening connection it named (`session`
@@ -87,8 +87,9 @@ export class PgLeases {
     await this.pool.query(
       'WITH freed AS (UPDATE leases SET owner = NULL, expires_at = 0 WHERE owner = $1 RETURNING name), ' +
         'gone AS (DELETE FROM members WHERE id = $1 RETURNING id) ' +
-        'SELECT pg_notify($2, $3), (SELECT count(*) FROM freed) AS freed, (SELECT count(*) FROM gone) AS gone',
-      [member, LEASES_CHANNEL, news],
+        "SELECT pg_notify(botflow_channel('leases'), $2), (SELECT count(*) FROM freed) AS freed, " +
+        '(SELECT count(*) FROM gone) AS gone',
+      [member, news],
     );
   }
 
@@ -125,14 +126,15 @@ export class PgLeases {
     if (names.length === 0) return;
     await this.pool.query(
       'WITH freed AS (UPDATE leases SET owner = NULL, expires_at = 0 WHERE name = ANY ($1::text[]) ' +
-        'AND owner = $2 RETURNING name) SELECT pg_notify($3, $4) FROM (SELECT count(*) AS n FROM freed) f ' +
+        "AND owner = $2 RETURNING name) SELECT pg_notify(botflow_channel('leases'), $3) " +
+        'FROM (SELECT count(*) AS n FROM freed) f ' +
         'WHERE f.n > 0',
-      [names, owner, LEASES_CHANNEL, leaseNewsPayload({ member: owner, kind: 'released' })],
+      [names, owner, leaseNewsPayload({ member: owner, kind: 'released' })],
     );
   }
 
   async #announce(news: LeaseNews): Promise<void> {
-    await this.pool.query('SELECT pg_notify($1, $2)', [LEASES_CHANNEL, leaseNewsPayload(news)]);
+    await this.pool.query("SELECT pg_notify(botflow_channel('leases'), $1)", [leaseNewsPayload(news)]);
   }
 
   /** Every lease, for reports (`botflow run` logs, the health endpoint, tests). */

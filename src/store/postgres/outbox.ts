@@ -15,12 +15,12 @@ const COLUMNS =
   'o.status, o.attempts, o.result, o.error, o.created_at AS "createdAt", o.sent_at AS "sentAt", ' +
   'o.finished_at AS "finishedAt", o.partition';
 
-/** The channel on which committed calls are announced to the dispatcher. */
+/** The channel on which committed calls are announced to the dispatcher, in the default schema (another: `channelsOf(schema).outbox`). */
 export const OUTBOX_CHANNEL = 'botflow_outbox';
 
 /** Tells the dispatcher (whichever process holds the lease) that calls were committed. */
 export async function notifyOutbox(pool: pg.Pool): Promise<void> {
-  await pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  await pool.query(`SELECT pg_notify(botflow_channel('outbox'), '')`);
 }
 
 /** An outbox row with the partition of its conversation. */
@@ -92,7 +92,7 @@ export class PgOutbox implements OutboxPort {
         'WHERE $6::text IS NOT NULL ON CONFLICT (dedupe_key) DO NOTHING',
       [row.id, outcome.status, outcome.result ?? null, outcome.error ?? null, now, resultEvent ?? null],
     );
-    if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify('botflow_inbox', '')");
+    if (resultEvent !== undefined) await this.pool.query("SELECT pg_notify(botflow_channel('inbox'), '')");
     return true;
   }
 

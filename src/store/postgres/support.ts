@@ -7,7 +7,6 @@ import type pg from 'pg';
 import { partitionOf } from '../ports/partitions.ts';
 import type { InboxHistoryRow, SessionSummary, TimerRow } from '../ports/rows.ts';
 import type { ConversationRows, PlacedSession, SupportPort } from '../ports/support.ts';
-import { INBOX_CHANNEL } from './inbox.ts';
 import { PgOutbox } from './outbox.ts';
 import { pgPlanSources, pgSession, pgStepLog } from './sessions.ts';
 import { inTransaction } from './transaction.ts';
@@ -59,7 +58,7 @@ async function endWhatRuns(client: pg.PoolClient, key: string, reason: string, n
  * finds no event, and so reads its next timer again (it fires the moved ones when due).
  */
 async function announceTimers(pool: pg.Pool): Promise<void> {
-  await pool.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+  await pool.query(`SELECT pg_notify(botflow_channel('inbox'), '')`);
 }
 
 /** Sessions by status, flow and age, the most recently updated first. */
@@ -146,7 +145,7 @@ async function placeSession(
         `VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (dedupe_key) DO NOTHING`,
       [partitionOf(key), jump.kind, `jump:${key}:${revision}`, key, jump.payload, now],
     );
-  if (jump) await client.query(`SELECT pg_notify('${INBOX_CHANNEL}', '')`);
+  if (jump) await client.query(`SELECT pg_notify(botflow_channel('inbox'), '')`);
   return revision;
 }
 

@@ -14,7 +14,6 @@ import {
   type TaskPort,
   type TaskRow,
 } from '../ports/tasks.ts';
-import { INBOX_CHANNEL } from './inbox.ts';
 import { SESSION_GONE } from './leases.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -134,7 +133,7 @@ export class PgTasks implements TaskPort {
         "WHERE id = $1 AND status = 'running' RETURNING id, partition, conversation_key), added AS (" +
         'INSERT INTO inbox (partition, kind, dedupe_key, conversation_key, payload, received_at) ' +
         "SELECT partition, 'task_result', 'task:' || id, conversation_key, $6, $5 FROM settled " +
-        `ON CONFLICT (dedupe_key) DO NOTHING RETURNING pg_notify('${INBOX_CHANNEL}', '')) ` +
+        `ON CONFLICT (dedupe_key) DO NOTHING RETURNING pg_notify(botflow_channel('inbox'), '')) ` +
         'SELECT count(*)::int AS n FROM settled',
       [
         row.id,

@@ -1,0 +1,3 @@
+-- A schema per bot: each bot's notifications on channels of its own, named by botflow_channel(kind) from the
+-- schema the statement runs in (the default schema keeps botflow_inbox, botflow_outbox, botflow_leases).
+-- botflow:functions ec8132bf5097
