@@ -34,6 +34,8 @@ export interface PostgresOptions {
   logger?: { info(details: { migration: string; db: string }, message: string): void };
   /** Apply pending migrations when opening (default true; `botflow migrate` does it explicitly). */
   migrate?: boolean;
+  /** The schema this bot's tables live in (`search_path`), one per bot of a deployment; default `public`. */
+  schema?: string;
 }
 
 /** An open database: the pool, and the URL without its password for logs. */
