@@ -4,81 +4,20 @@
  * left out with its reason while the other serves; a wrong secret on one alias is refused and the other
  * works; an unknown alias is a bare 404; no token ever reaches a log line.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryBotsCatalog } from '../../src/runtime/bots-memory.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { defaultParts } from '../../src/runtime/default-parts.ts';
 import { startDeployment } from '../../src/runtime/deployment.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { startSandbox } from '../../src/sandbox/index.ts';
+import { flowsSaying as flowsIn, freePort, greeted, keptLogger, memoryBotsCatalog } from '../support/bots.ts';
+import { eventually } from '../support/eventually.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'botflow-deployment-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A flows folder whose one flow greets with `greeting` and asks a question reminded after `remind`. */
-export function flowsSaying(name: string, greeting: string, remind = '1h'): string {
-  const flows = join(dir, `flows-${name}`);
-  mkdirSync(flows, { recursive: true });
-  writeFileSync(
-    join(flows, 'hello.flow.yaml'),
-    `flow: hello
-start: ask
-triggers:
-  - bot_started: true
-steps:
-  ask:
-    type: input
-    say: "${greeting}"
-    input: text
-    save: answer
-    retries: { max: 3, exhausted: { goto: done } }
-    remind:
-      - { after: ${remind}, say: "${name} is still waiting" }
-    next: done
-  done:
-    type: end
-`,
-  );
-  return flows;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A logger whose lines are kept, to look for tokens in them. */
-export function keptLogger(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'debug', destination }), lines };
-}
-
-async function greeted(sandbox: Sandbox, text: string): Promise<string[]> {
-  const person = await sandbox.control.createUser({ first_name: 'Ann' });
-  await sandbox.control.startBot(person.user_id);
-  const view = await sandbox.control.waitForView(
-    person.user_id,
-    'dialog',
-    (v) => v.messages.some((m) => m.from === 'bot' && m.text?.includes(text)),
-    { timeoutMs: 15_000 },
-  );
-  return view.messages.filter((m) => m.from === 'bot').map((m) => m.text ?? '');
-}
+const flowsSaying = (name: string, greeting: string) => flowsIn(dir, name, greeting);
 
 describe('startDeployment', () => {
   it('serves two bots by polling, each its own flows, database and replies; a refused token is left out alone', async () => {
@@ -132,7 +71,6 @@ describe('startDeployment', () => {
     expect(log).toContain('"bot":"bad"');
     for (const token of Object.values(env)) expect(log).not.toContain(token);
     // Each bot its own file under bots/.
-    const { existsSync } = await import('node:fs');
     expect(existsSync(join(dir, 'polling', 'bots', 'one.db'))).toBe(true);
     expect(existsSync(join(dir, 'polling', 'bots', 'two.db'))).toBe(true);
   }, 60_000);
@@ -212,5 +150,84 @@ describe('startDeployment', () => {
     }
     const log = lines.join('');
     for (const token of Object.values(env)) expect(log).not.toContain(token);
+  }, 60_000);
+
+  it('a paused bot holds its timers in its database: a reminder due while paused is sent after resume; the catalog adds a bot at run time', async () => {
+    const [one, two] = await Promise.all([startSandbox({ limits: false }), startSandbox({ limits: false })]);
+    const env = { ONE_TOKEN: one.token, TWO_TOKEN: two.token };
+    const config = loadConfig({
+      env,
+      cwd: dir,
+      values: {
+        // The defaults for bots added at run time: the platform, the shared flows.
+        baseUrl: two.baseUrl,
+        flows: { dir: flowsIn(dir, 'shared', 'Hi') },
+        database: { path: join(dir, 'pause', 'botflow.db') },
+        bots: [
+          {
+            name: 'one',
+            token: { env: 'ONE_TOKEN' },
+            baseUrl: one.baseUrl,
+            flows: flowsIn(dir, 'p1', 'Paused one', '1s'),
+          },
+        ],
+      },
+    });
+    const catalog = memoryBotsCatalog();
+    const { logger } = keptLogger();
+    const deployment = await startDeployment(config, {
+      logger,
+      parts: defaultParts(),
+      env,
+      catalog,
+      catalogPollMs: 50,
+    });
+    try {
+      const person = await one.control.createUser({ first_name: 'Ann' });
+      await one.control.startBot(person.user_id);
+      await one.control.waitForView(
+        person.user_id,
+        'dialog',
+        (v) => v.messages.some((m) => m.from === 'bot'),
+        {
+          timeoutMs: 15_000,
+        },
+      );
+      const askedAt = Date.now();
+      expect((await deployment.pause('one')).status).toBe('paused');
+      // The reminder falls due while the bot is paused: nothing runs it.
+      await eventually('the reminder to fall due', () => Date.now() > askedAt + 1500);
+      const during = await one.control.waitForView(person.user_id, 'dialog', () => true);
+      expect(during.messages.filter((m) => m.from === 'bot').map((m) => m.text)).toEqual(['Paused one']);
+      expect((await deployment.resume('one')).status).toBe('running');
+      const after = await one.control.waitForView(
+        person.user_id,
+        'dialog',
+        (v) => v.messages.some((m) => m.text === 'p1 is still waiting'),
+        { timeoutMs: 15_000 },
+      );
+      expect(after.messages.filter((m) => m.from === 'bot').map((m) => m.text)).toEqual([
+        'Paused one',
+        'p1 is still waiting',
+      ]);
+
+      // `botflow bots add` from another process writes the catalog; the deployment picks it up.
+      await catalog.add({
+        name: 'late',
+        alias: 'late-alias-123',
+        tokenEnv: 'TWO_TOKEN',
+        paused: false,
+        addedAt: 1,
+      });
+      await eventually('the added bot to run', () =>
+        deployment.bots().find((b) => b.name === 'late' && b.status === 'running'),
+      );
+      expect(await greeted(two, 'Hi')).toHaveLength(1);
+      await catalog.remove('late');
+      await eventually('the removed bot to go', () => !deployment.bots().some((b) => b.name === 'late'));
+    } finally {
+      await deployment.stop();
+      await Promise.all([one.close(), two.close()]);
+    }
   }, 60_000);
 });
