@@ -9,8 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { BotflowError } from '../errors/index.ts';
-import type { ConfigProblem } from './config-messages.ts';
 import { Secret } from './secret.ts';
+
+/** A configuration problem (config-messages.ts's `ConfigProblem`; written here so the schema imports no circle). */
+interface ConfigProblem {
+  key: string;
+  where: string;
+  message: string;
+}
 
 /** A bot's name: what `--bot`, the logs (`bot: name`) and its database file or schema are named after. */
 export const BOT_NAME = /^[a-z0-9_-]{1,32}$/;
