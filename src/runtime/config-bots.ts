@@ -118,6 +118,20 @@ export function normalizeBots(
   return original;
 }
 
+/** A problem of `bots:` written as a map, with the bot's name where the list's index was (`bots.news.x`). */
+export function byName(
+  original: (path: (string | number)[]) => (string | number)[],
+): (problem: ConfigProblem) => ConfigProblem {
+  return (problem) => {
+    const index = /^bots\.(\d+)(\.|$)/.exec(problem.key)?.[1];
+    if (index === undefined) return problem;
+    const name = original(['bots', Number(index)])[1];
+    if (typeof name !== 'string') return problem;
+    const rename = (text: string) => text.replaceAll(`bots.${index}`, `bots.${name}`);
+    return { ...problem, key: rename(problem.key), message: rename(problem.message) };
+  };
+}
+
 /** The settings of the deployment a bot's `Config` is derived from (the `Config` fields it needs). */
 interface DeploymentSettings {
   embedded: boolean;

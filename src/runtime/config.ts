@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { BotflowError } from '../errors/index.ts';
 import { closest } from '../flows/problems.ts';
-import { type BotSpec, finishBots, normalizeBots } from './config-bots.ts';
+import { type BotSpec, byName, finishBots, normalizeBots } from './config-bots.ts';
 import { type ConfigProblem, describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
 import {
@@ -195,7 +195,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   original = normalizeBots(raw, where, problems);
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
-    problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
+    problems.push(...parsed.error.issues.flatMap((i) => describeIssue(i, where, file).map(byName(original))));
     crossCheck(raw, sources, problems, where);
     throw new ConfigError(problems);
   }

@@ -4,11 +4,12 @@
  * bot's file. `botflow bots add` checks the token with GET /me (a refused one is a clear error, the token
  * never printed) and stores the bot's id; pause, resume, remove and list go through the catalog.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBots } from '../../src/cli/bots-command.ts';
+import { command as check } from '../../src/cli/check-command.ts';
 import { command as migrate } from '../../src/cli/migrate-command.ts';
 import { command as stats } from '../../src/cli/stats-command.ts';
 import { ConfigError, loadConfig } from '../../src/runtime/config.ts';
@@ -51,6 +52,20 @@ describe('--bot', () => {
     expect(await output.run(migrate, ['--config', CONFIG, '--bot', 'news', '--status'])).toBe(0);
     expect(output.lines.join('\n')).toContain('applied');
     expect(await output.run(stats, ['--config', CONFIG, '--bot', 'shop', '--json'])).toBe(0);
+  });
+
+  it('botflow check --bot checks the flows folder of that bot', async () => {
+    mkdirSync(join(dir, 'news-flows'), { recursive: true });
+    writeFileSync(join(dir, 'news-flows', 'broken.flow.yaml'), 'flow: broken\nstart: nowhere\nsteps: {}\n');
+    process.env.BOTFLOW_CONFIG = CONFIG;
+    try {
+      expect(await output.run(check, ['--bot', 'news'])).toBe(1);
+      expect(output.lines.join('\n')).toContain('broken.flow.yaml');
+      expect(await output.run(check, ['--bot', 'nobody'])).toBe(2);
+      expect(output.lines.join('\n')).toMatch(/no bot named "nobody"/);
+    } finally {
+      delete process.env.BOTFLOW_CONFIG;
+    }
   });
 
   it('botConfigFor: the token read from its place, the flows its own or the shared ones', () => {
