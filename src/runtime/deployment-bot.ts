@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { BotApi } from '../client/client.ts';
 import type { BotRecord } from '../store/ports/bots.ts';
 import { startApp } from './app.ts';
 import type { RunningApp, StartAppOptions } from './app-parts.ts';
@@ -37,6 +38,8 @@ export interface BotSlot extends DeploymentBot {
   secretDigest?: Buffer;
   /** Start and stop, one after the other. */
   work: Promise<void>;
+  /** Webhook mode: ends the bot's subscription (on remove; a pause keeps it, deliveries then get 503). */
+  unsubscribe?(): Promise<void>;
 }
 
 /** The bot's spec: the configuration's entry for its name (settings, token), with the catalog's record over it. */
@@ -91,6 +94,7 @@ export async function startSlot(slot: BotSlot, record: BotRecord, context: SlotC
       slot.receiver = receiver;
     }
     slot.app = app;
+    slot.unsubscribe = config.mode === 'webhook' ? unsubscriber(config) : undefined;
     slot.botId = app.bot.id;
     slot.username = app.bot.username;
     slot.status = 'running';
@@ -114,6 +118,22 @@ export async function startSlot(slot: BotSlot, record: BotRecord, context: SlotC
     slot.reason = error instanceof Error ? error.message : String(error);
     logger.error(`bot ${slot.name} could not start and is left out: ${slot.reason}`);
   }
+}
+
+/** Ends the subscription of the bot's webhook URL, through a client of its own (its app is stopped by then). */
+function unsubscriber(config: Config): () => Promise<void> {
+  return async () => {
+    const api = new BotApi({
+      token: config.token!.reveal(),
+      baseUrl: config.baseUrl!,
+      caFiles: config.caFiles,
+    });
+    try {
+      await api.unsubscribe({ url: config.webhook.url! });
+    } finally {
+      await api.close();
+    }
+  };
 }
 
 /** Stops the bot's app gracefully (what it holds in its database, timers and campaigns, stays there). */

@@ -117,6 +117,16 @@ class Deployment {
     return slot.work;
   }
 
+  /** A removed webhook bot's subscription ends (its data stays); a failure is logged, not thrown. */
+  private async unsubscribe(slot: BotSlot): Promise<void> {
+    await slot.unsubscribe?.().catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: slot.name, err: error },
+        `bot ${slot.name} was removed but its webhook subscription could not be ended`,
+      );
+    });
+  }
+
   /** Catches up with the catalog: starts, pauses, resumes and removes bots as its records say. */
   refresh(): Promise<void> {
     this.reconciling = this.reconciling.catch(() => {}).then(() => this.reconcile());
@@ -136,7 +146,7 @@ class Deployment {
     for (const slot of this.all()) {
       if (names.has(slot.name)) continue;
       this.slots.delete(slot.name);
-      work.push(this.stop(slot, 'stopping', 'removed'));
+      work.push(this.stop(slot, 'stopping', 'removed').then(() => this.unsubscribe(slot)));
     }
     for (const record of live) {
       const slot = this.slots.get(record.name);

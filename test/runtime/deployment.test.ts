@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BotApi } from '../../src/client/client.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { defaultParts } from '../../src/runtime/default-parts.ts';
 import { startDeployment } from '../../src/runtime/deployment.ts';
@@ -143,6 +144,17 @@ describe('startDeployment', () => {
       expect((await fetch(`${deployment.address}/readyz?bot=two`)).status).toBe(503);
       expect((await fetch(`${deployment.address}/readyz`)).status).toBe(200); // paused bots do not count
       expect((await post(b!.alias, 'not_the_secret')).status).toBe(401);
+
+      // Each bot subscribed its own alias URL (never the token in it); removing a bot ends its subscription.
+      const api = new BotApi({ token: one.token, baseUrl: one.baseUrl });
+      const before = await api.getSubscriptions();
+      expect(before.subscriptions.map((x) => x.url)).toEqual([
+        `http://127.0.0.1:${port}/hooks/webhook/${a!.alias}`,
+      ]);
+      await deployment.remove('one');
+      expect((await api.getSubscriptions()).subscriptions).toEqual([]);
+      expect((await post(a!.alias, 'deployment_secret')).status).toBe(404);
+      await api.close();
     } finally {
       await deployment.stop();
       await Promise.all([one.close(), two.close()]);
