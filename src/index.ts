@@ -41,14 +41,6 @@ export {
 } from './flows/registry.ts';
 export { EventInvalidError, type OutsideEvent } from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
-export {
-  type BotRecord,
-  type BotsCatalog,
-  type CreateDeploymentOptions,
-  createDeployment,
-  type DeploymentBot,
-  type DeploymentBotStatus,
-  type RunningDeployment,
-} from './runtime/bot-deployment.ts';
+export { createDeployment, type RunningDeployment } from './runtime/bot-deployment.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';
 export { StartupError } from './runtime/startup-error.ts';
