@@ -44,17 +44,32 @@ export async function runDeployment(
       environment.print(`  ${bot.name}: ${bot.status}${bot.reason ? ` (${bot.reason.split('\n')[0]})` : ''}`);
   }
   logger.info({ bots }, 'botflow deployment is running');
+  let failure: Error | undefined;
   await new Promise<void>((resolve) => {
-    const dispose = handleSignals({
-      hardExitMs: config.shutdown.timeoutMs,
-      logger,
-      shutdown: async () => {
-        await deployment.stop();
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= deployment.stop().then(() => {
         dispose();
         resolve();
-      },
-    });
+      });
+      return stopping;
+    };
+    // A bug somewhere must not kill the process mid-transaction: log it and stop every bot in order.
+    const onUnexpected = (error: unknown) => {
+      failure ??= error instanceof Error ? error : new Error(String(error));
+      logger.error({ err: failure }, `unexpected error: ${failure.message}; stopping`);
+      setTimeout(() => process.exit(1), config.shutdown.timeoutMs).unref();
+      void stop();
+    };
+    const signals = handleSignals({ hardExitMs: config.shutdown.timeoutMs, logger, shutdown: stop });
+    process.on('uncaughtException', onUnexpected);
+    process.on('unhandledRejection', onUnexpected);
+    const dispose = () => {
+      signals();
+      process.off('uncaughtException', onUnexpected);
+      process.off('unhandledRejection', onUnexpected);
+    };
   });
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
-  return 0;
+  return failure ? 1 : 0;
 }
