@@ -58,8 +58,11 @@ export function specOf(config: Config, record: BotRecord): BotSpec {
 /** The bot's own `Config` as the deployment runs it: no listener of its own (health, events: the deployment's). */
 export function deployedConfig(config: Config, record: BotRecord, env: NodeJS.ProcessEnv): Config {
   const bot = botConfigFor({ ...config, bots: [specOf(config, record)] }, record.name, { env });
+  // A writer thread is a V8 isolate of its own (~27 MB a bot, docs/bots.md): off unless configured.
+  const writerThread = config.sources['database.writerThread'] ? bot.database.writerThread : false;
   return {
     ...bot,
+    database: { ...bot.database, writerThread },
     health: { ...bot.health, port: undefined },
     events: { ...bot.events, enabled: false },
   };
