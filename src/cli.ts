@@ -12,6 +12,10 @@ type CommandLoader = { summary: string; load: () => Promise<{ command: Command }
 
 // One line per subcommand; keep them sorted.
 const commands: Record<string, CommandLoader> = {
+  bots: {
+    summary: 'the bots a deployment serves: list, add, remove, pause, resume',
+    load: () => import('./cli/bots-command.ts'),
+  },
   campaign: {
     summary: 'campaigns: plan (count and sample), start, pause, resume, cancel, status',
     load: () => import('./cli/campaign-command.ts'),

@@ -41,5 +41,6 @@ export {
 } from './flows/registry.ts';
 export { EventInvalidError, type OutsideEvent } from './inbox/event-entry.ts';
 export { type Bot, type BotConfig, type CreateBotOptions, createBot } from './runtime/bot.ts';
+export { createDeployment, type RunningDeployment } from './runtime/bot-deployment.ts';
 export { ConfigError, type ConfigProblem } from './runtime/config.ts';
 export { StartupError } from './runtime/startup-error.ts';

@@ -13,7 +13,8 @@ import { isBotflowError } from '../errors/index.ts';
 import { loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors } from '../flows/problems.ts';
 import { EMPTY_REGISTRY } from '../flows/registry.ts';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
 import { systemClock } from '../store/ports/clock.ts';
 import { catalogTexts, checkCampaignSource, type KnownFlows, knownFlows } from './campaign-check.ts';
@@ -24,7 +25,7 @@ const HELP = `usage: botflow campaign plan <file | name> [--sample N]
        botflow campaign pause | resume | cancel <id | name>
        botflow campaign status [<id | name>] [--recipients <status>]
 options: --dir <campaigns folder> (default: campaigns), --flows <dir> (default: flows.dir),
-         --db <file> | --database-url <postgres://…>, --config <file>, --json
+         --db <file> | --database-url <postgres://…>, --config <file>, --bot <name>, --json
 
 A campaign starts a flow for each person of a segment, at a rate, with quiet hours and a cap
 (docs/campaigns.md). plan and start first check the file as botflow check does (against the flows of
@@ -41,6 +42,7 @@ function parse(args: string[]) {
     args,
     allowPositionals: true,
     options: {
+      bot: { type: 'string' },
       dir: { type: 'string' },
       flows: { type: 'string' },
       sample: { type: 'string' },
@@ -161,9 +163,9 @@ export const command: Command = {
       console.error(`botflow campaign: give an action (${ACTIONS.join(', ')}) and a campaign\n\n${HELP}`);
       return 2;
     }
-    let config: ReturnType<typeof loadConfig>;
+    let config: Config;
     try {
-      config = loadConfig({ argv: databaseArgv(values) });
+      config = loadBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow campaign');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow campaign: ${error.message}`);

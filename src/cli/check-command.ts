@@ -6,10 +6,12 @@ import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors, type Problem } from '../flows/problems.ts';
 import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
+import { ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { campaignStarts, catalogTexts, checkCampaigns, knownFlows } from './campaign-check.ts';
 import type { Command } from './command.ts';
 
-const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>] [--json]
+const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>] [--bot <name>] [--json]
 
 Checks every <dir>/*.flow.yaml (default dir: flows) against the schema, the references between steps
 and flows, the registered validators, guards, effects and tasks, each task's input against its schema
@@ -18,6 +20,8 @@ and flows, the registered validators, guards, effects and tasks, each task's inp
 those flows: the flow it starts, the variables it passes, its segment's tags and variables, its rate,
 quiet hours and time zone. Prints file:line:col: problems.
 
+--bot   the flows folder of that bot of bots: (botflow.config.yaml; docs/bots.md) instead of flows
+
 --json  print the problems as one JSON array instead, for editors and CI: each with file, line, col,
         endLine, endCol (1-based, the end exclusive), code (a stable name of the kind of problem, listed
         in docs/problems.md), severity (error, warning or note), message, hint, and fixes (each a title
@@ -25,7 +29,7 @@ quiet hours and time zone. Prints file:line:col: problems.
 Exit code: 0 when there is no error (warnings allowed), 1 otherwise.`;
 
 export const command: Command = {
-  options: ['registry', 'campaigns', 'json'],
+  options: ['registry', 'campaigns', 'json', 'bot'],
   summary: 'check flow files: schema, references, i18n keys, platform limits',
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
@@ -43,7 +47,9 @@ export const command: Command = {
       return 2;
     }
     if (c >= 0) args.splice(c, 2);
-    const given = args[0] ?? 'flows';
+    const flowsDir = botFlowsDir(args);
+    if (flowsDir === null) return 2;
+    const given = args[0] ?? flowsDir ?? 'flows';
     if (!existsSync(given)) {
       console.error(
         `botflow check: ${given} does not exist: give the flows folder (default: flows) or one flow file`,
@@ -136,4 +142,19 @@ function problemJson(p: Problem) {
     hint: p.hint ?? null,
     fixes: p.fixes ?? [],
   };
+}
+
+/** `--bot <name>` (taken out of `args`): that bot's flows folder; undefined without it, null when it is not one. */
+function botFlowsDir(args: string[]): string | undefined | null {
+  const at = args.indexOf('--bot');
+  if (at < 0) return undefined;
+  const name = args[at + 1];
+  args.splice(at, 2);
+  try {
+    return loadBotConfig({}, name ?? '', 'botflow check').flows.dir;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`botflow check: ${error.message}`);
+    return null;
+  }
 }

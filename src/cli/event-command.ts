@@ -14,7 +14,8 @@ import {
   eventEntry,
   type OutsideEvent,
 } from '../inbox/event-entry.ts';
-import { type Config, ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -35,6 +36,7 @@ exit codes: 0 stored (or a duplicate of one stored before), 1 not stored (databa
 key refused), 2 the command or the event is wrong (the problems are printed).`;
 
 const OPTIONS = {
+  bot: { type: 'string' as const },
   to: { type: 'string' },
   payload: { type: 'string' },
   'payload-file': { type: 'string' },
@@ -142,10 +144,13 @@ function printProblems(problems: readonly string[]): number {
   return 2;
 }
 
-async function storeEvent(values: Parameters<typeof databaseArgv>[0], event: OutsideEvent): Promise<number> {
+async function storeEvent(
+  values: Parameters<typeof databaseArgv>[0] & { bot?: string },
+  event: OutsideEvent,
+): Promise<number> {
   let config: Config;
   try {
-    config = loadConfig({ argv: databaseArgv(values) });
+    config = loadBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow event');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`botflow event: ${error.message}`);

@@ -12,11 +12,13 @@ import { BotflowError } from '../errors/index.ts';
 import { loadFlows, loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { openReader } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
-const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>] [--json]
+const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>]
+                         [--bot <name>] [--json]
 
 Before deploying changed flow files: for every flow version that running conversations are on, whether
 they stay on it (rebuilt from the source stored with it), move to the new version through its migrate:
@@ -24,7 +26,7 @@ block (to which step), or would be stranded. Reads the database (default: databa
 on PostgreSQL) and writes nothing. Exit code 1 when any conversation would be stranded.`;
 
 export const command: Command = {
-  options: ['db', 'database-url', 'config', 'json'],
+  options: ['db', 'database-url', 'config', 'json', 'bot'],
   summary: 'before a deploy: what changed flows would do to the conversations running now',
   async run(args) {
     let parsed: ReturnType<typeof parse>;
@@ -44,9 +46,9 @@ export const command: Command = {
       console.error(`botflow flows: ${action ? `unknown action "${action}"` : 'say plan'}\n\n${HELP}`);
       return 2;
     }
-    let config: ReturnType<typeof loadConfig>;
+    let config: Config;
     try {
-      config = loadConfig({ argv: databaseArgv(values) });
+      config = loadBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow flows plan');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow flows: ${error.message}`);
@@ -108,6 +110,7 @@ function parse(args: string[]) {
     args,
     allowPositionals: true,
     options: {
+      bot: { type: 'string' },
       db: { type: 'string' },
       'database-url': { type: 'string' },
       config: { type: 'string' },

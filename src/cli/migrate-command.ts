@@ -4,9 +4,11 @@
  * `--status` only lists applied and pending ones. `--from sqlite:<file> --to postgres://…` moves a bot's
  * data from SQLite to a new PostgreSQL database.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { everyBotConfig } from '../runtime/config-select.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
 import { MigrationError, readMigrations, recordedMigrations } from '../store/migrate.ts';
 import { copyFromSqlite } from '../store/postgres/copy-from-sqlite.ts';
@@ -20,24 +22,26 @@ import { SQLite } from '../store/sqlite.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow migrate [--status] [--db <file> | --database-url <postgres://…>] [--config <file>]
+                       [--bot <name>]
        botflow migrate --from sqlite:<file> --to <postgres://…>
 
 Applies the pending migrations to the bot's database, each in its own transaction: the SQLite file
 (database.path, BOTFLOW_DATABASE_PATH, or --db), or PostgreSQL (database.url, BOTFLOW_DATABASE_URL, or
 --database-url). \`botflow run\` does the same at start; run this to migrate ahead of a deployment.
 --status lists applied and pending migrations, changing nothing. A database migrated by a newer botflow
-is refused.
+is refused. With bots: (docs/bots.md), every bot's file in turn, or the one of --bot <name>.
 
 --from sqlite:<file> --to <postgres://…> copies a SQLite bot's data (sessions, inbox, outbox, timers,
 tasks, flow versions, settings) into a new PostgreSQL database, in one transaction; the SQLite file is
 only read. Stop the bot first; then start its processes with database.url.`;
 
 export const command: Command = {
-  options: ['status', 'db', 'config', 'database-url', 'from', 'to'],
+  options: ['status', 'db', 'config', 'database-url', 'from', 'to', 'bot'],
   summary: 'apply pending database migrations (--status: list them)',
   async run(args) {
     let values: {
       status?: boolean;
+      bot?: string;
       db?: string;
       config?: string;
       help?: boolean;
@@ -51,6 +55,7 @@ export const command: Command = {
         strict: true,
         options: {
           status: { type: 'boolean' },
+          bot: { type: 'string' },
           db: { type: 'string' },
           config: { type: 'string' },
           'database-url': { type: 'string' },
@@ -68,35 +73,18 @@ export const command: Command = {
       return 0;
     }
     if (values.from !== undefined || values.to !== undefined) return copy(values.from, values.to);
-    let path: string;
-    let synchronous: 'FULL' | 'NORMAL';
-    let url: string | undefined;
+    let targets: Config[];
     try {
-      const config = loadConfig({ argv: databaseArgv(values) });
-      path = config.database.path;
-      synchronous = config.database.synchronous;
-      url = config.database.url?.reveal();
+      targets = everyBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow migrate');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow migrate: ${error.message}`);
       return 2;
     }
-    if (url !== undefined) return values.status ? postgresStatus(url) : migrateTo(url);
-    try {
-      if (values.status) return status(path);
-      const db = openDatabase({
-        path,
-        synchronous,
-        logger: { info: (o) => console.log(`applied ${o.migration}`) },
-      });
-      console.log(`${path}: schema version ${db.pragma('user_version', { simple: true })}, up to date`);
-      db.close();
-      return 0;
-    } catch (error) {
-      if (!(error instanceof MigrationError)) throw error;
-      console.error(`botflow migrate: ${error.message}`);
-      return 1;
-    }
+    let code = 0;
+    // Without --bot, every bot of bots: in turn (each its own file).
+    for (const config of targets) code = Math.max(code, await migrateOne(config, values.status === true));
+    return code;
   },
 };
 
@@ -191,5 +179,35 @@ async function copy(from: string | undefined, to: string | undefined): Promise<n
   } finally {
     sqlite.close();
     await pg?.close();
+  }
+}
+
+/** Migrates (or, with `status`, lists the migrations of) one bot's database. */
+async function migrateOne(config: Config, showStatus: boolean): Promise<number> {
+  const { path, synchronous, schema } = config.database;
+  const url = config.database.url?.reveal();
+  if (url !== undefined && schema !== undefined) {
+    console.error(
+      `botflow migrate: a bot's PostgreSQL schema (${schema}) is migrated when the bot starts; botflow migrate does not reach it yet`,
+    );
+    return 2;
+  }
+  if (url !== undefined) return showStatus ? postgresStatus(url) : migrateTo(url);
+  try {
+    if (showStatus) return status(path);
+    // A bot's file of a deployment (data/bots/<name>.db): its folder is botflow's to make.
+    if (basename(dirname(path)) === 'bots') mkdirSync(dirname(path), { recursive: true });
+    const db = openDatabase({
+      path,
+      synchronous,
+      logger: { info: (o) => console.log(`applied ${o.migration}`) },
+    });
+    console.log(`${path}: schema version ${db.pragma('user_version', { simple: true })}, up to date`);
+    db.close();
+    return 0;
+  } catch (error) {
+    if (!(error instanceof MigrationError)) throw error;
+    console.error(`botflow migrate: ${error.message}`);
+    return 1;
   }
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
 import { systemClock } from '../store/ports/clock.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
@@ -9,7 +10,7 @@ const HELP = `usage: botflow outbox list [--limit N] [--json]
        botflow outbox retry <id ...> | --all
        botflow outbox drop <id ...> | --all
 options: --db <file> | --database-url <postgres://…> (default: database.path or database.url of the
-configuration), --config <file>
+configuration), --config <file>, --bot <name> (one bot of bots:)
 
 Calls that failed for good (dead letters) stay in the outbox with their error. list shows them, newest
 first; retry puts them back in line (sent in their conversation's order by the running bot, or at its
@@ -48,9 +49,9 @@ export const command: Command = {
       );
       return 2;
     }
-    let database: ReturnType<typeof loadConfig>['database'];
+    let database: Config['database'];
     try {
-      database = loadConfig({ argv: databaseArgv(values) }).database;
+      database = loadBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow outbox').database;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow outbox: ${error.message}`);
@@ -86,6 +87,7 @@ function parse(args: string[]) {
     strict: true,
     allowPositionals: true,
     options: {
+      bot: { type: 'string' },
       all: { type: 'boolean' },
       json: { type: 'boolean' },
       limit: { type: 'string' },

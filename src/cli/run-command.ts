@@ -16,6 +16,7 @@ import { handleSignals } from '../runtime/shutdown.ts';
 import { StartupError } from '../runtime/startup-error.ts';
 import { redactUrl } from '../store/postgres/database.ts';
 import type { Command } from './command.ts';
+import { runDeployment } from './run-deployment.ts';
 
 /** The options as `[flag, what]`, printed in two columns as wide as the longest flag needs. */
 const OPTIONS: [string, string][] = [
@@ -171,6 +172,13 @@ export async function runBot(args: string[], given: RunEnvironment): Promise<num
   secrets.push(...secretsOf(config));
   const logger = createLogger({ level: config.log.level, secrets });
   for (const warning of config.warnings) logger.warn(warning);
+  if (config.bots) {
+    if (record.file) {
+      environment.print('botflow: --record records one bot: run that bot alone to record it');
+      return 2;
+    }
+    return runDeployment(config, logger, environment);
+  }
   const recorder = recorderOf(record.file, environment, config);
   if (typeof recorder === 'number') return recorder;
 

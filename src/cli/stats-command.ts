@@ -10,7 +10,8 @@ import type { CampaignReport } from '../engine/campaigns/api.ts';
 import type { FlowDefinition } from '../engine/step/contract.ts';
 import { BotflowError } from '../errors/index.ts';
 import { loadFlows } from '../flows/load.ts';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError } from '../runtime/config.ts';
+import { loadBotConfig } from '../runtime/config-select.ts';
 import { type FlowFunnel, funnelOfPages } from '../runtime/funnel.ts';
 import { describeFunnel } from '../runtime/funnel-text.ts';
 import { systemClock } from '../store/ports/clock.ts';
@@ -19,7 +20,7 @@ import { describeCampaign } from './campaign-command.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow stats [<flows dir>] [--flow <id>] [--days <n>] [--db <file> | --database-url <url>]
-                    [--config <file>] [--json] [--campaigns]
+                    [--config <file>] [--bot <name>] [--json] [--campaigns]
 
 Each flow's funnel, from the conversations a database holds (default: database.path or database.url of
 the configuration): how many reached each step, how many are there now, how many stopped there, how many
@@ -31,7 +32,7 @@ recipients by status, why people were skipped, and each campaign's funnel (reach
 --campaigns shows only them (with --json: a list of campaigns).`;
 
 export const command: Command = {
-  options: ['flow', 'days', 'db', 'database-url', 'config', 'json', 'campaigns'],
+  options: ['flow', 'days', 'db', 'database-url', 'config', 'json', 'campaigns', 'bot'],
   summary: 'each flow’s funnel: how far conversations got, where they stopped, retries, time per step',
   async run(args) {
     let values: ReturnType<typeof parse>['values'];
@@ -51,9 +52,9 @@ export const command: Command = {
       console.error(`botflow stats: --days takes a number of days above 0, got "${values.days}"`);
       return 2;
     }
-    let config: ReturnType<typeof loadConfig>;
+    let config: Config;
     try {
-      config = loadConfig({ argv: databaseArgv(values) });
+      config = loadBotConfig({ argv: databaseArgv(values) }, values.bot, 'botflow stats');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(`botflow stats: ${error.message}`);
@@ -141,6 +142,7 @@ function parse(args: string[]) {
     args,
     allowPositionals: true,
     options: {
+      bot: { type: 'string' },
       flow: { type: 'string' },
       days: { type: 'string' },
       db: { type: 'string' },

@@ -46,11 +46,13 @@ export interface AppStore {
 export async function openAppStore(config: Config, logger: Logger): Promise<AppStore> {
   const storeLogger = logger.child({ component: 'store' });
   if (config.database.url) {
-    const pg = await openPostgres({ url: config.database.url.reveal(), logger: storeLogger }).catch(
-      (error: unknown) => {
-        throw new StartupError((error as Error).message, 5);
-      },
-    );
+    const pg = await openPostgres({
+      url: config.database.url.reveal(),
+      ...(config.database.schema ? { schema: config.database.schema } : {}),
+      logger: storeLogger,
+    }).catch((error: unknown) => {
+      throw new StartupError((error as Error).message, 5);
+    });
     const inbox = new PgInbox(pg.pool);
     return {
       store: postgresStore(pg),

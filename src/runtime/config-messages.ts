@@ -72,8 +72,12 @@ export function describeIssue(
 function shapeAt(path: (string | number)[]): Record<string, unknown> {
   let schema: { shape?: Record<string, unknown> } = ConfigSchema as never;
   for (const part of path) {
-    let next = schema.shape?.[String(part)] as { unwrap?: () => unknown; shape?: unknown } | undefined;
-    while (next && !next.shape && next.unwrap) next = next.unwrap() as typeof next;
+    if (typeof part === 'number') continue; // into a list's element (bots.0)
+    let next = schema.shape?.[String(part)] as
+      | { unwrap?: () => unknown; shape?: unknown; element?: unknown }
+      | undefined;
+    while (next && !next.shape && (next.unwrap || next.element))
+      next = (next.element ?? next.unwrap!()) as typeof next;
     schema = (next ?? {}) as typeof schema;
   }
   return schema.shape ?? {};

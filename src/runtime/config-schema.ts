@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { EVENT_NAME, MAX_EVENT_PAYLOAD_BYTES } from '../inbox/event-entry.ts';
+import { BotsSchema } from './config-bots.ts';
 
 /** The production platform's API address; the default base URL when a token is configured. */
 export const PLATFORM_BASE_URL = 'https://platform-api2.max.ru';
@@ -193,6 +194,8 @@ export const ConfigSchema = z.strictObject({
   conversationKey: z.enum(['user-in-chat', 'chat', 'user']).default('user-in-chat'),
   /** Key that signs callback button payloads; derived from the token when absent. */
   buttonSecret: z.string().min(16, 'at least 16 characters').optional(),
+  /** Several bots in one deployment (docs/bots.md): a list, or a map by name; top-level settings are their defaults. */
+  bots: BotsSchema.optional(),
 });
 
 /** The validated settings before secrets are wrapped and paths resolved. */

@@ -3,7 +3,7 @@
  * command-line flag. `config.ts` merges the sources; this file reads them and remembers the origin of every
  * value so that a problem can be reported where the person must fix it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { type Document, isMap, isPair, isScalar, LineCounter, parseDocument } from 'yaml';
 import { BotflowError } from '../errors/index.ts';
@@ -160,4 +160,20 @@ export function resolveSettingPath(value: string, source: ValueSource | undefine
 /** The key spec whose path is `path` or a prefix of it (`caFiles.1` → caFiles). */
 export function specFor(path: string): KeySpec | undefined {
   return KEYS.find((k) => path === k.path || path.startsWith(`${k.path}.`));
+}
+
+/** Why a `caFiles` entry cannot be used, or undefined when it holds a PEM certificate. */
+export function unreadableCertificate(path: string): string | undefined {
+  if (!existsSync(path)) return 'does not exist: fix the path in caFiles / BOTFLOW_CA_FILES';
+  if (!statSync(path).isFile()) return 'is not a file: caFiles lists PEM certificate files';
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code}): check its permissions`;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`';
+  }
+  return undefined;
 }

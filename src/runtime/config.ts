@@ -4,10 +4,10 @@
  * the key, where it was set (file:line:col, the environment variable or the flag) and how to fix it, all at
  * once, before anything starts. Secrets come out wrapped in `Secret` so they cannot be logged by accident.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BotflowError } from '../errors/index.ts';
 import { closest } from '../flows/problems.ts';
+import { type BotSpec, byName, finishBots, normalizeBots } from './config-bots.ts';
 import { type ConfigProblem, describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
 import {
@@ -20,6 +20,7 @@ import {
   SourceError,
   setPath,
   specFor,
+  unreadableCertificate,
   type ValueSource,
 } from './config-sources.ts';
 import { Secret } from './secret.ts';
@@ -70,6 +71,8 @@ export interface Config {
     writerThread: boolean;
     /** PostgreSQL: several processes share it (the SQLite settings are then unused). */
     url?: Secret;
+    /** PostgreSQL: the schema of one bot of a deployment (`bot_<name>`, set by `botConfigFor`). */
+    schema?: string;
   };
   health: ConfigInput['health'];
   /**
@@ -93,6 +96,8 @@ export interface Config {
   funnel: ConfigInput['funnel'];
   /** Signs callback button payloads; the engine keeps a generated one in the database when absent. */
   buttonSecret?: Secret;
+  /** Several bots in one deployment (`bots:`, docs/bots.md); one bot's `Config`: `botConfigFor`. */
+  bots?: BotSpec[];
   /** The configuration file read, if any. */
   configFile?: string;
   /** Where each key that was not a default came from. */
@@ -146,6 +151,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
   const raw: Record<string, unknown> = structuredClone(file?.values ?? {});
   const sources: Record<string, ValueSource> = {};
+  const problems: ConfigProblem[] = unknownCodeKeys(options.values);
+  if (options.values?.bots !== undefined) raw.bots = structuredClone(options.values.bots);
+  let original = (path: (string | number)[]) => path;
   const fileSource = (path: (string | number)[]): ValueSource | undefined => {
     if (!file || getPath(file.values, path.join('.')) === undefined) return undefined;
     return { kind: 'file', file: file.path, ...file.locate(path) };
@@ -170,22 +178,24 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
 
+  if (options.values?.bots !== undefined) sources.bots = { kind: 'code', name: 'config.bots' };
+  else if (file && raw.bots !== undefined) sources.bots = { kind: 'file', file: file.path };
   const where = (path: (string | number)[], key?: string): string => {
     const dotted = path.join('.');
     const spec = specFor(dotted);
     const source = (spec && sources[spec.path]) || fileSource(path);
     if (source?.kind === 'env' || source?.kind === 'flag' || source?.kind === 'code') return source.name;
-    if (file && (source?.kind === 'file' || key !== undefined)) {
-      const at = file.locate(path, key);
+    if (file && (source?.kind === 'file' || key !== undefined || path[0] === 'bots')) {
+      const at = file.locate(original(path), key);
       return at ? `${file.shown}:${at.line}:${at.col}` : file.shown;
     }
     return '';
   };
 
+  original = normalizeBots(raw, where, problems);
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  const problems: ConfigProblem[] = unknownCodeKeys(options.values);
   if (!parsed.success) {
-    problems.push(...parsed.error.issues.flatMap((issue) => describeIssue(issue, where, file)));
+    problems.push(...parsed.error.issues.flatMap((i) => describeIssue(i, where, file).map(byName(original))));
     crossCheck(raw, sources, problems, where);
     throw new ConfigError(problems);
   }
@@ -234,7 +244,7 @@ function finish(
   problems: ConfigProblem[],
   where: (path: (string | number)[]) => string,
 ): Config {
-  const embedded = input.token === undefined;
+  const embedded = input.token === undefined && input.bots === undefined;
   const problem = (key: string, message: string) =>
     problems.push({ key, where: where(key.split('.')) || key, message });
   const caFiles = input.caFiles.map((path) => resolveSettingPath(path, sources.caFiles, cwd));
@@ -243,7 +253,9 @@ function finish(
     if (reason) problem(`caFiles.${index}`, `${path} ${reason}`);
   });
   const databasePath = input.database.path ?? (embedded ? '.botflow/sandbox.db' : 'botflow.db');
+  const bots = finishBots(input, (path) => resolveSettingPath(path, sources.bots, cwd), problem);
   return {
+    ...(bots ? { bots } : {}),
     embedded,
     token: input.token === undefined ? undefined : new Secret(input.token),
     baseUrl: embedded ? undefined : (input.baseUrl ?? PLATFORM_BASE_URL).replace(/\/+$/, ''),
@@ -291,11 +303,12 @@ function finish(
 
 /** Settings that only make sense together; checked on the raw values too, so that every problem shows at once. */
 function crossCheck(
-  values: { token?: unknown; baseUrl?: unknown; mode?: unknown; webhook?: unknown },
+  values: { token?: unknown; baseUrl?: unknown; mode?: unknown; webhook?: unknown; bots?: unknown },
   sources: Record<string, ValueSource>,
   problems: ConfigProblem[],
   where: (path: (string | number)[]) => string,
 ): void {
+  if (values.bots !== undefined) return; // the bots' own checks (finishBots)
   const embedded = values.token === undefined;
   const webhook = values.webhook as { url?: unknown; secret?: unknown } | undefined;
   const problem = (key: string, message: string) =>
@@ -328,27 +341,12 @@ function crossCheck(
   }
 }
 
-function unreadableCertificate(path: string): string | undefined {
-  if (!existsSync(path)) return 'does not exist: fix the path in caFiles / BOTFLOW_CA_FILES';
-  if (!statSync(path).isFile()) return 'is not a file: caFiles lists PEM certificate files';
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    return `cannot be read (${(error as NodeJS.ErrnoException).code}): check its permissions`;
-  }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----): convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`';
-  }
-  return undefined;
-}
-
 /** Keys given in code that are no setting: reported like unknown keys of the file, with a guess. */
 function unknownCodeKeys(values: Record<string, unknown> | undefined): ConfigProblem[] {
   if (!values) return [];
   const leaves: string[] = [];
   const walk = (value: unknown, path: string) => {
-    if (path && specFor(path)) return;
+    if (path === 'bots' || (path && specFor(path))) return;
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       for (const [key, inner] of Object.entries(value)) walk(inner, path ? `${path}.${key}` : key);
     } else leaves.push(path);

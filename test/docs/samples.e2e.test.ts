@@ -33,6 +33,7 @@ import { compileSources } from '../../src/flows/load.ts';
 import { EMPTY_REGISTRY, type Registry } from '../../src/flows/registry.ts';
 import { FlowFile, Migration, Step } from '../../src/flows/schema.ts';
 import { loadCatalog } from '../../src/flows/texts.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 import { KEYS } from '../../src/runtime/config-schema.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { parseTranscripts } from '../../src/testing/load.ts';
@@ -391,6 +392,12 @@ describe('YAML samples', () => {
           .filter((n) => n.startsWith('BOTFLOW_'));
         expect(names.length).toBeGreaterThan(0);
         expect(names.filter((n) => !known.has(n))).toEqual([]);
+      } else if ('bots' in doc && Object.keys(doc).every((k) => k === 'bots' || CONFIG_SECTIONS.has(k))) {
+        // A configuration with bots (docs/bots.md): botflow reads it without a problem.
+        const dir = mkdtempSync(join(tmpdir(), 'botflow-bots-sample-'));
+        writeFileSync(join(dir, 'botflow.config.yaml'), s.code);
+        expect(() => loadConfig({ env: {}, cwd: dir })).not.toThrow();
+        rmSync(dir, { recursive: true, force: true });
       } else if (Object.keys(doc).every((k) => CONFIG_SECTIONS.has(k))) {
         // A piece of botflow.config.yaml: every setting it names is one botflow reads.
         const known = new Set(KEYS.map((k) => k.path));

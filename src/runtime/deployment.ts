@@ -1,0 +1,282 @@
+/**
+ * `startDeployment`: many bots in one process (docs/bots.md). Each bot of the catalog runs its own app
+ * (`startApp` with the `Config` `botConfigFor` derives: its token, flows, database and settings), started a
+ * few at a time; one that cannot start is marked failed with its reason and the others serve. Webhook bots
+ * share one HTTP server, routed by an opaque alias (deployment-http.ts). The catalog (`BotsCatalog`) is
+ * seeded from `bots:` and polled for changes (`botflow bots add|remove|pause|resume` from another
+ * process), applied without a restart. Pausing stops a bot's app gracefully: its timers and campaigns stay
+ * in its database and run when it resumes.
+ */
+import { BotflowError } from '../errors/index.ts';
+import type { BotRecord, BotsCatalog } from '../store/ports/bots-catalog.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
+import type { StartAppOptions } from './app-parts.ts';
+import { openBotsCatalog } from './bots-catalog.ts';
+import type { Config } from './config.ts';
+import { type BotSpec, botAlias } from './config-bots.ts';
+import {
+  type BotSlot,
+  type DeploymentBot,
+  newSlot,
+  type SlotContext,
+  shownSlot,
+  startSlot,
+  stopSlot,
+} from './deployment-bot.ts';
+import { startDeploymentServer } from './deployment-http.ts';
+
+export type { DeploymentBot, DeploymentBotStatus } from './deployment-bot.ts';
+
+/** What `startDeployment` needs besides the configuration. */
+export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' | 'recorder'> {
+  /** Which bots to serve, shared with `botflow bots`; default the configured database's (`openBotsCatalog`), seeded from `bots:`. */
+  catalog?: BotsCatalog;
+  /** Where `token: { env }` is read from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Bots started at once (default 4). */
+  startConcurrency?: number;
+  /** How often the catalog's version is polled, in ms (default 2000). */
+  catalogPollMs?: number;
+}
+
+/** A running deployment. */
+export interface RunningDeployment {
+  /** Every bot of the catalog that is not removed, with where it stands. */
+  bots(): DeploymentBot[];
+  /** Where the shared server listens (webhooks, `/healthz`, `/readyz`), when one does. */
+  address?: string;
+  /** Serves a bot of `bots:` (or of the catalog) again after `remove`; resolves once it started or failed. */
+  add(name: string): Promise<DeploymentBot>;
+  /** Stops serving the bot; its data stays (its file or schema). */
+  remove(name: string): Promise<void>;
+  /** Stops the bot's app gracefully; its timers and campaigns wait in its database. */
+  pause(name: string): Promise<DeploymentBot>;
+  /** Starts a paused or failed bot again. */
+  resume(name: string): Promise<DeploymentBot>;
+  /** Catches up with the catalog now (the deployment also does every `catalogPollMs`). */
+  refresh(): Promise<void>;
+  /** Stops every bot and the server. */
+  stop(): Promise<void>;
+}
+
+function seedRecord(config: Config, spec: BotSpec): BotRecord {
+  return {
+    name: spec.name,
+    alias: botAlias(config, spec),
+    ...('file' in spec.token && spec.token.file ? { tokenFile: spec.token.file } : {}),
+    ...('env' in spec.token && spec.token.env ? { tokenEnv: spec.token.env } : {}),
+    paused: spec.paused ?? false,
+    addedAt: wallNow(),
+  };
+}
+
+/** A pool of `limit` at a time. */
+function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** The deployment's bots and how they follow the catalog. */
+class Deployment {
+  readonly slots = new Map<string, BotSlot>();
+  private readonly limit: <T>(task: () => Promise<T>) => Promise<T>;
+  private seen = -1;
+  private reconciling = Promise.resolve();
+
+  constructor(
+    private readonly config: Config,
+    readonly catalog: BotsCatalog,
+    private readonly context: SlotContext,
+    concurrency: number,
+  ) {
+    this.limit = limiter(concurrency);
+  }
+
+  all(): BotSlot[] {
+    return [...this.slots.values()];
+  }
+
+  start(slot: BotSlot, record: BotRecord): Promise<void> {
+    slot.status = 'starting';
+    slot.work = slot.work.then(() => this.limit(() => startSlot(slot, record, this.context)));
+    return slot.work;
+  }
+
+  stop(slot: BotSlot, status: 'paused' | 'stopping', reason?: string): Promise<void> {
+    slot.work = slot.work.then(() => stopSlot(slot, status, reason));
+    return slot.work;
+  }
+
+  /** A removed webhook bot's subscription ends (its data stays); a failure is logged, not thrown. */
+  private async unsubscribe(slot: BotSlot): Promise<void> {
+    await slot.unsubscribe?.().catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: slot.name, err: error },
+        `bot ${slot.name} was removed but its webhook subscription could not be ended`,
+      );
+    });
+  }
+
+  /** Catches up with the catalog: starts, pauses, resumes and removes bots as its records say. */
+  refresh(): Promise<void> {
+    this.reconciling = this.reconciling.catch(() => {}).then(() => this.reconcile());
+    return this.reconciling;
+  }
+
+  /** Refreshes when the catalog's version moved. */
+  async poll(): Promise<void> {
+    if ((await this.catalog.version()) !== this.seen) await this.refresh();
+  }
+
+  private async reconcile(): Promise<void> {
+    this.seen = await this.catalog.version();
+    const live = (await this.catalog.list()).filter((record) => record.removedAt === undefined);
+    const names = new Set(live.map((record) => record.name));
+    const work: Promise<void>[] = [];
+    for (const slot of this.all()) {
+      if (names.has(slot.name)) continue;
+      this.slots.delete(slot.name);
+      work.push(this.stop(slot, 'stopping', 'removed').then(() => this.unsubscribe(slot)));
+    }
+    for (const record of live) {
+      const slot = this.slots.get(record.name);
+      if (!slot) {
+        const created = newSlot(record);
+        this.slots.set(record.name, created);
+        if (!record.paused) work.push(this.start(created, record));
+      } else if (record.paused && (slot.status === 'running' || slot.status === 'starting')) {
+        work.push(this.stop(slot, 'paused', record.pausedReason ?? 'paused'));
+      } else if (!record.paused && slot.status === 'paused') work.push(this.start(slot, record));
+    }
+    await Promise.all(work);
+  }
+
+  /** The bot's record, added to the catalog from `bots:` when it is not there. */
+  async known(name: string): Promise<BotRecord> {
+    const record = await this.catalog.get(name);
+    if (record) return record;
+    const spec = this.config.bots?.find((bot) => bot.name === name);
+    if (!spec)
+      throw new BotflowError('BOTFLOW_CONFIG_INVALID', `no bot named ${name} in bots: or in the catalog`);
+    const seeded = seedRecord(this.config, spec);
+    await this.catalog.add(seeded);
+    return seeded;
+  }
+
+  shown(name: string): DeploymentBot {
+    const slot = this.slots.get(name);
+    if (!slot) throw new BotflowError('BOTFLOW_CONFIG_INVALID', `no bot named ${name} is served`);
+    return shownSlot(slot);
+  }
+
+  async stopAll(): Promise<void> {
+    await this.reconciling.catch(() => {});
+    await Promise.all(this.all().map((slot) => this.stop(slot, 'stopping')));
+  }
+}
+
+/** The operations of a running deployment, over the catalog. */
+function operations(deployment: Deployment): Omit<RunningDeployment, 'address' | 'stop'> {
+  const { catalog } = deployment;
+  return {
+    bots: () => deployment.all().map(shownSlot),
+    async add(name) {
+      const record = await deployment.known(name);
+      if (record.removedAt !== undefined) {
+        const { removedAt: _removed, ...kept } = record;
+        await catalog.add(kept);
+      }
+      await deployment.refresh();
+      return deployment.shown(name);
+    },
+    async remove(name) {
+      await catalog.remove(name);
+      await deployment.refresh();
+    },
+    async pause(name) {
+      await catalog.update(name, { paused: true, pausedReason: 'paused' });
+      await deployment.refresh();
+      return deployment.shown(name);
+    },
+    async resume(name) {
+      await catalog.update(name, { paused: false });
+      const slot = deployment.slots.get(name);
+      if (slot?.status === 'failed') await deployment.start(slot, await deployment.known(name));
+      await deployment.refresh();
+      return deployment.shown(name);
+    },
+    refresh: () => deployment.refresh(),
+  };
+}
+
+/** Starts every bot of the deployment. Throws only when the shared server cannot listen. */
+export async function startDeployment(
+  config: Config,
+  options: DeploymentOptions,
+): Promise<RunningDeployment> {
+  const catalog = options.catalog ?? (await openBotsCatalog(config));
+  const { catalog: _catalog, env, startConcurrency, catalogPollMs, ...appOptions } = options;
+  const context: SlotContext = {
+    config,
+    env: env ?? process.env,
+    options: appOptions,
+    identified: (name, identity) => {
+      catalog.update(name, identity).catch((error: unknown) => {
+        options.logger.warn({ err: error, bot: name }, 'the catalog could not record the bot id');
+      });
+    },
+  };
+  for (const spec of config.bots ?? []) {
+    if (!(await catalog.get(spec.name))) await catalog.add(seedRecord(config, spec));
+  }
+  const deployment = new Deployment(config, catalog, context, startConcurrency ?? 4);
+  const webhooks = config.mode === 'webhook' || (config.bots ?? []).some((bot) => bot.mode === 'webhook');
+  const server = webhooks
+    ? await startDeploymentServer(
+        {
+          path: config.webhook.path,
+          byAlias: (alias) => deployment.all().find((slot) => slot.alias === alias),
+          byName: (name) => deployment.slots.get(name),
+          all: () => deployment.all(),
+          shown: shownSlot,
+        },
+        config.webhook.host,
+        config.webhook.port,
+      )
+    : undefined;
+  await deployment.refresh();
+
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    deployment
+      .poll()
+      .catch((error: unknown) => options.logger.warn({ err: error }, 'the bots catalog could not be read'))
+      .finally(() => {
+        polling = false;
+      });
+  }, catalogPollMs ?? 2000);
+  timer.unref();
+
+  return {
+    ...operations(deployment),
+    ...(server ? { address: server.address } : {}),
+    async stop() {
+      clearInterval(timer);
+      await deployment.stopAll();
+      await server?.close();
+      if (!options.catalog) await catalog.close();
+    },
+  };
+}
