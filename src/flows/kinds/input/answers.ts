@@ -21,8 +21,8 @@ function timeZoneOf(s: InputStep, c: FlowContext): string {
 /**
  * What the step's typed answer is read against: its declared options or its list's choices, as typed
  * answers keep them. The function returned is anonymous on purpose: a named one (an object's property,
- * a `const`) is renamed on each call when run through tsx (esbuild's keepNames), which costs the `understand`
- * bench's dates about 5% of their CPU.
+ * a `const`) is renamed on each call when run through tsx (esbuild's keepNames): about 3% of the
+ * `understand` bench's dates CPU in a profile (docs/benchmarks.md, `npm run bench:ab`).
  */
 function candidatesAt(typed: RunKit['typed'], e: StepEntry, s: InputStep, c: FlowContext) {
   return (from: CandidatesFrom) =>
