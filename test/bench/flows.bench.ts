@@ -19,6 +19,12 @@ const message = (text: string) =>
     meta,
   }) as unknown as FlowEvent;
 
+/** CPU (user + system, all threads) since `from`, in µs. */
+function cpuMicros(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return used.user + used.system;
+}
+
 const loadRuns = 20;
 let t = performance.now();
 let loaded = await loadFlows('flows');
@@ -34,6 +40,7 @@ for (let i = 0; i < 1_000; i++) {
   for (const e of [message('Ann'), message('abc'), message('30')]) [s] = transition(signup.machine, s, e);
 }
 t = performance.now();
+let cpu = process.cpuUsage();
 let events = 0;
 let snapshotBytes = 0;
 for (let i = 0; i < conversations; i++) {
@@ -47,11 +54,13 @@ for (let i = 0; i < conversations; i++) {
   events += 2;
 }
 const transitionUs = ((performance.now() - t) * 1000) / events;
+const transitionCpuUs = cpuMicros(cpu) / events;
 
 // botflow's step, as the engine runs it: each event on the previous step's machine snapshot.
 const signer = new ButtonSigner('a-bench-secret-of-enough-length');
 const stepOptions = { conversationKey: 'bench', sign: (i: number, p: string) => signer.sign('bench', i, p) };
 t = performance.now();
+cpu = process.cpuUsage();
 let stepEvents = 0;
 for (let i = 0; i < conversations; i++) {
   let r: StepResult = step(
@@ -78,6 +87,7 @@ for (let i = 0; i < conversations; i++) {
   }
 }
 const stepUs = ((performance.now() - t) * 1000) / stepEvents;
+const stepCpuUs = cpuMicros(cpu) / stepEvents;
 
 // Baseline: a bare XState machine (10 states, one guarded transition each) driven the same way.
 const bare: Record<string, unknown> = {};
@@ -105,10 +115,10 @@ const bareUs = ((performance.now() - t) * 1000) / bareEvents;
 
 console.log(`load + check + compile of ${loaded.flows.length} example flows: ${loadMs.toFixed(1)} ms`);
 console.log(
-  `botflow's pure step through the sign-up wizard: ${stepUs.toFixed(1)} µs per event (${stepEvents} events)`,
+  `botflow's pure step through the sign-up wizard: ${stepUs.toFixed(1)} µs per event, CPU ${stepCpuUs.toFixed(1)} µs (${stepEvents} events)`,
 );
 console.log(
-  `XState's transition alone, same wizard: ${transitionUs.toFixed(1)} µs per event (${events} events)`,
+  `XState's transition alone, same wizard: ${transitionUs.toFixed(1)} µs per event, CPU ${transitionCpuUs.toFixed(1)} µs (${events} events)`,
 );
 console.log(`the same driving of a bare 10-state XState machine: ${bareUs.toFixed(1)} µs per event`);
 console.log(`stored snapshot at the confirmation step: ${snapshotBytes} bytes`);
@@ -117,7 +127,9 @@ console.log(
     bench: 'flows',
     loadMs: +loadMs.toFixed(2),
     stepUs: +stepUs.toFixed(2),
+    stepCpuUs: +stepCpuUs.toFixed(2),
     transitionUs: +transitionUs.toFixed(2),
+    transitionCpuUs: +transitionCpuUs.toFixed(2),
     bareXstateUs: +bareUs.toFixed(2),
     snapshotBytes,
   }),

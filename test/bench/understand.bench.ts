@@ -1,4 +1,4 @@
-// `npm run bench -- understand [--samples N] [--show] [--by-answer]`: what a typed answer costs as the engine reads it. The
+// `npm run bench -- understand [--samples N] [--only case,...] [--show] [--by-answer]`: what a typed answer costs as the engine reads it. The
 // compiled flow's own `answer` guard (the first thing the machine asks of a message at an input step; the
 // action and the other guards reuse its reading) is called with a fresh event per sample, as the engine
 // calls it: labels rendered in the person's locale and the flow's default one, aliases, positions, yes/no,
@@ -297,6 +297,7 @@ function measure(def: FlowDefinition, stepKey: string, mix: readonly [string, st
     });
   times.sort((a, b) => a - b);
   return {
+    cpu_us_per_op: cpuPerAnswer(answer, contexts, mix, restored, params),
     p50_us: quantile(times, 0.5),
     p90_us: quantile(times, 0.9),
     p99_us: quantile(times, 0.99),
@@ -305,26 +306,72 @@ function measure(def: FlowDefinition, stepKey: string, mix: readonly [string, st
   };
 }
 
+/**
+ * CPU (user + system, all threads: GC included) per answer over `samples` more answers, without the
+ * clock read around each one: batches of 500 whose events (and, `restored`, contexts) are made outside
+ * the measured loop. The figure `npm run bench:ab` compares between two commits.
+ */
+function cpuPerAnswer(
+  answer: Guard,
+  contexts: Map<string, Context>,
+  mix: readonly [string, string][],
+  restored: boolean,
+  params: { step: string },
+): number {
+  const batch = 500;
+  let micros = 0;
+  let done = 0;
+  while (done < samples) {
+    const n = Math.min(batch, samples - done);
+    const args = Array.from({ length: n }, (_, j) => {
+      const [locale, text] = mix[(done + j) % mix.length]!;
+      const held = contexts.get(locale)!;
+      return { context: restored ? (JSON.parse(JSON.stringify(held)) as Context) : held, event: said(text) };
+    });
+    const started = process.cpuUsage();
+    for (let j = 0; j < n; j++) answer(args[j]!, params);
+    const used = process.cpuUsage(started);
+    micros += used.user + used.system;
+    done += n;
+  }
+  return +(micros / samples).toFixed(2);
+}
+
 /** The `q` quantile of sorted times, to 0.1 µs. */
 function quantile(sorted: readonly number[], q: number): number {
   return +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1);
 }
 
+/** The figures: name in the JSON line, what it is, the step, the mix, whether on a context read back. */
+const CASES = [
+  { name: 'options_20', label: '20 declared options (en/ru labels, aliases)', step: 'pick', mix: MIX_20 },
+  { name: 'options_200', label: '200 options_from choices (paged by 8)', step: 'dish', mix: MIX_200 },
+  {
+    name: 'options_200_restored',
+    label: 'the same, each on a context read back from storage',
+    step: 'dish',
+    mix: MIX_200,
+    restored: true,
+  },
+  { name: 'dates', label: 'date in words (Europe/Moscow)', step: 'day', mix: MIX_DATES },
+] as const;
+// `--only dates,options_20`: those figures alone (a profile of one case, a quicker A/B run).
+const only = (() => {
+  const i = process.argv.indexOf('--only');
+  return i > 0 ? new Set(process.argv[i + 1]!.split(',')) : undefined;
+})();
+
 const def = compile();
 const loadBefore = os.loadavg()[0]!;
-const options20 = measure(def, 'pick', MIX_20);
-const options200 = measure(def, 'dish', MIX_200);
-const options200Restored = measure(def, 'dish', MIX_200, true);
-const dates = measure(def, 'day', MIX_DATES);
+const results: Record<string, ReturnType<typeof measure>> = {};
+for (const c of CASES)
+  if (!only || only.has(c.name)) results[c.name] = measure(def, c.step, c.mix, 'restored' in c && c.restored);
 const load = os.loadavg().map((x) => +x.toFixed(2));
 const line = (name: string, r: ReturnType<typeof measure>) =>
   console.log(
-    `${name}: p50 ${r.p50_us} µs, p90 ${r.p90_us} µs, p99 ${r.p99_us} µs, max ${r.max_us} µs (${samples} answers, ${Math.round(r.accepted_share * 100)}% accepted)`,
+    `${name}: p50 ${r.p50_us} µs, p90 ${r.p90_us} µs, p99 ${r.p99_us} µs, max ${r.max_us} µs, CPU ${r.cpu_us_per_op} µs per answer (${samples} answers, ${Math.round(r.accepted_share * 100)}% accepted)`,
   );
-line('20 declared options (en/ru labels, aliases)', options20);
-line('200 options_from choices (paged by 8)', options200);
-line('the same, each on a context read back from storage', options200Restored);
-line('date in words (Europe/Moscow)', dates);
+for (const c of CASES) if (results[c.name]) line(c.label, results[c.name]!);
 console.log(
   `load average: ${load.join(' ')} (${os.cpus().length} cores; 1-minute ${loadBefore.toFixed(2)} at the start)`,
 );
@@ -332,12 +379,8 @@ console.log(
   JSON.stringify({
     bench: 'understand',
     samples,
-    options_20: options20,
-    options_200: options200,
-    options_200_restored: options200Restored,
-    dates,
-    p50_us: options20.p50_us,
-    p99_us: options20.p99_us,
+    ...results,
+    ...(results.options_20 ? { p50_us: results.options_20.p50_us, p99_us: results.options_20.p99_us } : {}),
     loadavg: load,
     loadavg_start: +loadBefore.toFixed(2),
   }),
