@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { Message, Plugin } from 'esbuild';
 
 /** Bundled into the module: the project's TypeScript and the JSON it reads. */
 const BUNDLED = /\.(ts|mts|cts|tsx|json)$/;
@@ -55,7 +55,7 @@ let building = 0;
 
 /** esbuild's failure as Node's would read: the first error, where it is, on the first line. */
 function buildError(error: unknown): unknown {
-  const first = (error as { errors?: import('esbuild').Message[] } | null)?.errors?.[0];
+  const first = (error as { errors?: Message[] } | null)?.errors?.[0];
   if (!first) return error;
   const at = first.location
     ? ` (${first.location.file}:${first.location.line}:${first.location.column + 1})`

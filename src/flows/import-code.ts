@@ -20,8 +20,7 @@ export async function importCode(file: string): Promise<Record<string, unknown>>
   try {
     const url = pathToFileURL(file).href;
     if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
-    if (packageScope(dirname(file))?.type === 'module' || /\.mts$/.test(file))
-      return await importBundled(file);
+    if (runsAsModule(file)) return await importBundled(file);
     const { tsImport } = await import('tsx/esm/api');
     const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
     const inner = namespace.default as Record<string, unknown> | undefined;
@@ -29,6 +28,12 @@ export async function importCode(file: string): Promise<Record<string, unknown>>
   } catch (error) {
     throw commonJsTrouble(file, error) ?? error;
   }
+}
+
+/** True for a TypeScript file Node would run as an ES module (`.mts`; `.ts` in a `"type": "module"` folder). */
+function runsAsModule(file: string): boolean {
+  if (file.endsWith('.mts')) return true;
+  return !file.endsWith('.cts') && packageScope(dirname(file))?.type === 'module';
 }
 
 /** The errors of a CommonJS `require` that meets an ES module (botflow-engine is one, and only one). */
