@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Message, Plugin } from 'esbuild';
 
 /** Bundled into the module: the project's TypeScript and the JSON it reads. */
@@ -35,7 +35,9 @@ const projectCode: Plugin = {
   setup(build) {
     build.onResolve({ filter: /.*/ }, async (args) => {
       if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
-      const found = await build.resolve(args.path, {
+      // A file: URL, as Node takes it (esbuild's resolver reads paths).
+      const path = args.path.startsWith('file:') ? fileURLToPath(args.path) : args.path;
+      const found = await build.resolve(path, {
         kind: args.kind,
         importer: args.importer,
         resolveDir: args.resolveDir,

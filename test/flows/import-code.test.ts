@@ -130,7 +130,12 @@ export default defineRegistry({ validators: { upper } });`,
 export const data: string = readFileSync(new URL('./data.txt', import.meta.url), 'utf8');`,
       'flows/code/data.txt': 'beside the code',
     });
-    const registry = await importCode(join(dir, 'flows/registry.ts'));
+    // Named by a file: URL, as Node takes it too.
+    writeFileSync(
+      join(dir, 'flows/index.ts'),
+      `export * from '${pathToFileURL(join(dir, 'flows/registry.ts')).href}';\nexport { default } from './registry.ts';`,
+    );
+    const registry = await importCode(join(dir, 'flows/index.ts'));
     expect(registry.here).toBe(pathToFileURL(join(dir, 'flows/registry.ts')).href);
     expect(registry.data).toBe('beside the code');
     // botflow-engine is the package's own module, not a copy bundled with the registry.
