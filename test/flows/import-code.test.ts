@@ -146,6 +146,18 @@ export const data: string = readFileSync(new URL('./data.txt', import.meta.url),
     expect(validators.upper?.('hi')).toBe('shout');
   });
 
+  it("names the project's .ts file and line in its code's stack traces", async () => {
+    const dir = project({
+      ...MODULE,
+      'registry.ts': "import { fail } from './fail.ts';\nexport { fail };",
+      'fail.ts': "\n\nexport function fail(): never {\n  throw new Error('from the project');\n}",
+    });
+    const { fail } = (await importCode(join(dir, 'registry.ts'))) as { fail: () => never };
+    expect(() => fail()).toThrow(
+      expect.objectContaining({ stack: expect.stringContaining(`${join(dir, 'fail.ts')}:4:`) }),
+    );
+  });
+
   it('imports unchanged code as the module already loaded, changed code afresh', async () => {
     const dir = project({ ...MODULE, 'registry.ts': 'export const made: object = {};' });
     const file = join(dir, 'registry.ts');
