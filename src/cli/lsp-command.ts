@@ -1,5 +1,6 @@
 /** `botflow lsp [--stdio]`: the language server editors start for flow files, transcripts and catalogs. */
 import { setFlagsFromString } from 'node:v8';
+import { mapBundledStacks } from '../flows/bundle-code.ts';
 import type { Command } from './command.ts';
 
 /**
@@ -32,6 +33,8 @@ export const command: Command = {
       return 2;
     }
     for (const flag of LSP_HEAP_FLAGS) setFlagsFromString(flag);
+    // Only the first line of a registry's error is shown (a diagnostic): no source maps to keep.
+    mapBundledStacks(false);
     // Standard output carries the protocol: whatever the project's code prints goes to standard error.
     console.log = console.info = console.debug = console.error;
     const { createConnection, ProposedFeatures } = await import('vscode-languageserver/node');

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type RunningApp, startApp } from '../runtime/app.ts';
-import type { AppParts } from '../runtime/app-parts.ts';
+import type { AppParts, PlaygroundExtension } from '../runtime/app-parts.ts';
 import { type Config, ConfigError, HelpRequested, loadConfig, secretsOf } from '../runtime/config.ts';
 import { KEYS } from '../runtime/config-schema.ts';
 import { createLogger, scrub } from '../runtime/logger.ts';
@@ -229,6 +229,23 @@ function flush(logger: { flush(cb?: (err?: Error) => void): void }): Promise<voi
   return new Promise((resolve) => logger.flush(() => resolve()));
 }
 
+/**
+ * A playground extension whose modules are imported only once the playground is served (the embedded
+ * sandbox registers its routes): a bot on a platform never loads them.
+ */
+function whenServed(load: () => Promise<PlaygroundExtension>): PlaygroundExtension {
+  let extension: Promise<PlaygroundExtension> | undefined;
+  const loaded = () => {
+    extension ??= load();
+    return extension;
+  };
+  return {
+    plugin: async (app, options) => (await loaded()).plugin(app, options),
+    attach: (engine, flows, flowsDir) => void loaded().then((e) => e.attach(engine, flows, flowsDir)),
+    flowsChanged: (flows) => void loaded().then((e) => e.flowsChanged?.(flows)),
+  };
+}
+
 /** The `run` subcommand. */
 export const command: Command = {
   options: ['config', 'record', ...KEYS.flatMap((k) => (k.flag ? [k.flag] : []))],
@@ -240,11 +257,14 @@ export const command: Command = {
       print: (line) => process.stderr.write(`${line}\n`),
       loadParts: async () => {
         const { defaultParts } = await import('../runtime/default-parts.ts');
-        // The playground's "save as test" lives with the transcript harness (src/testing).
-        const { saveChatExtension } = await import('../testing/save-chat.ts');
-        // The playground's flow editor and step form (src/lsp: the checker and the language service).
-        const { editorExtension } = await import('../lsp/editor-routes.ts');
-        return defaultParts({ playground: [saveChatExtension(), editorExtension()] });
+        return defaultParts({
+          playground: [
+            // The playground's "save as test" lives with the transcript harness (src/testing).
+            whenServed(async () => (await import('../testing/save-chat.ts')).saveChatExtension()),
+            // The playground's flow editor and step form (src/lsp: the checker and the language service).
+            whenServed(async () => (await import('../lsp/editor-routes.ts')).editorExtension()),
+          ],
+        });
       },
     }),
 };

@@ -1,7 +1,8 @@
 /**
- * Error classes recognised by a brand instead of by identity. A project's `flows/registry.ts` is loaded
- * through tsx (flows/import-code.ts), which gives it its own copy of botflow's modules: a `TaskError` it
- * throws is not an instance of the engine's `TaskError` class. Each branded class stamps its instances
+ * Error classes recognised by a brand instead of by identity. A project's `flows/registry.ts` may run
+ * with its own copy of botflow's modules (another installed version; botflow's sources in a checkout,
+ * bundled with it by flows/bundle-code.ts, or through tsx in a folder that runs as CommonJS): a
+ * `TaskError` it throws is then not an instance of the engine's `TaskError` class. Each branded class stamps its instances
  * with a `Symbol.for` key (the same in every copy and realm), and its `Symbol.hasInstance` looks for it,
  * so `error instanceof TaskError` holds whichever copy created the error.
  */

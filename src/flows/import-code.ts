@@ -1,11 +1,13 @@
 /**
  * Loads the programmers' code a project points botflow at (`flows/registry.ts`, `--registry <file>`):
- * TypeScript through tsx's scoped loader, so a user's `.ts` file runs with the compiled botflow package
- * and no loader of their own; JavaScript with a plain `import()`.
+ * TypeScript bundled by esbuild into one plain JavaScript module (bundle-code.ts: no loader thread), so a
+ * user's `.ts` file runs with the compiled botflow package and no loader of their own; in a folder that
+ * runs as CommonJS, through tsx's scoped loader, as Node would run it; JavaScript with a plain `import()`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importBundled } from './bundle-code.ts';
 
 const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
 
@@ -18,6 +20,7 @@ export async function importCode(file: string): Promise<Record<string, unknown>>
   try {
     const url = pathToFileURL(file).href;
     if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
+    if (runsAsModule(file)) return await importBundled(file);
     const { tsImport } = await import('tsx/esm/api');
     const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
     const inner = namespace.default as Record<string, unknown> | undefined;
@@ -25,6 +28,12 @@ export async function importCode(file: string): Promise<Record<string, unknown>>
   } catch (error) {
     throw commonJsTrouble(file, error) ?? error;
   }
+}
+
+/** True for a TypeScript file Node would run as an ES module (`.mts`; `.ts` in a `"type": "module"` folder). */
+function runsAsModule(file: string): boolean {
+  if (file.endsWith('.mts')) return true;
+  return !file.endsWith('.cts') && packageScope(dirname(file))?.type === 'module';
 }
 
 /** The errors of a CommonJS `require` that meets an ES module (botflow-engine is one, and only one). */

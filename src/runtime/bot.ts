@@ -11,10 +11,8 @@ import type { z } from 'zod';
 import type { CampaignsApi } from '../engine/campaigns/api.ts';
 import type { EngineEventSender } from '../engine/events.ts';
 import type { Registry } from '../flows/registry.ts';
-import { startApp } from './app.ts';
 import { loadConfig, secretsOf } from './config.ts';
 import type { ConfigSchema } from './config-schema.ts';
-import { defaultParts } from './default-parts.ts';
 import { createLogger } from './logger.ts';
 import type { BotIdentity } from './self-check.ts';
 import type { StepOutcome } from './shutdown.ts';
@@ -111,6 +109,12 @@ export async function createBot(options: CreateBotOptions = {}): Promise<Bot> {
   });
   const logger = options.logger ?? createLogger({ level: config.log.level, secrets: secretsOf(config) });
   for (const warning of config.warnings) logger.warn(warning);
+  // The app and its parts (the sandbox, the databases' drivers, fastify) are imported when a bot starts:
+  // a project's registry imports this entry for defineRegistry, and botflow lsp loads that registry.
+  const [{ startApp }, { defaultParts }] = await Promise.all([
+    import('./app.ts'),
+    import('./default-parts.ts'),
+  ]);
   const app = await startApp(config, {
     logger,
     parts: defaultParts(options.registry ? { registry: options.registry } : {}),

@@ -1,8 +1,13 @@
-/** A project's registry loads as TypeScript or JavaScript, whatever its package.json says about modules. */
+/**
+ * A project's registry loads as TypeScript or JavaScript, whatever its package.json says about modules;
+ * TypeScript in a folder of ES modules is bundled (flows/bundle-code.ts).
+ */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { importCode } from '../../src/flows/import-code.ts';
 import { loadRegistry } from '../../src/flows/load.ts';
 
 const dirs: string[] = [];
@@ -103,5 +108,89 @@ describe('loadRegistry', () => {
       expect(problems).toEqual([]);
       expect(Object.keys(registry.validators)).toEqual(['yes']);
     }
+  });
+});
+
+describe('importCode (a TypeScript registry bundled by esbuild)', () => {
+  const MODULE = { 'package.json': '{"type":"module"}' };
+
+  it("bundles the project's .ts files and imports its packages as the modules Node loads", async () => {
+    const dir = project({
+      ...MODULE,
+      ...installedEngine(),
+      'flows/registry.ts': `import { defineRegistry } from 'botflow-engine';
+import * as engine from 'botflow-engine';
+import { upper } from './code/upper.js';
+import { data } from './code/data.ts';
+export const here = import.meta.url;
+export { data, engine };
+export default defineRegistry({ validators: { upper } });`,
+      'flows/code/upper.ts': `export const upper = (v: unknown): true | string => String(v) === String(v).toUpperCase() || 'shout';`,
+      'flows/code/data.ts': `import { readFileSync } from 'node:fs';
+export const data: string = readFileSync(new URL('./data.txt', import.meta.url), 'utf8');`,
+      'flows/code/data.txt': 'beside the code',
+    });
+    // Named by a file: URL, as Node takes it too.
+    writeFileSync(
+      join(dir, 'flows/index.ts'),
+      `export * from '${pathToFileURL(join(dir, 'flows/registry.ts')).href}';\nexport { default } from './registry.ts';`,
+    );
+    const registry = await importCode(join(dir, 'flows/index.ts'));
+    expect(registry.here).toBe(pathToFileURL(join(dir, 'flows/registry.ts')).href);
+    expect(registry.data).toBe('beside the code');
+    // botflow-engine is the package's own module, not a copy bundled with the registry.
+    expect(registry.engine).toBe(
+      await import(pathToFileURL(join(dir, 'node_modules/botflow-engine/index.js')).href),
+    );
+    const { validators } = registry.default as { validators: Record<string, (v: unknown) => unknown> };
+    expect(validators.upper?.('hi')).toBe('shout');
+  });
+
+  it("names the project's .ts file and line in its code's stack traces", async () => {
+    const dir = project({
+      ...MODULE,
+      'registry.ts': "import { fail } from './fail.ts';\nexport { fail };",
+      'fail.ts': "\n\nexport function fail(): never {\n  throw new Error('from the project');\n}",
+    });
+    const { fail } = (await importCode(join(dir, 'registry.ts'))) as { fail: () => never };
+    expect(() => fail()).toThrow(
+      expect.objectContaining({ stack: expect.stringContaining(`${join(dir, 'fail.ts')}:4:`) }),
+    );
+  });
+
+  it('imports unchanged code as the module already loaded, changed code afresh', async () => {
+    const dir = project({ ...MODULE, 'registry.ts': 'export const made: object = {};' });
+    const file = join(dir, 'registry.ts');
+    const first = await importCode(file);
+    expect(await importCode(file)).toBe(first);
+    writeFileSync(file, 'export const made: object = { again: true };');
+    expect((await importCode(file)).made).toEqual({ again: true });
+  });
+
+  it('runs code that threw again the next time (what it needed may be there now)', async () => {
+    const dir = project({
+      ...MODULE,
+      'registry.ts': `if (!process.env.BOTFLOW_TEST_KEY) throw new Error('the key is not set');
+export const key: string = process.env.BOTFLOW_TEST_KEY;`,
+    });
+    const file = join(dir, 'registry.ts');
+    await expect(importCode(file)).rejects.toThrow('the key is not set');
+    process.env.BOTFLOW_TEST_KEY = 'set';
+    try {
+      expect((await importCode(file)).key).toBe('set');
+    } finally {
+      delete process.env.BOTFLOW_TEST_KEY;
+    }
+  });
+
+  it("says where the code does not compile or names a module that is not there, on the message's first line", async () => {
+    const broken = project({ ...MODULE, 'registry.ts': 'export const x: number = ;' });
+    await expect(importCode(join(broken, 'registry.ts'))).rejects.toThrow(
+      /^Unexpected ";" \(\S*registry\.ts:1:26\)/,
+    );
+    const missing = project({ ...MODULE, 'registry.ts': "export { y } from './nowhere.ts';" });
+    await expect(importCode(join(missing, 'registry.ts'))).rejects.toThrow(
+      /^Could not resolve "\.\/nowhere\.ts" \(\S*registry\.ts:1:19\)/,
+    );
   });
 });
