@@ -14,7 +14,7 @@ import type { Started } from './app-shutdown.ts';
 import type { AppStore } from './app-store.ts';
 import type { Config } from './config.ts';
 import { type HealthProbe, healthRoutes } from './health.ts';
-import { answersWaitingForRoom, spacedPolls } from './poll-spacing.ts';
+import { pollSpacingMs, spacedPolls } from './poll-spacing.ts';
 import { describeListenError } from './startup-error.ts';
 
 /** What every intake of the app is started with. */
@@ -78,7 +78,7 @@ export function pollingSwitch(intake: AppIntake): (role: Role) => Promise<void> 
       .then(async () => {
         if (role.dispatcher && !started.poller && started.engine) {
           started.poller = await options.parts.startPolling({
-            api: spacedPolls(intake.throttled, () => answersWaitingForRoom(started.scheduler!.metrics())),
+            api: spacedPolls(intake.throttled, () => pollSpacingMs(started.scheduler!.metrics())),
             conversationKey: config.conversationKey,
             onAccepted: intake.accepted,
             logger: intake.logger,
