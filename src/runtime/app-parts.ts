@@ -16,6 +16,7 @@ import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { PollingStore } from '../intake/polling.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
+import type { SharedPostgres } from '../store/postgres/shared.ts';
 import type { Recorder } from './recorder.ts';
 import type { BotIdentity } from './self-check.ts';
 import type { StepOutcome } from './shutdown.ts';
@@ -191,4 +192,9 @@ export interface StartAppOptions {
   recorder?: Recorder;
   /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
   mountWebhook?: boolean;
+  /**
+   * On PostgreSQL, the process's one pool and LISTEN connection (`openSharedPostgres`) the bot's database
+   * uses in its schema, instead of a pool of its own: a deployment opens one for all its bots. Its owner closes it.
+   */
+  postgres?: SharedPostgres;
 }
