@@ -9,14 +9,14 @@ import type { StoredEvent } from '../inbox/event-entry.ts';
 import type { CallRecord, EventRecord, Recording, UpdateRecord } from '../runtime/recording.ts';
 import type { HistoryData } from '../store/history.ts';
 import { systemClock } from '../store/ports/clock.ts';
-import { type DatabaseSource, openReader } from '../store/reader.ts';
+import { openReader } from '../store/reader.ts';
 
 /**
  * Reads the updates and calls of one conversation (or all) from the bot's database, read-only: a SQLite
  * file (`{ path }`) or a PostgreSQL database (`{ url }` with a bot's `schema` or not, `botflow replay --database-url`, `--bot`).
  */
 export async function recordingFromDatabase(
-  source: DatabaseSource,
+  source: { path: string } | { url: string; schema?: string },
   conversation?: string,
 ): Promise<Recording> {
   const reader = await openReader(source);
