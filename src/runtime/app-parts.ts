@@ -48,6 +48,8 @@ export interface SandboxHandle {
   flowsChanged?(loaded: LoadedFlows): void;
   /** Lets the side panel send external events ("Send event"), once the bot takes them. */
   attachEvents?(sender: EventSender): void;
+  /** The token of the hosted bot `name` (started with `bots`); undefined for a name it does not host. */
+  tokenOf?(name: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,8 @@ export interface AppParts {
     dbPath?: string;
     /** The flows folder (the playground saves transcript tests under `<dir>/tests`). */
     flowsDir?: string;
+    /** Host these bots, each its own token (`SandboxHandle.tokenOf`); the first is the default bot. */
+    bots?: readonly string[];
   }): Promise<SandboxHandle>;
   /** `logger` hears about slow validators, guards and effects. */
   loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;
