@@ -228,7 +228,7 @@ const closing =
     throw error;
   };
 
-/** Starts every bot of the deployment. Throws only when the shared server cannot listen. */
+/** Starts every bot of the deployment. Throws only when the shared server cannot listen or PostgreSQL cannot be reached. */
 export async function startDeployment(
   config: Config,
   options: DeploymentOptions,
