@@ -104,7 +104,7 @@ async function add(
   const existing = await catalog.get(name);
   const record: BotRecord = {
     name,
-    alias: values.alias ?? existing?.alias ?? botAlias(config, { name, token: source }),
+    alias: values.alias ?? existing?.alias ?? botAlias(config, { name }),
     botId: check.bot.id,
     ...(check.bot.username ? { username: check.bot.username } : {}),
     ...(source.file !== undefined ? { tokenFile: source.file } : { tokenEnv: source.env! }),

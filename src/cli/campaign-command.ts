@@ -17,6 +17,7 @@ import { type Config, ConfigError } from '../runtime/config.ts';
 import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
 import { systemClock } from '../store/ports/clock.ts';
+import { databaseSource } from '../store/reader.ts';
 import { catalogTexts, checkCampaignSource, type KnownFlows, knownFlows } from './campaign-check.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -179,10 +180,9 @@ export const command: Command = {
       loaded
         ? knownFlows(readFlowSources(flowsDir), loaded.registry ?? EMPTY_REGISTRY, catalogTexts(flowsDir))
         : undefined;
-    const url = config.database.url?.reveal();
     let opened: OpenStore;
     try {
-      opened = await openStore(url !== undefined ? { url } : { path: config.database.path });
+      opened = await openStore(databaseSource(config.database));
     } catch (error) {
       console.error(`botflow campaign: ${(error as Error).message}`);
       return 2;

@@ -6,10 +6,8 @@ import { importCode } from '../flows/import-code.ts';
 import { FLOW_SUFFIX, loadFlows, readFlowSources } from '../flows/load.ts';
 import { formatProblem, hasErrors, type Problem } from '../flows/problems.ts';
 import { EMPTY_REGISTRY, type Registry } from '../flows/registry.ts';
-import { ConfigError } from '../runtime/config.ts';
-import { loadBotConfig } from '../runtime/config-select.ts';
 import { campaignStarts, catalogTexts, checkCampaigns, knownFlows } from './campaign-check.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotFlowsDir } from './command.ts';
 
 const HELP = `usage: botflow check [dir] [--registry <file.ts>] [--campaigns <dir>] [--bot <name>] [--json]
 
@@ -47,7 +45,7 @@ export const command: Command = {
       return 2;
     }
     if (c >= 0) args.splice(c, 2);
-    const flowsDir = botFlowsDir(args);
+    const flowsDir = takeBotFlowsDir(args, 'botflow check');
     if (flowsDir === null) return 2;
     const given = args[0] ?? flowsDir ?? 'flows';
     if (!existsSync(given)) {
@@ -142,19 +140,4 @@ function problemJson(p: Problem) {
     hint: p.hint ?? null,
     fixes: p.fixes ?? [],
   };
-}
-
-/** `--bot <name>` (taken out of `args`): that bot's flows folder; undefined without it, null when it is not one. */
-function botFlowsDir(args: string[]): string | undefined | null {
-  const at = args.indexOf('--bot');
-  if (at < 0) return undefined;
-  const name = args[at + 1];
-  args.splice(at, 2);
-  try {
-    return loadBotConfig({}, name ?? '', 'botflow check').flows.dir;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`botflow check: ${error.message}`);
-    return null;
-  }
 }

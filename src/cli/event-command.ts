@@ -17,6 +17,7 @@ import {
 import { type Config, ConfigError } from '../runtime/config.ts';
 import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
+import { databaseSource } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow event send <name> --to <address> [--payload '<json>' | --payload-file <file>] [--key <key>]
@@ -170,10 +171,9 @@ async function storeEvent(
     const problems = eventCheck(flows, event.name, event.payload ?? {});
     if (problems.length > 0) return printProblems(problems);
   }
-  const url = config.database.url?.reveal();
   let opened: OpenStore;
   try {
-    opened = await openStore(url !== undefined ? { url } : { path: config.database.path });
+    opened = await openStore(databaseSource(config.database));
   } catch (error) {
     console.error(`botflow event: ${(error as Error).message}`);
     return 1;

@@ -14,7 +14,7 @@ import { formatProblem } from '../flows/problems.ts';
 import { rebuildFlow } from '../flows/rebuild.ts';
 import { type Config, ConfigError } from '../runtime/config.ts';
 import { loadBotConfig } from '../runtime/config-select.ts';
-import { openReader } from '../store/reader.ts';
+import { type DatabaseSource, databaseSource, openReader } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow flows plan [<flows dir>] [--db <file> | --database-url <url>] [--config <file>]
@@ -72,7 +72,7 @@ export const command: Command = {
     const rebuild = (source: string) => rebuildFlow(source, { registry });
     let rows: PlanRow[];
     try {
-      rows = await plan(url !== undefined ? { url } : { path }, flows, rebuild);
+      rows = await plan(databaseSource(config.database), flows, rebuild);
     } catch (error) {
       console.error(`botflow flows plan: ${(error as Error).message}`);
       return 2;
@@ -86,11 +86,7 @@ export const command: Command = {
 type Rebuild = (source: string) => FlowDefinition;
 
 /** The plan of a flow change over the bot's database (read only). */
-async function plan(
-  source: { path: string } | { url: string },
-  flows: FlowDefinition[],
-  rebuild: Rebuild,
-): Promise<PlanRow[]> {
+async function plan(source: DatabaseSource, flows: FlowDefinition[], rebuild: Rebuild): Promise<PlanRow[]> {
   const reader = await openReader(source);
   try {
     const reads = await reader.planReads(new Map(flows.map((f) => [f.id, f.version])));

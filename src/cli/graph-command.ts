@@ -1,22 +1,29 @@
 /** `botflow graph <file>`: prints a flow as a Mermaid state diagram. */
 import { existsSync, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { FLOW_SUFFIX, loadFlows } from '../flows/load.ts';
 import { flowToMermaid } from '../flows/mermaid.ts';
 import { formatProblem } from '../flows/problems.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotFlowsDir } from './command.ts';
 
 export const command: Command = {
-  options: [],
+  options: ['bot', 'config'],
   summary: 'print a flow as a Mermaid state diagram',
   async run(args) {
     const usage =
-      'usage: botflow graph <dir>/<id>.flow.yaml\n\nPrints the compiled flow as a Mermaid stateDiagram-v2.';
+      'usage: botflow graph <dir>/<id>.flow.yaml | <id> --bot <name>\n\nPrints the compiled flow as a Mermaid stateDiagram-v2. ' +
+      "With --bot, the flow <id> of that bot's flows folder (bots: in botflow.config.yaml, docs/bots.md).";
     if (args.includes('--help') || args.includes('-h')) {
       console.log(usage);
       return 0;
     }
-    const file = args.find((a) => !a.startsWith('-'));
+    const botDir = takeBotFlowsDir(args, 'botflow graph');
+    if (botDir === null) return 2;
+    const given = args.find((a) => !a.startsWith('-'));
+    const file =
+      botDir !== undefined && given !== undefined && !given.endsWith(FLOW_SUFFIX)
+        ? join(botDir, `${given}${FLOW_SUFFIX}`)
+        : given;
     if (!file) {
       console.error(`botflow graph: give a flow file\n\n${usage}`);
       return 2;

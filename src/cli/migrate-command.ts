@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isBotflowError } from '../errors/index.ts';
 import { type Config, ConfigError } from '../runtime/config.ts';
 import { everyBotConfig } from '../runtime/config-select.ts';
 import { DEFAULT_MIGRATIONS_DIR, openDatabase } from '../store/database.ts';
@@ -18,6 +19,7 @@ import {
   type PostgresDatabase,
   pgAppliedMigrations,
 } from '../store/postgres/database.ts';
+import { openPostgresExisting } from '../store/postgres/reader.ts';
 import { SQLite } from '../store/sqlite.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -29,7 +31,8 @@ Applies the pending migrations to the bot's database, each in its own transactio
 (database.path, BOTFLOW_DATABASE_PATH, or --db), or PostgreSQL (database.url, BOTFLOW_DATABASE_URL, or
 --database-url). \`botflow run\` does the same at start; run this to migrate ahead of a deployment.
 --status lists applied and pending migrations, changing nothing. A database migrated by a newer botflow
-is refused. With bots: (docs/bots.md), every bot's file in turn, or the one of --bot <name>.
+is refused. With bots: (docs/bots.md), every bot's file or PostgreSQL schema in turn, or the one of
+--bot <name>.
 
 --from sqlite:<file> --to <postgres://…> copies a SQLite bot's data (sessions, inbox, outbox, timers,
 tasks, flow versions, settings) into a new PostgreSQL database, in one transaction; the SQLite file is
@@ -82,7 +85,7 @@ export const command: Command = {
       return 2;
     }
     let code = 0;
-    // Without --bot, every bot of bots: in turn (each its own file).
+    // Without --bot, every bot of bots: in turn (each its own file or schema).
     for (const config of targets) code = Math.max(code, await migrateOne(config, values.status === true));
     return code;
   },
@@ -109,11 +112,15 @@ function status(path: string): number {
   }
 }
 
-/** Applies PostgreSQL migrations; prints them and where (password masked). */
-async function migrateTo(url: string): Promise<number> {
+/** Applies PostgreSQL migrations (in a bot's `schema`, created if missing); prints them and where (password masked). */
+async function migrateTo(url: string, schema?: string): Promise<number> {
   try {
-    const pg = await openPostgres({ url, logger: { info: (o) => console.log(`applied ${o.migration}`) } });
-    console.log(`${pg.where}: up to date`);
+    const pg = await openPostgres({
+      url,
+      ...(schema !== undefined ? { schema } : {}),
+      logger: { info: (o) => console.log(`applied ${o.migration}`) },
+    });
+    console.log(`${pg.where}${schema !== undefined ? ` (schema ${schema})` : ''}: up to date`);
     await pg.close();
     return 0;
   } catch (error) {
@@ -122,11 +129,16 @@ async function migrateTo(url: string): Promise<number> {
   }
 }
 
-async function postgresStatus(url: string): Promise<number> {
+async function postgresStatus(url: string, schema?: string): Promise<number> {
   let pg: PostgresDatabase;
   try {
-    pg = await openPostgres({ url, migrate: false });
+    pg = await openPostgresExisting(url, schema);
   } catch (error) {
+    if (schema !== undefined && isBotflowError(error) && error.code === 'BOTFLOW_DATABASE_UNREADABLE') {
+      const count = readMigrations(POSTGRES_MIGRATIONS_DIR).length;
+      console.log(`schema ${schema}: not created yet; ${count} migration(s) will be applied at first start`);
+      return 0;
+    }
     console.error(`botflow migrate: ${(error as Error).message}`);
     return 1;
   }
@@ -186,13 +198,8 @@ async function copy(from: string | undefined, to: string | undefined): Promise<n
 async function migrateOne(config: Config, showStatus: boolean): Promise<number> {
   const { path, synchronous, schema } = config.database;
   const url = config.database.url?.reveal();
-  if (url !== undefined && schema !== undefined) {
-    console.error(
-      `botflow migrate: a bot's PostgreSQL schema (${schema}) is migrated when the bot starts; botflow migrate does not reach it yet`,
-    );
-    return 2;
-  }
-  if (url !== undefined) return showStatus ? postgresStatus(url) : migrateTo(url);
+  // A bot of bots: on PostgreSQL: its schema (bot_<name>).
+  if (url !== undefined) return showStatus ? postgresStatus(url, schema) : migrateTo(url, schema);
   try {
     if (showStatus) return status(path);
     // A bot's file of a deployment (data/bots/<name>.db): its folder is botflow's to make.

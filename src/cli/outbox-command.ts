@@ -4,6 +4,7 @@ import { loadBotConfig } from '../runtime/config-select.ts';
 import { type OpenStore, openStore } from '../store/open.ts';
 import { systemClock } from '../store/ports/clock.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
+import { databaseSource } from '../store/reader.ts';
 import { type Command, databaseArgv } from './command.ts';
 
 const HELP = `usage: botflow outbox list [--limit N] [--json]
@@ -57,10 +58,9 @@ export const command: Command = {
       console.error(`botflow outbox: ${error.message}`);
       return 2;
     }
-    const url = database.url?.reveal();
     let opened: OpenStore;
     try {
-      opened = await openStore(url !== undefined ? { url } : { path: database.path });
+      opened = await openStore(databaseSource(database));
     } catch (error) {
       console.error(`botflow outbox: ${(error as Error).message}`);
       return 2;

@@ -7,13 +7,15 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Recording, readRecording } from '../runtime/recording.ts';
+import { databaseSource } from '../store/reader.ts';
 import { loadFlowsOrThrow } from '../testing/flows.ts';
 import { recordingFromDatabase } from '../testing/recording-from-db.ts';
 import { replay } from '../testing/replay.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotConfig } from './command.ts';
 
 const USAGE = `usage: botflow replay <recording> [--flows dir]
        botflow replay --db <botflow.db> | --database-url <postgres://…> [--conversation <key>] [--flows dir]
+       botflow replay --bot <name> [--config <file>] [--conversation <key>] [--flows dir]
 
 Replays what real people did against the current flows, with the recorded timestamps driving a virtual
 clock, and prints every API call that differs from what was recorded (- no longer made, + new).
@@ -21,13 +23,17 @@ clock, and prints every API call that differs from what was recorded (- no longe
   <recording>            a file written by botflow run --record <file>
   --db <file>            replay from the inbox and outbox of a botflow database instead
   --database-url <url>   the same from the PostgreSQL database of several instances (only read)
-  --conversation <key>   with --db or --database-url: only this conversation (e.g. u:123)
+  --bot <name>           the same from the database of that bot of bots: (its file or schema), against its
+                         flows folder (botflow.config.yaml; docs/bots.md)
+  --conversation <key>   with --db, --database-url or --bot: only this conversation (e.g. u:123)
   --flows <dir>          the flows to replay against (default: flows)
 
 exit code: 0 no differences, 1 differences, 2 bad input`;
 
 /** Runs `botflow replay`. */
 export async function runReplay(args: string[], print: (line: string) => void): Promise<number> {
+  const bot = takeBotConfig(args, 'botflow replay');
+  if (bot === null) return 2;
   let values: {
     flows?: string;
     db?: string;
@@ -59,28 +65,42 @@ export async function runReplay(args: string[], print: (line: string) => void): 
   const url = values['database-url'];
   const source = values.db ?? url ?? positionals[0];
   const given = [values.db, url, positionals[0]].filter((x) => x !== undefined).length;
-  if (!source || given > 1 || positionals.length > 1) {
+  if (bot && given > 0) {
+    print("botflow replay: --bot replays that bot's database: leave out --db, --database-url and a file");
+    return 2;
+  }
+  if (!bot && (!source || given > 1 || positionals.length > 1)) {
     print(`botflow replay: give one recording file, or --db <file>, or --database-url <url>\n\n${USAGE}`);
     return 2;
   }
-  if (url === undefined && !existsSync(source)) {
+  if (!bot && url === undefined && !existsSync(source!)) {
     print(`botflow replay: ${source} does not exist`);
     return 2;
   }
   let recording: Recording;
   let flows: Awaited<ReturnType<typeof loadFlowsOrThrow>>;
   try {
-    recording =
-      url !== undefined
+    recording = bot
+      ? await recordingFromDatabase(databaseSource(bot.database), values.conversation)
+      : url !== undefined
         ? await recordingFromDatabase({ url }, values.conversation)
         : values.db
-          ? await recordingFromDatabase({ path: source }, values.conversation)
-          : readRecording(source);
-    flows = await loadFlowsOrThrow(values.flows ?? 'flows');
+          ? await recordingFromDatabase({ path: source! }, values.conversation)
+          : readRecording(source!);
+    flows = await loadFlowsOrThrow(values.flows ?? bot?.flows.dir ?? 'flows');
   } catch (error) {
     print(`botflow replay: ${(error as Error).message}`);
     return 2;
   }
+  return replayed(recording, flows, print);
+}
+
+/** Replays `recording` against `flows`; prints the differences and a summary. */
+async function replayed(
+  recording: Recording,
+  flows: Awaited<ReturnType<typeof loadFlowsOrThrow>>,
+  print: (line: string) => void,
+): Promise<number> {
   for (const warning of recording.warnings ?? []) print(`warning: ${warning}`);
   const result = await replay(recording, { flows });
   for (const d of result.differences) print(`${d.text}\n`);
@@ -99,7 +119,7 @@ export async function runReplay(args: string[], print: (line: string) => void): 
 
 /** The `replay` subcommand. */
 export const command: Command = {
-  options: ['flows', 'db', 'conversation'],
+  options: ['flows', 'db', 'database-url', 'conversation', 'bot', 'config'],
   summary: 'replay a recording against the current flows; report the calls that differ',
   run: (args) => runReplay(args, (line) => console.log(line)),
 };

@@ -3,8 +3,9 @@
  * bot that can start serves; one that cannot is reported alone (stderr and its log lines, labelled `bot:
  * name`) and the others go on. SIGINT / SIGTERM stop every bot in order.
  */
-import type { AppParts } from '../runtime/app-parts.ts';
+import type { AppParts, SandboxHandle } from '../runtime/app-parts.ts';
 import type { Config } from '../runtime/config.ts';
+import { botNames, sandboxTokenVariable } from '../runtime/config-bots.ts';
 import { startDeployment } from '../runtime/deployment.ts';
 import type { ScrubbingLogger } from '../runtime/logger.ts';
 import { handleSignals } from '../runtime/shutdown.ts';
@@ -17,6 +18,40 @@ export interface DeploymentRunEnvironment {
   loadParts(): Promise<AppParts>;
 }
 
+/**
+ * The embedded default with several bots (no token anywhere, `Config.embedded`): one sandbox hosting every
+ * bot of `bots:`, each its own token, and the playground (its bot picker) to talk to each.
+ */
+async function embeddedSandbox(
+  config: Config,
+  parts: AppParts,
+  logger: ScrubbingLogger,
+): Promise<SandboxHandle> {
+  try {
+    return await parts.startSandbox({
+      host: config.sandbox.host,
+      port: config.sandbox.port,
+      logger: logger.child({ component: 'sandbox' }),
+      bots: botNames(config),
+    });
+  } catch (error) {
+    const where = `the sandbox cannot listen on ${config.sandbox.host}:${config.sandbox.port}`;
+    throw new StartupError(`${where}: ${(error as Error).message}`, 1);
+  }
+}
+
+/** Each tokenless bot's sandbox token, in the variable its `token: { env }` names (config-bots.ts). */
+function sandboxTokens(config: Config, sandbox: SandboxHandle, logger: ScrubbingLogger): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of botNames(config)) {
+    const token = sandbox.tokenOf?.(name);
+    if (token === undefined) continue;
+    logger.addSecret?.(token);
+    env[sandboxTokenVariable(name)] = token;
+  }
+  return env;
+}
+
 /** Runs every bot of `config.bots` until a signal; resolves with the exit code. */
 export async function runDeployment(
   config: Config,
@@ -24,13 +59,18 @@ export async function runDeployment(
   environment: DeploymentRunEnvironment,
 ): Promise<number> {
   let deployment: Awaited<ReturnType<typeof startDeployment>>;
+  let sandbox: SandboxHandle | undefined;
   try {
-    deployment = await startDeployment(config, {
-      logger,
-      parts: await environment.loadParts(),
-      env: environment.env,
-    });
+    const parts = await environment.loadParts();
+    let env = environment.env;
+    if (config.embedded) {
+      sandbox = await embeddedSandbox(config, parts, logger);
+      env = { ...env, ...sandboxTokens(config, sandbox, logger) };
+      config = { ...config, baseUrl: sandbox.baseUrl };
+    }
+    deployment = await startDeployment(config, { logger, parts, env });
   } catch (error) {
+    await sandbox?.close();
     environment.print(`botflow: ${error instanceof Error ? error.message : String(error)}`);
     return error instanceof StartupError ? error.exitCode : 1;
   }
@@ -39,6 +79,8 @@ export async function runDeployment(
   environment.print(
     `botflow is running ${running.length} of ${bots.length} bot(s)${deployment.address ? ` (webhooks and health on ${deployment.address})` : ''}. Ctrl+C stops.`,
   );
+  if (sandbox?.webChatUrl)
+    environment.print(`  chat with them (pick a bot at the top of the page): ${sandbox.webChatUrl}`);
   for (const bot of bots) {
     if (bot.status !== 'running')
       environment.print(`  ${bot.name}: ${bot.status}${bot.reason ? ` (${bot.reason.split('\n')[0]})` : ''}`);
@@ -48,7 +90,8 @@ export async function runDeployment(
   await new Promise<void>((resolve) => {
     let stopping: Promise<void> | undefined;
     const stop = () => {
-      stopping ??= deployment.stop().then(() => {
+      stopping ??= deployment.stop().then(async () => {
+        await sandbox?.close();
         dispose();
         resolve();
       });

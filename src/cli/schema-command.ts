@@ -5,26 +5,28 @@ import { projectKinds } from '../flows/kinds/custom-adapter.ts';
 import { loadRegistry } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { flowJsonSchema } from '../flows/schema.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotFlowsDir } from './command.ts';
 
 export const command: Command = {
-  options: [],
+  options: ['bot', 'config'],
   summary:
     "print the JSON Schema of flow files, with the project's own step kinds (botflow schema > flows/flow.schema.json)",
   async run(args) {
     if (args.includes('--help') || args.includes('-h')) {
       console.log(
-        "usage: botflow schema [flows-dir] > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start each flow file with\n# yaml-language-server: $schema=./flow.schema.json\nThe project's own step kinds (defineStepKind, in <flows-dir>/registry.ts; default flows/) are included.",
+        "usage: botflow schema [flows-dir | --bot <name>] > flows/flow.schema.json\n\nPrints the JSON Schema of flow files, for editors: start each flow file with\n# yaml-language-server: $schema=./flow.schema.json\nThe project's own step kinds (defineStepKind, in <flows-dir>/registry.ts; default flows/, or that bot's folder with --bot) are included.",
       );
       return 0;
     }
-    if (args.length > 1 || args[0]?.startsWith('-')) {
+    const botDir = takeBotFlowsDir(args, 'botflow schema');
+    if (botDir === null) return 2;
+    if (args.length > 1 || args[0]?.startsWith('-') || (botDir !== undefined && args.length > 0)) {
       console.error(
         `botflow schema: takes one folder at most (got ${args.join(' ')}); try botflow schema --help`,
       );
       return 2;
     }
-    const dir = args[0] ?? 'flows';
+    const dir = args[0] ?? botDir ?? 'flows';
     if (args[0] && !existsSync(dir)) {
       console.error(`botflow schema: no folder ${dir}`);
       return 2;

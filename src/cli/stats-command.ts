@@ -15,7 +15,7 @@ import { loadBotConfig } from '../runtime/config-select.ts';
 import { type FlowFunnel, funnelOfPages } from '../runtime/funnel.ts';
 import { describeFunnel } from '../runtime/funnel-text.ts';
 import { systemClock } from '../store/ports/clock.ts';
-import { openReader } from '../store/reader.ts';
+import { type DatabaseSource, databaseSource, openReader } from '../store/reader.ts';
 import { describeCampaign } from './campaign-command.ts';
 import { type Command, databaseArgv } from './command.ts';
 
@@ -68,13 +68,8 @@ export const command: Command = {
     const shown = flows.filter((f) => !values.flow || f.id === values.flow);
     let funnels: FlowFunnel[];
     let campaigns: CampaignReport[];
-    const url = config.database.url?.reveal();
     try {
-      ({ funnels, campaigns } = await tally(
-        url !== undefined ? { url } : { path: config.database.path },
-        query,
-        shown,
-      ));
+      ({ funnels, campaigns } = await tally(databaseSource(config.database), query, shown));
     } catch (error) {
       console.error(`botflow stats: ${(error as Error).message}`);
       return 1;
@@ -103,7 +98,7 @@ type Query = { since: number; flowId?: string };
 
 /** Tallies the step log of the bot's database, read a page at a time (a SQLite file is opened read-only). */
 async function tally(
-  source: { path: string } | { url: string },
+  source: DatabaseSource,
   query: Query,
   flows: readonly FlowDefinition[],
 ): Promise<{ funnels: FlowFunnel[]; campaigns: CampaignReport[] }> {

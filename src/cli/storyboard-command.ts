@@ -8,19 +8,22 @@ import { parseArgs } from 'node:util';
 import { loadFlows } from '../flows/load.ts';
 import { formatProblem } from '../flows/problems.ts';
 import { buildStoryboard, storyboardHtml } from '../runtime/storyboard.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotFlowsDir } from './command.ts';
 
-const USAGE = `usage: botflow storyboard [<flows dir>] [--flow <id>] [--out <file>]
+const USAGE = `usage: botflow storyboard [<flows dir> | --bot <name>] [--flow <id>] [--out <file>]
 
 Writes every step of the flows (default folder: flows) as the person would see it, in every locale, with
-links along the transitions, as one HTML file (default: storyboard.html). --flow keeps one flow.`;
+links along the transitions, as one HTML file (default: storyboard.html). --flow keeps one flow. --bot
+<name>: that bot's flows folder (bots: in botflow.config.yaml, docs/bots.md).`;
 
 export const command: Command = {
-  options: ['flow', 'out'],
+  options: ['flow', 'out', 'bot', 'config'],
   summary: 'write every step of the flows as the person sees it, in every locale, as one HTML file',
   async run(args) {
     let values: { flow?: string; out?: string; help?: boolean };
     let positionals: string[];
+    const botDir = takeBotFlowsDir(args, 'botflow storyboard');
+    if (botDir === null) return 2;
     try {
       ({ values, positionals } = parseArgs({
         args,
@@ -35,7 +38,7 @@ export const command: Command = {
       console.log(USAGE);
       return 0;
     }
-    const dir = positionals[0] ?? 'flows';
+    const dir = positionals[0] ?? botDir ?? 'flows';
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       console.error(
         `botflow storyboard: ${dir} is not a folder of flows: give the folder, e.g. botflow storyboard flows`,

@@ -12,7 +12,7 @@ import { CoverageRecorder } from '../testing/coverage-recorder.ts';
 import { loadProjectOrThrow } from '../testing/flows.ts';
 import { loadTranscripts } from '../testing/load.ts';
 import { runTranscript } from '../testing/run.ts';
-import type { Command } from './command.ts';
+import { type Command, takeBotFlowsDir } from './command.ts';
 
 const USAGE = `usage: botflow test [paths…] [options]
 
@@ -21,6 +21,7 @@ each in its own in-process sandbox with a virtual clock.
 
 options:
   --flows <dir>        the flows under test (default: flows)
+  --bot <name>         the flows folder of that bot of bots: (botflow.config.yaml; docs/bots.md)
   --coverage           list per flow the steps and transitions no transcript exercised
   --skeletons <dir>    with --coverage: write <flow>.skeleton.yaml transcripts for the shortest paths to them
   -h, --help           this text
@@ -30,6 +31,8 @@ exit code: 0 all passed, 1 a transcript failed (or coverage is incomplete with -
 /** Runs `botflow test`; `print` gets every line of output. */
 export async function runTests(args: string[], print: (line: string) => void): Promise<number> {
   let parsed: ReturnType<typeof parse>;
+  const botDir = takeBotFlowsDir(args, 'botflow test');
+  if (botDir === null) return 2;
   try {
     parsed = parse(args);
   } catch (error) {
@@ -41,7 +44,7 @@ export async function runTests(args: string[], print: (line: string) => void): P
     print(USAGE);
     return 0;
   }
-  const flowsDir = values.flows ?? 'flows';
+  const flowsDir = values.flows ?? botDir ?? 'flows';
   const { transcripts, problems } = loadTranscripts(positionals.length ? positionals : [flowsDir]);
   for (const p of problems) print(formatProblem(p));
   if (problems.length) return 2;
@@ -111,7 +114,7 @@ function parse(args: string[]) {
 
 /** The `test` subcommand. */
 export const command: Command = {
-  options: ['flows', 'coverage', 'skeletons'],
+  options: ['flows', 'coverage', 'skeletons', 'bot', 'config'],
   summary: 'run transcripts (*.test.yaml) against the flows; --coverage lists what no transcript reached',
   run: (args) => runTests(args, (line) => console.log(line)),
 };

@@ -5,9 +5,11 @@
 import { parseArgs } from 'node:util';
 import { BotApi } from '../client/client.ts';
 import { UPDATE_TYPES } from '../client/schemas/index.ts';
+import { isBotflowError } from '../errors/index.ts';
 import { deleteSubscription, listSubscriptions, setSubscription } from '../intake/subscriptions.ts';
 import { SECRET_PATTERN } from '../intake/webhook.ts';
-import { ConfigError, loadConfig } from '../runtime/config.ts';
+import { type Config, ConfigError, loadConfig } from '../runtime/config.ts';
+import { botConfigFor, botNames } from '../runtime/config-bots.ts';
 import type { Command } from './command.ts';
 
 const HELP = `usage: botflow webhook set | list | delete
@@ -19,8 +21,10 @@ options:
   --secret S       sent back in X-Svc-Bot-Api-Secret with every delivery (default: webhook.secret, BOTFLOW_WEBHOOK_SECRET)
   --types a,b      update types to deliver (default: webhook.updateTypes, else all)
   --config <file>  configuration file; --base-url <url> overrides the API address
+  --bot <name>     that bot of bots: (docs/bots.md): its token, its webhook route (webhook.url/webhook/<alias>)
+                   and its secret
 
-The token comes from BOTFLOW_TOKEN or the configuration file. Long polling does not work while a
+The token comes from BOTFLOW_TOKEN or the configuration file (with --bot, from that bot's env or file). Long polling does not work while a
 subscription exists: \`botflow webhook delete <url>\` before \`botflow run --mode polling\`.`;
 
 function fail(message: string): number {
@@ -29,7 +33,7 @@ function fail(message: string): number {
 }
 
 export const command: Command = {
-  options: ['secret', 'types', 'config', 'base-url'],
+  options: ['secret', 'types', 'config', 'base-url', 'bot'],
   summary: 'manage webhook subscriptions: set <url>, list, delete <url>',
   async run(args) {
     let parsed: ReturnType<typeof parse>;
@@ -46,18 +50,8 @@ export const command: Command = {
     }
     if (extra.length) return fail(`unexpected arguments: ${extra.join(' ')}`);
 
-    let config: ReturnType<typeof loadConfig>;
-    try {
-      config = loadConfig({
-        argv: [
-          ...(values.config ? ['--config', values.config] : []),
-          ...(values['base-url'] ? ['--base-url', values['base-url']] : []),
-        ],
-      });
-    } catch (error) {
-      if (error instanceof ConfigError) return fail(error.message);
-      throw error;
-    }
+    const config = configOf(values);
+    if (typeof config === 'string') return fail(config);
     if (!config.token || !config.baseUrl) {
       return fail('no token configured: set BOTFLOW_TOKEN (or `token` in botflow.config.yaml)');
     }
@@ -119,6 +113,29 @@ export const command: Command = {
   },
 };
 
+/**
+ * The configuration, or with `--bot` that bot's (its token from its `env` or `file` source, its webhook
+ * route and secret); a message when it cannot be read.
+ */
+function configOf(values: { config?: string; 'base-url'?: string; bot?: string }): Config | string {
+  try {
+    const config = loadConfig({
+      argv: [
+        ...(values.config ? ['--config', values.config] : []),
+        ...(values['base-url'] ? ['--base-url', values['base-url']] : []),
+      ],
+    });
+    if (values.bot === undefined && config.bots && config.bots.length > 1)
+      return `the configuration serves ${config.bots.length} bots: say which with botflow webhook --bot <name> (${botNames(config).join(', ')})`;
+    if (values.bot === undefined && !config.bots) return config;
+    const bot = botConfigFor(config, values.bot ?? botNames(config)[0]!);
+    return values['base-url'] ? { ...bot, baseUrl: config.baseUrl } : bot;
+  } catch (error) {
+    if (error instanceof ConfigError || isBotflowError(error)) return error.message;
+    throw error;
+  }
+}
+
 function parse(args: string[]) {
   return parseArgs({
     args,
@@ -128,6 +145,7 @@ function parse(args: string[]) {
       secret: { type: 'string' },
       types: { type: 'string' },
       config: { type: 'string' },
+      bot: { type: 'string' },
       'base-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

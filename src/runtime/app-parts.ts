@@ -16,6 +16,7 @@ import type { InboxCommit } from '../inbox/inbox-writer.ts';
 import type { ConversationKeyStrategy } from '../inbox/keys.ts';
 import type { PollingStore } from '../intake/polling.ts';
 import type { EngineStore } from '../store/ports/engine.ts';
+import type { SharedPostgres } from '../store/postgres/shared.ts';
 import type { Recorder } from './recorder.ts';
 import type { BotIdentity } from './self-check.ts';
 import type { StepOutcome } from './shutdown.ts';
@@ -47,6 +48,8 @@ export interface SandboxHandle {
   flowsChanged?(loaded: LoadedFlows): void;
   /** Lets the side panel send external events ("Send event"), once the bot takes them. */
   attachEvents?(sender: EventSender): void;
+  /** The token of the hosted bot `name` (started with `bots`); undefined for a name it does not host. */
+  tokenOf?(name: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,8 @@ export interface AppParts {
     dbPath?: string;
     /** The flows folder (the playground saves transcript tests under `<dir>/tests`). */
     flowsDir?: string;
+    /** Host these bots, each its own token (`SandboxHandle.tokenOf`); the first is the default bot. */
+    bots?: readonly string[];
   }): Promise<SandboxHandle>;
   /** `logger` hears about slow validators, guards and effects. */
   loadFlows(dir: string, logger?: Logger): Promise<LoadedFlows>;
@@ -191,4 +196,9 @@ export interface StartAppOptions {
   recorder?: Recorder;
   /** Webhook mode: open no port; `RunningApp.webhook` is the receiver to mount on an app of yours. */
   mountWebhook?: boolean;
+  /**
+   * On PostgreSQL, the process's one pool and LISTEN connection (`openSharedPostgres`) the bot's database
+   * uses in its schema, instead of a pool of its own: a deployment opens one for all its bots. Its owner closes it.
+   */
+  postgres?: SharedPostgres;
 }

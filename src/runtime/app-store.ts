@@ -19,6 +19,7 @@ import { openPostgres } from '../store/postgres/database.ts';
 import { postgresStore } from '../store/postgres/engine-store.ts';
 import { PgInbox } from '../store/postgres/inbox.ts';
 import { pgKvGet, pgKvUpdate } from '../store/postgres/settings.ts';
+import { openSharedPostgres, type SharedPostgres } from '../store/postgres/shared.ts';
 import { sqliteStore } from '../store/sqlite/engine-store.ts';
 import { startWriterThread, type WriterThread } from '../store/sqlite/writer-thread.ts';
 import type { Config } from './config.ts';
@@ -42,13 +43,21 @@ export interface AppStore {
   close(): Promise<void>;
 }
 
-/** Opens the configured database (migrations applied). Throws `StartupError` when it cannot be reached. */
-export async function openAppStore(config: Config, logger: Logger): Promise<AppStore> {
+/**
+ * Opens the configured database (migrations applied). Throws `StartupError` when it cannot be reached.
+ * `shared`: on PostgreSQL, the process's pool the database uses in its schema (a deployment's bots).
+ */
+export async function openAppStore(
+  config: Config,
+  logger: Logger,
+  shared?: SharedPostgres,
+): Promise<AppStore> {
   const storeLogger = logger.child({ component: 'store' });
   if (config.database.url) {
     const pg = await openPostgres({
       url: config.database.url.reveal(),
       ...(config.database.schema ? { schema: config.database.schema } : {}),
+      ...(shared ? { shared } : {}),
       logger: storeLogger,
     }).catch((error: unknown) => {
       throw new StartupError((error as Error).message, 5);
@@ -91,4 +100,15 @@ export async function openAppStore(config: Config, logger: Logger): Promise<AppS
       if (db.open) db.close();
     },
   };
+}
+
+/**
+ * The process's one PostgreSQL pool and LISTEN connection for a deployment's bots, each in its schema
+ * (undefined on SQLite). Throws `StartupError` when the database cannot be reached.
+ */
+export async function openSharedStore(config: Config): Promise<SharedPostgres | undefined> {
+  if (!config.database.url) return undefined;
+  return openSharedPostgres({ url: config.database.url.reveal() }).catch((error: unknown) => {
+    throw new StartupError((error as Error).message, 5);
+  });
 }

@@ -46,7 +46,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
   try {
     // Several processes (PostgreSQL): the database first, so that even the self-check takes a start in the
     // bot's shared budget. Every call outside the dispatcher does (cluster-budget.ts).
-    if (config.database.url) started.database = await openAppStore(config, logger);
+    if (config.database.url) started.database = await openAppStore(config, logger, options.postgres);
     started.budget = started.database?.sharedBudget?.({
       limit: CLUSTER_RESERVE_PER_SECOND,
       applies: () => !started.engine?.role().dispatcher,
@@ -68,7 +68,7 @@ export async function startApp(config: Config, options: StartAppOptions): Promis
     const { api, baseUrl, bot } = connected;
     started.api = api;
 
-    started.database ??= await openAppStore(config, logger);
+    started.database ??= await openAppStore(config, logger, options.postgres);
     const database = started.database;
     const { store } = database;
     const flowLogger = logger.child({ component: 'flows' });

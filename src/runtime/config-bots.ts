@@ -71,7 +71,8 @@ export const BotEntrySchema = z.strictObject({
       BOT_NAME,
       "a name of 1 to 32 characters of a-z 0-9 _, not starting with a digit (it names the bot's file and schema)",
     ),
-  token: secretSource,
+  /** Absent on every bot (and no `baseUrl`): `botflow run` hosts them all in its embedded sandbox. */
+  token: secretSource.optional(),
   ...botSettings,
 });
 
@@ -79,7 +80,27 @@ export const BotEntrySchema = z.strictObject({
 export const BotsSchema = z.array(BotEntrySchema).min(1, 'at least one bot');
 
 /** One bot of the deployment as configured; its token is read when it starts (`botConfigFor`). */
-export type BotSpec = z.infer<typeof BotEntrySchema>;
+export type BotSpec = Omit<z.infer<typeof BotEntrySchema>, 'token'> & {
+  token: NonNullable<z.infer<typeof BotEntrySchema>['token']>;
+};
+
+/** The variable the embedded sandbox's token of the tokenless bot `name` is handed over in (`botflow run`). */
+export function sandboxTokenVariable(name: string): string {
+  return `BOTFLOW_SANDBOX_TOKEN_${name.toUpperCase()}`;
+}
+
+/**
+ * No bot has a token or a platform address, and no `baseUrl` or `token` is set: the embedded default with
+ * several bots (`botflow run` hosts every bot in one sandbox, each its own token, docs/bots.md).
+ */
+export function embeddedBots(input: {
+  token?: string;
+  baseUrl?: string;
+  bots?: { token?: unknown; baseUrl?: string }[];
+}): boolean {
+  if (!input.bots?.length || input.token !== undefined || input.baseUrl !== undefined) return false;
+  return input.bots.every((bot) => bot.token === undefined && bot.baseUrl === undefined);
+}
 
 /**
  * Turns `bots:` written as a map by name into the list, refuses tokens written inline (each with where it
@@ -186,7 +207,10 @@ function derived(key: Secret | undefined, what: string, name: string): string {
  * The bot's webhook alias: its own `webhook.alias`, else an opaque id derived (HMAC-SHA256) from its name
  * and the deployment's `webhook.secret`: stable across restarts, unguessable without the secret.
  */
-export function botAlias(config: { webhook: { secret?: Secret } }, spec: BotSpec): string {
+export function botAlias(
+  config: { webhook: { secret?: Secret } },
+  spec: Pick<BotSpec, 'name' | 'webhook'>,
+): string {
   return spec.webhook?.alias ?? derived(config.webhook.secret, 'alias', spec.name);
 }
 
@@ -311,7 +335,13 @@ export function selectBot<C extends DeploymentSettings>(
  * token beside `bots:`, webhook mode without an address or a secret.
  */
 export function finishBots(
-  input: { bots?: BotSpec[]; token?: string; mode: string; webhook: { url?: string; secret?: string } },
+  input: {
+    bots?: z.infer<typeof BotsSchema>;
+    token?: string;
+    baseUrl?: string;
+    mode: string;
+    webhook: { url?: string; secret?: string };
+  },
   resolvePath: (value: string) => string,
   problem: (key: string, message: string) => void,
 ): BotSpec[] | undefined {
@@ -325,7 +355,14 @@ export function finishBots(
   const seen = new Map<string, number>();
   const aliases = new Map<string, string>();
   const secret = input.webhook.secret === undefined ? undefined : new Secret(input.webhook.secret);
+  const embedded = embeddedBots(input);
   return input.bots.map((bot, index) => {
+    if (bot.token === undefined && !embedded)
+      problem(
+        `bots.${index}.token`,
+        `bot ${bot.name} has no token: give token: { env: VAR } or { file: path } (only when no bot has a token ` +
+          'and no baseUrl is set does botflow run host them all in its embedded sandbox)',
+      );
     if (seen.has(bot.name))
       problem(
         `bots.${index}.name`,
@@ -353,7 +390,7 @@ export function finishBots(
       source.file === undefined ? source : { file: resolvePath(source.file) };
     return {
       ...bot,
-      token: file(bot.token),
+      token: bot.token ? file(bot.token) : { env: sandboxTokenVariable(bot.name) },
       ...(bot.flows ? { flows: resolvePath(bot.flows) } : {}),
       ...(bot.webhook
         ? { webhook: { ...bot.webhook, ...(bot.webhook.secret ? { secret: file(bot.webhook.secret) } : {}) } }

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { BotflowError } from '../errors/index.ts';
 import { closest } from '../flows/problems.ts';
-import { type BotSpec, byName, finishBots, normalizeBots } from './config-bots.ts';
+import { type BotSpec, byName, embeddedBots, finishBots, normalizeBots } from './config-bots.ts';
 import { type ConfigProblem, describeIssue } from './config-messages.ts';
 import { type ConfigInput, ConfigSchema, KEYS, OTHER_ENV, PLATFORM_BASE_URL } from './config-schema.ts';
 import {
@@ -244,7 +244,8 @@ function finish(
   problems: ConfigProblem[],
   where: (path: (string | number)[]) => string,
 ): Config {
-  const embedded = input.token === undefined && input.bots === undefined;
+  // No token anywhere: the embedded sandbox, for one bot or for every bot of bots: (embeddedBots).
+  const embedded = input.token === undefined && (input.bots === undefined || embeddedBots(input));
   const problem = (key: string, message: string) =>
     problems.push({ key, where: where(key.split('.')) || key, message });
   const caFiles = input.caFiles.map((path) => resolveSettingPath(path, sources.caFiles, cwd));

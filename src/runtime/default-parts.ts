@@ -68,7 +68,7 @@ function timedCode(logger: Logger | undefined): Pick<LoadOptions, 'codeBudget'> 
 
 /** The embedded sandbox with the playground (web chat, inspector, events panel and `extensions`). */
 async function startPlayground(
-  { host, port, logger, dbPath, flowsDir }: Parameters<AppParts['startSandbox']>[0],
+  { host, port, logger, dbPath, flowsDir, bots }: Parameters<AppParts['startSandbox']>[0],
   extensions: readonly PlaygroundExtension[],
 ): ReturnType<AppParts['startSandbox']> {
   const inspector = new Inspector();
@@ -78,6 +78,7 @@ async function startPlayground(
     port,
     logger,
     ...(dbPath ? { dbPath } : {}),
+    ...(bots ? { bots: bots.map((name) => ({ name })) } : {}),
     plugins: [webChat, inspector.plugin, events.plugin, ...extensions.map((e) => e.plugin)],
     showToken: true, // its own token, on loopback only (startSandbox decides): docs/sandbox.md
   });
@@ -93,6 +94,10 @@ async function startPlayground(
       for (const e of extensions) e.attach(engine, loaded, flowsDir ?? 'flows');
     },
     attachEvents: (sender) => events.attach(sender),
+    tokenOf: (name) => {
+      const bot = sandbox.bots().find((b) => b.name === name);
+      return bot && sandbox.tokenOf(bot.id);
+    },
     flowsChanged: (loaded) => {
       inspector.setFlows(loaded.flows, loaded.problems);
       void openOperatorsChats(sandbox.control, operatorsChats(loaded.flows)).catch(() => {});

@@ -11,6 +11,7 @@ import { BotflowError } from '../errors/index.ts';
 import type { BotRecord, BotsCatalog } from '../store/ports/bots-catalog.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
 import type { StartAppOptions } from './app-parts.ts';
+import { openSharedStore } from './app-store.ts';
 import { openBotsCatalog } from './bots-catalog.ts';
 import type { Config } from './config.ts';
 import { type BotSpec, botAlias } from './config-bots.ts';
@@ -219,7 +220,15 @@ function operations(deployment: Deployment): Omit<RunningDeployment, 'address' |
   };
 }
 
-/** Starts every bot of the deployment. Throws only when the shared server cannot listen. */
+/** Closes `server` (if any), then throws `error` again. */
+const closing =
+  (server: { close(): Promise<void> } | undefined) =>
+  async (error: unknown): Promise<never> => {
+    await server?.close();
+    throw error;
+  };
+
+/** Starts every bot of the deployment. Throws only when the shared server cannot listen or PostgreSQL cannot be reached. */
 export async function startDeployment(
   config: Config,
   options: DeploymentOptions,
@@ -254,6 +263,9 @@ export async function startDeployment(
         config.webhook.port,
       )
     : undefined;
+  // On PostgreSQL one pool and one LISTEN connection for every bot, each in its schema.
+  const postgres = options.postgres ?? (await openSharedStore(config).catch(closing(server)));
+  if (postgres) context.options.postgres = postgres;
   await deployment.refresh();
 
   let polling = false;
@@ -276,6 +288,7 @@ export async function startDeployment(
       clearInterval(timer);
       await deployment.stopAll();
       await server?.close();
+      if (!options.postgres) await postgres?.close();
       if (!options.catalog) await catalog.close();
     },
   };

@@ -8,6 +8,7 @@ import { openDatabase } from './database.ts';
 import { type AppendResult, type InboxEntry, InboxStore } from './inbox.ts';
 import { systemClock } from './ports/clock.ts';
 import type { EngineStore } from './ports/engine.ts';
+import type { DatabaseSource } from './reader.ts';
 import { sqliteStore } from './sqlite/engine-store.ts';
 
 /** An open store and how to close it. */
@@ -25,14 +26,15 @@ export interface OpenStore {
 
 /**
  * Opens an existing database at `path` (SQLite: pending migrations applied, as any open does) or `url`
- * (PostgreSQL: shared by running processes, so its migrations are left to `botflow migrate`).
+ * (PostgreSQL, in `schema` when given: shared by running processes, so its migrations are left to
+ * `botflow migrate`).
  */
-export async function openStore(source: { path: string } | { url: string }): Promise<OpenStore> {
+export async function openStore(source: DatabaseSource): Promise<OpenStore> {
   if ('url' in source) {
-    const { openPostgres } = await import('./postgres/database.ts');
+    const { openPostgresExisting } = await import('./postgres/reader.ts');
     const { postgresStore } = await import('./postgres/engine-store.ts');
     const { PgInbox } = await import('./postgres/inbox.ts');
-    const pg = await openPostgres({ url: source.url, migrate: false });
+    const pg = await openPostgresExisting(source.url, source.schema);
     const inbox = new PgInbox(pg.pool);
     return {
       store: postgresStore(pg),

@@ -15,11 +15,24 @@ import { StepLogStore } from './step-log.ts';
 
 export type { PlanReads, StoreReader } from './ports/reader.ts';
 
-/** Opens the database at `path` (SQLite) or `url` (PostgreSQL) for reading. */
-export async function openReader(source: { path: string } | { url: string }): Promise<StoreReader> {
+/** Where a bot's database is: a SQLite file, or a PostgreSQL database (in a bot's schema, for a deployment's bot). */
+export type DatabaseSource = { path: string } | { url: string; schema?: string };
+
+/** The source the `database` settings name (`config.database`: its path, or its URL and schema). */
+export function databaseSource(database: {
+  path: string;
+  url?: { reveal(): string };
+  schema?: string;
+}): DatabaseSource {
+  if (!database.url) return { path: database.path };
+  return { url: database.url.reveal(), ...(database.schema ? { schema: database.schema } : {}) };
+}
+
+/** Opens the database at `path` (SQLite) or `url` (PostgreSQL, in `schema` when given) for reading. */
+export async function openReader(source: DatabaseSource): Promise<StoreReader> {
   if ('url' in source) {
     const { postgresReader } = await import('./postgres/reader.ts');
-    return postgresReader(source.url);
+    return postgresReader(source.url, source.schema);
   }
   const { path } = source;
   if (!existsSync(path))

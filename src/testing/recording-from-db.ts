@@ -13,10 +13,10 @@ import { openReader } from '../store/reader.ts';
 
 /**
  * Reads the updates and calls of one conversation (or all) from the bot's database, read-only: a SQLite
- * file (`{ path }`) or a PostgreSQL database (`{ url }`, `botflow replay --database-url`).
+ * file (`{ path }`) or a PostgreSQL database (`{ url }` with a bot's `schema` or not, `botflow replay --database-url`, `--bot`).
  */
 export async function recordingFromDatabase(
-  source: { path: string } | { url: string },
+  source: { path: string } | { url: string; schema?: string },
   conversation?: string,
 ): Promise<Recording> {
   const reader = await openReader(source);

@@ -109,6 +109,34 @@ describe('bots: in the configuration', () => {
     expect(text).not.toContain('secret-token');
   });
 
+  it('no token anywhere: the embedded default for every bot; some bots with a token: the others need one', () => {
+    const embedded = loadConfig({
+      values: { bots: [{ name: 'shop' }, { name: 'news' }] },
+      env: {},
+      cwd: dir,
+    });
+    expect(embedded.embedded).toBe(true);
+    expect(embedded.baseUrl).toBeUndefined();
+    expect(embedded.bots?.map((bot) => bot.token)).toEqual([
+      { env: 'BOTFLOW_SANDBOX_TOKEN_SHOP' },
+      { env: 'BOTFLOW_SANDBOX_TOKEN_NEWS' },
+    ]);
+    expect(() =>
+      loadConfig({
+        values: { bots: [{ name: 'shop', token: { env: 'SHOP_TOKEN' } }, { name: 'news' }] },
+        env: {},
+        cwd: dir,
+      }),
+    ).toThrow(/bot news has no token: give token: \{ env: VAR \}/);
+    expect(() =>
+      loadConfig({
+        values: { baseUrl: 'https://api.example.com', bots: [{ name: 'shop' }] },
+        env: {},
+        cwd: dir,
+      }),
+    ).toThrow(/bot shop has no token/);
+  });
+
   it('webhook bots need webhook.url and a secret; names are unique', () => {
     expect(() =>
       loadConfig({

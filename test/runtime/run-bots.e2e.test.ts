@@ -4,12 +4,13 @@
  * is reported alone and the others serve. SIGTERM stops them all (exit 0). No token appears in anything
  * the process printed or logged.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { flowsSaying, freePort, greeted } from '../support/bots.ts';
+import { eventually } from '../support/eventually.ts';
 import { runBotflow } from './child.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'botflow-run-bots-'));
@@ -68,5 +69,57 @@ bots:
     expect(everything).toContain('"bot":"three"');
     for (const token of [one.token, two.token, 'refused-token-from-a-file'])
       expect(everything).not.toContain(token);
+  }, 90_000);
+
+  it('with no token anywhere hosts every bot in one embedded sandbox; each answers its people there', async () => {
+    const port = await freePort();
+    const embedded = join(dir, 'embedded');
+    mkdirSync(embedded);
+    writeFileSync(
+      join(embedded, 'botflow.config.yaml'),
+      `sandbox:
+  port: ${port}
+bots:
+  shop:
+    flows: ${flowsSaying(dir, 'shop', 'Embedded shop')}
+  news:
+    flows: ${flowsSaying(dir, 'news', 'Embedded news')}
+`,
+    );
+    const run = runBotflow(['run'], { cwd: embedded, env: {} });
+    const base = `http://127.0.0.1:${port}`;
+    const post = async (path: string, body: unknown) =>
+      (await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as { user_id: number };
+    try {
+      await run.waitFor(/botflow is running 2 of 2 bot\(s\)/);
+      await run.waitFor(/pick a bot/);
+      const { bots } = (await fetch(`${base}/_sandbox/bots`).then((r) => r.json())) as {
+        bots: { id: number; name: string }[];
+      };
+      expect(bots.map((bot) => bot.name)).toEqual(['shop', 'news']);
+      const ann = await post('/_sandbox/users', { first_name: 'Ann' });
+      const said: Record<string, string[]> = {};
+      for (const bot of bots) {
+        await post('/_sandbox/start', { user_id: ann.user_id, bot_id: bot.id });
+        said[bot.name] = await eventually(`${bot.name}'s greeting`, async () => {
+          const view = (await fetch(
+            `${base}/_sandbox/view?user_id=${ann.user_id}&chat=dialog&bot_id=${bot.id}`,
+          ).then((r) => r.json())) as { messages?: { from: string; text?: string }[] };
+          const texts = (view.messages ?? []).filter((m) => m.from === 'bot').map((m) => m.text ?? '');
+          return texts.length > 0 && texts;
+        });
+      }
+      expect(said).toEqual({ shop: ['Embedded shop'], news: ['Embedded news'] });
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    expect(existsSync(join(embedded, '.botflow', 'bots', 'shop.db'))).toBe(true);
+    expect(existsSync(join(embedded, '.botflow', 'bots', 'news.db'))).toBe(true);
   }, 90_000);
 });
