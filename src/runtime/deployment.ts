@@ -16,14 +16,17 @@ import type { Config } from './config.ts';
 import { type BotSpec, botAlias } from './config-bots.ts';
 import {
   type BotSlot,
+  coldConfig,
   type DeploymentBot,
   newSlot,
   type SlotContext,
   shownSlot,
   startSlot,
   stopSlot,
+  subscribeCold,
 } from './deployment-bot.ts';
 import { startDeploymentServer } from './deployment-http.ts';
+import { nextWakeUp, quiet, WakeUps } from './deployment-idle.ts';
 
 export type { DeploymentBot, DeploymentBotStatus } from './deployment-bot.ts';
 
@@ -37,6 +40,11 @@ export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' 
   startConcurrency?: number;
   /** How often the catalog's version is polled, in ms (default 2000). */
   catalogPollMs?: number;
+  /**
+   * A webhook bot with nothing to do for this long (ms, default 60 000) is stopped and kept cold until a
+   * delivery or its next timer (docs/bots.md "What an idle bot costs"); `Infinity` keeps every bot warm.
+   */
+  idleMs?: number;
 }
 
 /** A running deployment. */
@@ -89,6 +97,12 @@ function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
 /** The deployment's bots and how they follow the catalog. */
 class Deployment {
   readonly slots = new Map<string, BotSlot>();
+  /** Each served bot's record as last read, for warming a cold bot. */
+  private readonly records = new Map<string, BotRecord>();
+  readonly wakeUps = new WakeUps((name) => {
+    const slot = this.slots.get(name);
+    if (slot) void this.warm(slot);
+  });
   private readonly limit: <T>(task: () => Promise<T>) => Promise<T>;
   private seen = -1;
   private reconciling = Promise.resolve();
@@ -98,6 +112,7 @@ class Deployment {
     readonly catalog: BotsCatalog,
     private readonly context: SlotContext,
     concurrency: number,
+    readonly idleMs: number,
   ) {
     this.limit = limiter(concurrency);
   }
@@ -113,8 +128,81 @@ class Deployment {
   }
 
   stop(slot: BotSlot, status: 'paused' | 'stopping', reason?: string): Promise<void> {
+    this.wakeUps.set(slot.name, undefined);
     slot.work = slot.work.then(() => stopSlot(slot, status, reason));
     return slot.work;
+  }
+
+  /**
+   * A new webhook bot is kept cold (`idle`): nothing opened, its subscription made sure of in the
+   * background (a few at a time); false when it cannot be (polling, never cold, or its config fails).
+   */
+  private startCold(slot: BotSlot, record: BotRecord): boolean {
+    if (this.idleMs === Number.POSITIVE_INFINITY) return false;
+    let config: Config | undefined;
+    try {
+      config = coldConfig(slot, record, this.context);
+    } catch {
+      return false; // startSlot says why it cannot start
+    }
+    if (!config) return false;
+    slot.status = 'idle';
+    slot.subscribed = false;
+    const subscribed = config;
+    void this.limit(() => subscribeCold(subscribed)).then(
+      (result) => {
+        slot.subscribed = true;
+        this.context.options.logger.info(
+          { bot: slot.name, action: result.action },
+          `bot ${slot.name} is idle (cold), its webhook subscription ${result.action}`,
+        );
+      },
+      (error: unknown) => {
+        if (slot.status !== 'idle') return;
+        slot.status = 'failed';
+        slot.reason = `its webhook subscription failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.context.options.logger.error({ bot: slot.name }, `bot ${slot.name} is left out: ${slot.reason}`);
+      },
+    );
+    return true;
+  }
+
+  /** Starts a cold bot (a delivery or its wake-up came); resolves once it runs (or failed, or stays down). */
+  async warm(slot: BotSlot): Promise<void> {
+    for (let round = 0; round < 3 && !slot.receiver; round++) {
+      if (slot.status === 'idle') {
+        const record = this.records.get(slot.name);
+        if (!record) return;
+        this.wakeUps.set(slot.name, undefined);
+        void this.start(slot, record);
+      } else if (slot.status !== 'starting' && slot.status !== 'stopping') return;
+      await slot.work;
+    }
+  }
+
+  /** Warm webhook bots with nothing to do for `idleMs` are stopped and kept cold, their next wake-up noted. */
+  async sweep(): Promise<void> {
+    const now = wallNow();
+    const cooling = this.all().filter(
+      (slot) => slot.coldable && slot.status === 'running' && now - (slot.lastActive ?? now) >= this.idleMs,
+    );
+    await Promise.all(cooling.map((slot) => this.cool(slot)));
+  }
+
+  private cool(slot: BotSlot): Promise<void> {
+    slot.work = slot.work.then(async () => {
+      const engine = slot.app?.engine;
+      if (slot.status !== 'running' || !engine || wallNow() - (slot.lastActive ?? 0) < this.idleMs) return;
+      if (!(await quiet(engine))) return;
+      const at = await nextWakeUp(engine);
+      await stopSlot(slot, 'idle');
+      this.wakeUps.set(slot.name, at);
+      this.context.options.logger.debug(
+        { bot: slot.name, wakeUpAt: at },
+        `bot ${slot.name} had nothing to do: it is idle (cold)`,
+      );
+    });
+    return slot.work.catch(() => {});
   }
 
   /** A removed webhook bot's subscription ends (its data stays); a failure is logged, not thrown. */
@@ -146,15 +234,17 @@ class Deployment {
     for (const slot of this.all()) {
       if (names.has(slot.name)) continue;
       this.slots.delete(slot.name);
+      this.records.delete(slot.name);
       work.push(this.stop(slot, 'stopping', 'removed').then(() => this.unsubscribe(slot)));
     }
     for (const record of live) {
+      this.records.set(record.name, record);
       const slot = this.slots.get(record.name);
       if (!slot) {
         const created = newSlot(record);
         this.slots.set(record.name, created);
-        if (!record.paused) work.push(this.start(created, record));
-      } else if (record.paused && (slot.status === 'running' || slot.status === 'starting')) {
+        if (!record.paused && !this.startCold(created, record)) work.push(this.start(created, record));
+      } else if (record.paused && ['running', 'starting', 'idle'].includes(slot.status)) {
         work.push(this.stop(slot, 'paused', record.pausedReason ?? 'paused'));
       } else if (!record.paused && slot.status === 'paused') work.push(this.start(slot, record));
     }
@@ -180,6 +270,7 @@ class Deployment {
   }
 
   async stopAll(): Promise<void> {
+    this.wakeUps.stop();
     await this.reconciling.catch(() => {});
     await Promise.all(this.all().map((slot) => this.stop(slot, 'stopping')));
   }
@@ -219,13 +310,37 @@ function operations(deployment: Deployment): Omit<RunningDeployment, 'address' |
   };
 }
 
+/** Runs `task` every `ms` (one at a time; none for `Infinity`), not keeping the process alive. */
+function every(
+  ms: number,
+  task: () => Promise<void>,
+  logger: DeploymentOptions['logger'],
+): NodeJS.Timeout | undefined {
+  if (!Number.isFinite(ms)) return undefined;
+  let running = false;
+  const timer = setInterval(
+    () => {
+      if (running) return;
+      running = true;
+      task()
+        .catch((error: unknown) => logger.warn({ err: error }, 'idle bots could not be looked at'))
+        .finally(() => {
+          running = false;
+        });
+    },
+    Math.max(ms, 10),
+  );
+  timer.unref();
+  return timer;
+}
+
 /** Starts every bot of the deployment. Throws only when the shared server cannot listen. */
 export async function startDeployment(
   config: Config,
   options: DeploymentOptions,
 ): Promise<RunningDeployment> {
   const catalog = options.catalog ?? (await openBotsCatalog(config));
-  const { catalog: _catalog, env, startConcurrency, catalogPollMs, ...appOptions } = options;
+  const { catalog: _catalog, env, startConcurrency, catalogPollMs, idleMs, ...appOptions } = options;
   const context: SlotContext = {
     config,
     env: env ?? process.env,
@@ -239,7 +354,7 @@ export async function startDeployment(
   for (const spec of config.bots ?? []) {
     if (!(await catalog.get(spec.name))) await catalog.add(seedRecord(config, spec));
   }
-  const deployment = new Deployment(config, catalog, context, startConcurrency ?? 4);
+  const deployment = new Deployment(config, catalog, context, startConcurrency ?? 4, idleMs ?? 60_000);
   const webhooks = config.mode === 'webhook' || (config.bots ?? []).some((bot) => bot.mode === 'webhook');
   const server = webhooks
     ? await startDeploymentServer(
@@ -249,6 +364,7 @@ export async function startDeployment(
           byName: (name) => deployment.slots.get(name),
           all: () => deployment.all(),
           shown: shownSlot,
+          warm: (slot) => deployment.warm(slot),
         },
         config.webhook.host,
         config.webhook.port,
@@ -268,12 +384,14 @@ export async function startDeployment(
       });
   }, catalogPollMs ?? 2000);
   timer.unref();
+  const sweeper = every(Math.min(deployment.idleMs / 2, 10_000), () => deployment.sweep(), options.logger);
 
   return {
     ...operations(deployment),
     ...(server ? { address: server.address } : {}),
     async stop() {
       clearInterval(timer);
+      clearInterval(sweeper);
       await deployment.stopAll();
       await server?.close();
       if (!options.catalog) await catalog.close();
