@@ -65,7 +65,7 @@ function health(routes: DeploymentRoutes, res: ServerResponse, url: URL): void {
     return;
   }
   const waiting = bots.filter(
-    (slot) => (slot.status === 'starting' || slot.status === 'stopping') && !serving(slot),
+    (slot) => !serving(slot) && slot.status !== 'paused' && slot.status !== 'failed',
   );
   send(res, waiting.length === 0 ? 200 : 503, {
     status: waiting.length === 0 ? 'ready' : 'not ready',

@@ -1,0 +1,123 @@
+/**
+ * Cold webhook bots (docs/bots.md "What an idle bot costs"): a webhook bot of a deployment opens nothing
+ * until a delivery comes (its SQLite file is not open: no descriptor of the process points at it); a
+ * delivery warms it and the person gets the reply; with nothing to do for `idleMs` it is stopped and cold
+ * again; a reminder due while it is cold is sent (the deployment's one wake-up timer warms it); a wrong
+ * secret on a cold bot is refused before anything is opened.
+ */
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/runtime/config.ts';
+import { defaultParts } from '../../src/runtime/default-parts.ts';
+import { type RunningDeployment, startDeployment } from '../../src/runtime/deployment.ts';
+import { startSandbox } from '../../src/sandbox/index.ts';
+import { flowsSaying, freePort, greeted, keptLogger, tempBotsCatalog, until } from '../support/bots.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'botflow-cold-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Whether this process holds a descriptor on the bot's database file (or its -wal, -shm). */
+function fileOpen(name: string): boolean {
+  const wanted = join(dir, 'data', 'bots', `${name}.db`);
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(wanted);
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
+
+const statusOf = (deployment: RunningDeployment, name: string) =>
+  deployment.bots().find((bot) => bot.name === name)?.status;
+
+describe('cold webhook bots', () => {
+  it('start cold, warm on a delivery, cool after idleMs, wake for a reminder; a wrong secret opens nothing', async () => {
+    const [one, two] = await Promise.all([startSandbox({ limits: false }), startSandbox({ limits: false })]);
+    const port = await freePort();
+    const env = { ONE_TOKEN: one.token, TWO_TOKEN: two.token };
+    const config = loadConfig({
+      env,
+      cwd: dir,
+      values: {
+        mode: 'webhook',
+        webhook: {
+          host: '127.0.0.1',
+          port,
+          url: `http://127.0.0.1:${port}/hooks`,
+          secret: 'deployment_secret',
+        },
+        database: { path: join(dir, 'data', 'botflow.db') },
+        bots: [
+          {
+            name: 'one',
+            token: { env: 'ONE_TOKEN' },
+            baseUrl: one.baseUrl,
+            flows: flowsSaying(dir, 'one', 'Cold one', '2s'),
+          },
+          {
+            name: 'two',
+            token: { env: 'TWO_TOKEN' },
+            baseUrl: two.baseUrl,
+            flows: flowsSaying(dir, 'two', 'Cold two'),
+          },
+        ],
+      },
+    });
+    const { logger, lines } = keptLogger();
+    const deployment = await startDeployment(config, {
+      logger,
+      parts: defaultParts(),
+      env,
+      catalog: tempBotsCatalog(),
+      idleMs: 300,
+    });
+    try {
+      expect(statusOf(deployment, 'one')).toBe('idle');
+      expect(statusOf(deployment, 'two')).toBe('idle');
+      expect(fileOpen('one') || fileOpen('two')).toBe(false);
+      await until(async () => (await fetch(`${deployment.address}/readyz`)).status === 200);
+      expect((await fetch(`${deployment.address}/readyz?bot=two`)).status).toBe(200);
+
+      // A wrong secret on a cold bot: 401, and the bot stays cold with nothing open.
+      const wrong = await fetch(`${deployment.address}/hooks/webhook/${deployment.bots()[1]!.alias}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-bot-api-secret': 'not_the_secret' },
+        body: JSON.stringify({ update_type: 'bot_started', timestamp: 1, chat_id: 1, user: { user_id: 1 } }),
+      });
+      expect(wrong.status).toBe(401);
+      expect(statusOf(deployment, 'two')).toBe('idle');
+      expect(fileOpen('two')).toBe(false);
+
+      // A delivery warms the bot; the person gets the reply.
+      expect(await greeted(two, 'Cold two')).toEqual(['Cold two']);
+      expect(fileOpen('two')).toBe(true);
+      // Nothing to do (its one reminder is an hour away): cold again, its file closed.
+      await until(() => statusOf(deployment, 'two') === 'idle');
+      expect(fileOpen('two')).toBe(false);
+
+      // Bot one asks, goes cold, and is warmed by the deployment's timer for its reminder 2 s later.
+      const person = await one.control.createUser({ first_name: 'Bo' });
+      await one.control.startBot(person.user_id);
+      await until(() => lines.some((line) => line.includes('bot one had nothing to do')));
+      const view = await one.control.waitForView(
+        person.user_id,
+        'dialog',
+        (v) => v.messages.some((m) => m.text?.includes('one is still waiting')),
+        { timeoutMs: 15_000 },
+      );
+      expect(view.messages.filter((m) => m.from === 'bot').map((m) => m.text)).toEqual([
+        'Cold one',
+        'one is still waiting',
+      ]);
+    } finally {
+      await deployment.stop();
+      await Promise.all([one.close(), two.close()]);
+    }
+    expect(fileOpen('one') || fileOpen('two')).toBe(false);
+    const log = lines.join('');
+    for (const token of Object.values(env)) expect(log).not.toContain(token);
+  }, 60_000);
+});
