@@ -172,6 +172,13 @@ export function coldConfig(slot: BotSlot, record: BotRecord, context: SlotContex
   return config;
 }
 
+/** A digest of the subscription the bot needs (URL, secret, update types), as the catalog keeps it. */
+export function subscriptionDigest(config: Config): string {
+  const { url, secret, updateTypes } = config.webhook;
+  const spec = JSON.stringify([url, secret?.reveal() ?? null, [...(updateTypes ?? [])].sort()]);
+  return createHash('sha256').update(spec).digest('base64url').slice(0, 32);
+}
+
 /** Makes sure the cold bot's webhook subscription is in place (what `startApp` does when it starts). */
 export async function subscribeCold(config: Config): Promise<EnsureResult> {
   const { url, secret, updateTypes } = config.webhook;

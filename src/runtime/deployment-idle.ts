@@ -5,6 +5,7 @@
  * campaign send of its database). One timer (`WakeUps`) serves every cold bot: it is armed for the earliest
  * wake-up and warms the bots whose time came.
  */
+import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
 
@@ -93,4 +94,44 @@ export class WakeUps {
     }
     this.arm();
   }
+}
+
+/** A pool of `limit` at a time. */
+export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Runs `task` every `ms` (one at a time; none for `Infinity`), not keeping the process alive. */
+export function every(
+  ms: number,
+  task: () => Promise<void>,
+  logger: Pick<Logger, 'warn'>,
+): NodeJS.Timeout | undefined {
+  if (!Number.isFinite(ms)) return undefined;
+  let running = false;
+  const timer = setInterval(
+    () => {
+      if (running) return;
+      running = true;
+      task()
+        .catch((error: unknown) => logger.warn({ err: error }, 'idle bots could not be looked at'))
+        .finally(() => {
+          running = false;
+        });
+    },
+    Math.max(ms, 10),
+  );
+  timer.unref();
+  return timer;
 }

@@ -24,9 +24,10 @@ import {
   startSlot,
   stopSlot,
   subscribeCold,
+  subscriptionDigest,
 } from './deployment-bot.ts';
 import { startDeploymentServer } from './deployment-http.ts';
-import { nextWakeUp, quiet, WakeUps } from './deployment-idle.ts';
+import { every, limiter, nextWakeUp, quiet, WakeUps } from './deployment-idle.ts';
 
 export type { DeploymentBot, DeploymentBotStatus } from './deployment-bot.ts';
 
@@ -75,22 +76,6 @@ function seedRecord(config: Config, spec: BotSpec): BotRecord {
     ...('env' in spec.token && spec.token.env ? { tokenEnv: spec.token.env } : {}),
     paused: spec.paused ?? false,
     addedAt: wallNow(),
-  };
-}
-
-/** A pool of `limit` at a time. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
   };
 }
 
@@ -147,24 +132,37 @@ class Deployment {
     }
     if (!config) return false;
     slot.status = 'idle';
+    const digest = subscriptionDigest(config);
+    if (record.subscription !== digest) this.subscribe(slot, config, digest);
+    return true;
+  }
+
+  /** Makes the cold bot's subscription in the background (a few at a time) and keeps its digest in the catalog. */
+  private subscribe(slot: BotSlot, config: Config, digest: string): void {
+    const { logger } = this.context.options;
     slot.subscribed = false;
-    const subscribed = config;
-    void this.limit(() => subscribeCold(subscribed)).then(
-      (result) => {
+    void this.limit(() => subscribeCold(config))
+      .then(async (result) => {
         slot.subscribed = true;
-        this.context.options.logger.info(
+        logger.info(
           { bot: slot.name, action: result.action },
-          `bot ${slot.name} is idle (cold), its webhook subscription ${result.action}`,
+          `bot ${slot.name}: webhook subscription ${result.action}`,
         );
-      },
-      (error: unknown) => {
+        await this.catalog.update(slot.name, { subscription: digest });
+      })
+      .catch((error: unknown) => {
+        if (slot.subscribed) {
+          logger.warn(
+            { bot: slot.name, err: error },
+            `bot ${slot.name}: the catalog could not keep its subscription`,
+          );
+          return;
+        }
         if (slot.status !== 'idle') return;
         slot.status = 'failed';
         slot.reason = `its webhook subscription failed: ${error instanceof Error ? error.message : String(error)}`;
-        this.context.options.logger.error({ bot: slot.name }, `bot ${slot.name} is left out: ${slot.reason}`);
-      },
-    );
-    return true;
+        logger.error({ bot: slot.name }, `bot ${slot.name} is left out: ${slot.reason}`);
+      });
   }
 
   /** Starts a cold bot (a delivery or its wake-up came); resolves once it runs (or failed, or stays down). */
@@ -284,7 +282,8 @@ function operations(deployment: Deployment): Omit<RunningDeployment, 'address' |
     async add(name) {
       const record = await deployment.known(name);
       if (record.removedAt !== undefined) {
-        const { removedAt: _removed, ...kept } = record;
+        // Removing it ended its subscription: made again when it is served again.
+        const { removedAt: _removed, subscription: _subscription, ...kept } = record;
         await catalog.add(kept);
       }
       await deployment.refresh();
@@ -308,30 +307,6 @@ function operations(deployment: Deployment): Omit<RunningDeployment, 'address' |
     },
     refresh: () => deployment.refresh(),
   };
-}
-
-/** Runs `task` every `ms` (one at a time; none for `Infinity`), not keeping the process alive. */
-function every(
-  ms: number,
-  task: () => Promise<void>,
-  logger: DeploymentOptions['logger'],
-): NodeJS.Timeout | undefined {
-  if (!Number.isFinite(ms)) return undefined;
-  let running = false;
-  const timer = setInterval(
-    () => {
-      if (running) return;
-      running = true;
-      task()
-        .catch((error: unknown) => logger.warn({ err: error }, 'idle bots could not be looked at'))
-        .finally(() => {
-          running = false;
-        });
-    },
-    Math.max(ms, 10),
-  );
-  timer.unref();
-  return timer;
 }
 
 /** Starts every bot of the deployment. Throws only when the shared server cannot listen. */

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS bots (
   paused        INTEGER NOT NULL DEFAULT 0,
   paused_reason TEXT,
   added_at      INTEGER NOT NULL,
-  removed_at    INTEGER
+  removed_at    INTEGER,
+  subscription  TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS bots_alias ON bots (alias) WHERE removed_at IS NULL;
 CREATE TABLE IF NOT EXISTS catalog_meta (version INTEGER NOT NULL);
@@ -45,6 +46,16 @@ export function openSqliteBotsCatalog(path: string): BotsCatalog {
     if (path !== ':memory:') db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.exec(`BEGIN IMMEDIATE; ${SCHEMA} COMMIT;`);
+    // A catalog made before the subscription digest was kept gets its column.
+    const columns = db.prepare('PRAGMA table_info(bots)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'subscription')) {
+      try {
+        db.exec('ALTER TABLE bots ADD COLUMN subscription TEXT');
+      } catch (error) {
+        // Another process opening the same file added it first.
+        if (!/duplicate column/i.test(String(error))) throw error;
+      }
+    }
   } catch (error) {
     db.close();
     throw error;

@@ -60,12 +60,9 @@ const idle = deployment.bots().filter((bot) => bot.status === 'idle').length;
 const person = await sandbox.control.createUser({ first_name: 'Ann' });
 const t1 = performance.now();
 await sandbox.control.startBot(person.user_id);
-await sandbox.control.waitForView(
-  person.user_id,
-  'dialog',
-  (v) => v.messages.some((m) => m.from === 'bot'),
-  { timeoutMs: 30_000 },
-);
+await sandbox.control.waitForView(person.user_id, 'dialog', (v) => v.messages.some((m) => m.from === 'bot'), {
+  timeoutMs: 30_000,
+});
 const firstReply = performance.now() - t1;
 await deployment.stop();
 await catalog.close();

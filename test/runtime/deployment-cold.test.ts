@@ -34,7 +34,7 @@ const statusOf = (deployment: RunningDeployment, name: string) =>
   deployment.bots().find((bot) => bot.name === name)?.status;
 
 describe('cold webhook bots', () => {
-  it('start cold, warm on a delivery, cool after idleMs, wake for a reminder; a wrong secret opens nothing', async () => {
+  it('start cold, warm on a delivery, cool after idleMs, wake for a reminder; a wrong secret opens nothing; a restart does not subscribe again', async () => {
     const [one, two] = await Promise.all([startSandbox({ limits: false }), startSandbox({ limits: false })]);
     const port = await freePort();
     const env = { ONE_TOKEN: one.token, TWO_TOKEN: two.token };
@@ -67,11 +67,12 @@ describe('cold webhook bots', () => {
       },
     });
     const { logger, lines } = keptLogger();
+    const catalog = tempBotsCatalog();
     const deployment = await startDeployment(config, {
       logger,
       parts: defaultParts(),
       env,
-      catalog: tempBotsCatalog(),
+      catalog,
       idleMs: 300,
     });
     try {
@@ -112,11 +113,32 @@ describe('cold webhook bots', () => {
         'Cold one',
         'one is still waiting',
       ]);
+      await deployment.stop();
+      expect(fileOpen('one') || fileOpen('two')).toBe(false);
+
+      // The catalog keeps each subscription's digest: a restart asks the platform nothing, and is ready at once.
+      expect((await catalog.get('two'))?.subscription).toMatch(/^[\w-]{32}$/);
+      const again = keptLogger();
+      const restarted = await startDeployment(config, {
+        logger: again.logger,
+        parts: defaultParts(),
+        env,
+        catalog,
+        idleMs: 300,
+      });
+      try {
+        expect(restarted.bots().map((bot) => bot.status)).toEqual(['idle', 'idle']);
+        expect((await fetch(`${restarted.address}/readyz`)).status).toBe(200);
+        expect(again.lines.join('')).not.toContain('webhook subscription');
+        expect(await greeted(two, 'Cold two')).toEqual(['Cold two']);
+      } finally {
+        await restarted.stop();
+      }
     } finally {
       await deployment.stop();
       await Promise.all([one.close(), two.close()]);
+      await catalog.close();
     }
-    expect(fileOpen('one') || fileOpen('two')).toBe(false);
     const log = lines.join('');
     for (const token of Object.values(env)) expect(log).not.toContain(token);
   }, 60_000);

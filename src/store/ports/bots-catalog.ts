@@ -27,6 +27,11 @@ export interface BotRecord {
   addedAt: number;
   /** When it was removed: it is no longer served, its data is kept. */
   removedAt?: number;
+  /**
+   * A digest of the webhook subscription the deployment last made for it (its URL, secret and update
+   * types): a restart keeps a cold bot's subscription without asking the platform again.
+   */
+  subscription?: string;
 }
 
 /** A bot to add: `paused` defaults to false, `addedAt` to now. */
@@ -37,9 +42,15 @@ export type NewBot = Omit<BotRecord, 'paused' | 'addedAt' | 'removedAt'> & {
 
 /** A change to a bot: a field given is set (null clears an optional one); `paused: false` clears the reason. */
 export type BotPatch = {
-  [K in 'alias' | 'botId' | 'username' | 'tokenFile' | 'tokenEnv' | 'paused' | 'pausedReason']?:
-    | BotRecord[K]
-    | (undefined extends BotRecord[K] ? null : never);
+  [K in
+    | 'alias'
+    | 'botId'
+    | 'username'
+    | 'tokenFile'
+    | 'tokenEnv'
+    | 'paused'
+    | 'pausedReason'
+    | 'subscription']?: BotRecord[K] | (undefined extends BotRecord[K] ? null : never);
 };
 
 /** The catalog's port. */
@@ -91,11 +102,12 @@ export interface BotRow {
   paused_reason: string | null;
   added_at: number;
   removed_at: number | null;
+  subscription: string | null;
 }
 
 /** The columns in order, for the adapters' statements. */
 export const BOT_COLUMNS =
-  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at';
+  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at, subscription';
 
 export function recordOf(row: BotRow): BotRecord {
   return {
@@ -109,6 +121,9 @@ export function recordOf(row: BotRow): BotRecord {
     ...(row.paused_reason !== null ? { pausedReason: row.paused_reason } : {}),
     addedAt: Number(row.added_at),
     ...(row.removed_at !== null ? { removedAt: Number(row.removed_at) } : {}),
+    ...(row.subscription !== null && row.subscription !== undefined
+      ? { subscription: row.subscription }
+      : {}),
   };
 }
 
@@ -125,6 +140,7 @@ export function valuesOf(record: BotRecord, bool: (b: boolean) => unknown): unkn
     record.pausedReason ?? null,
     record.addedAt,
     record.removedAt ?? null,
+    record.subscription ?? null,
   ];
 }
 
@@ -154,10 +170,11 @@ export function catalogOver(db: CatalogSql): BotsCatalog {
     ).map(recordOf)[0];
   const write = (q: Pick<CatalogSql, 'all'>, record: BotRecord) =>
     q.all(
-      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
+      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
         'alias = excluded.alias, bot_id = excluded.bot_id, username = excluded.username, ' +
         'token_file = excluded.token_file, token_env = excluded.token_env, paused = excluded.paused, ' +
-        'paused_reason = excluded.paused_reason, added_at = excluded.added_at, removed_at = excluded.removed_at',
+        'paused_reason = excluded.paused_reason, added_at = excluded.added_at, removed_at = excluded.removed_at, ' +
+        'subscription = excluded.subscription',
       valuesOf(record, db.bool),
     );
   return {
