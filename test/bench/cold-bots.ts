@@ -11,7 +11,8 @@ import { defaultParts } from '../../src/runtime/default-parts.ts';
 import { startDeployment } from '../../src/runtime/deployment.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
-import { flowsSaying, freePort, tempBotsCatalog, until } from '../support/bots.ts';
+import { flowsSaying, freePort, tempBotsCatalog } from '../support/bots.ts';
+import { eventually } from '../support/eventually.ts';
 
 const n = Number(process.argv[2] ?? 1000);
 const dir = mkdtempSync(join(tmpdir(), 'botflow-cold-bench-'));
@@ -50,7 +51,11 @@ const before = process.memoryUsage();
 const t0 = performance.now();
 const deployment = await startDeployment(config, { logger, parts: defaultParts(), env, catalog });
 const returned = performance.now() - t0;
-await until(async () => (await fetch(`${deployment.address}/readyz`)).status === 200, 120_000);
+await eventually(
+  'the deployment ready',
+  async () => (await fetch(`${deployment.address}/readyz`)).status === 200,
+  120_000,
+);
 const ready = performance.now() - t0;
 await settle();
 const after = process.memoryUsage();

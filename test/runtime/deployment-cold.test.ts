@@ -13,7 +13,8 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { defaultParts } from '../../src/runtime/default-parts.ts';
 import { type RunningDeployment, startDeployment } from '../../src/runtime/deployment.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
-import { flowsSaying, freePort, greeted, keptLogger, tempBotsCatalog, until } from '../support/bots.ts';
+import { flowsSaying, freePort, greeted, keptLogger, tempBotsCatalog } from '../support/bots.ts';
+import { eventually } from '../support/eventually.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'botflow-cold-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,7 +80,10 @@ describe('cold webhook bots', () => {
       expect(statusOf(deployment, 'one')).toBe('idle');
       expect(statusOf(deployment, 'two')).toBe('idle');
       expect(fileOpen('one') || fileOpen('two')).toBe(false);
-      await until(async () => (await fetch(`${deployment.address}/readyz`)).status === 200);
+      await eventually(
+        'the deployment ready',
+        async () => (await fetch(`${deployment.address}/readyz`)).status === 200,
+      );
       expect((await fetch(`${deployment.address}/readyz?bot=two`)).status).toBe(200);
 
       // A wrong secret on a cold bot: 401, and the bot stays cold with nothing open.
@@ -96,13 +100,15 @@ describe('cold webhook bots', () => {
       expect(await greeted(two, 'Cold two')).toEqual(['Cold two']);
       expect(fileOpen('two')).toBe(true);
       // Nothing to do (its one reminder is an hour away): cold again, its file closed.
-      await until(() => statusOf(deployment, 'two') === 'idle');
+      await eventually('bot two cold again', () => statusOf(deployment, 'two') === 'idle');
       expect(fileOpen('two')).toBe(false);
 
       // Bot one asks, goes cold, and is warmed by the deployment's timer for its reminder 2 s later.
       const person = await one.control.createUser({ first_name: 'Bo' });
       await one.control.startBot(person.user_id);
-      await until(() => lines.some((line) => line.includes('bot one had nothing to do')));
+      await eventually('bot one cold', () =>
+        lines.some((line) => line.includes('bot one had nothing to do')),
+      );
       const view = await one.control.waitForView(
         person.user_id,
         'dialog',

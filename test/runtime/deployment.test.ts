@@ -13,14 +13,8 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { defaultParts } from '../../src/runtime/default-parts.ts';
 import { startDeployment } from '../../src/runtime/deployment.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
-import {
-  flowsSaying as flowsIn,
-  freePort,
-  greeted,
-  keptLogger,
-  tempBotsCatalog,
-  until,
-} from '../support/bots.ts';
+import { flowsSaying as flowsIn, freePort, greeted, keptLogger, tempBotsCatalog } from '../support/bots.ts';
+import { eventually } from '../support/eventually.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'botflow-deployment-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -121,7 +115,10 @@ describe('startDeployment', () => {
       const [a, b] = deployment.bots();
       expect(a?.status).toBe('idle');
       expect(b?.status).toBe('idle');
-      await until(async () => (await fetch(`${deployment.address}/readyz`)).status === 200);
+      await eventually(
+        'the deployment ready',
+        async () => (await fetch(`${deployment.address}/readyz`)).status === 200,
+      );
       expect(a?.alias).not.toBe(b?.alias);
       expect(await greeted(one, 'Webhook one')).toEqual(['Webhook one']);
       expect(await greeted(two, 'Webhook two')).toEqual(['Webhook two']);

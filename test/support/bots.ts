@@ -73,12 +73,3 @@ export async function greeted(sandbox: Sandbox, text: string): Promise<string[]>
   );
   return view.messages.filter((m) => m.from === 'bot').map((m) => m.text ?? '');
 }
-
-/** Resolves once `condition` holds, looked at every 20 ms (throws after `timeoutMs`). */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
