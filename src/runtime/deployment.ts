@@ -119,10 +119,11 @@ class Deployment {
   }
 
   /**
-   * A new webhook bot is kept cold (`idle`): nothing opened, its subscription made sure of in the
-   * background (a few at a time); false when it cannot be (polling, never cold, or its config fails).
+   * A new webhook bot is kept cold (`idle`): nothing opened; its subscription made (a few at a time) unless
+   * the catalog's digest says it is in place; false when it cannot be cold (polling, never cold, or its
+   * config fails: `start` says why).
    */
-  private startCold(slot: BotSlot, record: BotRecord): boolean {
+  private startCold(slot: BotSlot, record: BotRecord): Promise<void> | false {
     if (this.idleMs === Number.POSITIVE_INFINITY) return false;
     let config: Config | undefined;
     try {
@@ -133,15 +134,14 @@ class Deployment {
     if (!config) return false;
     slot.status = 'idle';
     const digest = subscriptionDigest(config);
-    if (record.subscription !== digest) this.subscribe(slot, config, digest);
-    return true;
+    return record.subscription === digest ? Promise.resolve() : this.subscribe(slot, config, digest);
   }
 
-  /** Makes the cold bot's subscription in the background (a few at a time) and keeps its digest in the catalog. */
-  private subscribe(slot: BotSlot, config: Config, digest: string): void {
+  /** Makes the cold bot's subscription (a few at a time) and keeps its digest in the catalog; a refusal fails the bot. */
+  private subscribe(slot: BotSlot, config: Config, digest: string): Promise<void> {
     const { logger } = this.context.options;
     slot.subscribed = false;
-    void this.limit(() => subscribeCold(config))
+    return this.limit(() => subscribeCold(config))
       .then(async (result) => {
         slot.subscribed = true;
         logger.info(
@@ -241,7 +241,9 @@ class Deployment {
       if (!slot) {
         const created = newSlot(record);
         this.slots.set(record.name, created);
-        if (!record.paused && !this.startCold(created, record)) work.push(this.start(created, record));
+        const cold = !record.paused && this.startCold(created, record);
+        if (cold) work.push(cold);
+        else if (!record.paused) work.push(this.start(created, record));
       } else if (record.paused && ['running', 'starting', 'idle'].includes(slot.status)) {
         work.push(this.stop(slot, 'paused', record.pausedReason ?? 'paused'));
       } else if (!record.paused && slot.status === 'paused') work.push(this.start(slot, record));
