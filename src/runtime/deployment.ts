@@ -7,6 +7,7 @@
  * process), applied without a restart. Pausing stops a bot's app gracefully: its timers and campaigns stay
  * in its database and run when it resumes.
  */
+import { existsSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
 import type { BotRecord, BotsCatalog } from '../store/ports/bots-catalog.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
@@ -28,8 +29,10 @@ import {
 } from './deployment-bot.ts';
 import { startDeploymentServer } from './deployment-http.ts';
 import { every, limiter, nextWakeUp, quiet, WakeUps } from './deployment-idle.ts';
+import { operations, type RunningDeployment } from './deployment-operations.ts';
 
 export type { DeploymentBot, DeploymentBotStatus } from './deployment-bot.ts';
+export type { RunningDeployment } from './deployment-operations.ts';
 
 /** What `startDeployment` needs besides the configuration. */
 export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' | 'recorder'> {
@@ -46,26 +49,6 @@ export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' 
    * delivery or its next timer (docs/bots.md "What an idle bot costs"); `Infinity` keeps every bot warm.
    */
   idleMs?: number;
-}
-
-/** A running deployment. */
-export interface RunningDeployment {
-  /** Every bot of the catalog that is not removed, with where it stands. */
-  bots(): DeploymentBot[];
-  /** Where the shared server listens (webhooks, `/healthz`, `/readyz`), when one does. */
-  address?: string;
-  /** Serves a bot of `bots:` (or of the catalog) again after `remove`; resolves once it started or failed. */
-  add(name: string): Promise<DeploymentBot>;
-  /** Stops serving the bot; its data stays (its file or schema). */
-  remove(name: string): Promise<void>;
-  /** Stops the bot's app gracefully; its timers and campaigns wait in its database. */
-  pause(name: string): Promise<DeploymentBot>;
-  /** Starts a paused or failed bot again. */
-  resume(name: string): Promise<DeploymentBot>;
-  /** Catches up with the catalog now (the deployment also does every `catalogPollMs`). */
-  refresh(): Promise<void>;
-  /** Stops every bot and the server. */
-  stop(): Promise<void>;
 }
 
 function seedRecord(config: Config, spec: BotSpec): BotRecord {
@@ -133,6 +116,10 @@ class Deployment {
     }
     if (!config) return false;
     slot.status = 'idle';
+    // Its next wake-up as its last stop recorded; a bot never kept cold whose data exists is woken once.
+    const fresh = !config.database.url && !existsSync(config.database.path);
+    const unknown = record.subscription === undefined && !fresh ? wallNow() : undefined;
+    this.wakeUps.set(slot.name, record.wakeAt ?? unknown);
     const digest = subscriptionDigest(config);
     return record.subscription === digest ? Promise.resolve() : this.subscribe(slot, config, digest);
   }
@@ -172,10 +159,21 @@ class Deployment {
         const record = this.records.get(slot.name);
         if (!record) return;
         this.wakeUps.set(slot.name, undefined);
+        this.noteWakeUp(slot.name, wallNow()); // should this process die while it runs, the next one wakes it
         void this.start(slot, record);
       } else if (slot.status !== 'starting' && slot.status !== 'stopping') return;
       await slot.work;
     }
+  }
+
+  /** Keeps the bot's wake-up in the catalog (a restart starts it cold, woken then). */
+  private noteWakeUp(name: string, at: number | undefined): void {
+    this.catalog.update(name, { wakeAt: at ?? null }).catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: name, err: error },
+        `bot ${name}: the catalog could not keep its wake-up`,
+      );
+    });
   }
 
   /** Warm webhook bots with nothing to do for `idleMs` are stopped and kept cold, their next wake-up noted. */
@@ -195,6 +193,7 @@ class Deployment {
       const at = await nextWakeUp(engine);
       await stopSlot(slot, 'idle');
       this.wakeUps.set(slot.name, at);
+      this.noteWakeUp(slot.name, at);
       this.context.options.logger.debug(
         { bot: slot.name, wakeUpAt: at },
         `bot ${slot.name} had nothing to do: it is idle (cold)`,
@@ -272,43 +271,29 @@ class Deployment {
   async stopAll(): Promise<void> {
     this.wakeUps.stop();
     await this.reconciling.catch(() => {});
-    await Promise.all(this.all().map((slot) => this.stop(slot, 'stopping')));
+    await Promise.all(
+      this.all().map(async (slot) => {
+        await this.keepWakeUp(slot);
+        await this.stop(slot, 'stopping');
+      }),
+    );
   }
-}
 
-/** The operations of a running deployment, over the catalog. */
-function operations(deployment: Deployment): Omit<RunningDeployment, 'address' | 'stop'> {
-  const { catalog } = deployment;
-  return {
-    bots: () => deployment.all().map(shownSlot),
-    async add(name) {
-      const record = await deployment.known(name);
-      if (record.removedAt !== undefined) {
-        // Removing it ended its subscription: made again when it is served again.
-        const { removedAt: _removed, subscription: _subscription, ...kept } = record;
-        await catalog.add(kept);
-      }
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    async remove(name) {
-      await catalog.remove(name);
-      await deployment.refresh();
-    },
-    async pause(name) {
-      await catalog.update(name, { paused: true, pausedReason: 'paused' });
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    async resume(name) {
-      await catalog.update(name, { paused: false });
-      const slot = deployment.slots.get(name);
-      if (slot?.status === 'failed') await deployment.start(slot, await deployment.known(name));
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    refresh: () => deployment.refresh(),
-  };
+  /** A warm webhook bot stopped with the deployment: its next wake-up (now, when it has work) for the next start. */
+  private keepWakeUp(slot: BotSlot): Promise<void> {
+    slot.work = slot.work.then(async () => {
+      const engine = slot.app?.engine;
+      if (!slot.coldable || slot.status !== 'running' || !engine) return;
+      const at = (await quiet(engine)) ? await nextWakeUp(engine) : wallNow();
+      await this.catalog.update(slot.name, { wakeAt: at ?? null });
+    });
+    return slot.work.catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: slot.name, err: error },
+        `bot ${slot.name}: its wake-up could not be kept`,
+      );
+    });
+  }
 }
 
 /** Starts every bot of the deployment. Throws only when the shared server cannot listen. */

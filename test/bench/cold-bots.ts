@@ -1,7 +1,8 @@
 // `node --expose-gc --import tsx test/bench/cold-bots.ts [N]`: N cold webhook bots (default 1000) on SQLite
 // in one deployment, against one sandbox hosting them all (in this process). Prints one JSON line: the
 // time until startDeployment returned and until /readyz said ready (every subscription in place), the RSS
-// and heap per idle (cold) bot beyond the sandbox's, and the first reply of a cold bot (its warm-up).
+// and heap per idle (cold) bot beyond the sandbox's, the first reply of a cold bot (its warm-up), and a
+// restart's time to ready (subscriptions already in place).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,17 @@ await sandbox.control.waitForView(person.user_id, 'dialog', (v) => v.messages.so
 });
 const firstReply = performance.now() - t1;
 await deployment.stop();
+
+// A restart: the catalog keeps every subscription's digest, so no bot asks the platform anything.
+const t2 = performance.now();
+const restarted = await startDeployment(config, { logger, parts: defaultParts(), env, catalog });
+await eventually(
+  'the restarted deployment ready',
+  async () => (await fetch(`${restarted.address}/readyz`)).status === 200,
+  120_000,
+);
+const restart = performance.now() - t2;
+await restarted.stop();
 await catalog.close();
 await sandbox.close();
 rmSync(dir, { recursive: true, force: true });
@@ -83,5 +95,6 @@ console.log(
     rss_per_idle_bot_kb: Math.round((after.rss - before.rss) / n / 1024),
     heap_per_idle_bot_kb: Math.round((after.heapUsed - before.heapUsed) / n / 1024),
     cold_first_reply_ms: Math.round(firstReply),
+    restart_s: +(restart / 1000).toFixed(2),
   }),
 );

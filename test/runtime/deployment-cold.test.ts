@@ -109,6 +109,8 @@ describe('cold webhook bots', () => {
       await eventually('bot one cold', () =>
         lines.some((line) => line.includes('bot one had nothing to do')),
       );
+      // Its reminder's time is kept in the catalog (a restart wakes it then).
+      expect((await catalog.get('one'))?.wakeAt).toBeGreaterThan(0);
       const view = await one.control.waitForView(
         person.user_id,
         'dialog',
@@ -121,6 +123,9 @@ describe('cold webhook bots', () => {
       ]);
       await deployment.stop();
       expect(fileOpen('one') || fileOpen('two')).toBe(false);
+
+      // Its wake-up is kept in the catalog (none left: its one reminder was sent).
+      expect((await catalog.get('one'))?.wakeAt).toBeUndefined();
 
       // The catalog keeps each subscription's digest: a restart asks the platform nothing, and is ready at once.
       expect((await catalog.get('two'))?.subscription).toMatch(/^[\w-]{32}$/);

@@ -32,6 +32,11 @@ export interface BotRecord {
    * types): a restart keeps a cold bot's subscription without asking the platform again.
    */
   subscription?: string;
+  /**
+   * When a deployment must start the cold bot (ms): its next timer, task or campaign send when it was
+   * stopped idle; the time it started while it runs (a process that dies meanwhile starts it at once).
+   */
+  wakeAt?: number;
 }
 
 /** A bot to add: `paused` defaults to false, `addedAt` to now. */
@@ -50,7 +55,8 @@ export type BotPatch = {
     | 'tokenEnv'
     | 'paused'
     | 'pausedReason'
-    | 'subscription']?: BotRecord[K] | (undefined extends BotRecord[K] ? null : never);
+    | 'subscription'
+    | 'wakeAt']?: BotRecord[K] | (undefined extends BotRecord[K] ? null : never);
 };
 
 /** The catalog's port. */
@@ -103,11 +109,12 @@ export interface BotRow {
   added_at: number;
   removed_at: number | null;
   subscription: string | null;
+  wake_at: number | null;
 }
 
 /** The columns in order, for the adapters' statements. */
 export const BOT_COLUMNS =
-  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at, subscription';
+  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at, subscription, wake_at';
 
 export function recordOf(row: BotRow): BotRecord {
   return {
@@ -124,6 +131,7 @@ export function recordOf(row: BotRow): BotRecord {
     ...(row.subscription !== null && row.subscription !== undefined
       ? { subscription: row.subscription }
       : {}),
+    ...(row.wake_at !== null && row.wake_at !== undefined ? { wakeAt: Number(row.wake_at) } : {}),
   };
 }
 
@@ -141,6 +149,7 @@ export function valuesOf(record: BotRecord, bool: (b: boolean) => unknown): unkn
     record.addedAt,
     record.removedAt ?? null,
     record.subscription ?? null,
+    record.wakeAt ?? null,
   ];
 }
 
@@ -170,11 +179,11 @@ export function catalogOver(db: CatalogSql): BotsCatalog {
     ).map(recordOf)[0];
   const write = (q: Pick<CatalogSql, 'all'>, record: BotRecord) =>
     q.all(
-      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
+      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
         'alias = excluded.alias, bot_id = excluded.bot_id, username = excluded.username, ' +
         'token_file = excluded.token_file, token_env = excluded.token_env, paused = excluded.paused, ' +
         'paused_reason = excluded.paused_reason, added_at = excluded.added_at, removed_at = excluded.removed_at, ' +
-        'subscription = excluded.subscription',
+        'subscription = excluded.subscription, wake_at = excluded.wake_at',
       valuesOf(record, db.bool),
     );
   return {
