@@ -153,4 +153,75 @@ describe('cold webhook bots', () => {
     const log = lines.join('');
     for (const token of Object.values(env)) expect(log).not.toContain(token);
   }, 60_000);
+
+  it('a reminder due while the process was down is sent by the next start (the catalog keeps the wake-up)', async () => {
+    const sandbox = await startSandbox({ limits: false });
+    const port = await freePort();
+    const env = { ONE_TOKEN: sandbox.token };
+    const config = loadConfig({
+      env,
+      cwd: dir,
+      values: {
+        mode: 'webhook',
+        webhook: { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}/hooks`, secret: 'restart_secret' },
+        database: { path: join(dir, 'restart', 'botflow.db') },
+        bots: [
+          {
+            name: 'one',
+            token: { env: 'ONE_TOKEN' },
+            baseUrl: sandbox.baseUrl,
+            flows: flowsSaying(dir, 'again', 'Asked once', '3s'),
+          },
+        ],
+      },
+    });
+    const catalog = tempBotsCatalog();
+    const first = keptLogger();
+    const deployment = await startDeployment(config, {
+      logger: first.logger,
+      parts: defaultParts(),
+      env,
+      catalog,
+      idleMs: 200,
+    });
+    const person = await sandbox.control.createUser({ first_name: 'Cy' });
+    try {
+      await eventually(
+        'the deployment ready',
+        async () => (await fetch(`${deployment.address}/readyz`)).status === 200,
+      );
+      await sandbox.control.startBot(person.user_id);
+      await eventually('bot one cold', () =>
+        first.lines.some((line) => line.includes('bot one had nothing to do')),
+      );
+    } finally {
+      await deployment.stop();
+    }
+    expect((await catalog.get('one'))?.wakeAt).toBeGreaterThan(0);
+    const second = keptLogger();
+    const restarted = await startDeployment(config, {
+      logger: second.logger,
+      parts: defaultParts(),
+      env,
+      catalog,
+      idleMs: 200,
+    });
+    try {
+      const view = await sandbox.control.waitForView(
+        person.user_id,
+        'dialog',
+        (v) => v.messages.some((m) => m.text?.includes('again is still waiting')),
+        { timeoutMs: 20_000 },
+      );
+      expect(view.messages.filter((m) => m.from === 'bot').map((m) => m.text)).toEqual([
+        'Asked once',
+        'again is still waiting',
+      ]);
+      expect(second.lines.join('')).toContain('bot one is running');
+    } finally {
+      await restarted.stop();
+      await sandbox.close();
+      await catalog.close();
+    }
+  }, 60_000);
 });
