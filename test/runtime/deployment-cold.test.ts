@@ -170,7 +170,7 @@ describe('cold webhook bots', () => {
             name: 'one',
             token: { env: 'ONE_TOKEN' },
             baseUrl: sandbox.baseUrl,
-            flows: flowsSaying(dir, 'again', 'Asked once', '3s'),
+            flows: flowsSaying(dir, 'again', 'Asked once', '5s'),
           },
         ],
       },
