@@ -99,7 +99,9 @@ export function deploymentHandler(routes: DeploymentRoutes) {
     }
     const unavailable = () =>
       send(res, 503, { code: 'bot.unavailable', message: 'the bot is not running; deliver it again later' });
-    if (slot.status !== 'idle' && slot.status !== 'starting') {
+    const warmable =
+      slot.status === 'idle' || slot.status === 'starting' || (slot.coldable && slot.status === 'stopping');
+    if (!warmable) {
       unavailable();
       return;
     }
