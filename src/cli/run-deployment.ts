@@ -75,14 +75,16 @@ export async function runDeployment(
     return error instanceof StartupError ? error.exitCode : 1;
   }
   const bots = deployment.bots();
-  const running = bots.filter((bot) => bot.status === 'running');
+  // A cold webhook bot (`idle`) serves: a delivery or its next timer starts it (docs/bots.md).
+  const serving = (status: string) => status === 'running' || status === 'idle';
+  const running = bots.filter((bot) => serving(bot.status));
   environment.print(
     `botflow is running ${running.length} of ${bots.length} bot(s)${deployment.address ? ` (webhooks and health on ${deployment.address})` : ''}. Ctrl+C stops.`,
   );
   if (sandbox?.webChatUrl)
     environment.print(`  chat with them (pick a bot at the top of the page): ${sandbox.webChatUrl}`);
   for (const bot of bots) {
-    if (bot.status !== 'running')
+    if (!serving(bot.status))
       environment.print(`  ${bot.name}: ${bot.status}${bot.reason ? ` (${bot.reason.split('\n')[0]})` : ''}`);
   }
   logger.info({ bots }, 'botflow deployment is running');

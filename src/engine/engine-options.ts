@@ -135,6 +135,8 @@ export interface Engine<Sync extends boolean = true> {
   tick(now?: number): Answer<Sync, EventOutcome[]>;
   /** Resolves when the inbox is empty and no call or task is in flight (a started engine). */
   drain(): Promise<void>;
+  /** True while an event is handled, a call or a task is in flight, or a commit is under way (idle checks). */
+  busy(): boolean;
   /**
    * Deletes settled outbox rows, timers and tasks older than `olderThanMs` (default 7 days), and the funnel's
    * step log older than `stepLogOlderThanMs` (default 90 days), in small chunks. The inbox has its own

@@ -113,6 +113,11 @@ export function createEngine(options: EngineOptions<boolean>): Engine<boolean> {
     }),
     ...life,
     notify: processing.schedule,
+    busy: () =>
+      (dispatcher?.inFlight ?? 0) > 0 ||
+      processing.loop.inFlight > 0 ||
+      runner.inFlight > 0 ||
+      store.applying > 0,
     prune: (olderThanMs, stepLogOlderThanMs) =>
       pruneStore(store, clock.now(), olderThanMs, stepLogOlderThanMs),
     stepLog: (query) => store.stepLog(query),

@@ -29,6 +29,8 @@ export interface CreateDeploymentOptions {
   logger?: Logger;
   /** Which bots to serve, shared with `botflow bots`; default one in memory, seeded from `config.bots`. */
   catalog?: BotsCatalog;
+  /** A webhook bot with nothing to do this long (ms, default 60 000) is stopped and kept cold (docs/bots.md); `Infinity`: never. */
+  idleMs?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface CreateDeploymentOptions {
  *       ],
  *     },
  *   });
- *   console.log(deployment.bots()); // [{ name: 'shop', status: 'running', … }, …]
+ *   console.log(deployment.bots()); // [{ name: 'shop', status: 'running', … }, …] (webhook bots: 'idle' until needed)
  *   await deployment.pause('news'); // its timers wait in its database
  *   await deployment.stop();
  */
@@ -63,5 +65,6 @@ export async function createDeployment(options: CreateDeploymentOptions): Promis
     parts: defaultParts(options.registry ? { registry: options.registry } : {}),
     env,
     ...(options.catalog ? { catalog: options.catalog } : {}),
+    ...(options.idleMs !== undefined ? { idleMs: options.idleMs } : {}),
   });
 }

@@ -7,14 +7,16 @@
 import { createHash } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { BotApi } from '../client/client.ts';
+import { type EnsureResult, ensureSubscription } from '../intake/subscriptions.ts';
 import type { BotRecord } from '../store/ports/bots-catalog.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import { startApp } from './app.ts';
 import type { RunningApp, StartAppOptions } from './app-parts.ts';
 import type { Config } from './config.ts';
 import { type BotSpec, botConfigFor } from './config-bots.ts';
 
 /** Where a bot of a deployment stands. */
-export type DeploymentBotStatus = 'starting' | 'running' | 'paused' | 'failed' | 'stopping';
+export type DeploymentBotStatus = 'idle' | 'starting' | 'running' | 'paused' | 'failed' | 'stopping';
 
 /** A bot of a running deployment, as `RunningDeployment.bots()` lists it (never its token). */
 export interface DeploymentBot {
@@ -40,6 +42,14 @@ export interface BotSlot extends DeploymentBot {
   work: Promise<void>;
   /** Webhook mode: ends the bot's subscription (on remove; a pause keeps it, deliveries then get 503). */
   unsubscribe?(): Promise<void>;
+  /** A webhook bot the deployment keeps cold while it has nothing to do (`idle`: nothing open). */
+  coldable?: boolean;
+  /** When a delivery last reached its receiver, or its app last started (ms, wall time). */
+  lastActive?: number;
+  /** A cold bot's webhook subscription: false while it is being made sure of (not ready yet). */
+  subscribed?: boolean;
+  /** How many times its app was started (tests: a cold bot opened nothing). */
+  starts: number;
 }
 
 /** The bot's spec: the configuration's entry for its name (settings, token), with the catalog's record over it. */
@@ -89,6 +99,7 @@ export async function startSlot(slot: BotSlot, record: BotRecord, context: SlotC
     const secret = config.webhook.secret?.reveal();
     if (secret) context.options.logger.addSecret?.(secret);
     slot.secretDigest = secret === undefined ? undefined : createHash('sha256').update(secret).digest();
+    slot.starts++;
     app = await startApp(config, { ...context.options, logger, mountWebhook: true });
     if (app.webhook) {
       const receiver = Fastify();
@@ -101,6 +112,7 @@ export async function startSlot(slot: BotSlot, record: BotRecord, context: SlotC
     slot.botId = app.bot.id;
     slot.username = app.bot.username;
     slot.status = 'running';
+    slot.lastActive = wallNow();
     context.identified(slot.name, {
       botId: app.bot.id,
       ...(app.bot.username ? { username: app.bot.username } : {}),
@@ -123,33 +135,73 @@ export async function startSlot(slot: BotSlot, record: BotRecord, context: SlotC
   }
 }
 
-/** Ends the subscription of the bot's webhook URL, through a client of its own (its app is stopped by then). */
+/** A call to the platform with the bot's token, through a client of its own (its app does not run). */
+async function withApi<T>(config: Config, call: (api: BotApi) => Promise<T>): Promise<T> {
+  const api = new BotApi({
+    token: config.token!.reveal(),
+    baseUrl: config.baseUrl!,
+    caFiles: config.caFiles,
+  });
+  try {
+    return await call(api);
+  } finally {
+    await api.close();
+  }
+}
+
+/** Ends the subscription of the bot's webhook URL (its app is stopped by then). */
 function unsubscriber(config: Config): () => Promise<void> {
   return async () => {
-    const api = new BotApi({
-      token: config.token!.reveal(),
-      baseUrl: config.baseUrl!,
-      caFiles: config.caFiles,
-    });
-    try {
-      await api.unsubscribe({ url: config.webhook.url! });
-    } finally {
-      await api.close();
-    }
+    await withApi(config, (api) => api.unsubscribe({ url: config.webhook.url! }));
   };
+}
+
+/**
+ * The bot's configuration when the deployment may keep it cold (webhook mode), with the slot's secret
+ * digest and unsubscribe set; undefined for a polling bot (a long poll is how it hears: it stays warm).
+ */
+export function coldConfig(slot: BotSlot, record: BotRecord, context: SlotContext): Config | undefined {
+  const config = deployedConfig(context.config, record, context.env);
+  if (config.mode !== 'webhook') return undefined;
+  if (config.token) context.options.logger.addSecret?.(config.token.reveal());
+  const secret = config.webhook.secret?.reveal();
+  if (secret) context.options.logger.addSecret?.(secret);
+  slot.secretDigest = secret === undefined ? undefined : createHash('sha256').update(secret).digest();
+  slot.unsubscribe = unsubscriber(config);
+  slot.coldable = true;
+  return config;
+}
+
+/** A digest of the subscription the bot needs (URL, secret, update types), as the catalog keeps it. */
+export function subscriptionDigest(config: Config): string {
+  const { url, secret, updateTypes } = config.webhook;
+  const spec = JSON.stringify([url, secret?.reveal() ?? null, [...(updateTypes ?? [])].sort()]);
+  return createHash('sha256').update(spec).digest('base64url').slice(0, 32);
+}
+
+/** Makes sure the cold bot's webhook subscription is in place (what `startApp` does when it starts). */
+export async function subscribeCold(config: Config): Promise<EnsureResult> {
+  const { url, secret, updateTypes } = config.webhook;
+  return withApi(config, (api) =>
+    ensureSubscription(api, {
+      url: url!,
+      ...(secret ? { secret: secret.reveal() } : {}),
+      ...(updateTypes ? { types: updateTypes } : {}),
+    }),
+  );
 }
 
 /** Stops the bot's app gracefully (what it holds in its database, timers and campaigns, stays there). */
 export async function stopSlot(
   slot: BotSlot,
-  status: 'paused' | 'failed' | 'stopping',
+  status: 'idle' | 'paused' | 'failed' | 'stopping',
   reason?: string,
 ): Promise<void> {
   const { app, receiver } = slot;
   slot.status = 'stopping';
   slot.app = undefined;
   slot.receiver = undefined;
-  await app?.close(status === 'paused' ? 'pause' : 'close');
+  await app?.close(status === 'paused' ? 'pause' : status === 'idle' ? 'idle' : 'close');
   await receiver?.close();
   slot.status = status;
   slot.reason = reason;
@@ -165,6 +217,7 @@ export function newSlot(record: BotRecord): BotSlot {
     ...(record.botId !== undefined ? { botId: record.botId } : {}),
     ...(record.username !== undefined ? { username: record.username } : {}),
     work: Promise.resolve(),
+    starts: 0,
   };
 }
 

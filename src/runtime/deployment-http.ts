@@ -8,6 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { SECRET_HEADERS } from '../intake/webhook.ts';
+import { wallNow } from '../store/ports/wall-time.ts';
 import type { BotSlot } from './deployment-bot.ts';
 import { describeListenError } from './startup-error.ts';
 
@@ -19,6 +20,8 @@ export interface DeploymentRoutes {
   byName(name: string): BotSlot | undefined;
   all(): BotSlot[];
   shown(slot: BotSlot): unknown;
+  /** Starts a cold (`idle`) bot; resolves once it runs, or is down for another reason. */
+  warm(slot: BotSlot): Promise<void>;
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -36,6 +39,13 @@ function secretMatches(slot: BotSlot, req: IncomingMessage): boolean {
   return timingSafeEqual(slot.secretDigest, createHash('sha256').update(given).digest());
 }
 
+/** A running bot, or a cold one (idle with its subscription in place, or warming up or cooling down: a delivery waits for it). */
+function serving(slot: BotSlot): boolean {
+  if (slot.status === 'running') return true;
+  if (slot.status === 'idle') return slot.subscribed !== false;
+  return slot.coldable === true && (slot.status === 'starting' || slot.status === 'stopping');
+}
+
 /** Ready: every bot that is meant to run (not paused, not failed) runs. */
 function health(routes: DeploymentRoutes, res: ServerResponse, url: URL): void {
   const bots = routes.all();
@@ -50,11 +60,13 @@ function health(routes: DeploymentRoutes, res: ServerResponse, url: URL): void {
       send(res, 404, { status: 'unknown bot' });
       return;
     }
-    const ok = slot.status === 'running';
+    const ok = serving(slot);
     send(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', bot: routes.shown(slot) });
     return;
   }
-  const waiting = bots.filter((slot) => slot.status === 'starting' || slot.status === 'stopping');
+  const waiting = bots.filter(
+    (slot) => !serving(slot) && slot.status !== 'paused' && slot.status !== 'failed',
+  );
   send(res, waiting.length === 0 ? 200 : 503, {
     status: waiting.length === 0 ? 'ready' : 'not ready',
     bots: bots.map(routes.shown),
@@ -76,21 +88,32 @@ export function deploymentHandler(routes: DeploymentRoutes) {
       send(res, 404, { code: 'not.found', message: 'not found' });
       return;
     }
-    const receiver = slot.receiver;
-    if (!receiver) {
-      if (!secretMatches(slot, req))
-        send(res, 401, { code: 'verify.secret', message: 'wrong webhook secret' });
-      else
-        send(res, 503, {
-          code: 'bot.unavailable',
-          message: 'the bot is not running; deliver it again later',
-        });
+    if (slot.receiver) {
+      deliver(slot, req, res, url);
       return;
     }
-    // The bot's receiver serves `POST /` (its plugin, mounted): it checks the secret and commits.
-    req.url = `/${url.search}`;
-    receiver.routing(req, res);
+    // A cold bot's secret is checked before it is warmed: a wrong secret never opens its file.
+    if (!secretMatches(slot, req)) {
+      send(res, 401, { code: 'verify.secret', message: 'wrong webhook secret' });
+      return;
+    }
+    const unavailable = () =>
+      send(res, 503, { code: 'bot.unavailable', message: 'the bot is not running; deliver it again later' });
+    const warmable =
+      slot.status === 'idle' || slot.status === 'starting' || (slot.coldable && slot.status === 'stopping');
+    if (!warmable) {
+      unavailable();
+      return;
+    }
+    routes.warm(slot).then(() => (slot.receiver ? deliver(slot, req, res, url) : unavailable()), unavailable);
   };
+}
+
+/** The bot's receiver serves `POST /` (its plugin, mounted): it checks the secret and commits. */
+function deliver(slot: BotSlot, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  slot.lastActive = wallNow();
+  req.url = `/${url.search}`;
+  slot.receiver!.routing(req, res);
 }
 
 /** Listens on `host:port`; resolves with the address and `close`. Throws `StartupError` for a port in use. */

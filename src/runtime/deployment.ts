@@ -7,6 +7,7 @@
  * process), applied without a restart. Pausing stops a bot's app gracefully: its timers and campaigns stay
  * in its database and run when it resumes.
  */
+import { existsSync } from 'node:fs';
 import { BotflowError } from '../errors/index.ts';
 import type { BotRecord, BotsCatalog } from '../store/ports/bots-catalog.ts';
 import { wallNow } from '../store/ports/wall-time.ts';
@@ -17,16 +18,22 @@ import type { Config } from './config.ts';
 import { type BotSpec, botAlias } from './config-bots.ts';
 import {
   type BotSlot,
+  coldConfig,
   type DeploymentBot,
   newSlot,
   type SlotContext,
   shownSlot,
   startSlot,
   stopSlot,
+  subscribeCold,
+  subscriptionDigest,
 } from './deployment-bot.ts';
 import { startDeploymentServer } from './deployment-http.ts';
+import { every, limiter, nextWakeUp, quiet, WakeUps } from './deployment-idle.ts';
+import { operations, type RunningDeployment } from './deployment-operations.ts';
 
 export type { DeploymentBot, DeploymentBotStatus } from './deployment-bot.ts';
+export type { RunningDeployment } from './deployment-operations.ts';
 
 /** What `startDeployment` needs besides the configuration. */
 export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' | 'recorder'> {
@@ -38,26 +45,11 @@ export interface DeploymentOptions extends Omit<StartAppOptions, 'mountWebhook' 
   startConcurrency?: number;
   /** How often the catalog's version is polled, in ms (default 2000). */
   catalogPollMs?: number;
-}
-
-/** A running deployment. */
-export interface RunningDeployment {
-  /** Every bot of the catalog that is not removed, with where it stands. */
-  bots(): DeploymentBot[];
-  /** Where the shared server listens (webhooks, `/healthz`, `/readyz`), when one does. */
-  address?: string;
-  /** Serves a bot of `bots:` (or of the catalog) again after `remove`; resolves once it started or failed. */
-  add(name: string): Promise<DeploymentBot>;
-  /** Stops serving the bot; its data stays (its file or schema). */
-  remove(name: string): Promise<void>;
-  /** Stops the bot's app gracefully; its timers and campaigns wait in its database. */
-  pause(name: string): Promise<DeploymentBot>;
-  /** Starts a paused or failed bot again. */
-  resume(name: string): Promise<DeploymentBot>;
-  /** Catches up with the catalog now (the deployment also does every `catalogPollMs`). */
-  refresh(): Promise<void>;
-  /** Stops every bot and the server. */
-  stop(): Promise<void>;
+  /**
+   * A webhook bot with nothing to do for this long (ms, default 60 000) is stopped and kept cold until a
+   * delivery or its next timer (docs/bots.md "What an idle bot costs"); `Infinity` keeps every bot warm.
+   */
+  idleMs?: number;
 }
 
 function seedRecord(config: Config, spec: BotSpec): BotRecord {
@@ -71,25 +63,15 @@ function seedRecord(config: Config, spec: BotSpec): BotRecord {
   };
 }
 
-/** A pool of `limit` at a time. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
 /** The deployment's bots and how they follow the catalog. */
 class Deployment {
   readonly slots = new Map<string, BotSlot>();
+  /** Each served bot's record as last read, for warming a cold bot. */
+  private readonly records = new Map<string, BotRecord>();
+  readonly wakeUps = new WakeUps((name) => {
+    const slot = this.slots.get(name);
+    if (slot) void this.warm(slot);
+  });
   private readonly limit: <T>(task: () => Promise<T>) => Promise<T>;
   private seen = -1;
   private reconciling = Promise.resolve();
@@ -99,6 +81,7 @@ class Deployment {
     readonly catalog: BotsCatalog,
     private readonly context: SlotContext,
     concurrency: number,
+    readonly idleMs: number,
   ) {
     this.limit = limiter(concurrency);
   }
@@ -114,8 +97,110 @@ class Deployment {
   }
 
   stop(slot: BotSlot, status: 'paused' | 'stopping', reason?: string): Promise<void> {
+    this.wakeUps.set(slot.name, undefined);
     slot.work = slot.work.then(() => stopSlot(slot, status, reason));
     return slot.work;
+  }
+
+  /**
+   * A new webhook bot is kept cold (`idle`): nothing opened; its subscription made (a few at a time) unless
+   * the catalog's digest says it is in place; false when it cannot be cold (polling, never cold, or its
+   * config fails: `start` says why).
+   */
+  private startCold(slot: BotSlot, record: BotRecord): Promise<void> | false {
+    if (this.idleMs === Number.POSITIVE_INFINITY) return false;
+    let config: Config | undefined;
+    try {
+      config = coldConfig(slot, record, this.context);
+    } catch {
+      return false; // startSlot says why it cannot start
+    }
+    if (!config) return false;
+    slot.status = 'idle';
+    // Its next wake-up as its last stop recorded; a bot never kept cold whose data exists is woken once.
+    const fresh = !config.database.url && !existsSync(config.database.path);
+    const unknown = record.subscription === undefined && !fresh ? wallNow() : undefined;
+    this.wakeUps.set(slot.name, record.wakeAt ?? unknown);
+    const digest = subscriptionDigest(config);
+    return record.subscription === digest ? Promise.resolve() : this.subscribe(slot, config, digest);
+  }
+
+  /** Makes the cold bot's subscription (a few at a time) and keeps its digest in the catalog; a refusal fails the bot. */
+  private subscribe(slot: BotSlot, config: Config, digest: string): Promise<void> {
+    const { logger } = this.context.options;
+    slot.subscribed = false;
+    return this.limit(() => subscribeCold(config))
+      .then(async (result) => {
+        slot.subscribed = true;
+        logger.info(
+          { bot: slot.name, action: result.action },
+          `bot ${slot.name}: webhook subscription ${result.action}`,
+        );
+        await this.catalog.update(slot.name, { subscription: digest });
+      })
+      .catch((error: unknown) => {
+        if (slot.subscribed) {
+          logger.warn(
+            { bot: slot.name, err: error },
+            `bot ${slot.name}: the catalog could not keep its subscription`,
+          );
+          return;
+        }
+        if (slot.status !== 'idle') return;
+        slot.status = 'failed';
+        slot.reason = `its webhook subscription failed: ${error instanceof Error ? error.message : String(error)}`;
+        logger.error({ bot: slot.name }, `bot ${slot.name} is left out: ${slot.reason}`);
+      });
+  }
+
+  /** Starts a cold bot (a delivery or its wake-up came); resolves once it runs (or failed, or stays down). */
+  async warm(slot: BotSlot): Promise<void> {
+    for (let round = 0; round < 3 && !slot.receiver; round++) {
+      if (slot.status === 'idle') {
+        const record = this.records.get(slot.name);
+        if (!record) return;
+        this.wakeUps.set(slot.name, undefined);
+        this.noteWakeUp(slot.name, wallNow()); // should this process die while it runs, the next one wakes it
+        void this.start(slot, record);
+      } else if (slot.status !== 'starting' && slot.status !== 'stopping') return;
+      await slot.work;
+    }
+  }
+
+  /** Keeps the bot's wake-up in the catalog (a restart starts it cold, woken then). */
+  private noteWakeUp(name: string, at: number | undefined): void {
+    this.catalog.update(name, { wakeAt: at ?? null }).catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: name, err: error },
+        `bot ${name}: the catalog could not keep its wake-up`,
+      );
+    });
+  }
+
+  /** Warm webhook bots with nothing to do for `idleMs` are stopped and kept cold, their next wake-up noted. */
+  async sweep(): Promise<void> {
+    const now = wallNow();
+    const cooling = this.all().filter(
+      (slot) => slot.coldable && slot.status === 'running' && now - (slot.lastActive ?? now) >= this.idleMs,
+    );
+    await Promise.all(cooling.map((slot) => this.cool(slot)));
+  }
+
+  private cool(slot: BotSlot): Promise<void> {
+    slot.work = slot.work.then(async () => {
+      const engine = slot.app?.engine;
+      if (slot.status !== 'running' || !engine || wallNow() - (slot.lastActive ?? 0) < this.idleMs) return;
+      if (!(await quiet(engine))) return;
+      const at = await nextWakeUp(engine);
+      await stopSlot(slot, 'idle');
+      this.wakeUps.set(slot.name, at);
+      this.noteWakeUp(slot.name, at);
+      this.context.options.logger.debug(
+        { bot: slot.name, wakeUpAt: at },
+        `bot ${slot.name} had nothing to do: it is idle (cold)`,
+      );
+    });
+    return slot.work.catch(() => {});
   }
 
   /** A removed webhook bot's subscription ends (its data stays); a failure is logged, not thrown. */
@@ -147,15 +232,19 @@ class Deployment {
     for (const slot of this.all()) {
       if (names.has(slot.name)) continue;
       this.slots.delete(slot.name);
+      this.records.delete(slot.name);
       work.push(this.stop(slot, 'stopping', 'removed').then(() => this.unsubscribe(slot)));
     }
     for (const record of live) {
+      this.records.set(record.name, record);
       const slot = this.slots.get(record.name);
       if (!slot) {
         const created = newSlot(record);
         this.slots.set(record.name, created);
-        if (!record.paused) work.push(this.start(created, record));
-      } else if (record.paused && (slot.status === 'running' || slot.status === 'starting')) {
+        const cold = !record.paused && this.startCold(created, record);
+        if (cold) work.push(cold);
+        else if (!record.paused) work.push(this.start(created, record));
+      } else if (record.paused && ['running', 'starting', 'idle'].includes(slot.status)) {
         work.push(this.stop(slot, 'paused', record.pausedReason ?? 'paused'));
       } else if (!record.paused && slot.status === 'paused') work.push(this.start(slot, record));
     }
@@ -181,43 +270,31 @@ class Deployment {
   }
 
   async stopAll(): Promise<void> {
+    this.wakeUps.stop();
     await this.reconciling.catch(() => {});
-    await Promise.all(this.all().map((slot) => this.stop(slot, 'stopping')));
+    await Promise.all(
+      this.all().map(async (slot) => {
+        await this.keepWakeUp(slot);
+        await this.stop(slot, 'stopping');
+      }),
+    );
   }
-}
 
-/** The operations of a running deployment, over the catalog. */
-function operations(deployment: Deployment): Omit<RunningDeployment, 'address' | 'stop'> {
-  const { catalog } = deployment;
-  return {
-    bots: () => deployment.all().map(shownSlot),
-    async add(name) {
-      const record = await deployment.known(name);
-      if (record.removedAt !== undefined) {
-        const { removedAt: _removed, ...kept } = record;
-        await catalog.add(kept);
-      }
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    async remove(name) {
-      await catalog.remove(name);
-      await deployment.refresh();
-    },
-    async pause(name) {
-      await catalog.update(name, { paused: true, pausedReason: 'paused' });
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    async resume(name) {
-      await catalog.update(name, { paused: false });
-      const slot = deployment.slots.get(name);
-      if (slot?.status === 'failed') await deployment.start(slot, await deployment.known(name));
-      await deployment.refresh();
-      return deployment.shown(name);
-    },
-    refresh: () => deployment.refresh(),
-  };
+  /** A warm webhook bot stopped with the deployment: its next wake-up (now, when it has work) for the next start. */
+  private keepWakeUp(slot: BotSlot): Promise<void> {
+    slot.work = slot.work.then(async () => {
+      const engine = slot.app?.engine;
+      if (!slot.coldable || slot.status !== 'running' || !engine) return;
+      const at = (await quiet(engine)) ? await nextWakeUp(engine) : wallNow();
+      await this.catalog.update(slot.name, { wakeAt: at ?? null });
+    });
+    return slot.work.catch((error: unknown) => {
+      this.context.options.logger.warn(
+        { bot: slot.name, err: error },
+        `bot ${slot.name}: its wake-up could not be kept`,
+      );
+    });
+  }
 }
 
 /** Closes `server` (if any), then throws `error` again. */
@@ -234,7 +311,7 @@ export async function startDeployment(
   options: DeploymentOptions,
 ): Promise<RunningDeployment> {
   const catalog = options.catalog ?? (await openBotsCatalog(config));
-  const { catalog: _catalog, env, startConcurrency, catalogPollMs, ...appOptions } = options;
+  const { catalog: _catalog, env, startConcurrency, catalogPollMs, idleMs, ...appOptions } = options;
   const context: SlotContext = {
     config,
     env: env ?? process.env,
@@ -248,7 +325,7 @@ export async function startDeployment(
   for (const spec of config.bots ?? []) {
     if (!(await catalog.get(spec.name))) await catalog.add(seedRecord(config, spec));
   }
-  const deployment = new Deployment(config, catalog, context, startConcurrency ?? 4);
+  const deployment = new Deployment(config, catalog, context, startConcurrency ?? 4, idleMs ?? 60_000);
   const webhooks = config.mode === 'webhook' || (config.bots ?? []).some((bot) => bot.mode === 'webhook');
   const server = webhooks
     ? await startDeploymentServer(
@@ -258,6 +335,7 @@ export async function startDeployment(
           byName: (name) => deployment.slots.get(name),
           all: () => deployment.all(),
           shown: shownSlot,
+          warm: (slot) => deployment.warm(slot),
         },
         config.webhook.host,
         config.webhook.port,
@@ -280,12 +358,14 @@ export async function startDeployment(
       });
   }, catalogPollMs ?? 2000);
   timer.unref();
+  const sweeper = every(Math.min(deployment.idleMs / 2, 10_000), () => deployment.sweep(), options.logger);
 
   return {
     ...operations(deployment),
     ...(server ? { address: server.address } : {}),
     async stop() {
       clearInterval(timer);
+      clearInterval(sweeper);
       await deployment.stopAll();
       await server?.close();
       if (!options.postgres) await postgres?.close();

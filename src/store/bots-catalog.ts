@@ -27,7 +27,9 @@ CREATE TABLE IF NOT EXISTS bots (
   paused        INTEGER NOT NULL DEFAULT 0,
   paused_reason TEXT,
   added_at      INTEGER NOT NULL,
-  removed_at    INTEGER
+  removed_at    INTEGER,
+  subscription  TEXT,
+  wake_at       INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS bots_alias ON bots (alias) WHERE removed_at IS NULL;
 CREATE TABLE IF NOT EXISTS catalog_meta (version INTEGER NOT NULL);
@@ -45,6 +47,20 @@ export function openSqliteBotsCatalog(path: string): BotsCatalog {
     if (path !== ':memory:') db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.exec(`BEGIN IMMEDIATE; ${SCHEMA} COMMIT;`);
+    // A catalog made before cold bots gets their columns.
+    const columns = db.prepare('PRAGMA table_info(bots)').all() as { name: string }[];
+    for (const [column, type] of [
+      ['subscription', 'TEXT'],
+      ['wake_at', 'INTEGER'],
+    ]) {
+      if (columns.some((known) => known.name === column)) continue;
+      try {
+        db.exec(`ALTER TABLE bots ADD COLUMN ${column} ${type}`);
+      } catch (error) {
+        // Another process opening the same file added it first.
+        if (!/duplicate column/i.test(String(error))) throw error;
+      }
+    }
   } catch (error) {
     db.close();
     throw error;

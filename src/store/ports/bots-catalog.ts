@@ -27,6 +27,16 @@ export interface BotRecord {
   addedAt: number;
   /** When it was removed: it is no longer served, its data is kept. */
   removedAt?: number;
+  /**
+   * A digest of the webhook subscription the deployment last made for it (its URL, secret and update
+   * types): a restart keeps a cold bot's subscription without asking the platform again.
+   */
+  subscription?: string;
+  /**
+   * When a deployment must start the cold bot (ms): its next timer, task or campaign send when it was
+   * stopped idle; the time it started while it runs (a process that dies meanwhile starts it at once).
+   */
+  wakeAt?: number;
 }
 
 /** A bot to add: `paused` defaults to false, `addedAt` to now. */
@@ -37,9 +47,16 @@ export type NewBot = Omit<BotRecord, 'paused' | 'addedAt' | 'removedAt'> & {
 
 /** A change to a bot: a field given is set (null clears an optional one); `paused: false` clears the reason. */
 export type BotPatch = {
-  [K in 'alias' | 'botId' | 'username' | 'tokenFile' | 'tokenEnv' | 'paused' | 'pausedReason']?:
-    | BotRecord[K]
-    | (undefined extends BotRecord[K] ? null : never);
+  [K in
+    | 'alias'
+    | 'botId'
+    | 'username'
+    | 'tokenFile'
+    | 'tokenEnv'
+    | 'paused'
+    | 'pausedReason'
+    | 'subscription'
+    | 'wakeAt']?: BotRecord[K] | (undefined extends BotRecord[K] ? null : never);
 };
 
 /** The catalog's port. */
@@ -91,11 +108,13 @@ export interface BotRow {
   paused_reason: string | null;
   added_at: number;
   removed_at: number | null;
+  subscription: string | null;
+  wake_at: number | null;
 }
 
 /** The columns in order, for the adapters' statements. */
 export const BOT_COLUMNS =
-  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at';
+  'name, alias, bot_id, username, token_file, token_env, paused, paused_reason, added_at, removed_at, subscription, wake_at';
 
 export function recordOf(row: BotRow): BotRecord {
   return {
@@ -109,6 +128,10 @@ export function recordOf(row: BotRow): BotRecord {
     ...(row.paused_reason !== null ? { pausedReason: row.paused_reason } : {}),
     addedAt: Number(row.added_at),
     ...(row.removed_at !== null ? { removedAt: Number(row.removed_at) } : {}),
+    ...(row.subscription !== null && row.subscription !== undefined
+      ? { subscription: row.subscription }
+      : {}),
+    ...(row.wake_at !== null && row.wake_at !== undefined ? { wakeAt: Number(row.wake_at) } : {}),
   };
 }
 
@@ -125,6 +148,8 @@ export function valuesOf(record: BotRecord, bool: (b: boolean) => unknown): unkn
     record.pausedReason ?? null,
     record.addedAt,
     record.removedAt ?? null,
+    record.subscription ?? null,
+    record.wakeAt ?? null,
   ];
 }
 
@@ -154,10 +179,11 @@ export function catalogOver(db: CatalogSql): BotsCatalog {
     ).map(recordOf)[0];
   const write = (q: Pick<CatalogSql, 'all'>, record: BotRecord) =>
     q.all(
-      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
+      `INSERT INTO ${db.bots} (${BOT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET ` +
         'alias = excluded.alias, bot_id = excluded.bot_id, username = excluded.username, ' +
         'token_file = excluded.token_file, token_env = excluded.token_env, paused = excluded.paused, ' +
-        'paused_reason = excluded.paused_reason, added_at = excluded.added_at, removed_at = excluded.removed_at',
+        'paused_reason = excluded.paused_reason, added_at = excluded.added_at, removed_at = excluded.removed_at, ' +
+        'subscription = excluded.subscription, wake_at = excluded.wake_at',
       valuesOf(record, db.bool),
     );
   return {

@@ -28,8 +28,12 @@ CREATE TABLE IF NOT EXISTS ${DEPLOYMENT_SCHEMA}.bots (
   paused        boolean NOT NULL DEFAULT false,
   paused_reason text,
   added_at      bigint  NOT NULL,
-  removed_at    bigint
+  removed_at    bigint,
+  subscription  text,
+  wake_at       bigint
 );
+ALTER TABLE ${DEPLOYMENT_SCHEMA}.bots ADD COLUMN IF NOT EXISTS subscription text;
+ALTER TABLE ${DEPLOYMENT_SCHEMA}.bots ADD COLUMN IF NOT EXISTS wake_at bigint;
 CREATE UNIQUE INDEX IF NOT EXISTS bots_alias ON ${DEPLOYMENT_SCHEMA}.bots (alias) WHERE removed_at IS NULL;
 CREATE TABLE IF NOT EXISTS ${DEPLOYMENT_SCHEMA}.catalog (version bigint NOT NULL);
 INSERT INTO ${DEPLOYMENT_SCHEMA}.catalog (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM ${DEPLOYMENT_SCHEMA}.catalog);
