@@ -43,7 +43,9 @@ export async function busyPart(n: number, seconds: number) {
     await children[0]!.next('ready', 300_000);
     children.push(startChild(spec, tokens, 'p2'));
     const ready = await children[1]!.next('ready', 300_000);
-    console.log(`  both processes ready (${JSON.stringify(ready.statuses)})`);
+    console.log(
+      `  both processes ready (${JSON.stringify(ready.statuses)} ${JSON.stringify(ready.reasons)})`,
+    );
     const people: { bot: number; user: number }[] = [];
     for (const bot of hosted)
       for (let i = 0; i < PEOPLE_PER_BOT; i++) {

@@ -76,7 +76,11 @@ if (deployment.address) {
 }
 const startup = (performance.now() - started) / 1000;
 const statuses: Record<string, number> = {};
-for (const bot of deployment.bots()) statuses[bot.status] = (statuses[bot.status] ?? 0) + 1;
+const reasons = new Set<string>();
+for (const bot of deployment.bots()) {
+  statuses[bot.status] = (statuses[bot.status] ?? 0) + 1;
+  if (bot.reason) reasons.add(bot.reason);
+}
 const rssAtReady = process.memoryUsage().rss;
 await sleep(spec.settleMs);
 gc?.();
@@ -87,6 +91,7 @@ say({
   startup_s: startup,
   returned_s: returned,
   statuses,
+  reasons: [...reasons].slice(0, 3),
   rss_at_ready: rssAtReady,
   rss: process.memoryUsage().rss,
   heap: process.memoryUsage().heapUsed,

@@ -60,7 +60,7 @@ async function run(n: number, chatters: number, o: DeploymentPartOptions, tag: s
   try {
     const ready = await child.next('ready', o.startTimeoutS * 1000);
     console.log(
-      `  ${tag}: ${n} bot(s) ready in ${(ready.startup_s as number).toFixed(1)} s (${JSON.stringify(ready.statuses)}), ` +
+      `  ${tag}: ${n} bot(s) ready in ${(ready.startup_s as number).toFixed(1)} s (${JSON.stringify(ready.statuses)} ${JSON.stringify(ready.reasons)}), ` +
         `RSS ${Math.round((ready.rss as number) / 2 ** 20)} MB after settling`,
     );
     // The chatters: a person each, their dialog with their bot.

@@ -3,7 +3,7 @@
  * a flows folder whose one flow answers every message with one message; the per-bot schemas to drop.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -67,8 +67,11 @@ export function startChild(spec: ChildSpec, tokens: string[], tag: string): Depl
     { env, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let stderr = '';
+  // BOTFLOW_BENCH_LOGS=dir keeps each process's log lines (warn and up) in <dir>/bots-<tag>.log.
+  const logs = process.env.BOTFLOW_BENCH_LOGS;
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    if (logs) appendFileSync(join(logs, `bots-${tag}.log`), chunk);
   });
   const events: Event[] = [];
   const waiters: (() => void)[] = [];

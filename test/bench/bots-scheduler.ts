@@ -23,7 +23,14 @@ function fleet(bots: number) {
   const clock = new FakeClock();
   const apis = Array.from({ length: bots }, () => new FakeApi(clock));
   const schedulers = apis.map((api) => new Scheduler({ api, now: clock.now, setTimer: clock.setTimer }));
-  return { clock, apis, schedulers, close: () => schedulers.forEach((s) => s.close()) };
+  return {
+    clock,
+    apis,
+    schedulers,
+    close: () => {
+      for (const s of schedulers) s.close();
+    },
+  };
 }
 
 /** Every bot saturated: each one's calls over `seconds` as a share of 30 × seconds. */
@@ -62,7 +69,8 @@ async function replies(bots: number, seconds: number, flood: number) {
   for (let t = 0; t < end; t += STEP_MS) {
     // Each bot's one reply a second, spread over the second (bot b at its own offset).
     for (let b = 0; b < bots; b++)
-      if (Math.floor((b * 1000) / bots / STEP_MS) * STEP_MS === t % 1000) submit(b, chat++, b !== 0 || flood === 0);
+      if (Math.floor((b * 1000) / bots / STEP_MS) * STEP_MS === t % 1000)
+        submit(b, chat++, b !== 0 || flood === 0);
     const perStep = (flood * STEP_MS) / 1000;
     for (let i = 0; i < perStep; i++) submit(0, 100_000 + (chat++ % 5000), false);
     await clock.advance(STEP_MS);
