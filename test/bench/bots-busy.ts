@@ -58,13 +58,17 @@ export async function busyPart(n: number, seconds: number) {
     const warm = since + WARMUP_MS;
     const end = since + seconds * 1000;
     const before = await Promise.all(children.map((c) => c.stats()));
+    let written = 0;
     await Promise.all(
       people.map(async (p, i) => {
         await sleep((i * EVERY_MS) / people.length);
         const control = sandbox.control.forBot(p.bot);
         for (let k = 0; Date.now() < end; k++) {
           const at = Date.now();
-          await control.sendText(p.user, 'dialog', `flood ${k}`).catch(() => {});
+          await control.sendText(p.user, 'dialog', `flood ${k}`).then(
+            () => written++,
+            () => {},
+          );
           await sleep(Math.max(0, EVERY_MS - (Date.now() - at)));
         }
       }),
@@ -96,6 +100,8 @@ export async function busyPart(n: number, seconds: number) {
       busy_share_ratio: r(max > 0 ? min / max : 0),
       http_429: http429,
       busy_sends: sendsAll,
+      // What the people managed to write, per bot and second (the flood asked for 33).
+      busy_written_per_bot_s: r(written / n / ((measuredEnd - since) / 1000), 10),
       cpu_us_per_send: Math.round(cpu / Math.max(1, sendsAll)),
     };
     console.log(
