@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.ts';
-import { chatFlows, dropSchemas, PG_URL, sleep, startChild } from './bots-process.ts';
+import { chatFlows, checkConnections, dropSchemas, PG_URL, sleep, startChild } from './bots-process.ts';
 
 const PEOPLE_PER_BOT = 20;
 const EVERY_MS = 600;
@@ -21,6 +21,7 @@ export async function busyPart(n: number, seconds: number) {
   console.log(
     `B: ${n} busy bots, two processes on PostgreSQL, ${PEOPLE_PER_BOT} people per bot every ${EVERY_MS} ms…`,
   );
+  await checkConnections(n, 2);
   const dir = mkdtempSync(join(tmpdir(), 'botflow-bench-busy-'));
   const names = Array.from({ length: n }, (_, i) => `bbb${process.pid % 100_000}_${i}`);
   const sandbox = await startSandbox({ bots: names.map((name) => ({ name })) });

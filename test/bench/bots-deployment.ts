@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { freePort } from '../support/bots.ts';
-import { chatFlows, dropSchemas, PG_URL, pct, sleep, startChild } from './bots-process.ts';
+import { chatFlows, checkConnections, dropSchemas, PG_URL, pct, sleep, startChild } from './bots-process.ts';
 
 export interface DeploymentPartOptions {
   bots: number;
@@ -137,6 +137,7 @@ async function run(n: number, chatters: number, o: DeploymentPartOptions, tag: s
 export async function deploymentPart(o: DeploymentPartOptions) {
   const r = (x: number, d = 10) => Math.round(x * d) / d;
   console.log(`A: a deployment of ${o.bots} bots on ${o.store}, then one bot…`);
+  if (o.store === 'postgres') await checkConnections(o.bots, 1);
   const many = await run(o.bots, o.bots, o, 'n');
   const one = await run(1, Math.min(o.bots, 200), o, 'one');
   const cpuMany = many.cpu_us / Math.max(1, many.updates);

@@ -116,6 +116,27 @@ export function startChild(spec: ChildSpec, tokens: string[], tag: string): Depl
   };
 }
 
+/**
+ * Each bot opens its own pool and LISTEN connection today (~7 connections a bot and process): throws when
+ * `bots` × `processes` of them would not fit in the server's free connections (other sessions share the
+ * server), unless BOTFLOW_BENCH_FORCE is set.
+ */
+export async function checkConnections(bots: number, processes: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  try {
+    const max = Number((await pool.query('SHOW max_connections')).rows[0].max_connections);
+    const used = Number((await pool.query('SELECT count(*) AS n FROM pg_stat_activity')).rows[0].n);
+    const need = bots * processes * 7;
+    if (need > max - used && !process.env.BOTFLOW_BENCH_FORCE)
+      throw new Error(
+        `${bots} bot(s) in ${processes} process(es) need about ${need} PostgreSQL connections and ${max - used} of ` +
+          `${max} are free: use fewer bots (or BOTFLOW_BENCH_FORCE=1 to run anyway)`,
+      );
+  } finally {
+    await pool.end();
+  }
+}
+
 /** Drops the bots' schemas (and anything in them). */
 export async function dropSchemas(names: string[]): Promise<void> {
   const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
