@@ -6,6 +6,7 @@
  * secret on a cold bot is refused before anything is opened.
  */
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -139,7 +140,8 @@ describe('cold webhook bots', () => {
       });
       try {
         expect(restarted.bots().map((bot) => bot.status)).toEqual(['idle', 'idle']);
-        expect((await fetch(`${restarted.address}/readyz`)).status).toBe(200);
+        // A connection of its own: fetch's pool may still hold one to the stopped server on the same port.
+        expect(await freshStatus(`${restarted.address}/readyz`)).toBe(200);
         expect(again.lines.join('')).not.toContain('webhook subscription');
         expect(await greeted(two, 'Cold two')).toEqual(['Cold two']);
       } finally {
@@ -225,3 +227,13 @@ describe('cold webhook bots', () => {
     }
   }, 60_000);
 });
+
+/** GET `url` on a new connection (no keep-alive pool): its status code. */
+function freshStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
