@@ -5,19 +5,32 @@
  * versions and drain(). Where a behaviour cannot be the same, the test says why in one line.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IN_DOUBT_SETTLE_MS } from '../../src/dispatch/dispatcher.ts';
-import { type Conformance, openConformance, type StoreKind, T0 } from '../support/engine-conformance.ts';
+import {
+  type Conformance,
+  conformanceSchema,
+  openConformance,
+  type StoreKind,
+  T0,
+} from '../support/engine-conformance.ts';
 import { eventually } from '../support/eventually.ts';
 import { postgresAvailable } from '../support/postgres.ts';
 import { orderFlows, rebuildOrder, TASKS } from './conformance-flows.ts';
 import { botStarted, press, signupFlow, textMessage } from './fixtures.ts';
 
 const up = await postgresAvailable();
-// test/store/schema-conformance.test.ts runs the suite again on PostgreSQL only, in a schema of its own.
-const kinds = (['sqlite', 'postgres'] as StoreKind[]).filter(
-  (k) => (k === 'sqlite' && !process.env.BOTFLOW_TEST_PG_SCHEMA) || (k === 'postgres' && up),
-);
+// PostgreSQL twice: in the default schema, and in a schema of its own on a shared pool (issue 39: a schema per
+// bot), so every statement, function, notification channel and lease of the engine is proven per schema.
+const variants: [StoreKind, string][] = [
+  ['sqlite', ''],
+  ...(up
+    ? ([
+        ['postgres', ''],
+        ['postgres', ' in the schema bot_conformance on a shared pool'],
+      ] as [StoreKind, string][])
+    : []),
+];
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -57,7 +70,24 @@ async function keyboard(c: Conformance, key: string): Promise<Record<string, str
   return out;
 }
 
-describe.each(kinds)('the engine over %s', (kind) => {
+describe.each(variants)('the engine over %s%s', (kind, inSchema) => {
+  beforeAll(() => conformanceSchema(inSchema ? 'bot_conformance' : undefined));
+  afterAll(() => conformanceSchema(undefined));
+
+  it.runIf(kind === 'postgres')('keeps the engine in the schema asked for', async () => {
+    const c = await open(kind, () => [signupFlow]);
+    await send(c, botStarted(1, c.clock.now()));
+    const [where] = await c.rows<{ schema: string; here: number; inPublic: number }>(
+      'SELECT current_schema() AS schema, (SELECT count(*)::int FROM sessions) AS here, ' +
+        '(SELECT count(*)::int FROM public.sessions) AS "inPublic"',
+    );
+    expect(where).toEqual(
+      inSchema
+        ? { schema: 'bot_conformance', here: 1, inPublic: 0 }
+        : { schema: 'public', here: 1, inPublic: 1 },
+    );
+  });
+
   it('carries a dialog step by step: one session, replies in order, each seen once', async () => {
     const c = await open(kind, () => [signupFlow]);
     await send(c, botStarted(1, c.clock.now()));

@@ -384,10 +384,16 @@ function sqliteFiles(): Files {
 }
 
 /**
- * With `BOTFLOW_TEST_PG_SCHEMA` set (test/store/schema-conformance.test.ts), the engine's database is that
- * schema on a shared pool of its own process (`openSharedPostgres`), as a deployment of many bots opens each.
+ * With a schema set (`conformanceSchema`, test/engine/conformance.test.ts's third run), the engine's database
+ * on PostgreSQL is that schema on a shared pool of its own process (`openSharedPostgres`), as a deployment of
+ * many bots opens each. Set per describe block (the test files share modules: a value, not the environment).
  */
-const PG_SCHEMA = process.env.BOTFLOW_TEST_PG_SCHEMA;
+let PG_SCHEMA: string | undefined;
+
+/** The schema the next PostgreSQL stores open in; undefined: the default schema. */
+export function conformanceSchema(schema: string | undefined): void {
+  PG_SCHEMA = schema;
+}
 
 async function postgresFiles(): Promise<Files> {
   const fresh = await migratedDatabase();
