@@ -132,7 +132,7 @@ export async function runBots(args: string[], environment: BotsEnvironment): Pro
     return values.help ? 0 : 2;
   }
   if (action !== 'list' && (!name || !BOT_NAME.test(name))) {
-    environment.error(`botflow bots ${action}: give the bot's name (1 to 32 of a-z 0-9 _, not starting with a digit)`);
+    environment.error(`botflow bots ${action}: give the bot's name (1 to 32 of a-z 0-9 _ -)`);
     return 2;
   }
   let config: Config;
